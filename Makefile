@@ -1,0 +1,109 @@
+# itrace - one Makefile builds everything.
+#
+#   make            install missing Debian packages, build all tools
+#   make check      unit + end-to-end tests + fuzz corpus replay
+#   make demo       trace the bundled example and show what came out
+#   make bench      benchmarks, printed as ratios against in-run baselines
+#   make fuzz       build libFuzzer targets (clang) into build/fuzz
+#   make install PREFIX=/usr/local
+#   make SANITIZE=1 check   the same under ASan+UBSan (separate build dir)
+#
+# Components add themselves through */module.mk fragments (see below), so
+# each folder owns its own build rules.
+
+PREFIX ?= /usr/local
+DEVELOPER ?= 1
+SANITIZE ?= 0
+V ?= 0
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SAN_FLAGS :=
+endif
+
+CC ?= cc
+PKGS := libdw libelf capstone libzstd
+WARN := -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wvla -Wshadow=local
+ifeq ($(DEVELOPER),1)
+WARN += -Werror
+endif
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SAN_FLAGS) -fPIC
+ALL_CPPFLAGS = -Iformat -Ireader $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CPPFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+LIBITRACE_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIBITRACE := $(BUILD)/lib/libitrace.a
+BINS :=
+UNIT_TESTS :=
+E2E_TESTS :=
+FUZZ_TARGETS :=
+BENCHES :=
+TEST_DATA :=
+
+.PHONY: all deps check demo bench fuzz install clean
+all: deps build-all
+
+deps:
+	@sh scripts/deps.sh
+
+# Objects: build/obj/<path>.o from <path>.c, with header dependencies.
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(filter 0,$(V)),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# The fragments: each appends to BINS, UNIT_TESTS, E2E_TESTS, FUZZ_TARGETS,
+# BENCHES, TEST_DATA and adds its own link rules.
+include reader/module.mk
+include $(sort $(filter-out reader/module.mk,$(wildcard */module.mk)))
+
+build-all: $(LIBITRACE) $(BINS) $(TEST_DATA)
+
+FUZZ_REPLAY := $(patsubst %,$(BUILD)/fuzz-replay/%,$(FUZZ_TARGETS))
+CHECK_DEPS := build-all $(UNIT_TESTS) $(FUZZ_REPLAY)
+
+check: deps
+	@$(MAKE) --no-print-directory $(CHECK_DEPS)
+	@ITRACE_BUILD=$(BUILD) sh tests/run-tests.sh \
+		--unit "$(UNIT_TESTS)" --e2e "$(E2E_TESTS)" --fuzz "$(FUZZ_TARGETS)"
+
+# Fuzz targets: tests/fuzz/<name>.c defines LLVMFuzzerTestOneInput.
+# make check links them with a replay main over tests/fuzz/corpus/<name>/.
+$(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FUZZ_LIBS_$*) $(LIBITRACE_LIBS)
+
+fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard reader/*.c) $(wildcard qtrace/*.c)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		$(ALL_CPPFLAGS) -Iqtrace -o $@ $< $(filter-out %/main.c,$(LIBITRACE_SRCS) $(FUZZ_EXTRA_SRCS_$*)) \
+		$(FUZZ_LIBS_$*) $(LIBITRACE_LIBS)
+
+bench: deps build-all $(BENCHES)
+	@ITRACE_BUILD=$(BUILD) sh bench/run-bench.sh $(BENCHES)
+
+demo: deps build-all
+	@sh scripts/demo.sh $(BUILD)
+
+install: build-all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIBITRACE) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 reader/itrace.h format/itrace_format.h $(DESTDIR)$(PREFIX)/include/
+	$(INSTALL_EXTRA)
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

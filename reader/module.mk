@@ -1,0 +1,13 @@
+# libitrace: every reader/*.c goes into the static library.
+LIBITRACE_SRCS := $(wildcard reader/*.c)
+LIBITRACE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBITRACE_SRCS))
+
+$(LIBITRACE): $(LIBITRACE_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Unit tests of the library: tests/unit/test_<module>.c, cmocka.
+UNIT_TESTS += $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(UNIT_LIBS_$*) $(LIBITRACE_LIBS) -lcmocka

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install the Debian packages itrace needs, only those that are missing.
+# Called by `make deps` (and so by `make`, `make check` and `make demo`).
+set -e
+PKGS="gcc make pkg-config libelf-dev libdw-dev libcapstone-dev libzstd-dev \
+libxml2-dev libxml2-utils libsqlite3-dev sqlite3 libcmocka-dev valgrind \
+clang libclang-rt-14-dev qemu-user gcc-powerpc64le-linux-gnu \
+binutils-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "itrace: installing missing packages:$missing" >&2
+if [ "$(id -u)" != 0 ]; then
+	SUDO=sudo
+	command -v sudo >/dev/null || {
+		echo "itrace: missing packages:$missing; run 'make deps' as root" >&2
+		exit 1
+	}
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,42 @@
+# tests/lib.sh - helpers for end-to-end test scripts (sourced).
+#
+# Each script prints TAP lines through ok/fail/check and ends with done_testing.
+# Paths: $BIN is the build's bin directory, $DATA the built test programs,
+# $TMP a scratch directory removed at exit.
+: "${ITRACE_BUILD:=build}"
+: "${ITRACE_ROOT:=$(pwd)}"
+BIN="$ITRACE_ROOT/$ITRACE_BUILD/bin"
+DATA="$ITRACE_ROOT/$ITRACE_BUILD/tests/data"
+SRCDATA="$ITRACE_ROOT/tests/data"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/itrace-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+_n=0
+_failed=0
+
+ok() { _n=$((_n + 1)); echo "ok $_n - $1"; }
+fail() {
+	_n=$((_n + 1)); _failed=$((_failed + 1))
+	echo "not ok $_n - $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | head -20 | sed 's/^/# /'
+	return 0
+}
+# check NAME CMD...: passes when CMD exits 0.
+check() {
+	_name="$1"; shift
+	if _out=$("$@" 2>&1); then ok "$_name"; else fail "$_name" "$_out"; fi
+}
+# check_fails NAME CMD...: passes when CMD exits non-zero.
+check_fails() {
+	_name="$1"; shift
+	if _out=$("$@" 2>&1); then fail "$_name (unexpectedly succeeded)" "$_out"; else ok "$_name"; fi
+}
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "expected: $2
+actual:   $3"; fi
+}
+# check_files_eq NAME EXPECTED_FILE ACTUAL_FILE
+check_files_eq() {
+	if cmp -s "$2" "$3"; then ok "$1"; else fail "$1" "$(diff "$2" "$3" | head -20)"; fi
+}
+done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Run every test and print one summary line "N passed, N failed".
+#
+# Each test program speaks TAP on stdout ("ok N - name", "not ok N - name"):
+# cmocka unit tests through CMOCKA_MESSAGE_OUTPUT=TAP, end-to-end scripts
+# through tests/lib.sh, fuzz replays one line per corpus directory.  A
+# program that exits non-zero without reporting a failure counts as one.
+# The full log goes to $ITRACE_BUILD/test-log.txt; failures are echoed.
+unit="" e2e="" fuzz=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--unit) unit="$2"; shift 2 ;;
+	--e2e) e2e="$2"; shift 2 ;;
+	--fuzz) fuzz="$2"; shift 2 ;;
+	*) echo "run-tests.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
+: "${ITRACE_BUILD:=build}"
+export ITRACE_BUILD
+ITRACE_ROOT=$(pwd)
+export ITRACE_ROOT
+log="$ITRACE_BUILD/test-log.txt"
+: >"$log"
+passed=0 failed=0
+
+# run_one NAME CMD...: run, count TAP lines, show failures.
+run_one() {
+	name="$1"; shift
+	out=$(mktemp)
+	start=$(date +%s)
+	CMOCKA_MESSAGE_OUTPUT=TAP "$@" >"$out" 2>&1
+	rc=$?
+	end=$(date +%s)
+	p=$(grep -c '^ok ' "$out")
+	f=$(grep -c '^not ok ' "$out")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $name exited with status $rc" >>"$out"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	{ echo "=== $name (rc=$rc, ${p} ok, ${f} failed, $((end - start))s)"; cat "$out"; } >>"$log"
+	printf '%-50s %4d ok %4d failed %4ds\n' "$name" "$p" "$f" "$((end - start))"
+	if [ "$f" -ne 0 ]; then
+		grep -E '^not ok|^#' "$out" | head -40 | sed 's/^/    /'
+	fi
+	rm -f "$out"
+}
+
+for t in $unit; do run_one "$t" "./$t"; done
+for t in $fuzz; do
+	run_one "fuzz-replay/$t" "./$ITRACE_BUILD/fuzz-replay/$t" "tests/fuzz/corpus/$t"
+done
+for t in $e2e; do run_one "$t" sh "$t"; done
+
+echo "full log: $log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,12 @@
+# tools/: the shared CLI helpers (libcli.a) and the general tools.
+CLI_LIB := $(BUILD)/lib/libcli.a
+$(CLI_LIB): $(BUILD)/obj/tools/cli.o
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+BINS += $(BUILD)/bin/itrace-dump
+$(BUILD)/bin/itrace-dump: $(BUILD)/obj/tools/itrace_dump.o $(CLI_LIB) $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/dump*.sh))
