@@ -1,0 +1,119 @@
+/*
+ * backend.h - the interface between itrace-collect and its backends.
+ *
+ * itrace-collect parses the command line into a struct collect_options,
+ * picks a backend (--backend NAME, or the first available one in the
+ * registration order: ptrace, bts, gdb, valgrind), checks it with probe()
+ * and calls run().  The backend starts or attaches to the program, writes
+ * the trace through libitrace's writer and returns the program's exit
+ * status.  Everything in the format (records, metadata, footer) goes through
+ * reader/itrace.h; no backend writes trace bytes itself.
+ *
+ * Adding a backend
+ *   - Define one object `const struct collect_backend collect_backend_NAME`
+ *     in its own folder (collectors/NAME/).  itrace-collect declares the
+ *     known names as WEAK externs, so a backend that is not linked in is
+ *     simply absent (its address is NULL); nothing in collectors/ changes
+ *     when a backend is added or removed.
+ *   - In collectors/NAME/module.mk append its objects to
+ *     COLLECT_BACKEND_OBJS and its libraries to COLLECT_BACKEND_LIBS.
+ *     Objects, not archives: a weak reference never pulls a member out of
+ *     a static library.  collectors/module.mk includes collectors/ * /module.mk
+ *     before its link rule, so the variables are complete when it is read.
+ *   - Shared helpers a backend may use: collectors/arch_x86.h (x86-64
+ *     effective addresses of loads/stores from capstone + registers),
+ *     collectors/maps.h (MMAP records from /proc/PID/maps with build-ids,
+ *     CODE record for [vdso]), collectors/symbols.h (function name ->
+ *     address through libelf), collectors/collect_writer.h (opening the
+ *     writer with the standard metadata).
+ *
+ * Conventions
+ *   - Backends print their own errors with cli_error() (tools/cli.h), one
+ *     line naming the problem and what to do.
+ *   - Backends poll collect_interrupted (set by SIGINT/SIGTERM in main):
+ *     when it becomes non-zero they finish the trace with
+ *     itrace_writer_close(w, ITRACE_END_INTERRUPTED, signo), kill a program
+ *     they started or detach from one they attached to, and return.
+ */
+#ifndef ITRACE_COLLECT_BACKEND_H
+#define ITRACE_COLLECT_BACKEND_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "itrace.h"
+
+/* Bits of collect_backend.levels. */
+#define COLLECT_LEVEL_BIT(level) (1u << (level))
+
+/*
+ * What the user asked for.  Filled by itrace-collect's option parser;
+ * backends only read it.  Fields a backend does not support must make
+ * probe() or run() fail with a clear message, never be silently ignored.
+ */
+struct collect_options {
+	int level;		/* ITRACE_LEVEL_INSN or ITRACE_LEVEL_BRANCH */
+	const char *output;	/* -o FILE; "-" = stdout (never NULL) */
+	pid_t attach_pid;	/* -p PID; 0 = start argv */
+	char *const *argv;	/* program and arguments (NULL with -p) */
+	const char *start_func; /* --start FUNC (NULL: none) */
+	const char *stop_func;	/* --stop FUNC (NULL: none) */
+	uint64_t start_addr;	/* --start-addr (valid if has_start_addr) */
+	uint64_t stop_addr;	/* --stop-addr (valid if has_stop_addr) */
+	int has_start_addr, has_stop_addr;
+	const char *only_module; /* --only MODULE: path or basename; "main" = executable */
+	int follow_fork;	/* --follow-fork */
+	int aslr;		/* --aslr: keep address randomisation */
+	uint64_t ring;		/* --ring N: keep the last N branches; 0 = off */
+	int quiet;		/* -q: no progress, no summary */
+	int verbose;		/* -v */
+	const char *backend;	/* --backend NAME; NULL = automatic */
+	const char *remote;	/* --remote HOST:PORT (gdb backend) */
+	int compression;	/* enum itrace_compression */
+};
+
+/* Summary a backend fills in for the end-of-run line (all optional). */
+struct collect_result {
+	uint64_t steps;		/* single steps / events processed */
+	double seconds;		/* time spent collecting */
+	int end_reason;		/* enum itrace_end_reason written to the footer */
+	int end_status;
+	struct itrace_writer_stats stats; /* writer statistics at close */
+};
+
+struct collect_backend {
+	const char *name;	 /* "ptrace", "bts", "gdb", "valgrind" */
+	const char *description; /* one line for --help and --list-backends */
+	unsigned levels;	 /* COLLECT_LEVEL_BIT(ITRACE_LEVEL_*) it supports */
+
+	/*
+	 * probe - can this backend run `opts` on this machine?  Returns 0 if
+	 * so.  Otherwise returns -1 and writes into err[errlen] one line saying
+	 * why and what to do ("no Intel BTS: the CPU has no branch trace
+	 * store; use --backend ptrace").  Must be cheap and side-effect free.
+	 */
+	int (*probe)(const struct collect_options *opts, char *err, size_t errlen);
+
+	/*
+	 * run - collect a trace of `opts` into opts->output.  The backend
+	 * opens the writer (collect_writer_open() gives the standard metadata)
+	 * and always closes it with the right end reason.  Returns the
+	 * program's exit status as a shell reports it (code, or 128+signo if
+	 * it was killed) with *res filled, or -1 after printing an error
+	 * (itrace-collect then exits 1).
+	 */
+	int (*run)(const struct collect_options *opts, struct collect_result *res);
+};
+
+/* Set to the signal number by itrace-collect's SIGINT/SIGTERM handler. */
+extern volatile sig_atomic_t collect_interrupted;
+
+/* The backends.  Only ptrace lives in collectors/; the rest are weak. */
+extern const struct collect_backend collect_backend_ptrace;
+extern const struct collect_backend collect_backend_bts __attribute__((weak));
+extern const struct collect_backend collect_backend_gdb __attribute__((weak));
+extern const struct collect_backend collect_backend_valgrind __attribute__((weak));
+
+#endif /* ITRACE_COLLECT_BACKEND_H */
