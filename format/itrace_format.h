@@ -150,7 +150,7 @@ enum itrace_file_flags {
 #define ITRACE_REPEAT_SLOTS 64
 
 enum itrace_record_type_disk {
-	ITRACE_T_BRANCH = 1,	 /* svarint from-cursor, svarint to-from, u8 kind, u8 flags */
+	ITRACE_T_BRANCH = 1,	 /* svarint from-cursor, svarint to-from, u8 kind|flags<<4 */
 	ITRACE_T_INSN_RUN = 2,	 /* svarint start-cursor, varint n, lengths */
 	ITRACE_T_INSN = 3,	 /* svarint addr-cursor, u8 len, bytes[len] */
 	ITRACE_T_MEM = 4,	 /* u8 flags, varint size, svarint addr-prevmem */

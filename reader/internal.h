@@ -1,0 +1,136 @@
+/*
+ * internal.h - helpers shared by libitrace's reader and writer: varint and
+ * zigzag coding, little-endian loads/stores, CRC-32C and the slot hashes
+ * of the one-byte repeat tables.  Not installed; tools never include it.
+ */
+#ifndef ITRACE_INTERNAL_H
+#define ITRACE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "itrace.h"
+#include "itrace_format.h"
+
+#define ITRACE_VARINT_MAX 10
+
+/* put_varint - append unsigned LEB128 of v at p; returns bytes written. */
+static inline size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/*
+ * get_varint - decode a varint from [*p, end).  Returns 0 and advances *p,
+ * or -1 if the bytes end first or the value does not fit 64 bits.
+ */
+static inline int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *q = *p;
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (q < end) {
+		uint8_t b = *q++;
+
+		if (shift == 63 && b > 1)
+			return -1;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*p = q;
+			*out = v;
+			return 0;
+		}
+		shift += 7;
+		if (shift > 63)
+			return -1;
+	}
+	return -1;
+}
+
+static inline void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+/* itrace_crc32c - CRC-32C (Castagnoli), continuing from `crc` (start 0). */
+uint32_t itrace_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* Slot of a branch in the repeat table: a hash of from and to. */
+static inline unsigned branch_slot(uint64_t from, uint64_t to)
+{
+	uint64_t h = from * 0x9E3779B97F4A7C15ull ^ to * 0xC2B2AE3D27D4EB4Full;
+
+	return (unsigned)(h >> 58);
+}
+
+/* Slot of an instruction run: a hash of its start and length. */
+static inline unsigned run_slot(uint64_t start, unsigned n)
+{
+	uint64_t h = (start ^ ((uint64_t)n << 48)) * 0x9E3779B97F4A7C15ull;
+
+	return (unsigned)(h >> 58);
+}
+
+/* A run of sequential instructions, as kept in the run repeat table. */
+struct itrace_run {
+	uint64_t start;
+	uint16_t n; /* 0 = empty slot */
+	uint8_t len[ITRACE_RUN_MAX];
+};
+
+/* A branch, as kept in the branch repeat table. */
+struct itrace_branch_slot {
+	uint64_t from, to;
+	uint8_t kindflags;
+	uint8_t used;
+};
+
+#endif

@@ -1,0 +1,793 @@
+/*
+ * writer.c - streaming itrace writer.
+ *
+ * Records are encoded into one in-memory chunk; when it reaches the
+ * configured size it is compressed, checksummed and written with a single
+ * writev(), so a killed process leaves only whole chunks behind.  Sequential
+ * instructions are collected into runs, and repeated branches and runs
+ * become one-byte repeat records (see format/ITRACE.md, "Records").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "internal.h"
+
+#define DEFAULT_CHUNK_BYTES (1u << 20)
+#define MIN_CHUNK_BYTES 256u
+#define RECORD_SLACK 64 /* header byte + size varint + small fields */
+
+struct index_entry {
+	uint64_t seq, offset, first_insn;
+};
+
+struct itrace_writer {
+	int fd;
+	int own_fd;
+	int err; /* first error, sticky */
+	struct itrace_writer_options opts;
+
+	/* Current chunk. */
+	uint8_t *raw;
+	size_t raw_len, raw_cap;
+	uint32_t chunk_records;
+	uint64_t cur_pc, cur_mem, cur_time;
+	uint32_t chunk_tid, chunk_pid;
+	uint64_t chunk_time, chunk_first_insn, chunk_first_branch;
+	struct itrace_branch_slot branches[ITRACE_REPEAT_SLOTS];
+	struct itrace_run runs[ITRACE_REPEAT_SLOTS];
+	struct itrace_run pending; /* run being collected, n = 0 if none */
+	uint64_t pending_end;
+
+	/* Thread state that the next chunk header records. */
+	uint32_t tid, pid;
+	uint64_t time;
+
+	/* Compression. */
+	ZSTD_CCtx *cctx;
+	uint8_t *zbuf;
+	size_t zcap;
+
+	/* Totals and index for the footer. */
+	uint64_t seq, offset;
+	struct itrace_writer_stats st;
+	uint64_t lost, gaps;
+	struct index_entry *index;
+	size_t index_len, index_cap;
+};
+
+void itrace_writer_options_init(struct itrace_writer_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+	opts->machine = 62; /* EM_X86_64 */
+	opts->target_endian = 1;
+	opts->level = ITRACE_LEVEL_INSN;
+	opts->compression = ITRACE_COMPRESS_ZSTD;
+	opts->zstd_level = 3;
+	opts->chunk_bytes = DEFAULT_CHUNK_BYTES;
+}
+
+/* write_all - write every byte of the iovecs, retrying short writes. */
+static int write_all(struct itrace_writer *w, struct iovec *iov, int iovcnt)
+{
+	while (iovcnt > 0) {
+		ssize_t n = writev(w->fd, iov, iovcnt);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return w->err = -ITRACE_E_IO;
+		}
+		w->st.file_bytes += (uint64_t)n;
+		while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			iovcnt--;
+		}
+		if (iovcnt > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+static int valid_meta_key(const char *k)
+{
+	return k && *k && !strchr(k, '=');
+}
+
+/* header_bytes - the file header with its metadata; caller frees *out. */
+static int build_header(const struct itrace_writer_options *o, uint8_t **out, size_t *len)
+{
+	size_t meta = 0, i;
+	uint8_t *h, *p;
+
+	for (i = 0; i < o->meta_count; i++) {
+		if (!valid_meta_key(o->meta[i].key) || !o->meta[i].value)
+			return -ITRACE_E_INVAL;
+		meta += strlen(o->meta[i].key) + 1 + strlen(o->meta[i].value) + 1;
+	}
+	if (ITRACE_FILE_FIXED_SIZE + meta > ITRACE_FILE_HEADER_MAX)
+		return -ITRACE_E_INVAL;
+	h = calloc(1, ITRACE_FILE_FIXED_SIZE + meta);
+	if (!h)
+		return -ITRACE_E_NOMEM;
+	memcpy(h, ITRACE_FILE_MAGIC, ITRACE_FILE_MAGIC_LEN);
+	put_le16(h + 8, ITRACE_READ_MAJOR);
+	put_le16(h + 10, ITRACE_WRITE_MAJOR);
+	put_le16(h + 12, ITRACE_WRITE_MINOR);
+	put_le16(h + 14, ITRACE_FILE_FIXED_SIZE);
+	put_le32(h + 16, (uint32_t)(ITRACE_FILE_FIXED_SIZE + meta));
+	put_le16(h + 20, o->machine);
+	h[22] = o->target_endian;
+	h[23] = o->level;
+	put_le32(h + 24, o->flags);
+	put_le32(h + 28, (uint32_t)meta);
+	put_le32(h + 32, (uint32_t)o->meta_count);
+	p = h + ITRACE_FILE_FIXED_SIZE;
+	for (i = 0; i < o->meta_count; i++) {
+		size_t kl = strlen(o->meta[i].key), vl = strlen(o->meta[i].value);
+
+		memcpy(p, o->meta[i].key, kl);
+		p[kl] = '=';
+		memcpy(p + kl + 1, o->meta[i].value, vl + 1);
+		p += kl + vl + 2;
+	}
+	put_le32(h + 44, itrace_crc32c(0, h, ITRACE_FILE_FIXED_SIZE + meta));
+	*out = h;
+	*len = ITRACE_FILE_FIXED_SIZE + meta;
+	return 0;
+}
+
+static int check_options(const struct itrace_writer_options *o)
+{
+	if (!o || o->size < sizeof(*o))
+		return -ITRACE_E_INVAL;
+	if (o->level != ITRACE_LEVEL_BRANCH && o->level != ITRACE_LEVEL_INSN)
+		return -ITRACE_E_INVAL;
+	if (o->target_endian != 1 && o->target_endian != 2)
+		return -ITRACE_E_INVAL;
+	if (o->compression != ITRACE_COMPRESS_NONE && o->compression != ITRACE_COMPRESS_ZSTD)
+		return -ITRACE_E_INVAL;
+	if (o->flags & ~(uint32_t)ITRACE_FF_KNOWN_MASK)
+		return -ITRACE_E_INVAL;
+	if (o->meta_count && !o->meta)
+		return -ITRACE_E_INVAL;
+	return 0;
+}
+
+/* start_chunk - fresh coding state; absolute state from the writer. */
+static void start_chunk(struct itrace_writer *w)
+{
+	w->raw_len = 0;
+	w->chunk_records = 0;
+	w->cur_pc = 0;
+	w->cur_mem = 0;
+	w->cur_time = w->time;
+	w->chunk_time = w->time;
+	w->chunk_tid = w->tid;
+	w->chunk_pid = w->pid;
+	w->chunk_first_insn = w->st.insns;
+	w->chunk_first_branch = w->st.branches;
+	memset(w->branches, 0, sizeof(w->branches));
+	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)
+		w->runs[i].n = 0;
+}
+
+static int writer_setup(struct itrace_writer *w, const struct itrace_writer_options *o)
+{
+	uint8_t *hdr;
+	size_t hlen;
+	struct iovec iov;
+	int rc;
+
+	w->opts = *o;
+	w->opts.meta = NULL;
+	w->opts.meta_count = 0;
+	if (!w->opts.chunk_bytes)
+		w->opts.chunk_bytes = DEFAULT_CHUNK_BYTES;
+	if (w->opts.chunk_bytes < MIN_CHUNK_BYTES)
+		w->opts.chunk_bytes = MIN_CHUNK_BYTES;
+	if (w->opts.chunk_bytes > ITRACE_CHUNK_RAW_MAX / 2)
+		w->opts.chunk_bytes = ITRACE_CHUNK_RAW_MAX / 2;
+	if (w->opts.zstd_level <= 0 || w->opts.zstd_level > 19)
+		w->opts.zstd_level = 3;
+	w->raw_cap = w->opts.chunk_bytes + 4096;
+	w->raw = malloc(w->raw_cap);
+	if (!w->raw)
+		return -ITRACE_E_NOMEM;
+	if (w->opts.compression == ITRACE_COMPRESS_ZSTD) {
+		w->cctx = ZSTD_createCCtx();
+		if (!w->cctx)
+			return -ITRACE_E_NOMEM;
+	}
+	rc = build_header(o, &hdr, &hlen);
+	if (rc < 0)
+		return rc;
+	iov.iov_base = hdr;
+	iov.iov_len = hlen;
+	rc = write_all(w, &iov, 1);
+	free(hdr);
+	w->offset = hlen;
+	start_chunk(w);
+	return rc;
+}
+
+static void writer_free(struct itrace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->own_fd && w->fd >= 0)
+		close(w->fd);
+	ZSTD_freeCCtx(w->cctx);
+	free(w->zbuf);
+	free(w->raw);
+	free(w->index);
+	free(w);
+}
+
+int itrace_writer_open_fd(int fd, const struct itrace_writer_options *opts,
+			  struct itrace_writer **wp)
+{
+	struct itrace_writer *w;
+	int rc;
+
+	if (!wp)
+		return -ITRACE_E_INVAL;
+	*wp = NULL;
+	if (fd < 0 || (rc = check_options(opts)) < 0)
+		return -ITRACE_E_INVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ITRACE_E_NOMEM;
+	w->fd = fd;
+	rc = writer_setup(w, opts);
+	if (rc < 0) {
+		writer_free(w);
+		return rc;
+	}
+	*wp = w;
+	return 0;
+}
+
+int itrace_writer_open(const char *path, const struct itrace_writer_options *opts,
+		       struct itrace_writer **wp)
+{
+	int fd, rc, saved;
+
+	if (!path || !wp)
+		return -ITRACE_E_INVAL;
+	if (strcmp(path, "-") == 0)
+		return itrace_writer_open_fd(STDOUT_FILENO, opts, wp);
+	if ((rc = check_options(opts)) < 0)
+		return rc;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -ITRACE_E_IO;
+	rc = itrace_writer_open_fd(fd, opts, wp);
+	if (rc < 0) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return rc;
+	}
+	(*wp)->own_fd = 1;
+	return 0;
+}
+
+static int index_append(struct itrace_writer *w)
+{
+	if (w->index_len == w->index_cap) {
+		size_t cap = w->index_cap ? w->index_cap * 2 : 64;
+		struct index_entry *n = realloc(w->index, cap * sizeof(*n));
+
+		if (!n)
+			return w->err = -ITRACE_E_NOMEM;
+		w->index = n;
+		w->index_cap = cap;
+	}
+	w->index[w->index_len].seq = w->seq;
+	w->index[w->index_len].offset = w->offset;
+	w->index[w->index_len].first_insn = w->chunk_first_insn;
+	w->index_len++;
+	return 0;
+}
+
+/* compress_chunk - zstd the payload; falls back to storing it raw. */
+static const uint8_t *compress_chunk(struct itrace_writer *w, size_t *len, uint8_t *comp)
+{
+	size_t bound, n;
+
+	*comp = ITRACE_COMP_NONE_DISK;
+	*len = w->raw_len;
+	if (!w->cctx)
+		return w->raw;
+	bound = ZSTD_compressBound(w->raw_len);
+	if (bound > w->zcap) {
+		uint8_t *z = realloc(w->zbuf, bound);
+
+		if (!z)
+			return w->raw;
+		w->zbuf = z;
+		w->zcap = bound;
+	}
+	n = ZSTD_compressCCtx(w->cctx, w->zbuf, w->zcap, w->raw, w->raw_len, w->opts.zstd_level);
+	if (ZSTD_isError(n) || n >= w->raw_len)
+		return w->raw;
+	*comp = ITRACE_COMP_ZSTD_DISK;
+	*len = n;
+	return w->zbuf;
+}
+
+/* finish_chunk - write the current chunk (if any) and start a new one. */
+static int finish_chunk(struct itrace_writer *w)
+{
+	uint8_t h[ITRACE_CHUNK_HEADER_SIZE] = { 0 };
+	struct iovec iov[2];
+	const uint8_t *payload;
+	size_t plen;
+	uint8_t comp;
+
+	if (w->err)
+		return w->err;
+	if (w->raw_len == 0)
+		return 0;
+	payload = compress_chunk(w, &plen, &comp);
+	memcpy(h, ITRACE_CHUNK_MAGIC, 4);
+	put_le32(h + 4, ITRACE_CHUNK_HEADER_SIZE);
+	put_le64(h + 8, w->seq);
+	put_le32(h + 16, w->chunk_records);
+	put_le32(h + 20, (uint32_t)plen);
+	put_le32(h + 24, (uint32_t)w->raw_len);
+	h[28] = comp;
+	put_le32(h + 32, itrace_crc32c(0, payload, plen));
+	put_le32(h + 36, w->chunk_tid);
+	put_le32(h + 40, w->chunk_pid);
+	put_le64(h + 48, w->chunk_time);
+	put_le64(h + 56, w->chunk_first_insn);
+	put_le32(h + 64, (uint32_t)w->chunk_first_branch);
+	put_le32(h + 68, itrace_crc32c(0, h, 68));
+	iov[0].iov_base = h;
+	iov[0].iov_len = sizeof(h);
+	iov[1].iov_base = (void *)payload;
+	iov[1].iov_len = plen;
+	if (index_append(w) < 0 || write_all(w, iov, 2) < 0)
+		return w->err;
+	w->st.raw_bytes += w->raw_len;
+	w->st.chunks++;
+	w->offset += sizeof(h) + plen;
+	w->seq++;
+	start_chunk(w);
+	return 0;
+}
+
+/* reserve - room for a record of up to `payload` bytes. */
+static int reserve(struct itrace_writer *w, size_t payload)
+{
+	size_t need = w->raw_len + payload + RECORD_SLACK;
+
+	if (need > w->raw_cap) {
+		uint8_t *n = realloc(w->raw, need);
+
+		if (!n)
+			return w->err = -ITRACE_E_NOMEM;
+		w->raw = n;
+		w->raw_cap = need;
+	}
+	return 0;
+}
+
+/*
+ * end_record - frame the payload written at raw[start+2 ..] as
+ * {type, size}; the size byte was reserved, longer sizes shift the payload.
+ */
+static int end_record(struct itrace_writer *w, size_t start, uint8_t type, size_t end)
+{
+	size_t plen = end - (start + 2);
+	uint8_t sz[ITRACE_VARINT_MAX];
+	size_t sl = put_varint(sz, plen);
+
+	w->raw[start] = type;
+	if (sl > 1)
+		memmove(w->raw + start + 1 + sl, w->raw + start + 2, plen);
+	memcpy(w->raw + start + 1, sz, sl);
+	w->raw_len = start + 1 + sl + plen;
+	w->chunk_records++;
+	if (w->raw_len >= w->opts.chunk_bytes)
+		return finish_chunk(w);
+	return 0;
+}
+
+static int emit_repeat(struct itrace_writer *w, uint8_t byte)
+{
+	w->raw[w->raw_len++] = byte;
+	w->chunk_records++;
+	if (w->raw_len >= w->opts.chunk_bytes)
+		return finish_chunk(w);
+	return 0;
+}
+
+/* flush_run - encode the pending instruction run, as a repeat if possible. */
+static int flush_run(struct itrace_writer *w)
+{
+	struct itrace_run *run = &w->pending;
+	unsigned slot, i;
+	struct itrace_run *t;
+	size_t start, q;
+	int uniform = 1;
+	uint64_t base = w->cur_pc;
+
+	if (!run->n)
+		return 0;
+	if (reserve(w, 12 + ITRACE_RUN_MAX) < 0)
+		return w->err;
+	slot = run_slot(run->start, run->n);
+	t = &w->runs[slot];
+	w->cur_pc = w->pending_end;
+	if (t->n == run->n && t->start == run->start && !memcmp(t->len, run->len, run->n)) {
+		run->n = 0;
+		return emit_repeat(w, ITRACE_REPEAT_BIT | ITRACE_REPEAT_RUN_BIT | slot);
+	}
+	start = w->raw_len;
+	q = start + 2;
+	q += put_varint(w->raw + q, zigzag((int64_t)(run->start - base)));
+	for (i = 1; i < run->n; i++)
+		uniform &= run->len[i] == run->len[0];
+	q += put_varint(w->raw + q, (uint64_t)run->n << 1 | (unsigned)uniform);
+	if (uniform) {
+		w->raw[q++] = run->len[0];
+	} else {
+		for (i = 0; i < run->n; i += 2)
+			w->raw[q++] = (uint8_t)(run->len[i] |
+						(i + 1 < run->n ? run->len[i + 1] << 4 : 0));
+	}
+	memcpy(t, run, sizeof(*t));
+	run->n = 0;
+	return end_record(w, start, ITRACE_T_INSN_RUN, q);
+}
+
+int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, const uint8_t *bytes)
+{
+	size_t start, q;
+
+	if (!w || len == 0 || len > ITRACE_INSN_MAX_LEN)
+		return -ITRACE_E_INVAL;
+	if (w->err)
+		return w->err;
+	if (!bytes && w->pending.n && addr == w->pending_end && w->pending.n < ITRACE_RUN_MAX) {
+		w->pending.len[w->pending.n++] = (uint8_t)len;
+		w->pending_end += len;
+		w->st.insns++;
+		w->st.records++;
+		return 0;
+	}
+	if (flush_run(w) < 0)
+		return w->err;
+	w->st.insns++;
+	w->st.records++;
+	if (!bytes) {
+		w->pending.start = addr;
+		w->pending.n = 1;
+		w->pending.len[0] = (uint8_t)len;
+		w->pending_end = addr + len;
+		return 0;
+	}
+	if (reserve(w, 12 + len) < 0)
+		return w->err;
+	start = w->raw_len;
+	q = start + 2;
+	q += put_varint(w->raw + q, zigzag((int64_t)(addr - w->cur_pc)));
+	w->raw[q++] = (uint8_t)len;
+	memcpy(w->raw + q, bytes, len);
+	q += len;
+	w->cur_pc = addr + len;
+	return end_record(w, start, ITRACE_T_INSN, q);
+}
+
+int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, unsigned kind,
+			unsigned flags)
+{
+	struct itrace_branch_slot *t;
+	uint64_t base;
+	uint8_t kf;
+	size_t start, q;
+
+	if (!w || kind > ITRACE_BK_MAX || (flags & ~(unsigned)ITRACE_BF_KNOWN_MASK))
+		return -ITRACE_E_INVAL;
+	if (w->err || flush_run(w) < 0 || reserve(w, 24) < 0)
+		return w->err;
+	w->st.branches++;
+	w->st.records++;
+	kf = (uint8_t)(kind | flags << 4);
+	t = &w->branches[branch_slot(from, to)];
+	base = w->cur_pc;
+	w->cur_pc = to;
+	if (t->used && t->from == from && t->to == to && t->kindflags == kf)
+		return emit_repeat(w, ITRACE_REPEAT_BIT | branch_slot(from, to));
+	t->from = from;
+	t->to = to;
+	t->kindflags = kf;
+	t->used = 1;
+	start = w->raw_len;
+	q = start + 2;
+	/* from is relative to where execution was, to relative to from. */
+	q += put_varint(w->raw + q, zigzag((int64_t)(from - base)));
+	q += put_varint(w->raw + q, zigzag((int64_t)(to - from)));
+	w->raw[q++] = kf;
+	return end_record(w, start, ITRACE_T_BRANCH, q);
+}
+
+int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsigned flags)
+{
+	size_t start, q;
+
+	if (!w || (flags & ~(unsigned)ITRACE_MF_KNOWN_MASK))
+		return -ITRACE_E_INVAL;
+	if (w->err || flush_run(w) < 0 || reserve(w, 24) < 0)
+		return w->err;
+	w->st.mems++;
+	w->st.records++;
+	start = w->raw_len;
+	q = start + 2;
+	w->raw[q++] = (uint8_t)flags;
+	q += put_varint(w->raw + q, size);
+	q += put_varint(w->raw + q, zigzag((int64_t)(addr - w->cur_mem)));
+	w->cur_mem = addr;
+	return end_record(w, start, ITRACE_T_MEM, q);
+}
+
+/* put_bytes - varint length then the bytes. */
+static size_t put_bytes(uint8_t *p, const void *b, size_t len)
+{
+	size_t n = put_varint(p, len);
+
+	if (len)
+		memcpy(p + n, b, len);
+	return n + len;
+}
+
+static size_t str_len(const char *s, size_t len)
+{
+	return s ? (len ? len : strlen(s)) : 0;
+}
+
+/* encode_context - payload of the records that are neither hot nor runs. */
+static int encode_context(struct itrace_writer *w, const struct itrace_record *rec, size_t *end)
+{
+	uint8_t *p = w->raw + w->raw_len + 2;
+	uint8_t *q = p;
+	size_t n;
+
+	switch (rec->type) {
+	case ITRACE_REC_MMAP: {
+		const struct itrace_mmap *m = &rec->u.mmap;
+
+		if (m->buildid_len > ITRACE_BUILDID_MAX)
+			return -ITRACE_E_INVAL;
+		q += put_varint(q, m->pid);
+		q += put_varint(q, m->start);
+		q += put_varint(q, m->len);
+		q += put_varint(q, m->pgoff);
+		*q++ = m->prot;
+		q += put_bytes(q, m->buildid, m->buildid_len);
+		q += put_bytes(q, m->path, str_len(m->path, m->path_len));
+		break;
+	}
+	case ITRACE_REC_CODE:
+		q += put_varint(q, rec->u.code.addr);
+		q += put_bytes(q, rec->u.code.bytes, rec->u.code.len);
+		break;
+	case ITRACE_REC_THREAD: {
+		const struct itrace_thread *t = &rec->u.thread;
+
+		*q++ = t->event;
+		q += put_varint(q, t->tid);
+		q += put_varint(q, t->pid);
+		q += put_varint(q, t->other);
+		q += put_bytes(q, t->name, str_len(t->name, t->name_len));
+		if (t->event == ITRACE_THREAD_SWITCH) {
+			w->tid = t->tid;
+			w->pid = t->pid;
+		}
+		break;
+	}
+	case ITRACE_REC_PROCESS: {
+		const struct itrace_process *pr = &rec->u.process;
+
+		*q++ = pr->event;
+		q += put_varint(q, pr->pid);
+		q += put_varint(q, pr->other);
+		q += put_varint(q, zigzag(pr->status));
+		q += put_bytes(q, pr->name, str_len(pr->name, pr->name_len));
+		break;
+	}
+	case ITRACE_REC_SYSCALL: {
+		const struct itrace_syscall *s = &rec->u.syscall;
+
+		if (s->nargs > ITRACE_SYSCALL_MAX_ARGS)
+			return -ITRACE_E_INVAL;
+		*q++ = s->dir;
+		q += put_varint(q, s->nr);
+		q += put_varint(q, zigzag(s->ret));
+		*q++ = s->nargs;
+		for (n = 0; n < s->nargs; n++)
+			q += put_varint(q, s->args[n]);
+		break;
+	}
+	case ITRACE_REC_SIGNAL: {
+		const struct itrace_signal *s = &rec->u.signal;
+
+		q += put_varint(q, s->signo);
+		q += put_varint(q, zigzag(s->code));
+		q += put_varint(q, s->addr);
+		q += put_varint(q, s->pc);
+		q += put_varint(q, s->handler);
+		break;
+	}
+	case ITRACE_REC_TIMESTAMP:
+		q += put_varint(q, zigzag((int64_t)(rec->time_ns - w->cur_time)));
+		w->cur_time = w->time = rec->time_ns;
+		break;
+	case ITRACE_REC_TRACE_CTL:
+		*q++ = rec->u.ctl.on;
+		*q++ = rec->u.ctl.reason;
+		q += put_varint(q, rec->u.ctl.addr);
+		break;
+	case ITRACE_REC_LOST:
+		*q++ = rec->u.lost.reason;
+		*q++ = rec->u.lost.unit;
+		q += put_varint(q, rec->u.lost.count);
+		w->lost += rec->u.lost.count;
+		break;
+	case ITRACE_REC_GAP:
+		*q++ = rec->u.gap.reason;
+		q += put_varint(q, rec->u.gap.addr);
+		q += put_varint(q, rec->u.gap.resume);
+		q += put_varint(q, rec->u.gap.count);
+		w->gaps++;
+		break;
+	default:
+		return -ITRACE_E_INVAL;
+	}
+	*end = (size_t)(q - w->raw);
+	return 0;
+}
+
+/* context_payload_max - upper bound of encode_context's payload. */
+static int context_payload_max(const struct itrace_record *rec, size_t *max)
+{
+	switch (rec->type) {
+	case ITRACE_REC_MMAP:
+		if (str_len(rec->u.mmap.path, rec->u.mmap.path_len) > ITRACE_PATH_MAX)
+			return -ITRACE_E_INVAL;
+		*max = 64 + ITRACE_BUILDID_MAX + str_len(rec->u.mmap.path, rec->u.mmap.path_len);
+		return 0;
+	case ITRACE_REC_CODE:
+		if (rec->u.code.len > ITRACE_CODE_MAX || (rec->u.code.len && !rec->u.code.bytes))
+			return -ITRACE_E_INVAL;
+		*max = 24 + rec->u.code.len;
+		return 0;
+	case ITRACE_REC_THREAD:
+		if (str_len(rec->u.thread.name, rec->u.thread.name_len) > ITRACE_PATH_MAX)
+			return -ITRACE_E_INVAL;
+		*max = 48 + str_len(rec->u.thread.name, rec->u.thread.name_len);
+		return 0;
+	case ITRACE_REC_PROCESS:
+		if (str_len(rec->u.process.name, rec->u.process.name_len) > ITRACE_PATH_MAX)
+			return -ITRACE_E_INVAL;
+		*max = 48 + str_len(rec->u.process.name, rec->u.process.name_len);
+		return 0;
+	default:
+		*max = 96;
+		return 0;
+	}
+}
+
+int itrace_writer_write(struct itrace_writer *w, const struct itrace_record *rec)
+{
+	size_t max, start, end;
+	int rc;
+
+	if (!w || !rec)
+		return -ITRACE_E_INVAL;
+	switch (rec->type) {
+	case ITRACE_REC_INSN:
+		return itrace_write_insn(w, rec->u.insn.addr, rec->u.insn.len,
+					 rec->u.insn.has_bytes ? rec->u.insn.bytes : NULL);
+	case ITRACE_REC_BRANCH:
+		return itrace_write_branch(w, rec->u.branch.from, rec->u.branch.to,
+					   rec->u.branch.kind, rec->u.branch.flags);
+	case ITRACE_REC_MEM:
+		return itrace_write_mem(w, rec->u.mem.addr, rec->u.mem.size, rec->u.mem.flags);
+	}
+	if ((rc = context_payload_max(rec, &max)) < 0)
+		return rc;
+	if (w->err || flush_run(w) < 0 || reserve(w, max) < 0)
+		return w->err;
+	start = w->raw_len;
+	if ((rc = encode_context(w, rec, &end)) < 0)
+		return rc;
+	w->st.records++;
+	return end_record(w, start, rec->type, end);
+}
+
+int itrace_writer_flush(struct itrace_writer *w)
+{
+	if (!w)
+		return -ITRACE_E_INVAL;
+	if (w->err || flush_run(w) < 0)
+		return w->err;
+	return finish_chunk(w);
+}
+
+void itrace_writer_stats(const struct itrace_writer *w, struct itrace_writer_stats *st)
+{
+	if (!w || !st)
+		return;
+	*st = w->st;
+	st->raw_bytes += w->raw_len;
+}
+
+/* write_footer - totals, chunk index, checksum and trailer. */
+static int write_footer(struct itrace_writer *w, int end, int status)
+{
+	size_t size = ITRACE_FOOTER_FIXED_SIZE + 16 * w->index_len + 4 + ITRACE_TRAILER_SIZE;
+	uint8_t *f = calloc(1, size), *p;
+	struct iovec iov;
+	int rc;
+
+	if (!f)
+		return w->err = -ITRACE_E_NOMEM;
+	memcpy(f, ITRACE_FOOTER_MAGIC, 4);
+	put_le32(f + 4, (uint32_t)size);
+	f[8] = (uint8_t)end;
+	put_le32(f + 12, (uint32_t)status);
+	put_le64(f + 16, w->index_len);
+	put_le64(f + 24, w->st.records);
+	put_le64(f + 32, w->st.insns);
+	put_le64(f + 40, w->st.branches);
+	put_le64(f + 48, w->st.mems);
+	put_le64(f + 56, w->lost);
+	put_le64(f + 64, w->gaps);
+	p = f + ITRACE_FOOTER_FIXED_SIZE;
+	for (size_t i = 0; i < w->index_len; i++, p += 16) {
+		put_le64(p, w->index[i].offset);
+		put_le64(p + 8, w->index[i].first_insn);
+	}
+	put_le32(p, itrace_crc32c(0, f, (size_t)(p - f)));
+	put_le64(p + 4, w->offset);
+	memcpy(p + 12, ITRACE_TRAILER_MAGIC, 8);
+	iov.iov_base = f;
+	iov.iov_len = size;
+	rc = write_all(w, &iov, 1);
+	free(f);
+	return rc;
+}
+
+int itrace_writer_close(struct itrace_writer *w, int end, int status)
+{
+	int rc;
+
+	if (!w)
+		return 0;
+	if (end < ITRACE_END_UNKNOWN || end > ITRACE_END_DETACHED)
+		end = ITRACE_END_UNKNOWN;
+	rc = itrace_writer_flush(w);
+	if (rc >= 0)
+		rc = write_footer(w, end, status);
+	if (w->own_fd && close(w->fd) < 0 && rc >= 0)
+		rc = -ITRACE_E_IO;
+	w->own_fd = 0;
+	writer_free(w);
+	return rc < 0 ? rc : 0;
+}
+
+void itrace_writer_abandon(struct itrace_writer *w)
+{
+	writer_free(w);
+}
