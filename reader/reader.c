@@ -1,0 +1,1299 @@
+/*
+ * reader.c - streaming itrace reader.
+ *
+ * Reads the header, then one chunk at a time: header (checked by its
+ * CRC), payload (checked by its CRC, then decompressed), records.  Damage
+ * never stops the delivery of what came before it: a truncated chunk
+ * yields every record that fits, a corrupt one is skipped and a GAP record
+ * tells the caller, and the reader resynchronises at the next chunk magic.
+ * Lengths from the file are bounded before anything is allocated from them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "internal.h"
+
+#define SCRATCH_MAX (ITRACE_PATH_MAX + 1)
+
+enum reader_state {
+	RS_CHUNKS,   /* between or inside chunks */
+	RS_RESYNC,   /* after damage: scan for the next chunk */
+	RS_END,	     /* footer read: ITRACE_EOF */
+	RS_STOPPED,  /* unrecoverable: ITRACE_EOF after the error */
+};
+
+struct itrace_reader {
+	/* Input: a descriptor or a memory buffer. */
+	int fd, own_fd, seekable;
+	const uint8_t *mem;
+	size_t mem_len;
+	uint64_t pos; /* file offset of the next byte read */
+	uint64_t file_size;
+	uint8_t *back; /* bytes pushed back by the resync scan */
+	size_t back_len, back_cap;
+
+	struct itrace_header hdr;
+	char *meta_blob;
+	const char **meta_key, **meta_val;
+
+	struct itrace_footer footer;
+	int have_footer;
+	struct itrace_chunk_info *index;
+	size_t index_len;
+	int index_scanned;
+
+	enum reader_state state;
+	uint64_t expected_seq;
+	int seen_chunk;
+
+	/* Current chunk. */
+	uint8_t *payload, *raw;
+	size_t payload_cap, raw_cap;
+	const uint8_t *p, *end;
+	uint64_t chunk_seq, chunk_off;
+	uint32_t chunk_records, records_seen;
+	int chunk_partial; /* payload cut short: end of data is truncation */
+	uint64_t chunk_payload_have, chunk_payload_size;
+	uint64_t cur_pc, cur_mem, cur_time;
+	uint32_t tid, pid;
+	struct itrace_branch_slot branches[ITRACE_REPEAT_SLOTS];
+	struct itrace_run runs[ITRACE_REPEAT_SLOTS];
+	ZSTD_DCtx *dctx;
+
+	/* A run being expanded into INSN records. */
+	const struct itrace_run *run;
+	unsigned run_idx;
+	uint64_t run_addr;
+
+	uint64_t pending_gap; /* chunks skipped, reported before the next record */
+	uint64_t gap_offset;
+
+	char scratch[SCRATCH_MAX];
+	char errmsg[256];
+	uint64_t err_off;
+};
+
+/* ---- input ------------------------------------------------------------ */
+
+/* in_read - up to n bytes from the current position; returns the count. */
+static size_t in_read(struct itrace_reader *r, void *dst, size_t n)
+{
+	size_t got = 0;
+
+	if (r->back_len) {
+		got = n < r->back_len ? n : r->back_len;
+		memcpy(dst, r->back, got);
+		memmove(r->back, r->back + got, r->back_len - got);
+		r->back_len -= got;
+	}
+	if (r->mem) {
+		size_t left = r->pos + got < r->mem_len ? r->mem_len - (size_t)(r->pos + got) : 0;
+		size_t take = n - got < left ? n - got : left;
+
+		memcpy((uint8_t *)dst + got, r->mem + r->pos + got, take);
+		got += take;
+	} else {
+		while (got < n) {
+			ssize_t k = read(r->fd, (uint8_t *)dst + got, n - got);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+	}
+	r->pos += got;
+	return got;
+}
+
+/* unread - give bytes back to the input (resync scanning). */
+static int unread(struct itrace_reader *r, const uint8_t *b, size_t n)
+{
+	if (r->back_len + n > r->back_cap) {
+		size_t cap = r->back_len + n + 4096;
+		uint8_t *nb = realloc(r->back, cap);
+
+		if (!nb)
+			return -ITRACE_E_NOMEM;
+		r->back = nb;
+		r->back_cap = cap;
+	}
+	memmove(r->back + n, r->back, r->back_len);
+	memcpy(r->back, b, n);
+	r->back_len += n;
+	r->pos -= n;
+	return 0;
+}
+
+/* in_seek - absolute positioning (seekable files and memory only). */
+static int in_seek(struct itrace_reader *r, uint64_t off)
+{
+	if (!r->seekable)
+		return -ITRACE_E_NOTSUP;
+	if (!r->mem && lseek(r->fd, (off_t)off, SEEK_SET) < 0)
+		return -ITRACE_E_IO;
+	r->pos = off;
+	r->back_len = 0;
+	return 0;
+}
+
+/* in_pread - read at an offset without moving the stream. */
+static size_t in_pread(struct itrace_reader *r, uint64_t off, void *dst, size_t n)
+{
+	if (r->mem) {
+		if (off >= r->mem_len)
+			return 0;
+		if (n > r->mem_len - off)
+			n = r->mem_len - (size_t)off;
+		memcpy(dst, r->mem + off, n);
+		return n;
+	} else {
+		size_t got = 0;
+
+		while (got < n) {
+			ssize_t k = pread(r->fd, (uint8_t *)dst + got, n - got, (off_t)(off + got));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		return got;
+	}
+}
+
+static int fail(struct itrace_reader *r, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* fail - record an error message with its offset; returns code. */
+static int fail(struct itrace_reader *r, int code, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(r->errmsg, sizeof(r->errmsg), "offset %llu: ", (unsigned long long)off);
+
+	va_start(ap, fmt);
+	vsnprintf(r->errmsg + n, sizeof(r->errmsg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	r->err_off = off;
+	return code;
+}
+
+/* ---- header and footer ------------------------------------------------ */
+
+static int parse_meta(struct itrace_reader *r, const uint8_t *m, size_t len, size_t count)
+{
+	size_t i, at = 0;
+
+	if (count > len)
+		return -ITRACE_E_CORRUPT;
+	r->meta_blob = malloc(len + 1);
+	r->meta_key = calloc(count + 1, sizeof(char *));
+	r->meta_val = calloc(count + 1, sizeof(char *));
+	if (!r->meta_blob || !r->meta_key || !r->meta_val)
+		return -ITRACE_E_NOMEM;
+	memcpy(r->meta_blob, m, len);
+	r->meta_blob[len] = 0;
+	for (i = 0; i < count; i++) {
+		char *e = r->meta_blob + at;
+		size_t l = at < len ? strnlen(e, len - at) : 0;
+		char *eq;
+
+		if (at >= len || at + l >= len)
+			return -ITRACE_E_CORRUPT; /* entry must end with '\0' inside */
+		eq = memchr(e, '=', l);
+		if (!eq || eq == e)
+			return -ITRACE_E_CORRUPT;
+		*eq = 0;
+		r->meta_key[i] = e;
+		r->meta_val[i] = eq + 1;
+		at += l + 1;
+	}
+	r->hdr.meta_count = count;
+	return 0;
+}
+
+static int read_header(struct itrace_reader *r)
+{
+	uint8_t fixed[ITRACE_FILE_FIXED_SIZE];
+	uint8_t *all;
+	uint32_t hsize, msize, crc;
+	uint16_t fsize;
+	size_t got = in_read(r, fixed, sizeof(fixed));
+	int rc;
+
+	if (got < ITRACE_FILE_MAGIC_LEN || memcmp(fixed, ITRACE_FILE_MAGIC, ITRACE_FILE_MAGIC_LEN))
+		return memcmp(fixed, ITRACE_FILE_MAGIC, got < 8 ? got : 8) || got == 0
+			       ? fail(r, -ITRACE_E_BADMAGIC, 0, "not an itrace file")
+			       : fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
+	r->hdr.read_major = get_le16(fixed + 8);
+	if (got >= 10 && r->hdr.read_major != ITRACE_READ_MAJOR)
+		return fail(r, -ITRACE_E_VERSION, 8,
+			    "format read version %u is not supported (this reader knows %u)",
+			    r->hdr.read_major, ITRACE_READ_MAJOR);
+	if (got < sizeof(fixed))
+		return fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
+	r->hdr.write_major = get_le16(fixed + 10);
+	r->hdr.write_minor = get_le16(fixed + 12);
+	fsize = get_le16(fixed + 14);
+	hsize = get_le32(fixed + 16);
+	msize = get_le32(fixed + 28);
+	if (fsize < ITRACE_FILE_FIXED_SIZE || hsize > ITRACE_FILE_HEADER_MAX ||
+	    (uint64_t)fsize + msize > hsize)
+		return fail(r, -ITRACE_E_CORRUPT, 14, "header sizes are inconsistent");
+	r->hdr.machine = get_le16(fixed + 20);
+	r->hdr.target_endian = fixed[22];
+	r->hdr.level = fixed[23];
+	r->hdr.flags = get_le32(fixed + 24);
+	r->hdr.header_size = hsize;
+	all = malloc(hsize);
+	if (!all)
+		return -ITRACE_E_NOMEM;
+	memcpy(all, fixed, sizeof(fixed));
+	got = in_read(r, all + sizeof(fixed), hsize - sizeof(fixed));
+	if (got < hsize - sizeof(fixed)) {
+		free(all);
+		return fail(r, -ITRACE_E_TRUNCATED, r->pos, "file ends inside the header metadata");
+	}
+	crc = get_le32(all + 44);
+	memset(all + 44, 0, 4);
+	if (itrace_crc32c(0, all, hsize) != crc) {
+		free(all);
+		return fail(r, -ITRACE_E_CORRUPT, 44, "header checksum mismatch");
+	}
+	rc = parse_meta(r, all + fsize, msize, get_le32(fixed + 32));
+	free(all);
+	if (rc == -ITRACE_E_CORRUPT)
+		return fail(r, rc, fsize, "header metadata is malformed");
+	return rc;
+}
+
+/*
+ * parse_footer - check and decode a complete footer in `f` (len bytes,
+ * trailer included).  Fills r->footer and, if want_index, r->index.
+ */
+static int parse_footer(struct itrace_reader *r, const uint8_t *f, size_t len, int want_index)
+{
+	uint64_t n;
+	size_t crc_at;
+
+	if (len < ITRACE_FOOTER_FIXED_SIZE + 4 + ITRACE_TRAILER_SIZE || memcmp(f, "IFTR", 4) ||
+	    get_le32(f + 4) != len)
+		return -ITRACE_E_CORRUPT;
+	n = get_le64(f + 16);
+	if (n != (len - ITRACE_FOOTER_FIXED_SIZE - 4 - ITRACE_TRAILER_SIZE) / 16 ||
+	    (len - ITRACE_FOOTER_FIXED_SIZE - 4 - ITRACE_TRAILER_SIZE) % 16)
+		return -ITRACE_E_CORRUPT;
+	crc_at = ITRACE_FOOTER_FIXED_SIZE + 16 * n;
+	if (itrace_crc32c(0, f, crc_at) != get_le32(f + crc_at) ||
+	    memcmp(f + crc_at + 12, ITRACE_TRAILER_MAGIC, 8))
+		return -ITRACE_E_CORRUPT;
+	r->footer.end_reason = f[8];
+	r->footer.end_status = (int)get_le32(f + 12);
+	r->footer.chunk_count = n;
+	r->footer.record_count = get_le64(f + 24);
+	r->footer.insn_count = get_le64(f + 32);
+	r->footer.branch_count = get_le64(f + 40);
+	r->footer.mem_count = get_le64(f + 48);
+	r->footer.lost_count = get_le64(f + 56);
+	r->footer.gap_count = get_le64(f + 64);
+	r->have_footer = 1;
+	if (want_index && !r->index) {
+		r->index = calloc(n ? n : 1, sizeof(*r->index));
+		if (!r->index)
+			return -ITRACE_E_NOMEM;
+		for (uint64_t i = 0; i < n; i++) {
+			r->index[i].seq = i;
+			r->index[i].offset = get_le64(f + ITRACE_FOOTER_FIXED_SIZE + 16 * i);
+			r->index[i].first_insn = get_le64(f + ITRACE_FOOTER_FIXED_SIZE + 16 * i + 8);
+		}
+		r->index_len = n;
+	}
+	return 0;
+}
+
+/* load_footer_at_end - on seekable input, find the footer via the trailer. */
+static void load_footer_at_end(struct itrace_reader *r)
+{
+	uint8_t t[ITRACE_TRAILER_SIZE];
+	uint64_t foff, flen;
+	uint8_t *f;
+
+	if (r->file_size < r->hdr.header_size + ITRACE_TRAILER_SIZE ||
+	    in_pread(r, r->file_size - ITRACE_TRAILER_SIZE, t, sizeof(t)) != sizeof(t) ||
+	    memcmp(t + 8, ITRACE_TRAILER_MAGIC, 8))
+		return;
+	foff = get_le64(t);
+	if (foff < r->hdr.header_size || foff >= r->file_size)
+		return;
+	flen = r->file_size - foff;
+	if (flen > (64u << 20))
+		return;
+	f = malloc(flen);
+	if (f && in_pread(r, foff, f, flen) == flen && parse_footer(r, f, flen, 1) == 0) {
+		free(f);
+		return;
+	}
+	free(f);
+	free(r->index);
+	r->index = NULL;
+	r->index_len = 0;
+	r->have_footer = 0;
+}
+
+/* ---- open/close ------------------------------------------------------- */
+
+static int reader_start(struct itrace_reader *r, struct itrace_reader **rp)
+{
+	struct stat st;
+	int rc;
+
+	r->dctx = ZSTD_createDCtx();
+	if (!r->dctx) {
+		itrace_reader_close(r);
+		return -ITRACE_E_NOMEM;
+	}
+	if (r->mem) {
+		r->seekable = 1;
+		r->file_size = r->mem_len;
+	} else if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t here = lseek(r->fd, 0, SEEK_CUR);
+
+		r->seekable = here == 0;
+		r->file_size = (uint64_t)st.st_size;
+	}
+	rc = read_header(r);
+	if (rc < 0) {
+		itrace_reader_close(r);
+		return rc;
+	}
+	if (r->seekable)
+		load_footer_at_end(r);
+	r->state = RS_CHUNKS;
+	*rp = r;
+	return 0;
+}
+
+int itrace_reader_open_fd(int fd, struct itrace_reader **rp)
+{
+	struct itrace_reader *r;
+
+	if (!rp || fd < 0)
+		return -ITRACE_E_INVAL;
+	*rp = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ITRACE_E_NOMEM;
+	r->fd = fd;
+	return reader_start(r, rp);
+}
+
+int itrace_reader_open(const char *path, struct itrace_reader **rp)
+{
+	int fd, rc;
+
+	if (!path || !rp)
+		return -ITRACE_E_INVAL;
+	*rp = NULL;
+	if (strcmp(path, "-") == 0)
+		return itrace_reader_open_fd(STDIN_FILENO, rp);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ITRACE_E_IO;
+	rc = itrace_reader_open_fd(fd, rp);
+	if (rc < 0) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return rc;
+	}
+	(*rp)->own_fd = 1;
+	return 0;
+}
+
+int itrace_reader_open_mem(const void *buf, size_t len, struct itrace_reader **rp)
+{
+	struct itrace_reader *r;
+
+	if (!rp || (!buf && len))
+		return -ITRACE_E_INVAL;
+	*rp = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ITRACE_E_NOMEM;
+	r->fd = -1;
+	r->mem = buf ? buf : (const uint8_t *)"";
+	r->mem_len = len;
+	return reader_start(r, rp);
+}
+
+void itrace_reader_close(struct itrace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->own_fd)
+		close(r->fd);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->back);
+	free(r->meta_blob);
+	free(r->meta_key);
+	free(r->meta_val);
+	free(r->index);
+	free(r->payload);
+	free(r->raw);
+	free(r);
+}
+
+const struct itrace_header *itrace_reader_header(const struct itrace_reader *r)
+{
+	return r ? &r->hdr : NULL;
+}
+
+const char *itrace_reader_meta(const struct itrace_reader *r, const char *key)
+{
+	if (!r || !key)
+		return NULL;
+	for (size_t i = 0; i < r->hdr.meta_count; i++)
+		if (strcmp(r->meta_key[i], key) == 0)
+			return r->meta_val[i];
+	return NULL;
+}
+
+int itrace_reader_meta_at(const struct itrace_reader *r, size_t i, const char **key,
+			  const char **value)
+{
+	if (!r || i >= r->hdr.meta_count)
+		return -ITRACE_E_INVAL;
+	if (key)
+		*key = r->meta_key[i];
+	if (value)
+		*value = r->meta_val[i];
+	return 0;
+}
+
+const char *itrace_reader_error(const struct itrace_reader *r)
+{
+	return r ? r->errmsg : "";
+}
+
+uint64_t itrace_reader_error_offset(const struct itrace_reader *r)
+{
+	return r ? r->err_off : 0;
+}
+
+int itrace_reader_footer(const struct itrace_reader *r, struct itrace_footer *f)
+{
+	if (!r || !f)
+		return -ITRACE_E_INVAL;
+	if (!r->have_footer)
+		return -ITRACE_E_NOENT;
+	*f = r->footer;
+	return 0;
+}
+
+/* ---- chunks ----------------------------------------------------------- */
+
+/* grow - make *buf hold at least n bytes. */
+static int grow(uint8_t **buf, size_t *cap, size_t n)
+{
+	uint8_t *b;
+
+	if (n <= *cap)
+		return 0;
+	b = realloc(*buf, n);
+	if (!b)
+		return -ITRACE_E_NOMEM;
+	*buf = b;
+	*cap = n;
+	return 0;
+}
+
+/*
+ * read_growing - read `want` bytes into *buf, growing it only as data
+ * actually arrives, so a lying length on a short file allocates little.
+ */
+static int read_growing(struct itrace_reader *r, uint8_t **buf, size_t *cap, size_t want,
+			size_t *have)
+{
+	*have = 0;
+	while (*have < want) {
+		size_t step = want - *have, got;
+
+		if (step > (*have > 65536 ? *have : 65536))
+			step = *have > 65536 ? *have : 65536;
+		if (grow(buf, cap, *have + step) < 0)
+			return -ITRACE_E_NOMEM;
+		got = in_read(r, *buf + *have, step);
+		*have += got;
+		if (got < step)
+			break;
+	}
+	return 0;
+}
+
+static void reset_chunk_state(struct itrace_reader *r, const uint8_t *h)
+{
+	r->tid = get_le32(h + 36);
+	r->pid = get_le32(h + 40);
+	r->cur_time = get_le64(h + 48);
+	r->cur_pc = 0;
+	r->cur_mem = 0;
+	r->records_seen = 0;
+	r->run = NULL;
+	memset(r->branches, 0, sizeof(r->branches));
+	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)
+		r->runs[i].n = 0;
+}
+
+/* chunk_header_ok - magic, CRC and field bounds of a 72-byte header. */
+static const char *chunk_header_problem(const uint8_t *h)
+{
+	if (memcmp(h, ITRACE_CHUNK_MAGIC, 4))
+		return "bad chunk magic";
+	if (itrace_crc32c(0, h, 68) != get_le32(h + 68))
+		return "chunk header checksum mismatch";
+	if (get_le32(h + 4) != ITRACE_CHUNK_HEADER_SIZE)
+		return "unexpected chunk header size";
+	if (get_le32(h + 24) > ITRACE_CHUNK_RAW_MAX || get_le32(h + 16) > ITRACE_CHUNK_RECORDS_MAX ||
+	    get_le32(h + 20) > ZSTD_COMPRESSBOUND(ITRACE_CHUNK_RAW_MAX))
+		return "chunk sizes out of range";
+	if (h[28] > ITRACE_COMP_ZSTD_DISK)
+		return "unknown chunk compression";
+	if (h[28] == ITRACE_COMP_NONE_DISK && get_le32(h + 20) != get_le32(h + 24))
+		return "stored chunk sizes disagree";
+	return NULL;
+}
+
+/* decompress_partial - as much of a cut-short zstd payload as decodes. */
+static size_t decompress_partial(struct itrace_reader *r, size_t have, size_t raw_size)
+{
+	ZSTD_inBuffer in = { r->payload, have, 0 };
+	ZSTD_outBuffer out = { r->raw, raw_size, 0 };
+
+	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+	while (in.pos < in.size && out.pos < out.size) {
+		size_t rc = ZSTD_decompressStream(r->dctx, &out, &in);
+
+		if (ZSTD_isError(rc) || rc == 0)
+			break;
+	}
+	return out.pos;
+}
+
+/* unpack_payload - set r->p/r->end to the chunk's records. */
+static int unpack_payload(struct itrace_reader *r, const uint8_t *h, size_t have)
+{
+	size_t raw_size = get_le32(h + 24);
+	size_t n;
+
+	if (h[28] == ITRACE_COMP_NONE_DISK) {
+		r->p = r->payload;
+		r->end = r->payload + have;
+		return 0;
+	}
+	if (grow(&r->raw, &r->raw_cap, raw_size ? raw_size : 1) < 0)
+		return -ITRACE_E_NOMEM;
+	if (r->chunk_partial) {
+		n = decompress_partial(r, have, raw_size);
+	} else {
+		n = ZSTD_decompressDCtx(r->dctx, r->raw, raw_size, r->payload, have);
+		if (ZSTD_isError(n) || n != raw_size)
+			return fail(r, -ITRACE_E_CORRUPT, r->chunk_off,
+				    "chunk %llu: payload does not decompress",
+				    (unsigned long long)r->chunk_seq);
+	}
+	r->p = r->raw;
+	r->end = r->raw + n;
+	return 0;
+}
+
+/* skip_damaged_chunk - report the rest of the chunk as a gap. */
+static void skip_damaged_chunk(struct itrace_reader *r)
+{
+	r->p = r->end = NULL;
+	r->run = NULL;
+	r->pending_gap = 1;
+	r->gap_offset = r->chunk_off;
+	r->expected_seq = r->chunk_seq + 1;
+}
+
+static int read_stream_footer(struct itrace_reader *r, const uint8_t *magic, uint64_t off);
+
+/*
+ * load_chunk - read the next chunk.  Returns 0 when records are ready,
+ * ITRACE_EOF after the footer, or an error (state updated for the next
+ * call: resync, skip, or stop).
+ */
+static int load_chunk(struct itrace_reader *r)
+{
+	uint8_t h[ITRACE_CHUNK_HEADER_SIZE];
+	uint64_t off = r->pos, seq;
+	size_t got = in_read(r, h, 4), have;
+	const char *problem;
+	int rc;
+
+	if (got == 0) {
+		r->state = RS_STOPPED;
+		return fail(r, -ITRACE_E_NOFOOTER, off,
+			    "trace ends after %llu chunks without a footer: the writer was "
+			    "interrupted; every complete chunk was read",
+			    (unsigned long long)r->expected_seq);
+	}
+	if (got == 4 && !memcmp(h, ITRACE_FOOTER_MAGIC, 4))
+		return read_stream_footer(r, h, off);
+	if (got == 4)
+		got += in_read(r, h + 4, sizeof(h) - 4);
+	if (got < sizeof(h) && (got < 4 || !memcmp(h, ITRACE_CHUNK_MAGIC, 4))) {
+		r->state = RS_STOPPED;
+		return fail(r, -ITRACE_E_TRUNCATED, off, "file ends inside a chunk header");
+	}
+	problem = got < sizeof(h) ? "bad chunk magic" : chunk_header_problem(h);
+	if (problem) {
+		if (unread(r, h + 1, got - 1) < 0)
+			return -ITRACE_E_NOMEM;
+		r->state = RS_RESYNC;
+		r->gap_offset = off;
+		return fail(r, -ITRACE_E_CORRUPT, off, "%s", problem);
+	}
+	seq = get_le64(h + 8);
+	r->chunk_seq = seq;
+	r->chunk_off = off;
+	r->chunk_records = get_le32(h + 16);
+	r->chunk_payload_size = get_le32(h + 20);
+	rc = read_growing(r, &r->payload, &r->payload_cap, r->chunk_payload_size, &have);
+	if (rc < 0)
+		return rc;
+	r->chunk_payload_have = have;
+	r->chunk_partial = have < r->chunk_payload_size;
+	if (!r->chunk_partial && itrace_crc32c(0, r->payload, have) != get_le32(h + 32)) {
+		skip_damaged_chunk(r);
+		return fail(r, -ITRACE_E_CORRUPT, off, "chunk %llu: payload checksum mismatch",
+			    (unsigned long long)seq);
+	}
+	if (seq != r->expected_seq) {
+		if (seq < r->expected_seq) {
+			r->p = r->end = NULL;
+			return fail(r, -ITRACE_E_CORRUPT, off,
+				    "chunk %llu out of sequence (expected %llu); skipped",
+				    (unsigned long long)seq, (unsigned long long)r->expected_seq);
+		}
+		r->pending_gap = seq - r->expected_seq;
+		r->gap_offset = off;
+	}
+	r->expected_seq = seq + 1;
+	reset_chunk_state(r, h);
+	rc = unpack_payload(r, h, have);
+	if (rc < 0) {
+		skip_damaged_chunk(r);
+		return rc;
+	}
+	return 0;
+}
+
+/* read_stream_footer - the footer met while streaming: check and finish. */
+static int read_stream_footer(struct itrace_reader *r, const uint8_t *magic, uint64_t off)
+{
+	uint8_t fixed[8];
+	uint8_t *f = NULL;
+	size_t cap = 0, have, size;
+	int rc;
+
+	memcpy(fixed, magic, 4);
+	r->state = RS_STOPPED;
+	if (in_read(r, fixed + 4, 4) < 4)
+		return fail(r, -ITRACE_E_TRUNCATED, off, "file ends inside the footer");
+	size = get_le32(fixed + 4);
+	if (size < ITRACE_FOOTER_FIXED_SIZE + 4 + ITRACE_TRAILER_SIZE)
+		return fail(r, -ITRACE_E_CORRUPT, off, "footer size is invalid");
+	if (grow(&f, &cap, 8) < 0)
+		return -ITRACE_E_NOMEM;
+	memcpy(f, fixed, 8);
+	{
+		uint8_t *rest = NULL;
+		size_t rcap = 0;
+
+		rc = read_growing(r, &rest, &rcap, size - 8, &have);
+		if (rc == 0 && have == size - 8 && grow(&f, &cap, size) == 0)
+			memcpy(f + 8, rest, have);
+		free(rest);
+	}
+	if (rc < 0) {
+		free(f);
+		return rc;
+	}
+	if (have < size - 8) {
+		free(f);
+		return fail(r, -ITRACE_E_TRUNCATED, off, "file ends inside the footer");
+	}
+	rc = parse_footer(r, f, size, 0);
+	free(f);
+	if (rc == -ITRACE_E_NOMEM)
+		return rc;
+	if (rc < 0)
+		return fail(r, -ITRACE_E_CORRUPT, off, "footer is corrupt");
+	if (r->footer.chunk_count > r->expected_seq) {
+		r->pending_gap = r->footer.chunk_count - r->expected_seq;
+		r->gap_offset = off;
+	}
+	r->state = RS_END;
+	return ITRACE_EOF;
+}
+
+/*
+ * resync - after damage, scan forward for the next intact chunk header
+ * (magic and header CRC) or the footer magic, and leave the input there.
+ */
+static int resync(struct itrace_reader *r)
+{
+	uint8_t buf[65536];
+	size_t len = 0, i;
+	int eof = 0;
+
+	for (;;) {
+		while (!eof && len < sizeof(buf)) {
+			size_t got = in_read(r, buf + len, sizeof(buf) - len);
+
+			eof = got == 0;
+			len += got;
+		}
+		for (i = 0; i + 4 <= len; i++) {
+			int found = 0;
+
+			if (!memcmp(buf + i, ITRACE_FOOTER_MAGIC, 4))
+				found = 1;
+			else if (!memcmp(buf + i, ITRACE_CHUNK_MAGIC, 4)) {
+				if (i + ITRACE_CHUNK_HEADER_SIZE > len && !eof)
+					break; /* refill, then check this one */
+				found = i + ITRACE_CHUNK_HEADER_SIZE > len ||
+					!chunk_header_problem(buf + i);
+			}
+			if (found) {
+				if (unread(r, buf + i, len - i) < 0)
+					return -ITRACE_E_NOMEM;
+				r->state = RS_CHUNKS;
+				return 0;
+			}
+		}
+		if (eof) {
+			r->state = RS_STOPPED;
+			return fail(r, -ITRACE_E_CORRUPT, r->pos,
+				    "no intact chunk or footer after the damage at offset %llu",
+				    (unsigned long long)r->gap_offset);
+		}
+		memmove(buf, buf + i, len - i);
+		len -= i;
+	}
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+/* A bounded cursor over one record's payload. */
+struct field {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static uint64_t f_var(struct field *f)
+{
+	uint64_t v = 0;
+
+	if (!f->bad && get_varint(&f->p, f->end, &v) < 0)
+		f->bad = 1;
+	return f->bad ? 0 : v;
+}
+
+static int64_t f_svar(struct field *f)
+{
+	return unzigzag(f_var(f));
+}
+
+static uint8_t f_u8(struct field *f)
+{
+	if (f->bad || f->p >= f->end) {
+		f->bad = 1;
+		return 0;
+	}
+	return *f->p++;
+}
+
+/* f_bytes - a length-prefixed byte string of at most `max` bytes. */
+static const uint8_t *f_bytes(struct field *f, size_t max, size_t *len)
+{
+	uint64_t n = f_var(f);
+	const uint8_t *b = f->p;
+
+	if (f->bad || n > max || n > (uint64_t)(f->end - f->p)) {
+		f->bad = 1;
+		*len = 0;
+		return NULL;
+	}
+	f->p += n;
+	*len = (size_t)n;
+	return b;
+}
+
+/* f_string - like f_bytes, copied NUL-terminated into the scratch buffer. */
+static const char *f_string(struct itrace_reader *r, struct field *f, size_t *len)
+{
+	const uint8_t *b = f_bytes(f, ITRACE_PATH_MAX, len);
+
+	if (!b || !*len)
+		return f->bad ? NULL : (*len = 0, NULL);
+	memcpy(r->scratch, b, *len);
+	r->scratch[*len] = 0;
+	return r->scratch;
+}
+
+static void decode_branch(struct itrace_reader *r, struct field *f, struct itrace_record *rec)
+{
+	uint64_t from = r->cur_pc + (uint64_t)f_svar(f);
+	uint64_t to = from + (uint64_t)f_svar(f);
+	uint8_t kf = f_u8(f);
+	struct itrace_branch_slot *t;
+
+	if (f->bad || (kf & 0xf) > ITRACE_BK_MAX || (kf >> 4) & ~ITRACE_BF_KNOWN_MASK) {
+		f->bad = 1;
+		return;
+	}
+	t = &r->branches[branch_slot(from, to)];
+	t->from = from;
+	t->to = to;
+	t->kindflags = kf;
+	t->used = 1;
+	rec->type = ITRACE_REC_BRANCH;
+	rec->u.branch.from = from;
+	rec->u.branch.to = to;
+	rec->u.branch.kind = kf & 0xf;
+	rec->u.branch.flags = kf >> 4;
+	r->cur_pc = to;
+}
+
+/* decode_run - store the run in its table slot and start expanding it. */
+static void decode_run(struct itrace_reader *r, struct field *f)
+{
+	uint64_t start = r->cur_pc + (uint64_t)f_svar(f);
+	uint64_t nu = f_var(f);
+	unsigned n = (unsigned)(nu >> 1), i;
+	struct itrace_run *t;
+	uint8_t len[ITRACE_RUN_MAX];
+
+	if (f->bad || n == 0 || n > ITRACE_RUN_MAX) {
+		f->bad = 1;
+		return;
+	}
+	if (nu & 1) {
+		uint8_t l = f_u8(f);
+
+		memset(len, l, n);
+	} else {
+		for (i = 0; i < n; i += 2) {
+			uint8_t b = f_u8(f);
+
+			len[i] = b & 0xf;
+			if (i + 1 < n)
+				len[i + 1] = b >> 4;
+		}
+	}
+	for (i = 0; i < n && !f->bad; i++)
+		if (len[i] == 0)
+			f->bad = 1;
+	if (f->bad)
+		return;
+	t = &r->runs[run_slot(start, n)];
+	t->start = start;
+	t->n = (uint16_t)n;
+	memcpy(t->len, len, n);
+	r->run = t;
+	r->run_idx = 0;
+	r->run_addr = start;
+}
+
+static void decode_insn(struct itrace_reader *r, struct field *f, struct itrace_record *rec)
+{
+	uint64_t addr = r->cur_pc + (uint64_t)f_svar(f);
+	uint8_t len = f_u8(f);
+
+	if (f->bad || len == 0 || len > ITRACE_INSN_MAX_LEN || len > f->end - f->p) {
+		f->bad = 1;
+		return;
+	}
+	rec->type = ITRACE_REC_INSN;
+	rec->u.insn.addr = addr;
+	rec->u.insn.len = len;
+	rec->u.insn.has_bytes = 1;
+	memcpy(rec->u.insn.bytes, f->p, len);
+	f->p += len;
+	r->cur_pc = addr + len;
+}
+
+static void decode_context(struct itrace_reader *r, uint8_t type, struct field *f,
+			   struct itrace_record *rec)
+{
+	size_t n;
+	const uint8_t *b;
+
+	rec->type = type;
+	switch (type) {
+	case ITRACE_T_MEM:
+		rec->u.mem.flags = f_u8(f);
+		rec->u.mem.size = f_var(f);
+		r->cur_mem += (uint64_t)f_svar(f);
+		rec->u.mem.addr = r->cur_mem;
+		break;
+	case ITRACE_T_MMAP:
+		rec->u.mmap.pid = (uint32_t)f_var(f);
+		rec->u.mmap.start = f_var(f);
+		rec->u.mmap.len = f_var(f);
+		rec->u.mmap.pgoff = f_var(f);
+		rec->u.mmap.prot = f_u8(f);
+		b = f_bytes(f, ITRACE_BUILDID_MAX, &n);
+		rec->u.mmap.buildid_len = (uint8_t)n;
+		if (b)
+			memcpy(rec->u.mmap.buildid, b, n);
+		rec->u.mmap.path = f_string(r, f, &rec->u.mmap.path_len);
+		break;
+	case ITRACE_T_CODE:
+		rec->u.code.addr = f_var(f);
+		rec->u.code.bytes = f_bytes(f, ITRACE_CODE_MAX, &rec->u.code.len);
+		break;
+	case ITRACE_T_THREAD:
+		rec->u.thread.event = f_u8(f);
+		rec->u.thread.tid = (uint32_t)f_var(f);
+		rec->u.thread.pid = (uint32_t)f_var(f);
+		rec->u.thread.other = f_var(f);
+		rec->u.thread.name = f_string(r, f, &rec->u.thread.name_len);
+		if (rec->u.thread.event == ITRACE_THREAD_SWITCH) {
+			r->tid = rec->u.thread.tid;
+			r->pid = rec->u.thread.pid;
+			rec->tid = r->tid;
+			rec->pid = r->pid;
+		}
+		break;
+	case ITRACE_T_PROCESS:
+		rec->u.process.event = f_u8(f);
+		rec->u.process.pid = (uint32_t)f_var(f);
+		rec->u.process.other = f_var(f);
+		rec->u.process.status = f_svar(f);
+		rec->u.process.name = f_string(r, f, &rec->u.process.name_len);
+		break;
+	case ITRACE_T_SYSCALL:
+		rec->u.syscall.dir = f_u8(f);
+		rec->u.syscall.nr = f_var(f);
+		rec->u.syscall.ret = f_svar(f);
+		rec->u.syscall.nargs = f_u8(f);
+		if (rec->u.syscall.nargs > ITRACE_SYSCALL_MAX_ARGS)
+			f->bad = 1;
+		for (n = 0; n < rec->u.syscall.nargs && !f->bad; n++)
+			rec->u.syscall.args[n] = f_var(f);
+		break;
+	case ITRACE_T_SIGNAL:
+		rec->u.signal.signo = (uint32_t)f_var(f);
+		rec->u.signal.code = (int32_t)f_svar(f);
+		rec->u.signal.addr = f_var(f);
+		rec->u.signal.pc = f_var(f);
+		rec->u.signal.handler = f_var(f);
+		break;
+	case ITRACE_T_TIMESTAMP:
+		r->cur_time += (uint64_t)f_svar(f);
+		rec->time_ns = r->cur_time;
+		break;
+	case ITRACE_T_TRACE_CTL:
+		rec->u.ctl.on = f_u8(f);
+		rec->u.ctl.reason = f_u8(f);
+		rec->u.ctl.addr = f_var(f);
+		break;
+	case ITRACE_T_LOST:
+		rec->u.lost.reason = f_u8(f);
+		rec->u.lost.unit = f_u8(f);
+		rec->u.lost.count = f_var(f);
+		break;
+	case ITRACE_T_GAP:
+		rec->u.gap.reason = f_u8(f);
+		rec->u.gap.addr = f_var(f);
+		rec->u.gap.resume = f_var(f);
+		rec->u.gap.count = f_var(f);
+		break;
+	}
+}
+
+/* record_problem - report damage inside the current chunk. */
+static int record_problem(struct itrace_reader *r, const char *what)
+{
+	uint64_t seq = r->chunk_seq, off = r->chunk_off;
+	unsigned long long n = r->records_seen;
+
+	if (r->chunk_partial) {
+		r->p = r->end = NULL;
+		r->state = RS_STOPPED;
+		return fail(r, -ITRACE_E_TRUNCATED, off + ITRACE_CHUNK_HEADER_SIZE + r->chunk_payload_have,
+			    "file ends inside chunk %llu (%llu of %llu payload bytes present); "
+			    "%llu complete records of that chunk were read",
+			    (unsigned long long)seq, (unsigned long long)r->chunk_payload_have,
+			    (unsigned long long)r->chunk_payload_size, n);
+	}
+	skip_damaged_chunk(r);
+	return fail(r, -ITRACE_E_CORRUPT, off, "chunk %llu: record %llu: %s; rest of chunk skipped",
+		    (unsigned long long)seq, n, what);
+}
+
+static void fill_common(struct itrace_reader *r, struct itrace_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->tid = r->tid;
+	rec->pid = r->pid;
+	rec->time_ns = r->cur_time;
+	rec->chunk = r->chunk_seq;
+	rec->offset = r->chunk_off;
+}
+
+/*
+ * decode_one - decode the record at r->p.  Returns 0 with a record, 1 when
+ * nothing is delivered (a run starts, or an unknown type was skipped), or
+ * an error.
+ */
+static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
+{
+	uint8_t h = *r->p++;
+	uint64_t size;
+	struct field f;
+
+	r->records_seen++;
+	fill_common(r, rec);
+	if (h & ITRACE_REPEAT_BIT) {
+		unsigned slot = h & (ITRACE_REPEAT_SLOTS - 1);
+
+		if (h & ITRACE_REPEAT_RUN_BIT) {
+			if (!r->runs[slot].n)
+				return record_problem(r, "repeat of an empty run slot");
+			r->run = &r->runs[slot];
+			r->run_idx = 0;
+			r->run_addr = r->run->start;
+			return 1;
+		}
+		if (!r->branches[slot].used)
+			return record_problem(r, "repeat of an empty branch slot");
+		rec->type = ITRACE_REC_BRANCH;
+		rec->u.branch.from = r->branches[slot].from;
+		rec->u.branch.to = r->branches[slot].to;
+		rec->u.branch.kind = r->branches[slot].kindflags & 0xf;
+		rec->u.branch.flags = r->branches[slot].kindflags >> 4;
+		r->cur_pc = rec->u.branch.to;
+		return 0;
+	}
+	if (h == 0)
+		return record_problem(r, "record type 0");
+	if (get_varint(&r->p, r->end, &size) < 0 || size > (uint64_t)(r->end - r->p))
+		return record_problem(r, "record size runs past the chunk");
+	f.p = r->p;
+	f.end = r->p + size;
+	f.bad = 0;
+	r->p += size;
+	switch (h) {
+	case ITRACE_T_BRANCH:
+		decode_branch(r, &f, rec);
+		break;
+	case ITRACE_T_INSN_RUN:
+		decode_run(r, &f);
+		if (f.bad)
+			break;
+		return 1;
+	case ITRACE_T_INSN:
+		decode_insn(r, &f, rec);
+		break;
+	default:
+		if (h > ITRACE_T_MAX_V1)
+			return 1; /* a newer minor version's record: skip it */
+		decode_context(r, h, &f, rec);
+	}
+	/* Trailing bytes are allowed: newer minors may append fields. */
+	return f.bad ? record_problem(r, "malformed record payload") : 0;
+}
+
+/* next_run_insn - deliver the next instruction of the run being expanded. */
+static void next_run_insn(struct itrace_reader *r, struct itrace_record *rec)
+{
+	const struct itrace_run *run = r->run;
+
+	fill_common(r, rec);
+	rec->type = ITRACE_REC_INSN;
+	rec->u.insn.addr = r->run_addr;
+	rec->u.insn.len = run->len[r->run_idx];
+	r->run_addr += run->len[r->run_idx];
+	if (++r->run_idx == run->n) {
+		r->cur_pc = r->run_addr;
+		r->run = NULL;
+	}
+}
+
+static void deliver_gap(struct itrace_reader *r, struct itrace_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->type = ITRACE_REC_GAP;
+	rec->tid = r->tid;
+	rec->pid = r->pid;
+	rec->offset = r->gap_offset;
+	rec->u.gap.reason = ITRACE_GAP_CORRUPT_CHUNK;
+	rec->u.gap.count = r->pending_gap;
+	r->pending_gap = 0;
+}
+
+/* end_of_chunk - the chunk's records are used up: check its record count. */
+static int end_of_chunk(struct itrace_reader *r)
+{
+	int partial = r->chunk_partial;
+
+	r->p = r->end = NULL;
+	if (partial) {
+		r->state = RS_STOPPED;
+		return fail(r, -ITRACE_E_TRUNCATED, r->chunk_off + ITRACE_CHUNK_HEADER_SIZE + r->chunk_payload_have,
+			    "file ends inside chunk %llu (%llu of %llu payload bytes present); "
+			    "its %u complete records were read",
+			    (unsigned long long)r->chunk_seq, (unsigned long long)r->chunk_payload_have,
+			    (unsigned long long)r->chunk_payload_size, r->records_seen);
+	}
+	if (r->records_seen != r->chunk_records)
+		return fail(r, -ITRACE_E_CORRUPT, r->chunk_off,
+			    "chunk %llu holds %u records, its header says %u",
+			    (unsigned long long)r->chunk_seq, r->records_seen, r->chunk_records);
+	return 0;
+}
+
+int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec)
+{
+	int rc;
+
+	if (!r || !rec)
+		return -ITRACE_E_INVAL;
+	for (;;) {
+		if (r->run) {
+			next_run_insn(r, rec);
+			return 0;
+		}
+		if (r->pending_gap) {
+			deliver_gap(r, rec);
+			return 0;
+		}
+		if (r->p) {
+			if (r->p < r->end) {
+				rc = decode_one(r, rec);
+				if (rc != 1)
+					return rc;
+				continue;
+			}
+			if ((rc = end_of_chunk(r)) < 0)
+				return rc;
+		}
+		switch (r->state) {
+		case RS_END:
+		case RS_STOPPED:
+			return ITRACE_EOF;
+		case RS_RESYNC:
+			if ((rc = resync(r)) < 0)
+				return rc;
+			break;
+		case RS_CHUNKS:
+			rc = load_chunk(r);
+			if (rc == ITRACE_EOF && r->pending_gap)
+				continue;
+			if (rc != 0)
+				return rc;
+			break;
+		}
+	}
+}
+
+/* ---- index and seeking ------------------------------------------------ */
+
+/* scan_index - without a footer, walk the chunk headers of a file. */
+static int scan_index(struct itrace_reader *r)
+{
+	uint64_t off = r->hdr.header_size;
+	size_t cap = 0;
+	uint8_t h[ITRACE_CHUNK_HEADER_SIZE];
+
+	r->index_scanned = 1;
+	while (in_pread(r, off, h, sizeof(h)) == sizeof(h) && !chunk_header_problem(h)) {
+		uint64_t next = off + sizeof(h) + get_le32(h + 20);
+
+		if (next > r->file_size)
+			break;
+		if (r->index_len == cap) {
+			struct itrace_chunk_info *n;
+
+			cap = cap ? cap * 2 : 64;
+			n = realloc(r->index, cap * sizeof(*n));
+			if (!n)
+				return -ITRACE_E_NOMEM;
+			r->index = n;
+		}
+		r->index[r->index_len].seq = get_le64(h + 8);
+		r->index[r->index_len].offset = off;
+		r->index[r->index_len].first_insn = get_le64(h + 56);
+		r->index_len++;
+		off = next;
+	}
+	return 0;
+}
+
+static int ensure_index(struct itrace_reader *r)
+{
+	if (!r->seekable)
+		return -ITRACE_E_NOTSUP;
+	if (!r->index && !r->index_scanned)
+		return scan_index(r);
+	return 0;
+}
+
+int64_t itrace_reader_chunk_count(struct itrace_reader *r)
+{
+	int rc;
+
+	if (!r)
+		return -ITRACE_E_INVAL;
+	if ((rc = ensure_index(r)) < 0)
+		return rc;
+	return (int64_t)r->index_len;
+}
+
+int itrace_reader_chunk_info(struct itrace_reader *r, uint64_t i, struct itrace_chunk_info *ci)
+{
+	int rc;
+
+	if (!r || !ci)
+		return -ITRACE_E_INVAL;
+	if ((rc = ensure_index(r)) < 0)
+		return rc;
+	if (i >= r->index_len)
+		return -ITRACE_E_INVAL;
+	*ci = r->index[i];
+	return 0;
+}
+
+int itrace_reader_seek_chunk(struct itrace_reader *r, uint64_t i)
+{
+	int rc;
+
+	if (!r)
+		return -ITRACE_E_INVAL;
+	if ((rc = ensure_index(r)) < 0)
+		return rc;
+	if (i >= r->index_len)
+		return -ITRACE_E_INVAL;
+	if ((rc = in_seek(r, r->index[i].offset)) < 0)
+		return rc;
+	r->p = r->end = NULL;
+	r->run = NULL;
+	r->pending_gap = 0;
+	r->expected_seq = r->index[i].seq;
+	r->state = RS_CHUNKS;
+	r->errmsg[0] = 0;
+	return 0;
+}
