@@ -1,0 +1,31 @@
+# collectors/bts: the Intel BTS backend of itrace-collect, itrace-import
+# (perf.data -> itrace) and the synthetic BTS/perf.data generator used by
+# the tests.  Included by collectors/module.mk before its link rule.
+
+BTS_DIR := collectors/bts
+# The pure parts (no hardware): raw BTS conversion, perf records, perf.data
+# parser, itrace output.  Shared by the backend, itrace-import and tests.
+BTS_CORE_SRCS := $(BTS_DIR)/bts_convert.c $(BTS_DIR)/perf_record.c $(BTS_DIR)/perfdata.c \
+	$(BTS_DIR)/bts_sink.c
+BTS_CORE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BTS_CORE_SRCS))
+BTS_LIB := $(BUILD)/lib/libbts.a
+
+$(BUILD)/obj/$(BTS_DIR)/%.o: ALL_CPPFLAGS += -Icollectors -Itools
+
+$(BTS_LIB): $(BTS_CORE_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The backend: objects, not an archive (itrace-collect references it weakly).
+
+# libcli.a by path: tools/module.mk (CLI_LIB) is read after this file.
+BINS += $(BUILD)/bin/itrace-import
+$(BUILD)/bin/itrace-import: $(BUILD)/obj/$(BTS_DIR)/itrace_import.o $(BTS_LIB) $(BUILD)/lib/libcli.a $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+# Unit tests (tests/unit/test_bts*.c, test_perfdata*.c) link the core.
+UNIT_LIBS_bts := $(BTS_LIB) $(LIBITRACE)
+UNIT_LIBS_perfdata := $(BTS_LIB) $(LIBITRACE)
+$(BUILD)/tests/test_bts $(BUILD)/tests/test_perfdata: $(BTS_LIB)
+
