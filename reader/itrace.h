@@ -529,16 +529,358 @@ int itrace_reader_chunk_info(struct itrace_reader *r, uint64_t i,
 int itrace_reader_seek_chunk(struct itrace_reader *r, uint64_t i);
 
 /* ===== 5. Decoder ======================================================= */
-/* (section owned by the fill work: itrace_decoder_*) */
+
+/*
+ * A thin wrapper over capstone that answers the questions the filler asks
+ * of every instruction: how long is it, does it change control flow, and
+ * where does it go when the target is encoded in the instruction.
+ */
+
+/* `kind` of an instruction that does not change control flow. */
+#define ITRACE_INSN_NOT_BRANCH 0xff
+
+enum itrace_decoded_flags {
+	ITRACE_DECODED_HAS_TARGET = 1u << 0, /* `target` is valid (direct) */
+	ITRACE_DECODED_REP = 1u << 1,	     /* x86 rep-prefixed string op */
+};
+
+/* One decoded instruction. */
+struct itrace_decoded {
+	uint64_t addr;	 /* address it was decoded at */
+	uint64_t target; /* direct branch target (ITRACE_DECODED_HAS_TARGET) */
+	uint8_t len;	 /* length in bytes, 1..15 */
+	uint8_t kind;	 /* enum itrace_branch_kind, or ITRACE_INSN_NOT_BRANCH */
+	uint8_t flags;	 /* enum itrace_decoded_flags */
+};
+
+struct itrace_decoder;
+
+/*
+ * itrace_decoder_alloc - open a decoder for ELF machine `machine` (EM_X86_64
+ * = 62, EM_PPC64 = 21) and byte order `endian` (1 little, 2 big), the values
+ * of the trace header.  OUT *dp receives a decoder the caller frees with
+ * itrace_decoder_free().  A decoder is not thread-safe: use one per thread.
+ * Returns 0; -ITRACE_E_NOTSUP for another machine or byte order,
+ * -ITRACE_E_INTERNAL if capstone cannot be opened, -ITRACE_E_NOMEM.
+ */
+int itrace_decoder_alloc(uint16_t machine, uint8_t endian, struct itrace_decoder **dp);
+
+/* itrace_decoder_free - release the decoder; NULL is a no-op. */
+void itrace_decoder_free(struct itrace_decoder *d);
+
+/*
+ * itrace_decoder_decode - decode the instruction at `code` (`avail` bytes
+ * readable), located at address `addr`, into *out.  Classification: jcc,
+ * loop/jrcxz and ppc bc* with a condition are COND; jmp/b are UNCOND (direct)
+ * or INDIRECT; call/bl are CALL or INDIRECT_CALL; ret/blr (and conditional
+ * blr/bctr forms, classified by their unconditional meaning) are RETURN or
+ * INDIRECT; syscall/sysenter/int/sc are SYSCALL.
+ * Returns 0; -ITRACE_E_DECODE if the bytes are not a valid instruction or
+ * it does not fit in `avail`; -ITRACE_E_INVAL for NULL arguments.
+ */
+int itrace_decoder_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail,
+			  uint64_t addr, struct itrace_decoded *out);
+
+/*
+ * itrace_decoder_text - write "mnemonic operands" of the instruction at
+ * `code` into buf (NUL-terminated, cut to `cap`).  Returns the instruction
+ * length (> 0); -ITRACE_E_DECODE for bytes that do not decode;
+ * -ITRACE_E_INVAL for NULL arguments or cap == 0.
+ */
+int itrace_decoder_text(struct itrace_decoder *d, const uint8_t *code, size_t avail,
+			uint64_t addr, char *buf, size_t cap);
 
 /* ===== 6. Image ========================================================= */
-/* (section owned by the fill work: itrace_image_*) */
+
+/*
+ * The image answers "which code was at this address in this process":
+ * mappings come from MMAP records (file, offset, build-id) and CODE records
+ * (vDSO, JIT).  Files are located as path, or sysroot + path, or by
+ * build-id under the debug directory (DIR/.build-id/xx/yyyy); a file whose
+ * build-id differs from the one in the MMAP record is refused for that
+ * mapping.  Files are opened lazily, on the first lookup that needs them,
+ * and stay open until the image is freed, so code pointers stay valid.
+ */
+
+struct itrace_image_options {
+	size_t size;	       /* sizeof(struct itrace_image_options) */
+	const char *sysroot;   /* prefix for mapped paths; NULL = "/" */
+	const char *debug_dir; /* build-id directory root; NULL = /usr/lib/debug */
+};
+
+/* itrace_image_options_init - defaults: no sysroot, /usr/lib/debug. */
+void itrace_image_options_init(struct itrace_image_options *o);
+
+struct itrace_image;
+
+/*
+ * itrace_image_alloc - create an empty image.  The option strings are
+ * copied.  OUT *ip receives an image freed with itrace_image_free().
+ * Not thread-safe: one image per thread.
+ * Returns 0; -ITRACE_E_INVAL for a NULL argument, -ITRACE_E_NOMEM.
+ */
+int itrace_image_alloc(const struct itrace_image_options *o, struct itrace_image **ip);
+
+/* itrace_image_free - close every file and free the image; NULL is a no-op. */
+void itrace_image_free(struct itrace_image *img);
+
+/*
+ * itrace_image_add_mmap - add mapping `m` to process m->pid.  It replaces
+ * the parts of older mappings it overlaps (like mmap(MAP_FIXED)).  The path
+ * and build-id are copied.  Problems with the file (missing, not ELF,
+ * build-id mismatch) do not fail here: lookups report them.
+ * Returns 0; -ITRACE_E_INVAL for an empty or wrapping range,
+ * -ITRACE_E_NOMEM.
+ */
+int itrace_image_add_mmap(struct itrace_image *img, const struct itrace_mmap *m);
+
+/*
+ * itrace_image_add_code - add the bytes of CODE record `c` for process
+ * `pid` (copied).  CODE takes precedence over file mappings; a later CODE
+ * record over the same addresses replaces the earlier one (JIT rewrites).
+ * Returns 0; -ITRACE_E_INVAL for an empty or wrapping range,
+ * -ITRACE_E_NOMEM.
+ */
+int itrace_image_add_code(struct itrace_image *img, uint32_t pid, const struct itrace_code *c);
+
+/*
+ * itrace_image_apply - update the image from one trace record: MMAP and
+ * CODE add code, PROCESS FORK copies the parent's mappings to the child,
+ * PROCESS EXEC forgets the process's mappings.  Other records are ignored.
+ * Returns 1 if the image changed, 0 if not, or a negative code as above.
+ */
+int itrace_image_apply(struct itrace_image *img, const struct itrace_record *rec);
+
+/* Where an address lies in the image. */
+struct itrace_image_loc {
+	uint64_t start, end;   /* the mapping or CODE block holding addr */
+	uint64_t offset;       /* file offset of addr (CODE: offset in block) */
+	uint64_t bias;	       /* runtime address - ELF vaddr (0 for CODE) */
+	const char *path;      /* path in the trace, "[code]" for CODE bytes */
+	const char *file;      /* file actually opened, NULL if none */
+	const uint8_t *bytes;  /* code at addr, valid while the image lives */
+	size_t avail;	       /* readable bytes at `bytes` */
+	uint32_t module;       /* id of the code source (file or CODE block),
+				* the same for every mapping of one file */
+};
+
+/*
+ * itrace_image_lookup - find the code at `addr` in process `pid`.  On
+ * success and on the file errors below *loc describes the mapping (bytes
+ * NULL, avail 0 on error) so that callers can name it in messages.
+ * Returns 0; -ITRACE_E_NOENT if no mapping covers addr; -ITRACE_E_IO if
+ * the mapped file is not found (or the mapping has no file, e.g. [vdso]
+ * without CODE records); -ITRACE_E_ELF if it is not a readable ELF file or
+ * addr lies past its end; -ITRACE_E_BUILDID if its build-id differs from
+ * the one recorded in the trace.
+ */
+int itrace_image_lookup(struct itrace_image *img, uint32_t pid, uint64_t addr,
+			struct itrace_image_loc *loc);
+
+/*
+ * itrace_elf_build_id - read the GNU build-id note of ELF file `path` into
+ * buf (at most cap bytes).  Returns the build-id length (> 0); -ITRACE_E_IO
+ * if the file cannot be opened (errno kept), -ITRACE_E_ELF if it is not
+ * ELF, -ITRACE_E_NOENT if it has no build-id, -ITRACE_E_INVAL if cap is
+ * too small.
+ */
+int itrace_elf_build_id(const char *path, uint8_t *buf, size_t cap);
 
 /* ===== 7. Symbolizer ==================================================== */
-/* (section owned by the fill work: itrace_symbolizer_*) */
+
+/*
+ * Symbols and source lines by address (libdwfl over the image's files, with
+ * separate debug info found by build-id under the debug directory), and
+ * addresses by symbol name for triggers.
+ */
+
+/* Symbol found for an address or a name. */
+struct itrace_symbol {
+	const char *name;   /* symbol name; NULL if none covers the address */
+	uint64_t addr;	    /* runtime start address of the symbol */
+	uint64_t size;	    /* symbol size (0 if unknown) */
+	uint64_t offset;    /* queried address - addr */
+	const char *module; /* path of the mapped file; NULL if unmapped */
+	const char *file;   /* source file (ITRACE_SYM_LINE), NULL if unknown */
+	int line;	    /* source line, 0 if unknown */
+};
+
+enum itrace_sym_what {
+	ITRACE_SYM_NAME = 1u << 0, /* symbol name and offset */
+	ITRACE_SYM_LINE = 1u << 1, /* source file:line (reads DWARF) */
+};
+
+struct itrace_symbolizer;
+
+/*
+ * itrace_symbolizer_alloc - create a symbolizer over `img`, which it borrows
+ * (img must outlive it).  Mappings added to img later are seen by later
+ * lookups.  OUT *sp, freed with itrace_symbolizer_free().  Not thread-safe.
+ * Returns 0; -ITRACE_E_INVAL for NULL arguments, -ITRACE_E_NOMEM.
+ */
+int itrace_symbolizer_alloc(struct itrace_image *img, struct itrace_symbolizer **sp);
+
+/* itrace_symbolizer_free - release it; NULL is a no-op. */
+void itrace_symbolizer_free(struct itrace_symbolizer *s);
+
+/*
+ * itrace_symbolizer_lookup - describe `addr` of process `pid` in *out:
+ * `what` selects name and/or source line.  Strings are owned by the
+ * symbolizer and stay valid until it is freed.  Returns 0 when the address
+ * lies in a mapped file (name/file may still be NULL when the file has no
+ * such information); -ITRACE_E_NOENT when no mapping covers it (out
+ * cleared); -ITRACE_E_IO, -ITRACE_E_ELF or -ITRACE_E_BUILDID when the file
+ * cannot be used (see itrace_image_lookup; out->module is set).
+ */
+int itrace_symbolizer_lookup(struct itrace_symbolizer *s, uint32_t pid, uint64_t addr,
+			     unsigned what, struct itrace_symbol *out);
+
+/*
+ * itrace_symbolizer_find - runtime address of function or object `name` in
+ * the files mapped into process `pid` (first match in mapping order).
+ * Returns 0 with *out filled (offset 0); -ITRACE_E_NOENT if no mapped file
+ * defines it; -ITRACE_E_INVAL for NULL arguments.
+ */
+int itrace_symbolizer_find(struct itrace_symbolizer *s, uint32_t pid, const char *name,
+			   struct itrace_symbol *out);
+
+/* A symbol of one ELF file, at its link-time address. */
+struct itrace_elf_symbol {
+	uint64_t vaddr;	 /* st_value */
+	uint64_t size;	 /* st_size */
+	uint64_t offset; /* file offset of vaddr (to place it in a mapping:
+			  * runtime = map.start + offset - map.pgoff) */
+	int is_func;	 /* STT_FUNC / STT_GNU_IFUNC */
+};
+
+/*
+ * itrace_elf_find_symbol - look `name` up in the symbol tables (.symtab,
+ * then .dynsym) of ELF file `path`, before any process exists (collector
+ * triggers).  Defined symbols only.  Returns 0; -ITRACE_E_IO if the file
+ * cannot be opened, -ITRACE_E_ELF if it is not ELF, -ITRACE_E_NOENT if the
+ * name is not defined there, -ITRACE_E_INVAL for NULL arguments.
+ */
+int itrace_elf_find_symbol(const char *path, const char *name, struct itrace_elf_symbol *out);
 
 /* ===== 8. Filler ======================================================== */
-/* (section owned by the fill work: itrace_filler_*) */
+
+/*
+ * The filler turns a branch-level trace into an instruction-level one: for
+ * every BRANCH record of a thread it emits the instructions from where the
+ * thread was (the previous branch's target) up to and including the branch
+ * source, found by decoding the program's code (block cache keyed by code
+ * source and offset: each static block is decoded once).  Context records
+ * (THREAD, PROCESS, MMAP, CODE, SYSCALL, SIGNAL, TIMESTAMP, TRACE_CTL, LOST,
+ * GAP) pass through in order; BRANCH records are consumed.
+ *
+ * Walk rules.  INTERRUPT branches stop before `from` (the interrupted
+ * instruction has not run); every other kind includes it.  Direct
+ * unconditional jumps and calls met on the way are followed.  A conditional
+ * branch met on the way that is not the record's source is not taken when
+ * the input has ITRACE_FF_TAKEN_ONLY, and a gap otherwise.  syscall met on
+ * the way falls through.  When the walk cannot continue it emits a GAP
+ * record (reason, the address where it stopped, resume = the branch's
+ * target) and resynchronises at the branch target.  The thread position is
+ * unknown at the start of a thread (unless a TRACE_CTL record gives it),
+ * after tracing was off, after LOST records and after damaged chunks: the
+ * next branch of the thread then starts with a GAP as well.
+ */
+
+enum itrace_fill_flags {
+	ITRACE_FILL_NO_CACHE = 1u << 0, /* decode every executed instruction
+					 * with capstone (the naive fill) */
+	ITRACE_FILL_NO_BYTES = 1u << 1, /* INSN records without their bytes */
+};
+
+struct itrace_fill_options {
+	size_t size;	       /* sizeof(struct itrace_fill_options) */
+	const char *sysroot;   /* as in struct itrace_image_options */
+	const char *debug_dir;
+	unsigned jobs;	       /* worker threads; 1 = sequential */
+	unsigned flags;	       /* enum itrace_fill_flags */
+	uint64_t max_walk;     /* instructions one walk may take before it
+				* is declared a gap (runaway loop) */
+	/* Called about every 64K input records from the calling thread. */
+	void (*progress)(void *arg, uint64_t records_done);
+	void *progress_arg;
+};
+
+/* itrace_fill_options_init - 1 job, bytes on, max_walk 1<<24. */
+void itrace_fill_options_init(struct itrace_fill_options *o);
+
+/* What a fill did. */
+struct itrace_fill_stats {
+	uint64_t records_in;	  /* input records read */
+	uint64_t branches;	  /* BRANCH records consumed */
+	uint64_t insns;		  /* INSN records emitted */
+	uint64_t records_out;	  /* all records emitted */
+	uint64_t gaps;		  /* GAP records emitted by the filler */
+	uint64_t gap_reason[16];  /* by enum itrace_gap_reason */
+	uint64_t blocks_decoded;  /* blocks decoded (cache misses) */
+	uint64_t blocks_reused;	  /* cache hits */
+	uint64_t unknown_dropped; /* records of unknown type not copied */
+	uint64_t first_gap_addr[16]; /* address of the first gap per reason */
+};
+
+/*
+ * Output of the filler: called once per output record, in order, from the
+ * thread that called itrace_filler_run().  A negative return stops the fill
+ * and is returned by itrace_filler_run().
+ */
+typedef int (*itrace_fill_output_fn)(void *arg, const struct itrace_record *rec);
+
+/*
+ * itrace_fill_output_writer - an itrace_fill_output_fn that appends to the
+ * struct itrace_writer passed as `arg`.  Returns what the writer returns.
+ */
+int itrace_fill_output_writer(void *arg, const struct itrace_record *rec);
+
+/*
+ * itrace_fill_writer_options - writer options for the filled version of the
+ * trace read by `r`: same machine, byte order and metadata (pointers into
+ * the reader: keep it open until the writer is open), insn level, flags
+ * without TAKEN_ONLY and with FILLED (and INSN_BYTES unless `fill_flags`
+ * has ITRACE_FILL_NO_BYTES).  Returns 0, or -ITRACE_E_INVAL.
+ */
+int itrace_fill_writer_options(const struct itrace_reader *r, unsigned fill_flags,
+			       struct itrace_writer_options *wo);
+
+struct itrace_filler;
+
+/*
+ * itrace_filler_alloc - create a filler with options `o` (copied; NULL =
+ * defaults).  OUT *fp, freed with itrace_filler_free().
+ * Returns 0; -ITRACE_E_INVAL for bad options (jobs 0 or > 256),
+ * -ITRACE_E_NOMEM.
+ */
+int itrace_filler_alloc(const struct itrace_fill_options *o, struct itrace_filler **fp);
+
+/* itrace_filler_free - release it; NULL is a no-op. */
+void itrace_filler_free(struct itrace_filler *f);
+
+/*
+ * itrace_filler_run - fill the trace read by `r` (positioned at its start)
+ * into `out`.  With jobs > 1 and `path` naming the same (seekable) file,
+ * chunk ranges are filled by worker threads with their own readers and
+ * stitched in order; the output is identical to jobs = 1.  Streams, traces
+ * without a chunk index and damaged traces are filled sequentially.
+ * Returns 0 when the whole input was filled; on damaged input every record
+ * before the damage is filled, a GAP is emitted, and the reader's code is
+ * returned: -ITRACE_E_TRUNCATED or -ITRACE_E_CORRUPT (after a corrupt
+ * chunk the fill continues with the next intact one and returns the code
+ * at the end), -ITRACE_E_NOFOOTER (all chunks filled, the writer of the
+ * input was killed).  Other returns: -ITRACE_E_NOTSUP (input not branch
+ * level, or unsupported machine), -ITRACE_E_IO/-ITRACE_E_NOMEM, or the
+ * negative value returned by `out`.  itrace_filler_error() has the text.
+ */
+int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const char *path,
+		      itrace_fill_output_fn out, void *out_arg);
+
+/* itrace_filler_stats - statistics of the last run (zero before). */
+const struct itrace_fill_stats *itrace_filler_stats(const struct itrace_filler *f);
+
+/* itrace_filler_error - message for the last failure of run, "" if none. */
+const char *itrace_filler_error(const struct itrace_filler *f);
 
 /* ===== 9. Analysis ====================================================== */
 /* (section owned by the export work: itrace_analysis_*) */

@@ -1,0 +1,25 @@
+# fill/: gap filling.  The library code lives in reader/ (decoder.c,
+# image.c, symbolizer.c, fill.c; libitrace globs reader/*.c); this fragment
+# builds the itrace-fill front end and wires its tests and benchmarks.
+
+# The test programs' rules live in tests/data/module.mk, which the top
+# Makefile's */module.mk glob does not reach; include it once from here.
+ifndef TD_OUT
+include tests/data/module.mk
+endif
+
+ifneq ($(wildcard tools/itrace_fill.c),)
+BINS += $(BUILD)/bin/itrace-fill
+endif
+$(BUILD)/bin/itrace-fill: $(BUILD)/obj/tools/itrace_fill.o $(CLI_LIB) $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+# Unit tests trace the fill_* test programs: build them first.
+FILL_TEST_PROGS := $(patsubst tests/data/%.S,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.S)) \
+	$(patsubst tests/data/%.c,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.c))
+$(BUILD)/tests/test_decoder $(BUILD)/tests/test_image $(BUILD)/tests/test_symbolizer \
+	$(BUILD)/tests/test_fill: | $(FILL_TEST_PROGS)
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/fill_*.sh))
+BENCHES += $(sort $(wildcard bench/fill_*.sh))

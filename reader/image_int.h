@@ -1,0 +1,36 @@
+/*
+ * image_int.h - what the symbolizer needs to see inside the image: the
+ * file-backed mappings of a process with the file each one resolved to.
+ * Internal to libitrace.
+ */
+#ifndef ITRACE_IMAGE_INT_H
+#define ITRACE_IMAGE_INT_H
+
+#include "itrace.h"
+
+/* A file-backed mapping as the symbolizer sees it. */
+struct image_mapping_view {
+	uint64_t start, end; /* runtime range */
+	uint64_t bias;	     /* runtime - ELF vaddr; valid when status == 0 */
+	const char *path;    /* path in the trace */
+	const char *file;    /* resolved file (NULL unless status == 0) */
+	uint32_t module;     /* file id shared by mappings of one file */
+	int status;	     /* 0 or the negative code of itrace_image_lookup */
+};
+
+/*
+ * image_mapping_count / image_mapping_at - walk the file-backed mappings of
+ * process `pid` in address order, resolving their files.  at() returns 0
+ * or -ITRACE_E_INVAL when i is out of range.
+ */
+size_t image_mapping_count(struct itrace_image *img, uint32_t pid);
+int image_mapping_at(struct itrace_image *img, uint32_t pid, size_t i,
+		     struct image_mapping_view *v);
+
+/* image_generation - changes whenever a mapping of any process changes. */
+uint64_t image_generation(const struct itrace_image *img);
+
+/* image_debug_dir - the debug directory in use (never NULL). */
+const char *image_debug_dir(const struct itrace_image *img);
+
+#endif

@@ -1,0 +1,227 @@
+/* test_image.c - mappings -> files, build-id checks, CODE records. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fill_testutil.h"
+
+static char prog[PATH_MAX];
+
+static struct itrace_image *new_image(const char *sysroot, const char *debug_dir)
+{
+	struct itrace_image_options o;
+	struct itrace_image *img;
+
+	itrace_image_options_init(&o);
+	o.sysroot = sysroot;
+	o.debug_dir = debug_dir;
+	assert_int_equal(itrace_image_alloc(&o, &img), 0);
+	return img;
+}
+
+static void read_file_at(const char *path, uint64_t off, uint8_t *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, buf, n, (off_t)off), (ssize_t)n);
+	close(fd);
+}
+
+/* The bytes at a symbol are the file's bytes at the symbol's offset. */
+static void test_lookup_reads_file(void **state)
+{
+	struct itrace_image *img = new_image(NULL, NULL);
+	struct itrace_elf_symbol s;
+	struct itrace_image_loc loc;
+	struct itrace_mmap m;
+	uint8_t want[8];
+
+	(void)state;
+	assert_int_equal(test_text_mmap(prog, "func", 0x1000, &m), 0);
+	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
+	assert_int_equal(itrace_elf_find_symbol(prog, "func", &s), 0);
+	assert_int_equal(itrace_image_lookup(img, 100, s.vaddr, &loc), 0);
+	read_file_at(prog, s.offset, want, sizeof(want));
+	assert_memory_equal(loc.bytes, want, sizeof(want));
+	assert_int_equal(loc.offset, s.offset);
+	assert_int_equal(loc.bias, 0); /* -no-pie: runtime = link-time */
+	assert_int_equal(loc.avail, m.start + m.len - s.vaddr);
+	assert_string_equal(loc.path, prog);
+	assert_string_equal(loc.file, prog);
+	assert_true(loc.module > 0);
+	/* Other processes and addresses outside the mapping have nothing. */
+	assert_int_equal(itrace_image_lookup(img, 101, s.vaddr, &loc), -ITRACE_E_NOENT);
+	assert_int_equal(itrace_image_lookup(img, 100, m.start + m.len, &loc), -ITRACE_E_NOENT);
+	itrace_image_free(img);
+}
+
+static void test_buildid_mismatch_refused(void **state)
+{
+	struct itrace_image *img = new_image(NULL, NULL);
+	struct itrace_image_loc loc;
+	struct itrace_mmap m;
+
+	(void)state;
+	assert_int_equal(test_text_mmap(prog, "func", 0x1000, &m), 0);
+	m.buildid[0] ^= 0xff;
+	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
+	assert_int_equal(itrace_image_lookup(img, 100, m.start, &loc), -ITRACE_E_BUILDID);
+	assert_null(loc.bytes);
+	assert_string_equal(loc.path, prog);
+	itrace_image_free(img);
+}
+
+static void test_missing_file(void **state)
+{
+	struct itrace_image *img = new_image(NULL, NULL);
+	struct itrace_image_loc loc;
+	struct itrace_mmap m;
+
+	(void)state;
+	assert_int_equal(test_text_mmap(prog, "func", 0x1000, &m), 0);
+	m.path = "/nonexistent/fill_loop";
+	m.path_len = strlen(m.path);
+	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
+	assert_int_equal(itrace_image_lookup(img, 100, m.start, &loc), -ITRACE_E_IO);
+	itrace_image_free(img);
+}
+
+/* A copy under a sysroot, and a build-id link under a debug directory. */
+static void test_sysroot_and_debug_dir(void **state)
+{
+	char dir[] = "/tmp/itrace-image-XXXXXX", path[PATH_MAX + 64], cmd[3 * PATH_MAX];
+	struct itrace_image *img;
+	struct itrace_image_loc loc;
+	struct itrace_mmap m;
+	int n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(test_text_mmap(prog, "func", 0x1000, &m), 0);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/opt' && cp '%s' '%s/opt/prog'", dir, prog, dir);
+	assert_int_equal(system(cmd), 0);
+	m.path = "/opt/prog";
+	m.path_len = strlen(m.path);
+	img = new_image(dir, NULL);
+	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
+	assert_int_equal(itrace_image_lookup(img, 100, m.start, &loc), 0);
+	snprintf(path, sizeof(path), "%s/opt/prog", dir);
+	assert_string_equal(loc.file, path);
+	itrace_image_free(img);
+
+	/* Not under the path, but found by build-id. */
+	n = snprintf(path, sizeof(path), "%s/.build-id/%02x", dir, m.buildid[0]);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	assert_int_equal(system(cmd), 0);
+	n += snprintf(path + n, sizeof(path) - n, "/");
+	for (unsigned i = 1; i < m.buildid_len; i++)
+		n += snprintf(path + n, sizeof(path) - n, "%02x", m.buildid[i]);
+	assert_int_equal(symlink(prog, path), 0);
+	m.path = "/gone/prog";
+	m.path_len = strlen(m.path);
+	img = new_image(NULL, dir);
+	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
+	assert_int_equal(itrace_image_lookup(img, 100, m.start, &loc), 0);
+	assert_string_equal(loc.file, path);
+	itrace_image_free(img);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* [vdso] has no file: only CODE records give its bytes. */
+static void test_code_records(void **state)
+{
+	static const uint8_t v1[] = { 0x90, 0x90, 0xc3 }, v2[] = { 0xcc };
+	struct itrace_image *img = new_image(NULL, NULL);
+	struct itrace_mmap m = { .start = 0x7fff0000, .len = 0x2000, .pid = 7,
+				 .path = "[vdso]", .path_len = 6 };
+	struct itrace_code c1 = { 0x7fff0100, v1, sizeof(v1) }, c2 = { 0x7fff0101, v2, 1 };
+	struct itrace_image_loc loc, loc1;
+
+	(void)state;
+	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
+	assert_int_equal(itrace_image_lookup(img, 7, 0x7fff0100, &loc), -ITRACE_E_IO);
+	assert_string_equal(loc.path, "[vdso]");
+	assert_int_equal(itrace_image_add_code(img, 7, &c1), 0);
+	assert_int_equal(itrace_image_lookup(img, 7, 0x7fff0101, &loc1), 0);
+	assert_int_equal(loc1.avail, 2);
+	assert_int_equal(loc1.bytes[0], 0x90);
+	/* A later CODE record over the same bytes wins (JIT rewrite). */
+	assert_int_equal(itrace_image_add_code(img, 7, &c2), 0);
+	assert_int_equal(itrace_image_lookup(img, 7, 0x7fff0101, &loc), 0);
+	assert_int_equal(loc.bytes[0], 0xcc);
+	assert_int_not_equal(loc.module, loc1.module);
+	assert_int_equal(itrace_image_lookup(img, 7, 0x7fff0102, &loc), 0);
+	assert_int_equal(loc.bytes[0], 0xc3);
+	itrace_image_free(img);
+}
+
+/* Records drive the image: fork copies, exec forgets, MAP_FIXED replaces. */
+static void test_apply_records(void **state)
+{
+	struct itrace_image *img = new_image(NULL, NULL);
+	struct itrace_record rec = { .type = ITRACE_REC_MMAP };
+	struct itrace_image_loc loc;
+
+	(void)state;
+	assert_int_equal(test_text_mmap(prog, "func", 0x1000, &rec.u.mmap), 0);
+	assert_int_equal(itrace_image_apply(img, &rec), 1);
+	rec.type = ITRACE_REC_PROCESS;
+	rec.u.process = (struct itrace_process){ .event = ITRACE_PROCESS_FORK, .pid = 100, .other = 200 };
+	assert_int_equal(itrace_image_apply(img, &rec), 1);
+	assert_int_equal(itrace_image_lookup(img, 200, rec.u.process.pid ? 0x401000 : 0, &loc), 0);
+	rec.u.process = (struct itrace_process){ .event = ITRACE_PROCESS_EXEC, .pid = 100 };
+	assert_int_equal(itrace_image_apply(img, &rec), 1);
+	assert_int_equal(itrace_image_lookup(img, 100, 0x401000, &loc), -ITRACE_E_NOENT);
+	assert_int_equal(itrace_image_lookup(img, 200, 0x401000, &loc), 0);
+	/* An anonymous mapping over the middle of the text splits it. */
+	rec.type = ITRACE_REC_MMAP;
+	rec.u.mmap = (struct itrace_mmap){ .start = 0x401400, .len = 0x100, .pid = 200, .path = "", .path_len = 0 };
+	assert_int_equal(itrace_image_apply(img, &rec), 1);
+	assert_int_equal(itrace_image_lookup(img, 200, 0x401450, &loc), -ITRACE_E_IO);
+	assert_int_equal(itrace_image_lookup(img, 200, 0x401500, &loc), 0);
+	assert_int_equal(loc.offset, 0x1500);
+	assert_int_equal(itrace_image_lookup(img, 200, 0x4013ff, &loc), 0);
+	rec.type = ITRACE_REC_SYSCALL;
+	assert_int_equal(itrace_image_apply(img, &rec), 0);
+	itrace_image_free(img);
+}
+
+static void test_build_id(void **state)
+{
+	uint8_t id[64], small[2];
+	int n;
+
+	(void)state;
+	n = itrace_elf_build_id(prog, id, sizeof(id));
+	assert_true(n >= 8);
+	assert_int_equal(itrace_elf_build_id(prog, small, sizeof(small)), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_elf_build_id("/nonexistent", id, sizeof(id)), -ITRACE_E_IO);
+	assert_int_equal(itrace_elf_build_id("/etc/hostname", id, sizeof(id)), -ITRACE_E_ELF);
+	itrace_image_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lookup_reads_file),
+		cmocka_unit_test(test_buildid_mismatch_refused),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_sysroot_and_debug_dir),
+		cmocka_unit_test(test_code_records),
+		cmocka_unit_test(test_apply_records),
+		cmocka_unit_test(test_build_id),
+	};
+
+	test_prog_path("fill_loop", prog, sizeof(prog));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
