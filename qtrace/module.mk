@@ -14,3 +14,22 @@ $(QTRACE_LIB): $(QTRACE_LIB_OBJS)
 UNIT_LIBS_qtrace := $(QTRACE_LIB)
 $(BUILD)/tests/test_qtrace: $(QTRACE_LIB)
 $(BUILD)/obj/tests/unit/test_qtrace.o: ALL_CPPFLAGS += $(QTRACE_CPPFLAGS)
+
+# qtrace-conv: itrace -> qtrace conversion (conv*.c) and --dump.  libcli.a is
+# named literally: tools/module.mk (CLI_LIB) is read after this file.
+QTRACE_CONV_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,\
+	qtrace/qtrace_conv.c qtrace/qtrace_dump.c qtrace/conv.c qtrace/conv_isa.c)
+$(QTRACE_CONV_OBJS): ALL_CPPFLAGS += $(QTRACE_CPPFLAGS) -Itools
+BINS += $(BUILD)/bin/qtrace-conv
+$(BUILD)/bin/qtrace-conv: $(QTRACE_CONV_OBJS) $(QTRACE_LIB) $(BUILD)/lib/libcli.a $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/qtrace_*.sh))
+
+# bench/qtrace_gen: synthetic ppc64le itrace for the benchmark and e2e tests.
+QTRACE_GEN := $(BUILD)/bench/qtrace_gen
+TEST_DATA += $(QTRACE_GEN)
+$(QTRACE_GEN): $(BUILD)/obj/bench/qtrace_gen.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)

@@ -1,0 +1,124 @@
+/*
+ * qtrace_gen - write a synthetic instruction-level itrace of a ppc64le
+ * loop through libitrace's writer, for qtrace-conv's benchmark and tests.
+ *
+ *   qtrace_gen [--machine ppc64le|ppc64|x86-64] [--threads T] [--no-bytes]
+ *              ITERATIONS OUT.itr
+ *
+ * The loop (at 0x10000000, as a static ppc64le program would have it):
+ *     addi r3,r3,1 ; ld r4,8(r1) ; std r4,16(r1) ; bdnz loop ; nop
+ * With T threads, iterations alternate between threads 1000, 1001, ...
+ * through THREAD switch records.  x86-64 writes a trace qtrace-conv must
+ * refuse.
+ */
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "itrace.h"
+#include "itrace_format.h"
+
+#define LOOP 0x10000000ull
+#define STACK 0x7fffe000ull
+
+struct loop_insn {
+	uint32_t word;
+	int mem;   /* 0 none, 1 load, 2 store */
+	uint64_t mem_off;
+};
+
+static const struct loop_insn loop[] = {
+	{0x38630001, 0, 0},  /* addi r3,r3,1 */
+	{0xe8810008, 1, 8},  /* ld r4,8(r1) */
+	{0xf8810010, 2, 16}, /* std r4,16(r1) */
+	{0x4200fff4, 0, 0},  /* bdnz 0x10000000 */
+};
+
+static void put_word(uint8_t *b, uint32_t w, int little)
+{
+	for (int i = 0; i < 4; i++)
+		b[i] = (uint8_t)(w >> (little ? 8 * i : 24 - 8 * i));
+}
+
+static int check(int rc, const char *what)
+{
+	if (rc < 0) {
+		fprintf(stderr, "qtrace_gen: %s: %s\n", what, itrace_errstr(rc));
+		exit(1);
+	}
+	return rc;
+}
+
+static void switch_thread(struct itrace_writer *w, uint32_t tid)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_THREAD;
+	rec.u.thread.event = ITRACE_THREAD_SWITCH;
+	rec.u.thread.tid = tid;
+	rec.u.thread.pid = 1000;
+	check(itrace_writer_write(w, &rec), "thread record");
+}
+
+static void write_insn(struct itrace_writer *w, uint64_t addr, uint32_t word, int little,
+		       int bytes)
+{
+	uint8_t b[4];
+
+	put_word(b, word, little);
+	check(itrace_write_insn(w, addr, 4, bytes ? b : NULL), "insn record");
+}
+
+static void write_iteration(struct itrace_writer *w, int little, int bytes, int last)
+{
+	for (size_t i = 0; i < sizeof(loop) / sizeof(loop[0]); i++) {
+		write_insn(w, LOOP + 4 * i, loop[i].word, little, bytes);
+		if (loop[i].mem)
+			check(itrace_write_mem(w, STACK + loop[i].mem_off, 8,
+					       loop[i].mem == 2 ? ITRACE_MEM_STORE : 0),
+			      "mem record");
+	}
+	if (last)
+		write_insn(w, LOOP + 16, 0x60000000, little, bytes); /* nop after the loop */
+}
+
+int main(int argc, char **argv)
+{
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+	const char *machine = "ppc64le";
+	unsigned threads = 1;
+	int bytes = 1, argi = 1;
+	unsigned long long n;
+
+	while (argi < argc && strncmp(argv[argi], "--", 2) == 0) {
+		if (strcmp(argv[argi], "--machine") == 0 && argi + 1 < argc)
+			machine = argv[argi + 1], argi += 2;
+		else if (strcmp(argv[argi], "--threads") == 0 && argi + 1 < argc)
+			threads = (unsigned)atoi(argv[argi + 1]), argi += 2;
+		else if (strcmp(argv[argi], "--no-bytes") == 0)
+			bytes = 0, argi++;
+		else
+			break;
+	}
+	if (argc - argi != 2 || threads == 0) {
+		fprintf(stderr, "usage: qtrace_gen [--machine M] [--threads T] [--no-bytes] "
+			"ITERATIONS OUT.itr\n");
+		return 2;
+	}
+	n = strtoull(argv[argi], NULL, 0);
+	itrace_writer_options_init(&o);
+	o.level = ITRACE_LEVEL_INSN;
+	o.flags = ITRACE_FF_MEM | (bytes ? ITRACE_FF_INSN_BYTES : 0);
+	o.machine = strcmp(machine, "x86-64") == 0 ? EM_X86_64 : EM_PPC64;
+	o.target_endian = strcmp(machine, "ppc64") == 0 ? 2 : 1;
+	check(itrace_writer_open(argv[argi + 1], &o, &w), "open");
+	for (unsigned long long i = 0; i < n; i++) {
+		if (threads > 1)
+			switch_thread(w, 1000 + (uint32_t)(i % threads));
+		write_iteration(w, o.target_endian == 1, bytes, i + threads >= n);
+	}
+	return check(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), "close") ? 1 : 0;
+}

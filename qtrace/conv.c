@@ -1,0 +1,335 @@
+/*
+ * conv.c - the itrace -> qtrace stream conversion (see conv.h).
+ *
+ * An INSN record is held back until the next INSN of its thread arrives,
+ * because the MEM records of an instruction follow it; then it goes to
+ * that thread's qtrace writer (which itself waits for the successor's
+ * address).  qtrace has one data address per record: the first MEM of an
+ * instruction is kept, further ones are counted.
+ */
+#include "conv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct conv_thread {
+	uint32_t tid;
+	char *path; /* NULL for stdout */
+	struct qtrace_writer *w;
+	int has_pending;
+	struct qtrace_insn pending;
+};
+
+struct conv {
+	struct conv_options opts;
+	const struct conv_isa *isa;
+	int little;
+	struct itrace_image *image; /* for INSN records without bytes */
+	struct conv_thread *threads;
+	size_t n_threads, cap_threads;
+	size_t last;		    /* index of the last thread used */
+	struct conv_stats st;
+	char err[512];
+};
+
+static int fail(struct conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct conv *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *conv_error(const struct conv *c)
+{
+	return c->err;
+}
+
+int conv_open(const struct conv_options *o, uint16_t machine, uint8_t endian, struct conv **cp)
+{
+	const struct conv_isa *isa = conv_isa_for_machine(machine);
+	struct conv *c;
+
+	*cp = NULL;
+	if (!isa)
+		return -ITRACE_E_NOTSUP;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ITRACE_E_NOMEM;
+	c->opts = *o;
+	c->isa = isa;
+	c->little = endian == 1;
+	*cp = c;
+	return 0;
+}
+
+/* ---- Output files, one per thread -------------------------------------- */
+
+/* thread_path - OUT.qt -> OUT.TID.qt (".qt" appended when OUT lacks it). */
+static char *thread_path(const char *output, uint32_t tid)
+{
+	size_t n = strlen(output);
+	char *p;
+
+	if (n >= 3 && strcmp(output + n - 3, ".qt") == 0)
+		n -= 3;
+	if (asprintf(&p, "%.*s.%u.qt", (int)n, output, tid) < 0)
+		return NULL;
+	return p;
+}
+
+static int open_writer(struct conv *c, struct conv_thread *t)
+{
+	char comment[1024];
+	int rc;
+
+	snprintf(comment, sizeof(comment), "qtrace-conv from itrace '%s', thread %u",
+		 c->opts.source, t->tid);
+	rc = qtrace_writer_open(t->path ? t->path : "-", comment, &t->w);
+	if (rc < 0)
+		return fail(c, "cannot create '%s': %s", t->path ? t->path : "stdout",
+			    rc == -QTRACE_E_IO ? strerror(errno) : qtrace_errstr(rc));
+	c->st.threads++;
+	return 0;
+}
+
+/*
+ * split_outputs - a second thread appears: the first thread's file moves
+ * to its per-thread name (rename keeps the open descriptor valid).
+ */
+static int split_outputs(struct conv *c, uint32_t new_tid)
+{
+	struct conv_thread *first = &c->threads[0];
+	char *p;
+
+	if (strcmp(c->opts.output, "-") == 0)
+		return fail(c, "the trace has several threads (%u and %u) but one output stream; "
+			    "use -o FILE for one file per thread, or --tid TID",
+			    first->tid, new_tid);
+	p = thread_path(c->opts.output, first->tid);
+	if (!p)
+		return fail(c, "out of memory");
+	if (rename(first->path, p) < 0) {
+		fail(c, "cannot rename '%s' to '%s': %s", first->path, p, strerror(errno));
+		free(p);
+		return -1;
+	}
+	free(first->path);
+	first->path = p;
+	return 0;
+}
+
+static struct conv_thread *new_thread(struct conv *c, uint32_t tid)
+{
+	struct conv_thread *t;
+	int split = c->n_threads == 1 && !c->opts.has_tid;
+
+	if (split && split_outputs(c, tid) < 0)
+		return NULL;
+	if (c->n_threads == c->cap_threads) {
+		size_t cap = c->cap_threads ? 2 * c->cap_threads : 4;
+		struct conv_thread *bigger = realloc(c->threads, cap * sizeof(*bigger));
+
+		if (!bigger) {
+			fail(c, "out of memory");
+			return NULL;
+		}
+		c->threads = bigger;
+		c->cap_threads = cap;
+	}
+	t = &c->threads[c->n_threads];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	if (strcmp(c->opts.output, "-") != 0) {
+		t->path = c->n_threads == 0 ? strdup(c->opts.output)
+					    : thread_path(c->opts.output, tid);
+		if (!t->path) {
+			fail(c, "out of memory");
+			return NULL;
+		}
+	}
+	c->n_threads++;
+	if (open_writer(c, t) < 0)
+		return NULL;
+	return t;
+}
+
+static struct conv_thread *find_thread(struct conv *c, uint32_t tid)
+{
+	if (c->n_threads && c->threads[c->last].tid == tid)
+		return &c->threads[c->last];
+	for (size_t i = 0; i < c->n_threads; i++) {
+		if (c->threads[i].tid == tid) {
+			c->last = i;
+			return &c->threads[i];
+		}
+	}
+	return NULL;
+}
+
+/* ---- Instructions ------------------------------------------------------ */
+
+/* flush_pending - hand the held-back instruction to the thread's writer. */
+static int flush_pending(struct conv *c, struct conv_thread *t)
+{
+	int rc;
+
+	if (!t->has_pending)
+		return 0;
+	t->has_pending = 0;
+	rc = qtrace_writer_add(t->w, &t->pending);
+	if (rc == -QTRACE_E_UNREPRESENTABLE) {
+		c->st.dropped++;
+		return 0;
+	}
+	if (rc < 0)
+		return fail(c, "cannot write '%s': %s", t->path ? t->path : "stdout",
+			    rc == -QTRACE_E_IO ? strerror(errno) : qtrace_errstr(rc));
+	c->st.insns++;
+	return 0;
+}
+
+/* code_bytes - the instruction's bytes: from the record, else the image. */
+static const uint8_t *code_bytes(struct conv *c, const struct itrace_record *rec)
+{
+	const struct itrace_insn *in = &rec->u.insn;
+	struct itrace_image_loc loc;
+	int rc;
+
+	if (in->has_bytes)
+		return in->bytes;
+	if (!c->image) {
+		fail(c, "instruction at 0x%llx has no bytes in the trace and the trace maps no "
+		     "code; collect with instruction bytes or keep the MMAP records",
+		     (unsigned long long)in->addr);
+		return NULL;
+	}
+	rc = itrace_image_lookup(c->image, rec->pid, in->addr, &loc);
+	if (rc < 0 || loc.avail < in->len) {
+		fail(c, "no code for the instruction at 0x%llx in %s: %s", (unsigned long long)in->addr,
+		     loc.path && rc != -ITRACE_E_NOENT ? loc.path : "any mapping",
+		     rc < 0 ? itrace_errstr(rc) : "mapping ends inside the instruction");
+		return NULL;
+	}
+	return loc.bytes;
+}
+
+static int on_insn(struct conv *c, const struct itrace_record *rec)
+{
+	const struct itrace_insn *in = &rec->u.insn;
+	struct conv_thread *t = find_thread(c, rec->tid);
+	const uint8_t *bytes;
+
+	if (!t) {
+		t = new_thread(c, rec->tid);
+		if (!t)
+			return -1;
+	}
+	if (flush_pending(c, t) < 0)
+		return -1;
+	bytes = code_bytes(c, rec);
+	if (!bytes)
+		return -1;
+	memset(&t->pending, 0, sizeof(t->pending));
+	t->pending.addr = in->addr;
+	if (c->isa->words(bytes, in->len, c->little, &t->pending) < 0)
+		return fail(c, "instruction at 0x%llx is %u bytes long: not a %s instruction",
+			    (unsigned long long)in->addr, in->len, c->isa->name);
+	t->pending.term_code = (uint8_t)c->isa->term_code(&t->pending);
+	t->has_pending = 1;
+	return 0;
+}
+
+static void on_mem(struct conv *c, const struct itrace_record *rec)
+{
+	struct conv_thread *t = find_thread(c, rec->tid);
+
+	if (!t || !t->has_pending)
+		return;
+	if (t->pending.has_data_addr) {
+		c->st.extra_mem++;
+		return;
+	}
+	t->pending.has_data_addr = 1;
+	t->pending.data_addr = rec->u.mem.addr;
+}
+
+static int on_image_record(struct conv *c, const struct itrace_record *rec)
+{
+	int rc;
+
+	if (!c->image) {
+		rc = itrace_image_alloc(NULL, &c->image);
+		if (rc < 0)
+			return fail(c, "cannot create the code image: %s", itrace_errstr(rc));
+	}
+	rc = itrace_image_apply(c->image, rec);
+	if (rc < 0)
+		return fail(c, "bad mapping record: %s", itrace_errstr(rc));
+	return 0;
+}
+
+int conv_record(struct conv *c, const struct itrace_record *rec)
+{
+	switch (rec->type) {
+	case ITRACE_REC_MMAP:
+	case ITRACE_REC_CODE:
+	case ITRACE_REC_PROCESS:
+		return on_image_record(c, rec);
+	case ITRACE_REC_INSN:
+		if (c->opts.has_tid && rec->tid != c->opts.tid) {
+			c->st.other_tids++;
+			return 0;
+		}
+		return on_insn(c, rec);
+	case ITRACE_REC_MEM:
+		on_mem(c, rec);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int conv_close(struct conv *c, struct conv_stats *st)
+{
+	int ret = 0;
+
+	/* No instruction at all: still a valid (empty) qtrace file. */
+	if (c->n_threads == 0 && !new_thread(c, c->opts.has_tid ? c->opts.tid : 0))
+		ret = -1;
+	for (size_t i = 0; i < c->n_threads; i++) {
+		struct conv_thread *t = &c->threads[i];
+		int rc;
+
+		if (flush_pending(c, t) < 0)
+			ret = -1;
+		rc = qtrace_writer_close(t->w);
+		t->w = NULL;
+		if (rc < 0 && ret == 0)
+			ret = fail(c, "cannot write '%s': %s", t->path ? t->path : "stdout",
+				   rc == -QTRACE_E_IO ? strerror(errno) : qtrace_errstr(rc));
+	}
+	if (st)
+		*st = c->st;
+	return ret;
+}
+
+void conv_free(struct conv *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_threads; i++) {
+		qtrace_writer_close(c->threads[i].w);
+		free(c->threads[i].path);
+	}
+	free(c->threads);
+	itrace_image_free(c->image);
+	free(c);
+}

@@ -1,0 +1,91 @@
+/*
+ * conv_isa.c - how each ISA maps onto qtrace's fixed 32-bit words.
+ *
+ * qtrace has no architecture field and steps every record by 4 bytes
+ * (format reference section 13), so only fixed-width ISAs fit.  POWER is
+ * the one its consumers understand; a new fixed-width ISA is one more
+ * table entry with its own words() and term_code().
+ */
+#include "conv.h"
+
+#include <elf.h>
+
+static uint32_t word_at(const uint8_t *b, int little)
+{
+	if (little)
+		return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+		       (uint32_t)b[3] << 24;
+	return (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 |
+	       (uint32_t)b[0] << 24;
+}
+
+/* POWER: 4-byte words, or an 8-byte POWER10 prefixed pair (prefix first). */
+static int power_words(const uint8_t *bytes, unsigned len, int little, struct qtrace_insn *in)
+{
+	in->insn = word_at(bytes, little);
+	in->suffix = 0;
+	in->len = (uint8_t)len;
+	if (len == 4)
+		return 0;
+	if (len == 8 && qtrace_power_is_prefix(in->insn)) {
+		in->suffix = word_at(bytes + 4, little);
+		return 0;
+	}
+	return -1;
+}
+
+static unsigned power_term_code(const struct qtrace_insn *in)
+{
+	if (in->len != 4)
+		return QTRACE_TERM_NONE; /* no prefixed branches in Power ISA 3.1 */
+	switch (qtrace_power_branch_kind(in->insn)) {
+	case QTRACE_POWER_COND:
+		return QTRACE_TERM_COND;
+	case QTRACE_POWER_UNCOND:
+		return QTRACE_TERM_UNCOND;
+	default:
+		return QTRACE_TERM_NONE;
+	}
+}
+
+static const struct conv_isa isa_power = {
+	.name = "POWER",
+	.machines = {EM_PPC64, EM_PPC, 0},
+	.words = power_words,
+	.term_code = power_term_code,
+};
+
+static const struct conv_isa *const isas[] = {&isa_power};
+
+const struct conv_isa *conv_isa_for_machine(uint16_t machine)
+{
+	for (size_t i = 0; i < sizeof(isas) / sizeof(isas[0]); i++)
+		for (const uint16_t *m = isas[i]->machines; *m; m++)
+			if (*m == machine)
+				return isas[i];
+	return NULL;
+}
+
+const char *conv_machine_name(uint16_t machine)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return "x86-64";
+	case EM_386:
+		return "i386";
+	case EM_AARCH64:
+		return "AArch64";
+	case EM_ARM:
+		return "ARM";
+	case EM_RISCV:
+		return "RISC-V";
+	case EM_S390:
+		return "s390";
+	case EM_PPC64:
+		return "ppc64";
+	case EM_PPC:
+		return "ppc";
+	default:
+		return "non-POWER";
+	}
+}
