@@ -883,7 +883,246 @@ const struct itrace_fill_stats *itrace_filler_stats(const struct itrace_filler *
 const char *itrace_filler_error(const struct itrace_filler *f);
 
 /* ===== 9. Analysis ====================================================== */
-/* (section owned by the export work: itrace_analysis_*) */
+/*
+ * The analysis turns the executed-instruction stream of a trace into what
+ * profilers show: call/return pairs per thread (call paths and calls with
+ * instruction counts), per-function counts, basic blocks, branch
+ * statistics and source-line counts.  Feed it every record of an
+ * instruction-level trace (or of the filler's output) in order with
+ * itrace_analysis_add(), call itrace_analysis_finish(), then read the
+ * tables.  Memory grows with the code executed (distinct instructions,
+ * functions, call paths), not with the trace length: per-event rows
+ * (branches, calls, instructions) are handed to callbacks as they happen.
+ *
+ * How the stream is interpreted (x86-64):
+ *  - Each INSN record is one executed instruction.  Its kind (call, return,
+ *    jump, ...) comes from decoding its bytes with capstone; the bytes come
+ *    from the record, from CODE records seen earlier, or from the file of
+ *    the MMAP record that covers the address (read once per address).
+ *  - A branch instruction is "taken" when the next instruction of the same
+ *    thread is not the one that follows it in memory.
+ *  - call pushes a frame returning to the instruction after the call;
+ *    return pops down to the frame whose return address it reaches
+ *    (frames above it were left without returning: flag NO_RETURN);
+ *    a return that matches no frame ends the whole known stack and starts
+ *    a new root frame (trace started inside a deeper call).
+ *  - A jump that lands inside the function of a frame further down the
+ *    stack (longjmp, siglongjmp, exceptions) unwinds to that frame.
+ *  - A signal (SIGNAL record with a handler, an INTERRUPT branch, or a
+ *    discontinuity after a non-branch instruction) pushes a SIGNAL frame
+ *    that remembers where the thread was interrupted; reaching that place
+ *    again (rt_sigreturn) pops it, whatever the handler did in between.
+ *  - A rep-prefixed instruction repeated at the same address counts once
+ *    per iteration (as single-stepping and valgrind see it).
+ *
+ * Ids in the tables are 1-based; 0 means "none/unknown" (as in perf's
+ * SQLite export).  Strings belong to the analysis and stay valid until
+ * itrace_analysis_free().
+ */
+
+/* What a symbolizer callback reports for one address. */
+struct itrace_analysis_sym {
+	uint64_t start;	  /* first address of the function containing addr */
+	uint64_t size;	  /* its size in bytes (0: unknown) */
+	const char *name; /* function name (NULL: no symbol); copied */
+	const char *file; /* source file of addr (NULL: no line info); copied */
+	uint32_t line;	  /* source line of addr (0: unknown) */
+};
+
+/*
+ * Symbolizer callback: describe `addr` of process `pid`, which lies in the
+ * mapping of file `path` (NULL: no mapping) at file offset `file_offset`.
+ * Fill *out and return 0, or return -ITRACE_E_NOENT when nothing is known
+ * (the instruction is then counted under "[unknown]" of its module); any
+ * other negative code aborts the analysis with that code.
+ */
+typedef int (*itrace_analysis_symbolize_fn)(void *ctx, uint32_t pid, uint64_t addr,
+					    const char *path, uint64_t file_offset,
+					    struct itrace_analysis_sym *out);
+
+/* Flags of a reconstructed call (struct itrace_analysis_call.flags). */
+enum itrace_call_flags {
+	ITRACE_CALL_NO_CALL = 1u << 0,	 /* its call was not seen (root frame) */
+	ITRACE_CALL_NO_RETURN = 1u << 1, /* left without a return (longjmp, end) */
+	ITRACE_CALL_SIGNAL = 1u << 2,	 /* a signal handler activation */
+	ITRACE_CALL_UNWOUND = 1u << 3,	 /* unwound by a jump to an outer frame */
+};
+
+/* One executed branch instruction (per-event callback). */
+struct itrace_analysis_branch_event {
+	uint64_t seq;	       /* 1-based number of the branch in the trace */
+	uint64_t thread_id;    /* row of the threads table */
+	uint64_t from, to;     /* to = next instruction executed */
+	uint64_t from_function_id, to_function_id;
+	uint64_t call_path_id; /* call path current at the branch */
+	uint64_t insn_seq;     /* instructions of the thread before `from` */
+	uint64_t time_ns;
+	uint8_t kind;	       /* enum itrace_branch_kind */
+	uint8_t taken;
+};
+
+/* One executed instruction (per-event callback, for --level insns). */
+struct itrace_analysis_insn_event {
+	uint64_t thread_id;
+	uint64_t addr;
+	uint64_t function_id;
+	uint64_t call_path_id;
+	uint64_t time_ns;
+	uint8_t len;
+};
+
+/*
+ * One completed activation.  Calls are delivered when they end (children
+ * before parents), ids are given at entry so parent_id is always known.
+ * insn_count is inclusive (the activation and everything it called);
+ * branch_count likewise.
+ */
+struct itrace_analysis_call {
+	uint64_t id;
+	uint64_t parent_id;	/* enclosing activation (0: root) */
+	uint64_t thread_id;
+	uint64_t call_path_id;
+	uint64_t parent_call_path_id;
+	uint64_t function_id;
+	uint64_t call_ip;	/* address of the call instruction (0: unknown) */
+	uint64_t call_insn, return_insn; /* thread instruction numbers */
+	uint64_t call_time, return_time; /* ns, 0 when the trace has no time */
+	uint64_t insn_count, branch_count;
+	uint32_t depth;
+	uint32_t flags;		/* enum itrace_call_flags */
+};
+
+struct itrace_analysis_options {
+	size_t size; /* sizeof(struct itrace_analysis_options) */
+	uint16_t machine; /* ELF e_machine of the trace (EM_X86_64 only) */
+	itrace_analysis_symbolize_fn symbolize; /* NULL: no symbols */
+	void *symbolize_ctx;
+	/* Per-event callbacks (NULL: not wanted).  A negative return aborts
+	 * itrace_analysis_add() with that code. */
+	int (*on_branch)(void *ctx, const struct itrace_analysis_branch_event *ev);
+	int (*on_insn)(void *ctx, const struct itrace_analysis_insn_event *ev);
+	int (*on_call)(void *ctx, const struct itrace_analysis_call *call);
+	void *cb_ctx;
+};
+
+/* itrace_analysis_options_init - x86-64, no symbolizer, no callbacks. */
+void itrace_analysis_options_init(struct itrace_analysis_options *opts);
+
+struct itrace_analysis;
+
+/*
+ * itrace_analysis_alloc - start an analysis.  Returns 0 and *ap, or
+ * -ITRACE_E_INVAL (bad options), -ITRACE_E_NOTSUP (machine other than
+ * x86-64), -ITRACE_E_NOMEM, -ITRACE_E_DECODE (capstone unavailable).
+ */
+int itrace_analysis_alloc(const struct itrace_analysis_options *opts,
+			  struct itrace_analysis **ap);
+
+/* itrace_analysis_free - release everything; NULL is a no-op. */
+void itrace_analysis_free(struct itrace_analysis *a);
+
+/*
+ * itrace_analysis_add - account one record, in trace order.  INSN, MMAP,
+ * CODE, THREAD, PROCESS, SIGNAL, BRANCH (interrupt/sigreturn kinds only;
+ * other branches are implied by the instructions), GAP and LOST matter;
+ * the rest is ignored.  An instruction whose bytes are not available or
+ * do not decode is counted as a non-branch instruction and added to
+ * totals.decode_failures (once per address), not reported as an error.
+ * Returns 0; -ITRACE_E_STATE after finish; a callback's or symbolizer's
+ * negative code; -ITRACE_E_NOMEM.
+ */
+int itrace_analysis_add(struct itrace_analysis *a, const struct itrace_record *rec);
+
+/*
+ * itrace_analysis_finish - end every open activation (flag NO_RETURN,
+ * delivered through on_call), then compute the aggregate tables.  Returns
+ * 0 or a negative code; calling it twice returns -ITRACE_E_STATE.
+ */
+int itrace_analysis_finish(struct itrace_analysis *a);
+
+/* Totals of the whole analysis. */
+struct itrace_analysis_totals {
+	uint64_t insns, branches, calls, threads, decode_failures;
+	uint64_t gaps, lost;
+};
+void itrace_analysis_totals(const struct itrace_analysis *a, struct itrace_analysis_totals *t);
+
+/* Tables, valid after itrace_analysis_finish().  Each has a count and an
+ * accessor taking a 0-based index (row id = index + 1), returning NULL
+ * when out of range. */
+struct itrace_analysis_thread {
+	uint64_t id;
+	uint32_t tid, pid;
+	const char *comm;	/* last THREAD_NAME, else process path basename, or "" */
+	uint64_t insns, branches;
+};
+struct itrace_analysis_dso {
+	uint64_t id;
+	const char *path;	/* as in the MMAP record; "[unknown]" for id 1 */
+	const char *short_name;	/* basename */
+	uint8_t buildid[64];
+	uint8_t buildid_len;
+};
+struct itrace_analysis_function {
+	uint64_t id, dso_id;
+	uint64_t start, size;	/* 0,0 for "[unknown]" */
+	const char *name;
+	const char *file;	/* source file of the entry (NULL: none) */
+	uint32_t line;
+	uint64_t insns;		/* self: instructions executed inside it */
+	uint64_t total_insns;	/* inclusive of callees, recursion counted once */
+	uint64_t calls;		/* activations entered by a call */
+};
+struct itrace_analysis_call_path {
+	uint64_t id, parent_id, function_id;
+	uint64_t ip;		/* entry address of the activation */
+	uint64_t calls, insns;	/* activations on this path, their inclusive insns */
+};
+struct itrace_analysis_block {
+	uint64_t id, function_id;
+	uint64_t start, end;	/* [start, end): end = address after last insn */
+	uint32_t insn_count;	/* instructions in the block */
+	uint64_t executions;
+};
+struct itrace_analysis_branch_stat {
+	uint64_t id, function_id;
+	uint64_t from;
+	uint64_t to;		/* the most recently taken target (0: never taken) */
+	uint64_t fallthrough;	/* the instruction after the branch */
+	uint8_t kind;		/* enum itrace_branch_kind */
+	uint64_t executions, taken;
+};
+struct itrace_analysis_edge {	/* call graph: caller -> callee */
+	uint64_t id, caller_id, callee_id; /* function ids; caller 0 = root */
+	uint64_t calls, insns;	/* calls and their inclusive insns */
+};
+struct itrace_analysis_line {
+	uint64_t id;
+	const char *file;
+	uint32_t line;
+	uint64_t function_id;	/* function of its first instruction */
+	uint64_t executions;	/* most executions of any of its instructions */
+	uint64_t insns;		/* instructions executed from this line */
+};
+
+size_t itrace_analysis_thread_count(const struct itrace_analysis *a);
+const struct itrace_analysis_thread *itrace_analysis_thread_at(const struct itrace_analysis *a, size_t i);
+size_t itrace_analysis_dso_count(const struct itrace_analysis *a);
+const struct itrace_analysis_dso *itrace_analysis_dso_at(const struct itrace_analysis *a, size_t i);
+size_t itrace_analysis_function_count(const struct itrace_analysis *a);
+const struct itrace_analysis_function *itrace_analysis_function_at(const struct itrace_analysis *a, size_t i);
+size_t itrace_analysis_call_path_count(const struct itrace_analysis *a);
+const struct itrace_analysis_call_path *itrace_analysis_call_path_at(const struct itrace_analysis *a, size_t i);
+/* Blocks and branch statistics are sorted by (address space, address). */
+size_t itrace_analysis_block_count(const struct itrace_analysis *a);
+const struct itrace_analysis_block *itrace_analysis_block_at(const struct itrace_analysis *a, size_t i);
+size_t itrace_analysis_branch_stat_count(const struct itrace_analysis *a);
+const struct itrace_analysis_branch_stat *itrace_analysis_branch_stat_at(const struct itrace_analysis *a, size_t i);
+size_t itrace_analysis_edge_count(const struct itrace_analysis *a);
+const struct itrace_analysis_edge *itrace_analysis_edge_at(const struct itrace_analysis *a, size_t i);
+/* Lines are sorted by file, then line. */
+size_t itrace_analysis_line_count(const struct itrace_analysis *a);
+const struct itrace_analysis_line *itrace_analysis_line_at(const struct itrace_analysis *a, size_t i);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,1411 @@
+/*
+ * analysis.c - call/return reconstruction and profile tables from the
+ * executed-instruction stream (see itrace.h, section 9).
+ *
+ * Everything the analysis keeps is keyed by code, not by time: one entry
+ * per distinct instruction (its class, function, line and counters), one
+ * per function, call path, call-graph edge, module and thread.  The
+ * per-thread shadow stack is the only thing that grows with run-time
+ * depth.  Per-event rows go to the caller's callbacks immediately.
+ */
+#include "itrace.h"
+#include "itrace_format.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EM_X86_64_ 62
+#define UNKNOWN_START UINT64_MAX /* function key of "[unknown]" */
+#define NO_RETURN_ADDR UINT64_MAX
+
+/* ---- small containers ------------------------------------------------- */
+
+/* Grow *arr (of *cap elements of `size`) to hold `need`. */
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ITRACE_E_NOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+#define VEC(T)                 \
+	struct {               \
+		T *v;          \
+		size_t n, cap; \
+	}
+#define VEC_PUSH_SLOT(vec, slotp)                                                   \
+	(grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof(*(vec).v)) < 0       \
+		 ? -ITRACE_E_NOMEM                                                     \
+		 : ((*(slotp) = &(vec).v[(vec).n++]), memset(*(slotp), 0, sizeof(**(slotp))), 0))
+
+/* Open-addressing map from a pair of u64 keys to a u32 (stored +1). */
+struct map2 {
+	uint64_t *k1, *k2;
+	uint32_t *val; /* 0 = empty slot */
+	size_t cap, n;
+};
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ull;
+	return h ^ (h >> 29);
+}
+
+static uint32_t *map2_slot(const struct map2 *m, uint64_t a, uint64_t b)
+{
+	size_t mask = m->cap - 1, i = mix(a, b) & mask;
+
+	while (m->val[i] && (m->k1[i] != a || m->k2[i] != b))
+		i = (i + 1) & mask;
+	return &m->val[i];
+}
+
+/* map2_get - value for (a, b), or -1 when absent. */
+static int64_t map2_get(const struct map2 *m, uint64_t a, uint64_t b)
+{
+	uint32_t *s;
+
+	if (!m->cap)
+		return -1;
+	s = map2_slot(m, a, b);
+	return *s ? (int64_t)*s - 1 : -1;
+}
+
+static int map2_put(struct map2 *m, uint64_t a, uint64_t b, uint32_t v);
+
+static int map2_rehash(struct map2 *m)
+{
+	struct map2 old = *m, nm = {0};
+	size_t i;
+
+	nm.cap = old.cap ? old.cap * 2 : 64;
+	nm.k1 = malloc(nm.cap * sizeof(*nm.k1));
+	nm.k2 = malloc(nm.cap * sizeof(*nm.k2));
+	nm.val = calloc(nm.cap, sizeof(*nm.val));
+	if (!nm.k1 || !nm.k2 || !nm.val) {
+		free(nm.k1);
+		free(nm.k2);
+		free(nm.val);
+		return -ITRACE_E_NOMEM;
+	}
+	for (i = 0; i < old.cap; i++) {
+		if (old.val[i]) {
+			uint32_t *s = map2_slot(&nm, old.k1[i], old.k2[i]);
+			size_t at = (size_t)(s - nm.val);
+
+			*s = old.val[i];
+			nm.k1[at] = old.k1[i];
+			nm.k2[at] = old.k2[i];
+			nm.n++;
+		}
+	}
+	free(old.k1);
+	free(old.k2);
+	free(old.val);
+	*m = nm;
+	return 0;
+}
+
+/* map2_put - set (a, b) -> v (insert or overwrite). */
+static int map2_put(struct map2 *m, uint64_t a, uint64_t b, uint32_t v)
+{
+	uint32_t *s;
+	size_t at;
+
+	if ((m->n + 1) * 4 > m->cap * 3 && map2_rehash(m) < 0)
+		return -ITRACE_E_NOMEM;
+	s = map2_slot(m, a, b);
+	at = (size_t)(s - m->val);
+	if (!*s)
+		m->n++;
+	*s = v + 1;
+	m->k1[at] = a;
+	m->k2[at] = b;
+	return 0;
+}
+
+static void map2_free(struct map2 *m)
+{
+	free(m->k1);
+	free(m->k2);
+	free(m->val);
+	memset(m, 0, sizeof(*m));
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* ---- the analysis' state ---------------------------------------------- */
+
+/* Instruction classes (what decoding says the instruction does). */
+enum insn_class {
+	IC_NONE = 0, /* not a control transfer */
+	IC_COND,
+	IC_UNCOND,
+	IC_CALL,
+	IC_RETURN,
+	IC_INDIRECT,
+	IC_INDIRECT_CALL,
+	IC_SYSCALL,
+};
+
+enum insn_flags {
+	IF_LEADER = 1u << 0,	 /* reached by a transfer: starts a block */
+	IF_UNDECODED = 1u << 1,
+	IF_REP = 1u << 2,	 /* seen repeating in place (rep prefix) */
+};
+
+struct insn {
+	uint64_t addr;
+	uint64_t count;	     /* executions */
+	uint64_t judged;     /* executions whose successor was seen (branches) */
+	uint64_t taken;
+	uint64_t last_target;
+	uint32_t function;   /* index into functions */
+	uint32_t file;	     /* index+1 into files, 0 = none */
+	uint32_t line;
+	uint16_t space;
+	uint8_t len;
+	uint8_t cls;	     /* enum insn_class */
+	uint8_t flags;	     /* enum insn_flags */
+};
+
+struct mapping {
+	uint64_t start, len, pgoff;
+	uint32_t dso; /* index */
+};
+
+struct code_blob {
+	uint64_t addr;
+	size_t len;
+	uint8_t *bytes;
+};
+
+/* One address space: a process between exec()s. */
+struct space {
+	uint32_t pid;
+	char *name; /* executable path, or NULL */
+	VEC(struct mapping) maps;
+	VEC(struct code_blob) code;
+};
+
+struct dso_int {
+	struct itrace_analysis_dso pub;
+	int fd; /* -2 not opened yet, -1 cannot open */
+};
+
+struct frame {
+	uint64_t call_id;
+	uint64_t ret_addr;   /* where a return lands; NO_RETURN_ADDR: none */
+	uint64_t resume_pc;  /* SIGNAL frames: interrupted instruction */
+	uint64_t call_ip;
+	uint64_t entry_insn, entry_branch, entry_time;
+	uint32_t function, call_path, edge;
+	uint32_t flags;	     /* ITRACE_CALL_NO_CALL / SIGNAL */
+	bool outermost;	     /* first activation of its function in the thread */
+	bool handler_returned;
+};
+
+struct thread {
+	struct itrace_analysis_thread pub;
+	char *name;
+	uint16_t space;
+	int32_t prev;	     /* index of the previous instruction, -1 none */
+	bool pending_signal;
+	uint64_t sig_pc, sig_handler;
+	VEC(struct frame) stack;
+	struct map2 active;  /* function -> activations on the stack */
+};
+
+struct itrace_analysis {
+	struct itrace_analysis_options opts;
+	csh cs;
+	cs_insn *csi;
+	bool finished;
+	uint64_t time_ns;
+	uint64_t next_call_id;
+	struct itrace_analysis_totals totals;
+
+	VEC(struct insn) insns;
+	struct map2 insn_map;	 /* (space, addr) -> insn */
+	VEC(struct space) spaces;
+	struct map2 pid_space;	 /* pid -> current space */
+	VEC(struct dso_int) dsos;
+	VEC(struct itrace_analysis_function) functions;
+	struct map2 function_map; /* (dso, start) -> function */
+	VEC(struct itrace_analysis_call_path) paths;
+	struct map2 path_map;	 /* (parent, ip ^ function) -> path */
+	VEC(struct itrace_analysis_edge) edges;
+	struct map2 edge_map;	 /* (caller, callee) -> edge */
+	VEC(struct thread) threads;
+	struct map2 thread_map;	 /* tid -> thread */
+	int32_t last_thread;	 /* cache of the thread of the last record */
+	VEC(char *) files;	 /* interned source file names */
+	struct map2 file_map;	 /* (hash, n) -> file */
+
+	/* results */
+	VEC(struct itrace_analysis_block) blocks;
+	VEC(struct itrace_analysis_branch_stat) branch_stats;
+	VEC(struct itrace_analysis_line) lines;
+};
+
+/* ---- strings, modules, address spaces ---------------------------------- */
+
+static char *dup_str(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static char *dup_mem(const char *s, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (p) {
+		memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+/* intern_file - index+1 of source file `name` (0 on NULL), or negative. */
+static int64_t intern_file(struct itrace_analysis *a, const char *name)
+{
+	uint64_t h;
+	uint64_t n;
+	char **slot;
+	int64_t at;
+
+	if (!name)
+		return 0;
+	h = str_hash(name);
+	for (n = 0;; n++) { /* n disambiguates hash collisions */
+		at = map2_get(&a->file_map, h, n);
+		if (at < 0)
+			break;
+		if (strcmp(a->files.v[at], name) == 0)
+			return at + 1;
+	}
+	if (VEC_PUSH_SLOT(a->files, &slot) < 0)
+		return -ITRACE_E_NOMEM;
+	*slot = strdup(name);
+	if (!*slot || map2_put(&a->file_map, h, n, (uint32_t)(a->files.n - 1)) < 0) {
+		free(*slot);
+		a->files.n--;
+		return -ITRACE_E_NOMEM;
+	}
+	return (int64_t)a->files.n;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* dso_get - index of the module (path, build-id), created on first use. */
+static int64_t dso_get(struct itrace_analysis *a, const char *path, size_t path_len,
+		       const uint8_t *buildid, uint8_t buildid_len)
+{
+	struct dso_int *d;
+	size_t i;
+
+	for (i = 0; i < a->dsos.n; i++) {
+		d = &a->dsos.v[i];
+		if (strlen(d->pub.path) == path_len && memcmp(d->pub.path, path, path_len) == 0 &&
+		    d->pub.buildid_len == buildid_len &&
+		    memcmp(d->pub.buildid, buildid, buildid_len) == 0)
+			return (int64_t)i;
+	}
+	if (VEC_PUSH_SLOT(a->dsos, &d) < 0)
+		return -ITRACE_E_NOMEM;
+	d->pub.path = dup_mem(path, path_len);
+	if (!d->pub.path) {
+		a->dsos.n--;
+		return -ITRACE_E_NOMEM;
+	}
+	d->pub.id = a->dsos.n;
+	d->pub.short_name = base_name(d->pub.path);
+	if (buildid_len > sizeof(d->pub.buildid))
+		buildid_len = sizeof(d->pub.buildid);
+	memcpy(d->pub.buildid, buildid, buildid_len);
+	d->pub.buildid_len = buildid_len;
+	d->fd = -2;
+	return (int64_t)(a->dsos.n - 1);
+}
+
+static int64_t space_new(struct itrace_analysis *a, uint32_t pid)
+{
+	struct space *s;
+
+	if (a->spaces.n >= UINT16_MAX)
+		return -ITRACE_E_NOTSUP;
+	if (VEC_PUSH_SLOT(a->spaces, &s) < 0)
+		return -ITRACE_E_NOMEM;
+	s->pid = pid;
+	if (map2_put(&a->pid_space, pid, 0, (uint32_t)(a->spaces.n - 1)) < 0)
+		return -ITRACE_E_NOMEM;
+	return (int64_t)(a->spaces.n - 1);
+}
+
+/* space_of - current space of `pid`, created empty on first sight. */
+static int64_t space_of(struct itrace_analysis *a, uint32_t pid)
+{
+	int64_t s = map2_get(&a->pid_space, pid, 0);
+
+	return s >= 0 ? s : space_new(a, pid);
+}
+
+static const struct mapping *find_mapping(const struct space *s, uint64_t addr)
+{
+	size_t i;
+
+	/* newest first: a later mmap over the same range replaces the older */
+	for (i = s->maps.n; i-- > 0;)
+		if (addr - s->maps.v[i].start < s->maps.v[i].len)
+			return &s->maps.v[i];
+	return NULL;
+}
+
+/* ---- instruction bytes and classes ------------------------------------ */
+
+/* code_bytes - up to `max` bytes at addr from CODE records or the mapped
+ * file; returns how many were found (0: none). */
+static size_t code_bytes(struct itrace_analysis *a, const struct space *s, uint64_t addr,
+			 uint8_t *buf, size_t max)
+{
+	const struct mapping *m;
+	struct dso_int *d;
+	size_t i, n;
+	ssize_t got;
+
+	for (i = s->code.n; i-- > 0;) {
+		const struct code_blob *c = &s->code.v[i];
+
+		if (addr - c->addr < c->len) {
+			n = c->len - (size_t)(addr - c->addr);
+			n = n < max ? n : max;
+			memcpy(buf, c->bytes + (addr - c->addr), n);
+			return n;
+		}
+	}
+	m = find_mapping(s, addr);
+	if (!m)
+		return 0;
+	d = &a->dsos.v[m->dso];
+	if (d->fd == -2)
+		d->fd = d->pub.path[0] == '/' ? open(d->pub.path, O_RDONLY | O_CLOEXEC) : -1;
+	if (d->fd < 0)
+		return 0;
+	n = m->start + m->len - addr;
+	n = n < max ? n : max;
+	got = pread(d->fd, buf, n, (off_t)(m->pgoff + (addr - m->start)));
+	return got > 0 ? (size_t)got : 0;
+}
+
+static bool op_is_imm(const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	return x->op_count >= 1 && x->operands[0].type == X86_OP_IMM;
+}
+
+/* classify - the control-transfer class of the decoded instruction. */
+static enum insn_class classify(const cs_insn *ci)
+{
+	const cs_detail *d = ci->detail;
+	uint8_t i;
+	bool jump = false, call = false, ret = false, intr = false;
+
+	for (i = 0; i < d->groups_count; i++) {
+		switch (d->groups[i]) {
+		case CS_GRP_JUMP: jump = true; break;
+		case CS_GRP_CALL: call = true; break;
+		case CS_GRP_RET:
+		case CS_GRP_IRET: ret = true; break;
+		case CS_GRP_INT: intr = true; break;
+		default: break;
+		}
+	}
+	if (ci->id == X86_INS_SYSCALL || ci->id == X86_INS_SYSENTER)
+		intr = true;
+	if (call)
+		return op_is_imm(ci) ? IC_CALL : IC_INDIRECT_CALL;
+	if (ret)
+		return IC_RETURN;
+	if (jump) {
+		if (ci->id == X86_INS_JMP || ci->id == X86_INS_LJMP)
+			return op_is_imm(ci) ? IC_UNCOND : IC_INDIRECT;
+		return IC_COND;
+	}
+	return intr ? IC_SYSCALL : IC_NONE;
+}
+
+static uint8_t class_kind(uint8_t cls)
+{
+	static const uint8_t kinds[] = {
+		[IC_NONE] = ITRACE_BRANCH_UNKNOWN,
+		[IC_COND] = ITRACE_BRANCH_COND,
+		[IC_UNCOND] = ITRACE_BRANCH_UNCOND,
+		[IC_CALL] = ITRACE_BRANCH_CALL,
+		[IC_RETURN] = ITRACE_BRANCH_RETURN,
+		[IC_INDIRECT] = ITRACE_BRANCH_INDIRECT,
+		[IC_INDIRECT_CALL] = ITRACE_BRANCH_INDIRECT_CALL,
+		[IC_SYSCALL] = ITRACE_BRANCH_SYSCALL,
+	};
+	return kinds[cls];
+}
+
+static void decode_insn(struct itrace_analysis *a, const struct space *s, struct insn *in,
+			const struct itrace_insn *rec)
+{
+	uint8_t buf[ITRACE_INSN_MAX_LEN];
+	const uint8_t *p = buf;
+	size_t n;
+	uint64_t addr = in->addr;
+
+	if (rec->has_bytes && rec->len) {
+		n = rec->len;
+		memcpy(buf, rec->bytes, n);
+	} else {
+		n = code_bytes(a, s, in->addr, buf, in->len ? in->len : sizeof(buf));
+	}
+	if (n && cs_disasm_iter(a->cs, &p, &n, &addr, a->csi)) {
+		in->cls = (uint8_t)classify(a->csi);
+		if (!in->len)
+			in->len = (uint8_t)a->csi->size;
+		return;
+	}
+	in->cls = IC_NONE;
+	in->flags |= IF_UNDECODED;
+	a->totals.decode_failures++;
+}
+
+/* ---- functions --------------------------------------------------------- */
+
+static int64_t function_get(struct itrace_analysis *a, uint32_t dso, const struct itrace_analysis_sym *sym)
+{
+	struct itrace_analysis_function *f;
+	uint64_t start = sym ? sym->start : UNKNOWN_START;
+	int64_t at = map2_get(&a->function_map, dso, start);
+
+	if (at >= 0) {
+		f = &a->functions.v[at];
+		if (sym && !f->size && sym->size)
+			f->size = sym->size;
+		return at;
+	}
+	if (VEC_PUSH_SLOT(a->functions, &f) < 0)
+		return -ITRACE_E_NOMEM;
+	f->id = a->functions.n;
+	f->dso_id = dso + 1;
+	if (sym) {
+		f->start = sym->start;
+		f->size = sym->size;
+	}
+	f->name = dup_str(sym ? sym->name : "[unknown]");
+	if (!f->name || map2_put(&a->function_map, dso, start, (uint32_t)(a->functions.n - 1)) < 0)
+		return -ITRACE_E_NOMEM;
+	return (int64_t)(a->functions.n - 1);
+}
+
+/* symbolize - set in->function / file / line. */
+static int symbolize(struct itrace_analysis *a, const struct space *s, struct insn *in, uint32_t pid)
+{
+	const struct mapping *m = find_mapping(s, in->addr);
+	uint32_t dso = m ? m->dso : 0; /* dso 0 is "[unknown]" */
+	struct itrace_analysis_sym sym = {0};
+	int64_t f, file;
+	int rc = -ITRACE_E_NOENT;
+
+	if (a->opts.symbolize)
+		rc = a->opts.symbolize(a->opts.symbolize_ctx, pid, in->addr,
+				       m ? a->dsos.v[m->dso].pub.path : NULL,
+				       m ? m->pgoff + (in->addr - m->start) : in->addr, &sym);
+	if (rc < 0 && rc != -ITRACE_E_NOENT)
+		return rc;
+	if (rc < 0)
+		memset(&sym, 0, sizeof(sym));
+	f = function_get(a, dso, rc >= 0 && sym.name ? &sym : NULL);
+	if (f < 0)
+		return (int)f;
+	in->function = (uint32_t)f;
+	file = intern_file(a, rc >= 0 && sym.line ? sym.file : NULL);
+	if (file < 0)
+		return (int)file;
+	in->file = (uint32_t)file;
+	in->line = file ? sym.line : 0;
+	return 0;
+}
+
+/* insn_get - index of the instruction at (space, addr), decoded and
+ * symbolized on first sight. */
+static int64_t insn_get(struct itrace_analysis *a, uint16_t sp, uint32_t pid,
+			const struct itrace_insn *rec)
+{
+	int64_t at = map2_get(&a->insn_map, sp, rec->addr);
+	struct insn *in;
+	int rc;
+
+	if (at >= 0)
+		return at;
+	if (a->insns.n >= UINT32_MAX / 2)
+		return -ITRACE_E_NOMEM;
+	if (VEC_PUSH_SLOT(a->insns, &in) < 0)
+		return -ITRACE_E_NOMEM;
+	in->addr = rec->addr;
+	in->space = sp;
+	in->len = rec->len;
+	decode_insn(a, &a->spaces.v[sp], in, rec);
+	rc = symbolize(a, &a->spaces.v[sp], in, pid);
+	if (rc < 0) {
+		a->insns.n--;
+		return rc;
+	}
+	if (map2_put(&a->insn_map, sp, rec->addr, (uint32_t)(a->insns.n - 1)) < 0)
+		return -ITRACE_E_NOMEM;
+	return (int64_t)(a->insns.n - 1);
+}
+
+/* ---- threads and the shadow stack -------------------------------------- */
+
+static int64_t thread_get(struct itrace_analysis *a, uint32_t tid, uint32_t pid)
+{
+	struct thread *t;
+	int64_t at, sp;
+
+	if (a->last_thread >= 0 && a->threads.v[a->last_thread].pub.tid == tid)
+		return a->last_thread;
+	at = map2_get(&a->thread_map, tid, 0);
+	if (at < 0) {
+		sp = space_of(a, pid);
+		if (sp < 0)
+			return sp;
+		if (VEC_PUSH_SLOT(a->threads, &t) < 0)
+			return -ITRACE_E_NOMEM;
+		t->pub.id = a->threads.n;
+		t->pub.tid = tid;
+		t->pub.pid = pid;
+		t->space = (uint16_t)sp;
+		t->prev = -1;
+		at = (int64_t)(a->threads.n - 1);
+		if (map2_put(&a->thread_map, tid, 0, (uint32_t)at) < 0)
+			return -ITRACE_E_NOMEM;
+		a->totals.threads++;
+	}
+	a->last_thread = (int32_t)at;
+	return at;
+}
+
+static uint64_t active_add(struct thread *t, uint32_t function, int delta, int *rc)
+{
+	int64_t n = map2_get(&t->active, function, 0);
+
+	n = (n < 0 ? 0 : n) + delta;
+	*rc = map2_put(&t->active, function, 0, (uint32_t)n);
+	return (uint64_t)n;
+}
+
+static int64_t path_get(struct itrace_analysis *a, uint32_t parent /* id, 0 root */,
+			uint32_t function, uint64_t ip)
+{
+	struct itrace_analysis_call_path *p;
+	uint64_t key = ip ^ ((uint64_t)function << 48);
+	int64_t at = map2_get(&a->path_map, parent, key);
+
+	if (at >= 0)
+		return at;
+	if (VEC_PUSH_SLOT(a->paths, &p) < 0)
+		return -ITRACE_E_NOMEM;
+	p->id = a->paths.n;
+	p->parent_id = parent;
+	p->function_id = function + 1;
+	p->ip = ip;
+	if (map2_put(&a->path_map, parent, key, (uint32_t)(a->paths.n - 1)) < 0)
+		return -ITRACE_E_NOMEM;
+	return (int64_t)(a->paths.n - 1);
+}
+
+static int64_t edge_get(struct itrace_analysis *a, uint64_t caller_id, uint64_t callee_id)
+{
+	struct itrace_analysis_edge *e;
+	int64_t at = map2_get(&a->edge_map, caller_id, callee_id);
+
+	if (at >= 0)
+		return at;
+	if (VEC_PUSH_SLOT(a->edges, &e) < 0)
+		return -ITRACE_E_NOMEM;
+	e->id = a->edges.n;
+	e->caller_id = caller_id;
+	e->callee_id = callee_id;
+	if (map2_put(&a->edge_map, caller_id, callee_id, (uint32_t)(a->edges.n - 1)) < 0)
+		return -ITRACE_E_NOMEM;
+	return (int64_t)(a->edges.n - 1);
+}
+
+/*
+ * push_frame - enter an activation of the function of instruction `entry`.
+ * flags: 0 for a call, ITRACE_CALL_NO_CALL for a root, ITRACE_CALL_SIGNAL.
+ */
+static int push_frame(struct itrace_analysis *a, struct thread *t, const struct insn *entry,
+		      uint64_t ret_addr, uint64_t call_ip, uint32_t flags, uint64_t resume_pc)
+{
+	struct frame *top = t->stack.n ? &t->stack.v[t->stack.n - 1] : NULL;
+	uint32_t parent_path = top ? top->call_path + 1 : 0;
+	struct frame *f;
+	int64_t path, edge;
+	int rc;
+
+	path = path_get(a, parent_path, entry->function, entry->addr);
+	if (path < 0)
+		return (int)path;
+	edge = edge_get(a, top ? top->function + 1 : 0, entry->function + 1);
+	if (edge < 0)
+		return (int)edge;
+	if (VEC_PUSH_SLOT(t->stack, &f) < 0)
+		return -ITRACE_E_NOMEM;
+	f->call_id = ++a->next_call_id;
+	f->ret_addr = ret_addr;
+	f->resume_pc = resume_pc;
+	f->call_ip = call_ip;
+	f->entry_insn = t->pub.insns;
+	f->entry_branch = t->pub.branches;
+	f->entry_time = a->time_ns;
+	f->function = entry->function;
+	f->call_path = (uint32_t)path;
+	f->edge = (uint32_t)edge;
+	f->flags = flags;
+	f->outermost = active_add(t, entry->function, +1, &rc) == 1;
+	if (rc < 0)
+		return rc;
+	a->paths.v[path].calls++;
+	a->edges.v[edge].calls++;
+	if (!(flags & (ITRACE_CALL_NO_CALL | ITRACE_CALL_SIGNAL))) {
+		a->functions.v[entry->function].calls++;
+		a->totals.calls++;
+	}
+	return 0;
+}
+
+/* pop_frame - end the top activation and report it. */
+static int pop_frame(struct itrace_analysis *a, struct thread *t, uint32_t extra_flags)
+{
+	struct frame *f = &t->stack.v[t->stack.n - 1];
+	struct itrace_analysis_call c = {0};
+	uint64_t insns = t->pub.insns - f->entry_insn;
+	int rc;
+
+	active_add(t, f->function, -1, &rc);
+	if (rc < 0)
+		return rc;
+	if (f->outermost)
+		a->functions.v[f->function].total_insns += insns;
+	a->paths.v[f->call_path].insns += insns;
+	a->edges.v[f->edge].insns += insns;
+	t->stack.n--;
+	if (!a->opts.on_call)
+		return 0;
+	c.id = f->call_id;
+	c.parent_id = t->stack.n ? t->stack.v[t->stack.n - 1].call_id : 0;
+	c.thread_id = t->pub.id;
+	c.call_path_id = f->call_path + 1;
+	c.parent_call_path_id = a->paths.v[f->call_path].parent_id;
+	c.function_id = f->function + 1;
+	c.call_ip = f->call_ip;
+	c.call_insn = f->entry_insn;
+	c.return_insn = t->pub.insns;
+	c.call_time = f->entry_time;
+	c.return_time = a->time_ns;
+	c.insn_count = insns;
+	c.branch_count = t->pub.branches - f->entry_branch;
+	c.depth = (uint32_t)t->stack.n;
+	c.flags = f->flags | extra_flags;
+	return a->opts.on_call(a->opts.cb_ctx, &c);
+}
+
+static int pop_to(struct itrace_analysis *a, struct thread *t, size_t keep, uint32_t flags)
+{
+	int rc;
+
+	while (t->stack.n > keep)
+		if ((rc = pop_frame(a, t, flags)) < 0)
+			return rc;
+	return 0;
+}
+
+static int flush_thread(struct itrace_analysis *a, struct thread *t)
+{
+	t->prev = -1;
+	t->pending_signal = false;
+	return pop_to(a, t, 0, ITRACE_CALL_NO_RETURN);
+}
+
+/* signal_frame_resuming_at - index+1 of the SIGNAL frame that resumes at pc. */
+static size_t signal_frame_resuming_at(const struct thread *t, uint64_t pc)
+{
+	size_t i;
+
+	for (i = t->stack.n; i-- > 0;)
+		if ((t->stack.v[i].flags & ITRACE_CALL_SIGNAL) && t->stack.v[i].resume_pc == pc)
+			return i + 1;
+	return 0;
+}
+
+/* A return to `to`: pop down to the frame it returns from. */
+static int do_return(struct itrace_analysis *a, struct thread *t, const struct insn *to)
+{
+	size_t i, keep;
+	int rc;
+
+	for (i = t->stack.n; i-- > 0;) {
+		if (t->stack.v[i].ret_addr == to->addr) {
+			if ((rc = pop_to(a, t, i + 1, ITRACE_CALL_NO_RETURN)) < 0)
+				return rc;
+			return pop_frame(a, t, 0);
+		}
+		if (t->stack.v[i].flags & ITRACE_CALL_SIGNAL)
+			break;
+	}
+	/* No frame above the nearest signal frame expects this return. */
+	if (t->stack.n && (t->stack.v[t->stack.n - 1].flags & ITRACE_CALL_SIGNAL)) {
+		/* the handler returns into the signal trampoline; the frame
+		 * ends at sigreturn, when the interrupted code resumes */
+		t->stack.v[t->stack.n - 1].handler_returned = true;
+		return 0;
+	}
+	keep = 0;
+	for (i = t->stack.n; i-- > 0;)
+		if (t->stack.v[i].flags & ITRACE_CALL_SIGNAL) {
+			keep = i + 1;
+			break;
+		}
+	/* returned past everything we saw being called: new root */
+	if ((rc = pop_to(a, t, keep, 0)) < 0)
+		return rc;
+	if (keep)
+		return 0;
+	return push_frame(a, t, to, NO_RETURN_ADDR, 0, ITRACE_CALL_NO_CALL, 0);
+}
+
+/* A jump that left the current function: longjmp-like unwinding when the
+ * target belongs to an outer frame's function. */
+static int do_jump_out(struct itrace_analysis *a, struct thread *t, const struct insn *to)
+{
+	size_t i;
+
+	if (!t->stack.n || t->stack.v[t->stack.n - 1].function == to->function)
+		return 0;
+	if (a->functions.v[to->function].start == 0 && a->functions.v[to->function].size == 0)
+		return 0; /* "[unknown]" says nothing about frames */
+	for (i = t->stack.n - 1; i-- > 0;) {
+		/* siglongjmp may leave a handler: signal frames do not stop it */
+		if (t->stack.v[i].function == to->function)
+			return pop_to(a, t, i + 1, ITRACE_CALL_NO_RETURN | ITRACE_CALL_UNWOUND);
+	}
+	return 0; /* tail call or jump into a stub: stays in this frame */
+}
+
+static int emit_branch(struct itrace_analysis *a, struct thread *t, const struct insn *p,
+		       const struct insn *e, bool taken)
+{
+	struct itrace_analysis_branch_event ev;
+
+	if (!a->opts.on_branch)
+		return 0;
+	ev.seq = a->totals.branches;
+	ev.thread_id = t->pub.id;
+	ev.from = p->addr;
+	ev.to = e->addr;
+	ev.from_function_id = p->function + 1;
+	ev.to_function_id = e->function + 1;
+	ev.call_path_id = t->stack.n ? t->stack.v[t->stack.n - 1].call_path + 1 : 0;
+	ev.insn_seq = t->pub.insns - 1;
+	ev.time_ns = a->time_ns;
+	ev.kind = class_kind(p->cls);
+	ev.taken = taken;
+	return a->opts.on_branch(a->opts.cb_ctx, &ev);
+}
+
+/* transition - account the step from instruction p to instruction e. */
+static int transition(struct itrace_analysis *a, struct thread *t, struct insn *p, struct insn *e)
+{
+	uint64_t fall = p->addr + p->len;
+	bool taken = e->addr != fall;
+	size_t sig;
+	int rc;
+
+	if (t->pending_signal && e->addr == t->sig_handler) {
+		/* delivery: p's own outcome is unknown (the signal came first) */
+		t->pending_signal = false;
+		e->flags |= IF_LEADER;
+		return push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_SIGNAL, t->sig_pc);
+	}
+	if (p->cls == IC_NONE) {
+		if (!taken)
+			return 0;
+		if (e->addr == p->addr) { /* rep iterations repeat p */
+			p->flags |= IF_REP;
+			return 0;
+		}
+		e->flags |= IF_LEADER;
+		if ((sig = signal_frame_resuming_at(t, e->addr)))
+			return pop_to(a, t, sig - 1, 0);
+		/* control left a plain instruction: asynchronous signal */
+		return push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_SIGNAL, fall);
+	}
+	p->judged++;
+	if (taken) {
+		p->taken++;
+		p->last_target = e->addr;
+		e->flags |= IF_LEADER;
+	}
+	t->pub.branches++;
+	a->totals.branches++;
+	if ((rc = emit_branch(a, t, p, e, taken)) < 0)
+		return rc;
+	switch (p->cls) {
+	case IC_CALL:
+	case IC_INDIRECT_CALL:
+		if (!taken) /* call to the next instruction: reads the pc */
+			return 0;
+		return push_frame(a, t, e, fall, p->addr, 0, 0);
+	case IC_RETURN:
+		return do_return(a, t, e);
+	case IC_SYSCALL:
+		if (!taken)
+			return 0;
+		if ((sig = signal_frame_resuming_at(t, e->addr)))
+			return pop_to(a, t, sig - 1, 0); /* rt_sigreturn */
+		return push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_SIGNAL, fall);
+	default:
+		if (!taken)
+			return 0;
+		if ((sig = signal_frame_resuming_at(t, e->addr)))
+			return pop_to(a, t, sig - 1, 0);
+		return do_jump_out(a, t, e);
+	}
+}
+
+static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
+{
+	int64_t ti = thread_get(a, rec->tid ? rec->tid : rec->pid, rec->pid);
+	struct thread *t;
+	struct insn *e;
+	int64_t ei;
+	int rc;
+
+	if (ti < 0)
+		return (int)ti;
+	t = &a->threads.v[ti];
+	ei = insn_get(a, t->space, t->pub.pid, &rec->u.insn);
+	if (ei < 0)
+		return (int)ei;
+	e = &a->insns.v[ei];
+	if (t->prev >= 0) {
+		rc = transition(a, t, &a->insns.v[t->prev], e);
+	} else {
+		e->flags |= IF_LEADER;
+		rc = t->stack.n ? 0 : push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_NO_CALL, 0);
+	}
+	if (rc < 0)
+		return rc;
+	e->count++;
+	t->pub.insns++;
+	a->totals.insns++;
+	t->prev = (int32_t)ei;
+	if (a->opts.on_insn) {
+		struct itrace_analysis_insn_event ev = {
+			.thread_id = t->pub.id,
+			.addr = e->addr,
+			.function_id = e->function + 1,
+			.call_path_id = t->stack.n ? t->stack.v[t->stack.n - 1].call_path + 1 : 0,
+			.time_ns = a->time_ns,
+			.len = e->len,
+		};
+		return a->opts.on_insn(a->opts.cb_ctx, &ev);
+	}
+	return 0;
+}
+
+/* ---- other records ------------------------------------------------------ */
+
+static int on_mmap(struct itrace_analysis *a, const struct itrace_record *rec)
+{
+	const struct itrace_mmap *mm = &rec->u.mmap;
+	int64_t sp = space_of(a, mm->pid ? mm->pid : rec->pid);
+	int64_t dso;
+	struct mapping *m;
+
+	if (sp < 0)
+		return (int)sp;
+	dso = dso_get(a, mm->path ? mm->path : "", mm->path ? mm->path_len : 0, mm->buildid,
+		      mm->buildid_len);
+	if (dso < 0)
+		return (int)dso;
+	if (VEC_PUSH_SLOT(a->spaces.v[sp].maps, &m) < 0)
+		return -ITRACE_E_NOMEM;
+	m->start = mm->start;
+	m->len = mm->len;
+	m->pgoff = mm->pgoff;
+	m->dso = (uint32_t)dso;
+	return 0;
+}
+
+static int on_code(struct itrace_analysis *a, const struct itrace_record *rec)
+{
+	int64_t sp = space_of(a, rec->pid);
+	struct code_blob *c;
+
+	if (sp < 0)
+		return (int)sp;
+	if (!rec->u.code.len)
+		return 0;
+	if (VEC_PUSH_SLOT(a->spaces.v[sp].code, &c) < 0)
+		return -ITRACE_E_NOMEM;
+	c->bytes = malloc(rec->u.code.len);
+	if (!c->bytes) {
+		a->spaces.v[sp].code.n--;
+		return -ITRACE_E_NOMEM;
+	}
+	memcpy(c->bytes, rec->u.code.bytes, rec->u.code.len);
+	c->addr = rec->u.code.addr;
+	c->len = rec->u.code.len;
+	return 0;
+}
+
+/* Threads of `pid` now run in space `sp` (exec); their stacks end. */
+static int move_threads(struct itrace_analysis *a, uint32_t pid, int64_t sp)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < a->threads.n; i++) {
+		struct thread *t = &a->threads.v[i];
+
+		if (t->pub.pid != pid)
+			continue;
+		if ((rc = flush_thread(a, t)) < 0)
+			return rc;
+		t->space = (uint16_t)sp;
+	}
+	return 0;
+}
+
+static int on_process(struct itrace_analysis *a, const struct itrace_record *rec)
+{
+	const struct itrace_process *p = &rec->u.process;
+	int64_t sp, child;
+	struct space *s;
+
+	switch (p->event) {
+	case ITRACE_PROCESS_START:
+	case ITRACE_PROCESS_EXEC:
+		sp = p->event == ITRACE_PROCESS_EXEC || map2_get(&a->pid_space, p->pid, 0) < 0
+			     ? space_new(a, p->pid)
+			     : space_of(a, p->pid);
+		if (sp < 0)
+			return (int)sp;
+		s = &a->spaces.v[sp];
+		if (p->name) {
+			free(s->name);
+			if (!(s->name = dup_mem(p->name, p->name_len)))
+				return -ITRACE_E_NOMEM;
+		}
+		return p->event == ITRACE_PROCESS_EXEC ? move_threads(a, p->pid, sp) : 0;
+	case ITRACE_PROCESS_FORK:
+		sp = space_of(a, p->pid);
+		if (sp < 0)
+			return (int)sp;
+		child = space_new(a, (uint32_t)p->other);
+		if (child < 0)
+			return (int)child;
+		/* copy after creation: space_new may move the vector */
+		{
+			struct space *src = &a->spaces.v[sp], *dst = &a->spaces.v[child];
+
+			if (src->name && !(dst->name = strdup(src->name)))
+				return -ITRACE_E_NOMEM;
+			if (src->maps.n) {
+				if (grow((void **)&dst->maps.v, &dst->maps.cap, src->maps.n,
+					 sizeof(*dst->maps.v)) < 0)
+					return -ITRACE_E_NOMEM;
+				memcpy(dst->maps.v, src->maps.v, src->maps.n * sizeof(*src->maps.v));
+				dst->maps.n = src->maps.n;
+			}
+		}
+		return 0;
+	case ITRACE_PROCESS_EXIT:
+		return move_threads(a, p->pid, space_of(a, p->pid));
+	default:
+		return 0;
+	}
+}
+
+static int on_thread(struct itrace_analysis *a, const struct itrace_record *rec)
+{
+	const struct itrace_thread *th = &rec->u.thread;
+	int64_t ti;
+	struct thread *t;
+
+	if (th->event != ITRACE_THREAD_EXIT && th->event != ITRACE_THREAD_NAME)
+		return 0;
+	ti = thread_get(a, th->tid, th->pid ? th->pid : rec->pid);
+	if (ti < 0)
+		return (int)ti;
+	t = &a->threads.v[ti];
+	if (th->event == ITRACE_THREAD_EXIT)
+		return flush_thread(a, t);
+	free(t->name);
+	t->name = th->name ? dup_mem(th->name, th->name_len) : NULL;
+	return th->name && !t->name ? -ITRACE_E_NOMEM : 0;
+}
+
+/* A signal about to be delivered: the next instruction at `handler` is
+ * its first. */
+static int expect_signal(struct itrace_analysis *a, const struct itrace_record *rec,
+			 uint64_t pc, uint64_t handler)
+{
+	int64_t ti;
+
+	if (!handler)
+		return 0;
+	ti = thread_get(a, rec->tid ? rec->tid : rec->pid, rec->pid);
+	if (ti < 0)
+		return (int)ti;
+	a->threads.v[ti].pending_signal = true;
+	a->threads.v[ti].sig_pc = pc;
+	a->threads.v[ti].sig_handler = handler;
+	return 0;
+}
+
+/* After a gap the next instruction's predecessor is unknown. */
+static int on_gap(struct itrace_analysis *a, const struct itrace_record *rec)
+{
+	size_t i;
+
+	if (rec->type == ITRACE_REC_GAP)
+		a->totals.gaps++;
+	else
+		a->totals.lost += rec->u.lost.count;
+	for (i = 0; i < a->threads.n; i++)
+		if (a->threads.v[i].pub.pid == rec->pid || !rec->pid)
+			a->threads.v[i].prev = -1;
+	return 0;
+}
+
+int itrace_analysis_add(struct itrace_analysis *a, const struct itrace_record *rec)
+{
+	if (!a || !rec)
+		return -ITRACE_E_INVAL;
+	if (a->finished)
+		return -ITRACE_E_STATE;
+	a->time_ns = rec->time_ns;
+	switch (rec->type) {
+	case ITRACE_REC_INSN: return on_insn(a, rec);
+	case ITRACE_REC_MMAP: return on_mmap(a, rec);
+	case ITRACE_REC_CODE: return on_code(a, rec);
+	case ITRACE_REC_PROCESS: return on_process(a, rec);
+	case ITRACE_REC_THREAD: return on_thread(a, rec);
+	case ITRACE_REC_SIGNAL:
+		return expect_signal(a, rec, rec->u.signal.pc, rec->u.signal.handler);
+	case ITRACE_REC_BRANCH:
+		if (rec->u.branch.kind == ITRACE_BRANCH_INTERRUPT)
+			return expect_signal(a, rec, rec->u.branch.from, rec->u.branch.to);
+		return 0;
+	case ITRACE_REC_GAP:
+	case ITRACE_REC_LOST: return on_gap(a, rec);
+	default: return 0;
+	}
+}
+
+/* ---- finishing: aggregate tables ---------------------------------------- */
+
+static const struct itrace_analysis *cmp_ctx;
+
+static int cmp_insn_addr(const void *x, const void *y)
+{
+	const struct insn *p = &cmp_ctx->insns.v[*(const uint32_t *)x];
+	const struct insn *q = &cmp_ctx->insns.v[*(const uint32_t *)y];
+
+	if (p->space != q->space)
+		return p->space < q->space ? -1 : 1;
+	return p->addr < q->addr ? -1 : p->addr > q->addr;
+}
+
+static int cmp_line(const void *x, const void *y)
+{
+	const struct itrace_analysis_line *p = x, *q = y;
+	int c = strcmp(p->file, q->file);
+
+	return c ? c : (p->line > q->line) - (p->line < q->line);
+}
+
+static bool starts_block(const struct insn *prev, const struct insn *e)
+{
+	return !prev || (e->flags & IF_LEADER) || prev->space != e->space ||
+	       prev->addr + prev->len != e->addr || prev->cls != IC_NONE ||
+	       prev->function != e->function ||
+	       (prev->count != e->count && !(prev->flags & IF_REP));
+}
+
+static int build_blocks_and_branches(struct itrace_analysis *a, const uint32_t *order)
+{
+	struct itrace_analysis_block *b = NULL;
+	const struct insn *prev = NULL;
+	size_t i;
+
+	for (i = 0; i < a->insns.n; i++) {
+		const struct insn *e = &a->insns.v[order[i]];
+		struct itrace_analysis_function *f = &a->functions.v[e->function];
+
+		a->functions.v[e->function].insns += e->count;
+		if (!f->file && e->file) { /* lowest executed address names it */
+			f->file = a->files.v[e->file - 1];
+			f->line = e->line;
+		}
+		if (starts_block(prev, e)) {
+			if (VEC_PUSH_SLOT(a->blocks, &b) < 0)
+				return -ITRACE_E_NOMEM;
+			b->id = a->blocks.n;
+			b->function_id = e->function + 1;
+			b->start = e->addr;
+		}
+		b->executions = e->count; /* its last instruction: rep ops repeat inside */
+		b->end = e->addr + e->len;
+		b->insn_count++;
+		if (e->cls != IC_NONE) {
+			struct itrace_analysis_branch_stat *s;
+
+			if (VEC_PUSH_SLOT(a->branch_stats, &s) < 0)
+				return -ITRACE_E_NOMEM;
+			s->id = a->branch_stats.n;
+			s->function_id = e->function + 1;
+			s->from = e->addr;
+			s->to = e->last_target;
+			s->fallthrough = e->addr + e->len;
+			s->kind = class_kind(e->cls);
+			s->executions = e->judged;
+			s->taken = e->taken;
+		}
+		prev = e;
+	}
+	return 0;
+}
+
+static int build_lines(struct itrace_analysis *a, const uint32_t *order)
+{
+	struct map2 at = {0};
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < a->insns.n && rc == 0; i++) {
+		const struct insn *e = &a->insns.v[order[i]];
+		struct itrace_analysis_line *l;
+		int64_t li;
+
+		if (!e->file)
+			continue;
+		li = map2_get(&at, e->file, e->line);
+		if (li < 0) {
+			if (VEC_PUSH_SLOT(a->lines, &l) < 0 ||
+			    map2_put(&at, e->file, e->line, (uint32_t)(a->lines.n - 1)) < 0) {
+				rc = -ITRACE_E_NOMEM;
+				break;
+			}
+			l->file = a->files.v[e->file - 1];
+			l->line = e->line;
+			l->function_id = e->function + 1;
+		} else {
+			l = &a->lines.v[li];
+		}
+		l->insns += e->count;
+		if (e->count > l->executions)
+			l->executions = e->count;
+	}
+	map2_free(&at);
+	if (rc < 0)
+		return rc;
+	qsort(a->lines.v, a->lines.n, sizeof(*a->lines.v), cmp_line);
+	for (i = 0; i < a->lines.n; i++)
+		a->lines.v[i].id = i + 1;
+	return 0;
+}
+
+int itrace_analysis_finish(struct itrace_analysis *a)
+{
+	uint32_t *order;
+	size_t i;
+	int rc;
+
+	if (!a)
+		return -ITRACE_E_INVAL;
+	if (a->finished)
+		return -ITRACE_E_STATE;
+	a->finished = true;
+	for (i = 0; i < a->threads.n; i++) {
+		struct thread *t = &a->threads.v[i];
+
+		if ((rc = flush_thread(a, t)) < 0)
+			return rc;
+		t->pub.comm = t->name ? t->name : a->spaces.v[t->space].name ? base_name(a->spaces.v[t->space].name) : "";
+	}
+	order = malloc((a->insns.n ? a->insns.n : 1) * sizeof(*order));
+	if (!order)
+		return -ITRACE_E_NOMEM;
+	for (i = 0; i < a->insns.n; i++)
+		order[i] = (uint32_t)i;
+	cmp_ctx = a; /* qsort has no context argument; finish is not reentrant */
+	qsort(order, a->insns.n, sizeof(*order), cmp_insn_addr);
+	rc = build_blocks_and_branches(a, order);
+	if (rc == 0)
+		rc = build_lines(a, order);
+	free(order);
+	return rc;
+}
+
+/* ---- lifetime and accessors --------------------------------------------- */
+
+void itrace_analysis_options_init(struct itrace_analysis_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+	opts->machine = EM_X86_64_;
+}
+
+int itrace_analysis_alloc(const struct itrace_analysis_options *opts, struct itrace_analysis **ap)
+{
+	struct itrace_analysis *a;
+	struct dso_int *unknown;
+
+	if (!ap)
+		return -ITRACE_E_INVAL;
+	*ap = NULL;
+	if (!opts || opts->size < sizeof(*opts))
+		return -ITRACE_E_INVAL;
+	if (opts->machine != EM_X86_64_)
+		return -ITRACE_E_NOTSUP;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ITRACE_E_NOMEM;
+	a->opts = *opts;
+	a->last_thread = -1;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &a->cs) != CS_ERR_OK) {
+		free(a);
+		return -ITRACE_E_DECODE;
+	}
+	cs_option(a->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	a->csi = cs_malloc(a->cs);
+	/* module 1 is "[unknown]": code outside every mapping */
+	if (!a->csi || VEC_PUSH_SLOT(a->dsos, &unknown) < 0 ||
+	    !(unknown->pub.path = strdup("[unknown]"))) {
+		itrace_analysis_free(a);
+		return -ITRACE_E_NOMEM;
+	}
+	unknown->pub.id = 1;
+	unknown->pub.short_name = unknown->pub.path;
+	unknown->fd = -1;
+	*ap = a;
+	return 0;
+}
+
+void itrace_analysis_free(struct itrace_analysis *a)
+{
+	size_t i, j;
+
+	if (!a)
+		return;
+	if (a->csi)
+		cs_free(a->csi, 1);
+	cs_close(&a->cs);
+	free(a->insns.v);
+	map2_free(&a->insn_map);
+	for (i = 0; i < a->spaces.n; i++) {
+		struct space *s = &a->spaces.v[i];
+
+		free(s->name);
+		free(s->maps.v);
+		for (j = 0; j < s->code.n; j++)
+			free(s->code.v[j].bytes);
+		free(s->code.v);
+	}
+	free(a->spaces.v);
+	map2_free(&a->pid_space);
+	for (i = 0; i < a->dsos.n; i++) {
+		free((char *)a->dsos.v[i].pub.path);
+		if (a->dsos.v[i].fd >= 0)
+			close(a->dsos.v[i].fd);
+	}
+	free(a->dsos.v);
+	for (i = 0; i < a->functions.n; i++)
+		free((char *)a->functions.v[i].name);
+	free(a->functions.v);
+	map2_free(&a->function_map);
+	free(a->paths.v);
+	map2_free(&a->path_map);
+	free(a->edges.v);
+	map2_free(&a->edge_map);
+	for (i = 0; i < a->threads.n; i++) {
+		free(a->threads.v[i].name);
+		free(a->threads.v[i].stack.v);
+		map2_free(&a->threads.v[i].active);
+	}
+	free(a->threads.v);
+	map2_free(&a->thread_map);
+	for (i = 0; i < a->files.n; i++)
+		free(a->files.v[i]);
+	free(a->files.v);
+	map2_free(&a->file_map);
+	free(a->blocks.v);
+	free(a->branch_stats.v);
+	free(a->lines.v);
+	free(a);
+}
+
+void itrace_analysis_totals(const struct itrace_analysis *a, struct itrace_analysis_totals *t)
+{
+	*t = a->totals;
+}
+
+#define TABLE(name, type, vec, expr)                                                   \
+	size_t itrace_analysis_##name##_count(const struct itrace_analysis *a)         \
+	{                                                                              \
+		return a->finished ? a->vec.n : 0;                                     \
+	}                                                                              \
+	const type *itrace_analysis_##name##_at(const struct itrace_analysis *a, size_t i) \
+	{                                                                              \
+		return a->finished && i < a->vec.n ? &a->vec.v[i] expr : NULL;         \
+	}
+
+TABLE(thread, struct itrace_analysis_thread, threads, .pub)
+TABLE(dso, struct itrace_analysis_dso, dsos, .pub)
+TABLE(function, struct itrace_analysis_function, functions, )
+TABLE(call_path, struct itrace_analysis_call_path, paths, )
+TABLE(block, struct itrace_analysis_block, blocks, )
+TABLE(branch_stat, struct itrace_analysis_branch_stat, branch_stats, )
+TABLE(edge, struct itrace_analysis_edge, edges, )
+TABLE(line, struct itrace_analysis_line, lines, )

@@ -1,0 +1,447 @@
+/*
+ * test_analysis.c - call/return reconstruction and the profile tables of
+ * reader/analysis.c, fed with hand-built instruction streams whose bytes
+ * are real x86-64 encodings (so the classes come from capstone).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "itrace.h"
+
+/* x86-64 encodings used below */
+static const uint8_t NOP[] = {0x90};
+static const uint8_t CALL[] = {0xe8, 0, 0, 0, 0};  /* call rel32 */
+static const uint8_t RET[] = {0xc3};
+static const uint8_t JE[] = {0x74, 0x10};	    /* je rel8 */
+static const uint8_t JMP_RAX[] = {0xff, 0xe0};	    /* jmp *%rax */
+static const uint8_t SYSCALL[] = {0x0f, 0x05};
+static const uint8_t REP_MOVSB[] = {0xf3, 0xa4};
+
+/* A fake symbol table: four functions of 0x100 bytes. */
+struct fn {
+	uint64_t start;
+	const char *name;
+};
+static const struct fn fns[] = {
+	{0x1000, "main"}, {0x2000, "f"}, {0x3000, "g"}, {0x4000, "handler"},
+};
+
+static int fake_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
+			  uint64_t off, struct itrace_analysis_sym *out)
+{
+	size_t i;
+
+	(void)ctx, (void)pid, (void)path, (void)off;
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		if (addr - fns[i].start < 0x100) {
+			out->start = fns[i].start;
+			out->size = 0x100;
+			out->name = fns[i].name;
+			out->file = "t.c";
+			out->line = (uint32_t)(addr >> 4); /* 16 bytes per line */
+			return 0;
+		}
+	}
+	return -ITRACE_E_NOENT;
+}
+
+#define MAX_CALLS 64
+struct fixture {
+	struct itrace_analysis *a;
+	struct itrace_analysis_call calls[MAX_CALLS];
+	size_t ncalls;
+	uint64_t branch_events, taken_events;
+};
+
+static int collect_call(void *ctx, const struct itrace_analysis_call *c)
+{
+	struct fixture *fx = ctx;
+
+	assert_true(fx->ncalls < MAX_CALLS);
+	fx->calls[fx->ncalls++] = *c;
+	return 0;
+}
+
+static int count_branch(void *ctx, const struct itrace_analysis_branch_event *ev)
+{
+	struct fixture *fx = ctx;
+
+	fx->branch_events++;
+	fx->taken_events += ev->taken;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	static struct fixture fx;
+	struct itrace_analysis_options o;
+
+	memset(&fx, 0, sizeof(fx));
+	itrace_analysis_options_init(&o);
+	o.symbolize = fake_symbolize;
+	o.on_call = collect_call;
+	o.on_branch = count_branch;
+	o.cb_ctx = &fx;
+	assert_int_equal(itrace_analysis_alloc(&o, &fx.a), 0);
+	*state = &fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	itrace_analysis_free(fx->a);
+	return 0;
+}
+
+static void insn_tid(struct fixture *fx, uint32_t tid, uint64_t addr, const uint8_t *bytes,
+		     size_t len)
+{
+	struct itrace_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = ITRACE_REC_INSN;
+	r.tid = tid;
+	r.pid = 100;
+	r.u.insn.addr = addr;
+	r.u.insn.len = (uint8_t)len;
+	r.u.insn.has_bytes = 1;
+	memcpy(r.u.insn.bytes, bytes, len);
+	assert_int_equal(itrace_analysis_add(fx->a, &r), 0);
+}
+
+#define INSN(fx, addr, b) insn_tid(fx, 100, addr, b, sizeof(b))
+
+static const struct itrace_analysis_function *fn_named(struct fixture *fx, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < itrace_analysis_function_count(fx->a); i++) {
+		const struct itrace_analysis_function *f = itrace_analysis_function_at(fx->a, i);
+
+		if (strcmp(f->name, name) == 0)
+			return f;
+	}
+	fail_msg("no function %s", name);
+	return NULL;
+}
+
+static const struct itrace_analysis_call *call_of(struct fixture *fx, const char *name, size_t nth)
+{
+	const struct itrace_analysis_function *f = fn_named(fx, name);
+	size_t i;
+
+	for (i = 0; i < fx->ncalls; i++)
+		if (fx->calls[i].function_id == f->id && nth-- == 0)
+			return &fx->calls[i];
+	fail_msg("no call %zu of %s", nth, name);
+	return NULL;
+}
+
+static const struct itrace_analysis_branch_stat *branch_at(struct fixture *fx, uint64_t from)
+{
+	size_t i;
+
+	for (i = 0; i < itrace_analysis_branch_stat_count(fx->a); i++)
+		if (itrace_analysis_branch_stat_at(fx->a, i)->from == from)
+			return itrace_analysis_branch_stat_at(fx->a, i);
+	fail_msg("no branch at %#lx", (unsigned long)from);
+	return NULL;
+}
+
+/* main: nop; call f; nop   f: nop; nop; ret */
+static void test_call_return(void **state)
+{
+	struct fixture *fx = *state;
+	const struct itrace_analysis_call *c;
+
+	INSN(fx, 0x1000, NOP);
+	INSN(fx, 0x1001, CALL);
+	INSN(fx, 0x2000, NOP);
+	INSN(fx, 0x2001, NOP);
+	INSN(fx, 0x2002, RET);
+	INSN(fx, 0x1006, NOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+
+	assert_int_equal(fx->ncalls, 2);
+	c = call_of(fx, "f", 0);
+	assert_int_equal(c->insn_count, 3);
+	assert_int_equal(c->branch_count, 1); /* its ret */
+	assert_int_equal(c->flags, 0);
+	assert_int_equal(c->call_ip, 0x1001);
+	assert_int_equal(c->depth, 1);
+	c = call_of(fx, "main", 0);
+	assert_int_equal(c->flags, ITRACE_CALL_NO_CALL | ITRACE_CALL_NO_RETURN);
+	assert_int_equal(c->insn_count, 6);
+	assert_int_equal(fx->calls[0].parent_id, c->id);
+
+	assert_int_equal(fn_named(fx, "main")->insns, 3);
+	assert_int_equal(fn_named(fx, "main")->total_insns, 6);
+	assert_int_equal(fn_named(fx, "main")->calls, 0);
+	assert_int_equal(fn_named(fx, "f")->insns, 3);
+	assert_int_equal(fn_named(fx, "f")->total_insns, 3);
+	assert_int_equal(fn_named(fx, "f")->calls, 1);
+
+	assert_int_equal(branch_at(fx, 0x1001)->executions, 1);
+	assert_int_equal(branch_at(fx, 0x1001)->taken, 1);
+	assert_int_equal(branch_at(fx, 0x1001)->to, 0x2000);
+	assert_int_equal(branch_at(fx, 0x1001)->kind, ITRACE_BRANCH_CALL);
+	assert_int_equal(branch_at(fx, 0x2002)->kind, ITRACE_BRANCH_RETURN);
+	assert_int_equal(fx->branch_events, 2);
+	/* blocks: [0x1000,0x1006) [0x1006,0x1007) [0x2000,0x2003) */
+	assert_int_equal(itrace_analysis_block_count(fx->a), 3);
+	assert_int_equal(itrace_analysis_block_at(fx->a, 0)->end, 0x1006);
+	assert_int_equal(itrace_analysis_block_at(fx->a, 0)->insn_count, 2);
+	assert_int_equal(itrace_analysis_block_at(fx->a, 2)->insn_count, 3);
+	/* one edge root->main, one main->f */
+	assert_int_equal(itrace_analysis_edge_count(fx->a), 2);
+	assert_int_equal(itrace_analysis_edge_at(fx->a, 1)->calls, 1);
+	assert_int_equal(itrace_analysis_edge_at(fx->a, 1)->insns, 3);
+}
+
+/* f recurses depth times: f: call f (at 0x2000) ... ret (0x2005) */
+static void test_recursion(void **state)
+{
+	struct fixture *fx = *state;
+	const int depth = 5;
+	int i;
+
+	INSN(fx, 0x1000, CALL); /* main calls f */
+	for (i = 0; i < depth; i++) {
+		INSN(fx, 0x2000, JE);	/* not taken until the bottom */
+		INSN(fx, 0x2002, CALL); /* f calls f */
+	}
+	INSN(fx, 0x2000, JE); /* taken: to the ret */
+	INSN(fx, 0x2012, RET);
+	for (i = 0; i < depth; i++)
+		INSN(fx, 0x2007, RET); /* each caller returns after its call */
+	INSN(fx, 0x1005, NOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+
+	assert_int_equal(fn_named(fx, "f")->calls, depth + 1);
+	assert_int_equal(fn_named(fx, "f")->insns, 2 * depth + 2 + depth);
+	/* inclusive of the outermost activation only */
+	assert_int_equal(fn_named(fx, "f")->total_insns, 2 * depth + 2 + depth);
+	assert_int_equal(call_of(fx, "f", 0)->insn_count, 2); /* deepest ends first */
+	assert_int_equal(call_of(fx, "f", depth)->insn_count, 3 * depth + 2);
+	assert_int_equal(call_of(fx, "f", depth)->depth, 1);
+	assert_int_equal(call_of(fx, "f", 0)->depth, depth + 1);
+	assert_int_equal(branch_at(fx, 0x2000)->executions, depth + 1);
+	assert_int_equal(branch_at(fx, 0x2000)->taken, 1);
+	/* each recursion level is its own call path */
+	assert_int_equal(itrace_analysis_call_path_count(fx->a), depth + 2);
+}
+
+/* main -> f -> g; g jumps indirectly back into main (longjmp) */
+static void test_longjmp(void **state)
+{
+	struct fixture *fx = *state;
+	const struct itrace_analysis_call *c;
+
+	INSN(fx, 0x1000, CALL); /* setjmp-like point is 0x1005 */
+	INSN(fx, 0x2000, CALL);
+	INSN(fx, 0x3000, NOP);
+	INSN(fx, 0x3001, JMP_RAX);
+	INSN(fx, 0x1005, NOP); /* back in main */
+	INSN(fx, 0x1006, RET); /* main returns to an unseen caller */
+	INSN(fx, 0x1234567, NOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+
+	c = call_of(fx, "g", 0);
+	assert_int_equal(c->flags, ITRACE_CALL_NO_RETURN | ITRACE_CALL_UNWOUND);
+	assert_int_equal(c->insn_count, 2);
+	c = call_of(fx, "f", 0);
+	assert_int_equal(c->flags, ITRACE_CALL_NO_RETURN | ITRACE_CALL_UNWOUND);
+	assert_int_equal(c->insn_count, 3);
+	c = call_of(fx, "main", 0);
+	assert_int_equal(c->flags, ITRACE_CALL_NO_CALL); /* ended by its ret */
+	assert_int_equal(c->insn_count, 6);
+	c = call_of(fx, "[unknown]", 0); /* the new root after main's return */
+	assert_int_equal(c->flags, ITRACE_CALL_NO_CALL | ITRACE_CALL_NO_RETURN);
+	assert_int_equal(c->insn_count, 1);
+	assert_int_equal(branch_at(fx, 0x3001)->kind, ITRACE_BRANCH_INDIRECT);
+}
+
+static void add_signal(struct fixture *fx, uint64_t pc, uint64_t handler)
+{
+	struct itrace_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = ITRACE_REC_SIGNAL;
+	r.tid = r.pid = 100;
+	r.u.signal.signo = 10;
+	r.u.signal.pc = pc;
+	r.u.signal.handler = handler;
+	assert_int_equal(itrace_analysis_add(fx->a, &r), 0);
+}
+
+/* A signal interrupts f; the handler calls g, returns into a trampoline
+ * (at 0x5000, outside every symbol) that calls rt_sigreturn. */
+static void test_signal_handler(void **state)
+{
+	struct fixture *fx = *state;
+	const struct itrace_analysis_call *c;
+
+	INSN(fx, 0x1000, CALL);
+	INSN(fx, 0x2000, NOP);
+	add_signal(fx, 0x2001, 0x4000);
+	INSN(fx, 0x4000, CALL);
+	INSN(fx, 0x3000, RET);
+	INSN(fx, 0x4005, RET);	   /* to the trampoline */
+	INSN(fx, 0x5000, SYSCALL); /* rt_sigreturn */
+	INSN(fx, 0x2001, RET);	   /* f resumes and returns */
+	INSN(fx, 0x1005, NOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+
+	c = call_of(fx, "handler", 0);
+	assert_int_equal(c->flags, ITRACE_CALL_SIGNAL);
+	assert_int_equal(c->insn_count, 4); /* call, g's ret, ret, syscall */
+	assert_int_equal(c->depth, 2);	    /* on top of main, f */
+	c = call_of(fx, "f", 0);
+	assert_int_equal(c->flags, 0);
+	assert_int_equal(c->insn_count, 6);
+	assert_int_equal(fn_named(fx, "handler")->calls, 0); /* not called */
+	assert_int_equal(fn_named(fx, "g")->calls, 1);
+	/* the delivery did not make f's nop a taken branch */
+	assert_int_equal(branch_at(fx, 0x5000)->taken, 1);
+}
+
+/* Without a SIGNAL record, a jump away from a plain instruction is an
+ * asynchronous interruption; coming back to its successor ends it. */
+static void test_async_discontinuity(void **state)
+{
+	struct fixture *fx = *state;
+	const struct itrace_analysis_call *c;
+
+	INSN(fx, 0x1000, NOP);
+	INSN(fx, 0x4000, NOP);
+	INSN(fx, 0x4001, SYSCALL);
+	INSN(fx, 0x1001, NOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+	c = call_of(fx, "handler", 0);
+	assert_int_equal(c->flags, ITRACE_CALL_SIGNAL);
+	assert_int_equal(c->insn_count, 2);
+	assert_int_equal(call_of(fx, "main", 0)->insn_count, 4);
+}
+
+/* A loop: je at 0x1000 not taken 3 times then taken; rep movsb repeats. */
+static void test_branches_and_rep(void **state)
+{
+	struct fixture *fx = *state;
+	const struct itrace_analysis_block *b;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		INSN(fx, 0x1000, JE);
+		INSN(fx, 0x1002, REP_MOVSB);
+		INSN(fx, 0x1002, REP_MOVSB);
+		INSN(fx, 0x1004, JMP_RAX);
+	}
+	INSN(fx, 0x1000, JE);
+	INSN(fx, 0x1012, NOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+
+	assert_int_equal(branch_at(fx, 0x1000)->executions, 4);
+	assert_int_equal(branch_at(fx, 0x1000)->taken, 1);
+	assert_int_equal(branch_at(fx, 0x1000)->to, 0x1012);
+	assert_int_equal(branch_at(fx, 0x1000)->kind, ITRACE_BRANCH_COND);
+	assert_int_equal(branch_at(fx, 0x1004)->taken, 3);
+	assert_int_equal(fx->branch_events, 7);
+	assert_int_equal(fx->taken_events, 4);
+	assert_int_equal(fn_named(fx, "main")->insns, 3 * 4 + 2);
+	/* blocks: je | rep movsb, jmp | nop */
+	assert_int_equal(itrace_analysis_block_count(fx->a), 3);
+	b = itrace_analysis_block_at(fx->a, 1);
+	assert_int_equal(b->start, 0x1002);
+	assert_int_equal(b->insn_count, 2);
+	assert_int_equal(b->executions, 3); /* rep iterations stay inside */
+	/* lines: 0x100 (je, movsb, jmp) and 0x101 (nop) */
+	assert_int_equal(itrace_analysis_line_count(fx->a), 2);
+	assert_int_equal(itrace_analysis_line_at(fx->a, 0)->line, 0x100);
+	assert_int_equal(itrace_analysis_line_at(fx->a, 0)->executions, 6);
+	assert_int_equal(itrace_analysis_line_at(fx->a, 0)->insns, 13);
+	assert_string_equal(itrace_analysis_line_at(fx->a, 1)->file, "t.c");
+}
+
+/* Two threads interleaved keep separate stacks. */
+static void test_threads(void **state)
+{
+	struct fixture *fx = *state;
+
+	insn_tid(fx, 100, 0x1000, CALL, sizeof(CALL));
+	insn_tid(fx, 101, 0x3000, CALL, sizeof(CALL));
+	insn_tid(fx, 100, 0x2000, RET, sizeof(RET));
+	insn_tid(fx, 101, 0x2010, NOP, sizeof(NOP));
+	insn_tid(fx, 100, 0x1005, NOP, sizeof(NOP));
+	insn_tid(fx, 101, 0x2011, RET, sizeof(RET));
+	insn_tid(fx, 101, 0x3005, NOP, sizeof(NOP));
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+	assert_int_equal(itrace_analysis_thread_count(fx->a), 2);
+	assert_int_equal(itrace_analysis_thread_at(fx->a, 1)->insns, 4);
+	assert_int_equal(call_of(fx, "f", 0)->insn_count, 1);
+	assert_int_equal(call_of(fx, "f", 1)->insn_count, 2);
+	assert_int_equal(call_of(fx, "f", 1)->thread_id, 2);
+	assert_int_equal(fn_named(fx, "f")->total_insns, 3);
+	assert_int_equal(fn_named(fx, "f")->calls, 2);
+}
+
+/* No bytes anywhere: counted, not classified, reported in the totals. */
+static void test_undecodable(void **state)
+{
+	struct fixture *fx = *state;
+	struct itrace_analysis_totals t;
+	struct itrace_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = ITRACE_REC_INSN;
+	r.tid = r.pid = 7;
+	r.u.insn.addr = 0x1000;
+	r.u.insn.len = 3;
+	assert_int_equal(itrace_analysis_add(fx->a, &r), 0);
+	assert_int_equal(itrace_analysis_add(fx->a, &r), 0);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+	assert_int_equal(itrace_analysis_finish(fx->a), -ITRACE_E_STATE);
+	assert_int_equal(itrace_analysis_add(fx->a, &r), -ITRACE_E_STATE);
+	itrace_analysis_totals(fx->a, &t);
+	assert_int_equal(t.insns, 2);
+	assert_int_equal(t.decode_failures, 1);
+	assert_int_equal(t.branches, 0);
+}
+
+static void test_bad_options(void **state)
+{
+	struct itrace_analysis_options o;
+	struct itrace_analysis *a = (void *)1;
+
+	(void)state;
+	itrace_analysis_options_init(&o);
+	o.machine = 21; /* ppc64 */
+	assert_int_equal(itrace_analysis_alloc(&o, &a), -ITRACE_E_NOTSUP);
+	assert_null(a);
+	o.machine = 62;
+	o.size = 4;
+	assert_int_equal(itrace_analysis_alloc(&o, &a), -ITRACE_E_INVAL);
+	itrace_analysis_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_call_return, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recursion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_longjmp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signal_handler, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_async_discontinuity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_branches_and_rep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_undecodable, setup, teardown),
+		cmocka_unit_test(test_bad_options),
+	};
+	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
+}
