@@ -11,3 +11,6 @@ UNIT_TESTS += $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/t
 $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(UNIT_LIBS_$*) $(LIBITRACE_LIBS) -lcmocka
+
+# Fuzz targets of the format: the reader on any bytes, and write->read.
+FUZZ_TARGETS += fuzz_reader fuzz_roundtrip
