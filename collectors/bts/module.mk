@@ -18,9 +18,20 @@ $(BTS_LIB): $(BTS_CORE_OBJS)
 
 # The backend: objects, not an archive (itrace-collect references it weakly).
 
+# The backend: objects, not an archive (itrace-collect references it weakly).
+COLLECT_BACKEND_OBJS += $(BUILD)/obj/$(BTS_DIR)/bts_live.o $(BTS_CORE_OBJS)
+
 # libcli.a by path: tools/module.mk (CLI_LIB) is read after this file.
 BINS += $(BUILD)/bin/itrace-import
 $(BUILD)/bin/itrace-import: $(BUILD)/obj/$(BTS_DIR)/itrace_import.o $(BTS_LIB) $(BUILD)/lib/libcli.a $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+# Test helper: writes raw BTS buffers and perf.data files from an itrace
+# branch trace, byte for byte per the documented layouts.
+BTS_GEN := $(BUILD)/tests/bts-gen
+TEST_DATA += $(BTS_GEN)
+$(BTS_GEN): $(BUILD)/obj/$(BTS_DIR)/bts_gen.o $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
 

@@ -1,0 +1,655 @@
+/*
+ * bts-gen - test helper: turn an itrace branch trace into the bytes Intel
+ * BTS hardware and perf would have produced for the same run, written
+ * independently of the importer from the documented layouts
+ * (shared/reference/bts-and-perf.md, UAPI perf_event.h,
+ * perf.data-file-format.txt).
+ *
+ *   bts-gen raw IN.itr OUT [--pad-every N] [--pred]
+ *       raw BTS buffer: 24-byte {from, to, flags} records
+ *   bts-gen perf IN.itr OUT [--legacy] [--snapshot N] [--chunk N] [--pad N]
+ *                [--inline-buildid] [--truncate-every N]
+ *       perf.data of perf record -e intel_bts//u --per-thread (AUXTRACE),
+ *       -S snapshot mode (one snapshot of the last N records per thread at
+ *       exit), or the legacy branches:u -c 1 -d samples
+ *   bts-gen branches IN.itr [--kept]
+ *       print "tid from to" for every taken BRANCH (--kept: only those a
+ *       user-mode BTS would record)
+ *   bts-gen insns IN.itr
+ *       print "tid addr" for every INSN record
+ *
+ * What user-mode BTS records: every taken branch whose source and target
+ * are user addresses.  Transitions through the kernel (system calls,
+ * signal delivery, sigreturn) are not user-to-user branches, so they are
+ * left out, as is everything that is not a BRANCH (perf has no SYSCALL or
+ * SIGNAL sideband).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "itrace.h"
+
+#define PMU_TYPE_BTS 8
+#define ID_BTS 100
+#define ID_DUMMY 101
+#define ID_LEGACY 200
+#define ATTR_SIZE 128 /* PERF_ATTR_SIZE_VER7 */
+#define CPU_ANY 0xffffffffu
+
+/* ---- growable byte buffer -------------------------------------------- */
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fprintf(stderr, "bts-gen: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static void put(struct buf *b, const void *src, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 4096;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void put_zero(struct buf *b, size_t n)
+{
+	static const uint8_t z[64];
+	while (n) {
+		size_t k = n < sizeof z ? n : sizeof z;
+		put(b, z, k);
+		n -= k;
+	}
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+	uint8_t x[8];
+	for (int i = 0; i < 8; i++)
+		x[i] = (uint8_t)(v >> (8 * i));
+	put(b, x, 8);
+}
+
+static void put32(struct buf *b, uint32_t v)
+{
+	uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+	put(b, x, 4);
+}
+
+static void put16(struct buf *b, uint16_t v)
+{
+	uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+	put(b, x, 2);
+}
+
+static void patch16(struct buf *b, size_t at, uint16_t v)
+{
+	b->p[at] = (uint8_t)v;
+	b->p[at + 1] = (uint8_t)(v >> 8);
+}
+
+static void patch64(struct buf *b, size_t at, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		b->p[at + i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A NUL-terminated string padded with NULs to a multiple of `align`. */
+static void put_str(struct buf *b, const char *s, size_t n, size_t align)
+{
+	size_t total = (n + 1 + align - 1) / align * align;
+	put(b, s, n);
+	put_zero(b, total - n);
+}
+
+static void write_file(const char *path, const struct buf *b)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(b->p, 1, b->len, f) != b->len || fclose(f)) {
+		fprintf(stderr, "bts-gen: cannot write '%s': %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+/* ---- reading the itrace input ----------------------------------------- */
+
+static struct itrace_reader *open_input(const char *path)
+{
+	struct itrace_reader *r;
+	int rc = itrace_reader_open(path, &r);
+	if (rc) {
+		fprintf(stderr, "bts-gen: cannot open '%s': %s\n", path, itrace_errstr(rc));
+		exit(1);
+	}
+	return r;
+}
+
+static int next_record(struct itrace_reader *r, struct itrace_record *rec)
+{
+	int rc = itrace_reader_next(r, rec);
+	if (rc < 0) {
+		fprintf(stderr, "bts-gen: %s\n", itrace_reader_error(r));
+		exit(1);
+	}
+	return rc == 0;
+}
+
+static int is_kernel(uint64_t a)
+{
+	return a >= 0xffff800000000000ull;
+}
+
+/* Would user-mode BTS hardware have recorded this branch? */
+static int bts_would_record(const struct itrace_branch *b)
+{
+	if (!(b->flags & ITRACE_BRANCH_TAKEN))
+		return 0;
+	if (b->kind == ITRACE_BRANCH_SYSCALL || b->kind == ITRACE_BRANCH_INTERRUPT ||
+	    b->kind == ITRACE_BRANCH_SIGRETURN)
+		return 0;
+	return !is_kernel(b->from) && !is_kernel(b->to);
+}
+
+/* ---- raw mode -------------------------------------------------------- */
+
+static void put_bts(struct buf *b, uint64_t from, uint64_t to, uint64_t flags)
+{
+	put64(b, from);
+	put64(b, to);
+	put64(b, flags);
+}
+
+static int gen_raw(const char *in, const char *out, unsigned long pad_every, int pred)
+{
+	struct itrace_reader *r = open_input(in);
+	struct itrace_record rec;
+	struct buf b = {0};
+	unsigned long n = 0;
+
+	while (next_record(r, &rec)) {
+		if (rec.type != ITRACE_REC_BRANCH || !bts_would_record(&rec.u.branch))
+			continue;
+		put_bts(&b, rec.u.branch.from, rec.u.branch.to, pred && (n & 1) ? 0x10 : 0);
+		if (pad_every && ++n % pad_every == 0)
+			put_zero(&b, 2 * 24); /* chunk-end padding */
+	}
+	itrace_reader_close(r);
+	write_file(out, &b);
+	free(b.p);
+	return 0;
+}
+
+/* ---- perf.data mode -------------------------------------------------- */
+
+struct gen_opts {
+	int legacy;
+	unsigned long snapshot; /* records per final snapshot; 0 = full trace */
+	unsigned long chunk;	/* records per AUXTRACE buffer */
+	unsigned long pad;	/* zero records after each buffer */
+	int inline_buildid;
+	unsigned long truncate_every; /* mark every Nth AUX area TRUNCATED */
+};
+
+struct thread_buf {
+	uint32_t tid, pid, idx;
+	struct buf recs;  /* pending (full trace) or all (snapshot) records */
+	uint64_t head;	  /* AUX position */
+	unsigned long areas;
+};
+
+struct bid {
+	char *path;
+	uint8_t len;
+	uint8_t id[20];
+};
+
+struct gen {
+	const struct gen_opts *o;
+	struct buf data;
+	struct thread_buf *threads;
+	size_t nthreads;
+	struct bid *bids;
+	size_t nbids;
+	uint64_t time;
+	uint64_t reference;
+};
+
+/*
+ * sample_id trailer of sideband records: TID, TIME, then IDENTIFIER for
+ * the AUX recording (IP|TID|TIME|IDENTIFIER); legacy: IP|TID|TIME|ADDR|PERIOD.
+ */
+static void put_sample_id(struct gen *g, uint32_t pid, uint32_t tid)
+{
+	put32(&g->data, pid);
+	put32(&g->data, tid);
+	put64(&g->data, ++g->time);
+	if (!g->o->legacy)
+		put64(&g->data, ID_DUMMY); /* IDENTIFIER comes last */
+}
+
+static size_t begin_record(struct gen *g, uint32_t type, uint16_t misc)
+{
+	size_t at = g->data.len;
+	put32(&g->data, type);
+	put16(&g->data, misc);
+	put16(&g->data, 0); /* size, patched by end_record */
+	return at;
+}
+
+static void end_record(struct gen *g, size_t at)
+{
+	patch16(&g->data, at + 6, (uint16_t)(g->data.len - at));
+}
+
+static struct thread_buf *thread_of(struct gen *g, uint32_t tid, uint32_t pid)
+{
+	for (size_t i = 0; i < g->nthreads; i++)
+		if (g->threads[i].tid == tid)
+			return &g->threads[i];
+	g->threads = xrealloc(g->threads, (g->nthreads + 1) * sizeof *g->threads);
+	struct thread_buf *t = &g->threads[g->nthreads];
+	memset(t, 0, sizeof *t);
+	t->tid = tid;
+	t->pid = pid;
+	t->idx = (uint32_t)g->nthreads++;
+	return t;
+}
+
+/* PERF_RECORD_AUX then PERF_RECORD_AUXTRACE with the raw bytes, as perf writes them. */
+static void emit_aux(struct gen *g, struct thread_buf *t, const uint8_t *bytes, size_t n, int truncated)
+{
+	size_t at, total = n + g->o->pad * 24;
+
+	at = begin_record(g, 11, 0);
+	put64(&g->data, t->head);
+	put64(&g->data, total);
+	put64(&g->data, (truncated ? 1 : 0) | (g->o->snapshot ? 2 : 0));
+	put_sample_id(g, t->pid, t->tid);
+	end_record(g, at);
+
+	at = begin_record(g, 71, 0);
+	put64(&g->data, total);
+	put64(&g->data, t->head);
+	put64(&g->data, ++g->reference);
+	put32(&g->data, t->idx);
+	put32(&g->data, t->tid);
+	put32(&g->data, CPU_ANY);
+	put32(&g->data, 0);
+	end_record(g, at);
+	put(&g->data, bytes, n);
+	put_zero(&g->data, g->o->pad * 24);
+	t->head += total;
+}
+
+static void flush_thread(struct gen *g, struct thread_buf *t)
+{
+	if (g->o->snapshot || !t->recs.len)
+		return;
+	t->areas++;
+	emit_aux(g, t, t->recs.p, t->recs.len,
+		 g->o->truncate_every && t->areas % g->o->truncate_every == 0);
+	t->recs.len = 0;
+}
+
+static void flush_all(struct gen *g)
+{
+	for (size_t i = 0; i < g->nthreads; i++)
+		flush_thread(g, &g->threads[i]);
+}
+
+static void gen_branch(struct gen *g, const struct itrace_record *rec, struct thread_buf **cur)
+{
+	if (g->o->legacy) {
+		/* sample_type IP|TID|TIME|ADDR|PERIOD */
+		size_t at = begin_record(g, 9, 2);
+		put64(&g->data, rec->u.branch.from);
+		put32(&g->data, rec->pid);
+		put32(&g->data, rec->tid);
+		put64(&g->data, ++g->time);
+		put64(&g->data, rec->u.branch.to);
+		put64(&g->data, 1);
+		end_record(g, at);
+		return;
+	}
+	struct thread_buf *t = thread_of(g, rec->tid, rec->pid);
+	if (*cur && *cur != t)
+		flush_thread(g, *cur); /* keep the global order across threads */
+	*cur = t;
+	put_bts(&t->recs, rec->u.branch.from, rec->u.branch.to, 0);
+	if (!g->o->snapshot && t->recs.len / 24 >= g->o->chunk)
+		flush_thread(g, t);
+}
+
+static const char *base_name(const char *s, size_t n, size_t *out_len)
+{
+	const char *b = s;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '/')
+			b = s + i + 1;
+	*out_len = n - (size_t)(b - s);
+	if (*out_len > 15)
+		*out_len = 15; /* TASK_COMM_LEN - 1 */
+	return b;
+}
+
+static void gen_mmap(struct gen *g, const struct itrace_record *rec)
+{
+	const struct itrace_mmap *m = &rec->u.mmap;
+	int inline_id = g->o->inline_buildid && m->buildid_len && m->buildid_len <= 20;
+	size_t at = begin_record(g, 10, (uint16_t)(2 | (inline_id ? 1u << 14 : 0)));
+
+	put32(&g->data, m->pid);
+	put32(&g->data, m->pid);
+	put64(&g->data, m->start);
+	put64(&g->data, m->len);
+	put64(&g->data, m->pgoff);
+	if (inline_id) {
+		uint8_t id[20] = {0};
+		memcpy(id, m->buildid, m->buildid_len);
+		uint8_t hdr[4] = {m->buildid_len, 0, 0, 0};
+		put(&g->data, hdr, 4);
+		put(&g->data, id, 20);
+	} else {
+		put_zero(&g->data, 24); /* maj, min, ino, ino_generation */
+	}
+	put32(&g->data, m->prot);
+	put32(&g->data, 2); /* MAP_PRIVATE */
+	put_str(&g->data, m->path, m->path_len, 8);
+	put_sample_id(g, m->pid, m->pid);
+	end_record(g, at);
+
+	if (!m->buildid_len || m->buildid_len > 20 || inline_id)
+		return;
+	for (size_t i = 0; i < g->nbids; i++)
+		if (strlen(g->bids[i].path) == m->path_len && !memcmp(g->bids[i].path, m->path, m->path_len))
+			return;
+	g->bids = xrealloc(g->bids, (g->nbids + 1) * sizeof *g->bids);
+	struct bid *b = &g->bids[g->nbids++];
+	b->path = xrealloc(NULL, m->path_len + 1);
+	memcpy(b->path, m->path, m->path_len);
+	b->path[m->path_len] = 0;
+	b->len = m->buildid_len;
+	memset(b->id, 0, sizeof b->id);
+	memcpy(b->id, m->buildid, m->buildid_len);
+}
+
+static void gen_comm(struct gen *g, uint32_t pid, uint32_t tid, const char *name, size_t n, int exec)
+{
+	size_t bl, at = begin_record(g, 3, (uint16_t)(2 | (exec ? 1u << 13 : 0)));
+	const char *b = base_name(name ? name : "", name ? n : 0, &bl);
+
+	put32(&g->data, pid);
+	put32(&g->data, tid);
+	put_str(&g->data, b, bl, 8);
+	put_sample_id(g, pid, tid);
+	end_record(g, at);
+}
+
+static void gen_task(struct gen *g, uint32_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
+		     uint32_t ptid)
+{
+	size_t at = begin_record(g, type, 0);
+	put32(&g->data, pid);
+	put32(&g->data, ppid);
+	put32(&g->data, tid);
+	put32(&g->data, ptid);
+	put64(&g->data, ++g->time);
+	put_sample_id(g, pid, tid);
+	end_record(g, at);
+}
+
+static void gen_sideband(struct gen *g, const struct itrace_record *rec)
+{
+	const struct itrace_thread *t = &rec->u.thread;
+	const struct itrace_process *p = &rec->u.process;
+
+	if (rec->type == ITRACE_REC_MMAP) {
+		flush_all(g);
+		gen_mmap(g, rec);
+	} else if (rec->type == ITRACE_REC_THREAD && t->event == ITRACE_THREAD_NAME) {
+		gen_comm(g, t->pid, t->tid, t->name, t->name_len, 0);
+	} else if (rec->type == ITRACE_REC_THREAD && t->event == ITRACE_THREAD_CREATE) {
+		gen_task(g, 7, t->pid, t->pid, t->tid, (uint32_t)t->other);
+	} else if (rec->type == ITRACE_REC_THREAD && t->event == ITRACE_THREAD_EXIT) {
+		flush_all(g);
+		gen_task(g, 4, t->pid, t->pid, t->tid, t->tid);
+	} else if (rec->type == ITRACE_REC_PROCESS &&
+		   (p->event == ITRACE_PROCESS_START || p->event == ITRACE_PROCESS_EXEC)) {
+		gen_comm(g, p->pid, p->pid, p->name, p->name_len, 1);
+	} else if (rec->type == ITRACE_REC_PROCESS && p->event == ITRACE_PROCESS_FORK) {
+		gen_task(g, 7, (uint32_t)p->other, p->pid, (uint32_t)p->other, p->pid);
+	}
+}
+
+static void put_attr(struct buf *b, uint32_t type, uint64_t config, uint64_t period,
+		     uint64_t sample_type, uint64_t flags, uint64_t ids_off)
+{
+	size_t start = b->len;
+	put32(b, type);
+	put32(b, ATTR_SIZE);
+	put64(b, config);
+	put64(b, period);
+	put64(b, sample_type);
+	put64(b, 0); /* read_format */
+	put64(b, flags);
+	put_zero(b, ATTR_SIZE - (b->len - start));
+	put64(b, ids_off);
+	put64(b, 8);
+}
+
+static void put_features(struct gen *g, struct buf *f, uint64_t base)
+{
+	/* Table: BUILD_ID (bit 2), PMU_MAPPINGS (bit 16); sections follow it. */
+	struct buf bid = {0}, pmu = {0};
+
+	for (size_t i = 0; i < g->nbids; i++) {
+		size_t at = bid.len, n = strlen(g->bids[i].path);
+		put32(&bid, 0);
+		put16(&bid, (uint16_t)(2 | 1u << 15)); /* USER | BUILD_ID_SIZE */
+		put16(&bid, 0);
+		put32(&bid, 0xffffffffu); /* pid: host */
+		put(&bid, g->bids[i].id, 20);
+		uint8_t sz[4] = {g->bids[i].len, 0, 0, 0};
+		put(&bid, sz, 4);
+		put_str(&bid, g->bids[i].path, n, 64);
+		patch16(&bid, at + 6, (uint16_t)(bid.len - at));
+	}
+	put32(&pmu, 2);
+	put32(&pmu, 4);
+	put32(&pmu, 64);
+	put_str(&pmu, "cpu", 3, 64);
+	put32(&pmu, PMU_TYPE_BTS);
+	put32(&pmu, 64);
+	put_str(&pmu, "intel_bts", 9, 64);
+
+	uint64_t sec = base + 2 * 16;
+	put64(f, sec);
+	put64(f, bid.len);
+	put64(f, sec + bid.len);
+	put64(f, pmu.len);
+	put(f, bid.p, bid.len);
+	put(f, pmu.p, pmu.len);
+	free(bid.p);
+	free(pmu.p);
+}
+
+static void auxtrace_info(struct gen *g)
+{
+	size_t at = begin_record(g, 70, 0);
+	put32(&g->data, 2); /* PERF_AUXTRACE_INTEL_BTS */
+	put32(&g->data, 0);
+	put64(&g->data, PMU_TYPE_BTS);
+	put64(&g->data, 0);
+	put64(&g->data, 0);
+	put64(&g->data, 0);
+	put64(&g->data, 0);
+	put64(&g->data, g->o->snapshot ? 1 : 0);
+	end_record(g, at);
+}
+
+static void final_snapshots(struct gen *g)
+{
+	for (size_t i = 0; i < g->nthreads; i++) {
+		struct thread_buf *t = &g->threads[i];
+		size_t n = t->recs.len / 24, keep = n < g->o->snapshot ? n : g->o->snapshot;
+		if (keep)
+			emit_aux(g, t, t->recs.p + (n - keep) * 24, keep * 24, 0);
+	}
+}
+
+static int gen_perf(const char *in, const char *out, const struct gen_opts *o)
+{
+	struct itrace_reader *r = open_input(in);
+	struct itrace_record rec;
+	struct gen g;
+	struct thread_buf *cur = NULL;
+	const uint64_t st = o->legacy ? 0x10f : 0x10007; /* see put_sample_id */
+	const uint64_t track = 1u << 5 | 1u << 8 | 1u << 9 | 1u << 13 | 1u << 18 | 1u << 23 | 1u << 24;
+
+	memset(&g, 0, sizeof g);
+	g.o = o;
+	if (!o->legacy)
+		auxtrace_info(&g);
+	while (next_record(r, &rec)) {
+		if (rec.type == ITRACE_REC_BRANCH) {
+			if (bts_would_record(&rec.u.branch))
+				gen_branch(&g, &rec, &cur);
+		} else {
+			gen_sideband(&g, &rec);
+		}
+	}
+	itrace_reader_close(r);
+	if (o->snapshot)
+		final_snapshots(&g);
+	flush_all(&g);
+
+	/* Layout: header | attrs | ids | data | feature table + sections. */
+	struct buf f = {0};
+	size_t nattr = o->legacy ? 1 : 2, attr_entry = ATTR_SIZE + 16;
+	uint64_t attrs_off = 104, ids_off = attrs_off + nattr * attr_entry;
+	uint64_t data_off = ids_off + nattr * 8, feat_off = data_off + g.data.len;
+
+	put(&f, "PERFILE2", 8);
+	put64(&f, 104);
+	put64(&f, attr_entry);
+	put64(&f, attrs_off);
+	put64(&f, nattr * attr_entry);
+	put64(&f, data_off);
+	put64(&f, g.data.len);
+	put64(&f, 0);
+	put64(&f, 0);
+	put64(&f, (1u << 2) | ((uint64_t)1 << 16)); /* features BUILD_ID, PMU_MAPPINGS */
+	put_zero(&f, 24);
+	if (o->legacy) {
+		put_attr(&f, 0, 4, 1, st, track, ids_off);
+	} else {
+		put_attr(&f, PMU_TYPE_BTS, 0, 1, st, 1u << 5 | 1u << 18, ids_off);
+		put_attr(&f, 1, 9, 1, st, track, ids_off + 8);
+	}
+	put64(&f, o->legacy ? ID_LEGACY : ID_BTS);
+	if (!o->legacy)
+		put64(&f, ID_DUMMY);
+	put(&f, g.data.p, g.data.len);
+	put_features(&g, &f, feat_off);
+	patch64(&f, 48, g.data.len);
+	write_file(out, &f);
+
+	free(f.p);
+	free(g.data.p);
+	for (size_t i = 0; i < g.nthreads; i++)
+		free(g.threads[i].recs.p);
+	free(g.threads);
+	for (size_t i = 0; i < g.nbids; i++)
+		free(g.bids[i].path);
+	free(g.bids);
+	return 0;
+}
+
+/* ---- listing modes ---------------------------------------------------- */
+
+static int list(const char *in, int insns, int kept)
+{
+	struct itrace_reader *r = open_input(in);
+	struct itrace_record rec;
+
+	while (next_record(r, &rec)) {
+		if (insns && rec.type == ITRACE_REC_INSN)
+			printf("%u %llx\n", rec.tid, (unsigned long long)rec.u.insn.addr);
+		if (!insns && rec.type == ITRACE_REC_BRANCH && (rec.u.branch.flags & ITRACE_BRANCH_TAKEN) &&
+		    (!kept || bts_would_record(&rec.u.branch)))
+			printf("%u %llx %llx\n", rec.tid, (unsigned long long)rec.u.branch.from,
+			       (unsigned long long)rec.u.branch.to);
+	}
+	itrace_reader_close(r);
+	return 0;
+}
+
+static unsigned long num(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+	if (!*s || *end) {
+		fprintf(stderr, "bts-gen: '%s' is not a number\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	struct gen_opts o = {.chunk = 64};
+	unsigned long pad_every = 0;
+	int pred = 0, kept = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: bts-gen raw|perf|branches|insns IN.itr [OUT] [options]\n");
+		return 2;
+	}
+	int first_opt = (!strcmp(argv[1], "raw") || !strcmp(argv[1], "perf")) ? 4 : 3;
+	if (argc < first_opt) {
+		fprintf(stderr, "bts-gen: %s needs an output file\n", argv[1]);
+		return 2;
+	}
+	for (int i = first_opt; i < argc; i++) {
+		const char *a = argv[i];
+		int has_val = i + 1 < argc;
+		if (!strcmp(a, "--legacy")) o.legacy = 1;
+		else if (!strcmp(a, "--inline-buildid")) o.inline_buildid = 1;
+		else if (!strcmp(a, "--pred")) pred = 1;
+		else if (!strcmp(a, "--kept")) kept = 1;
+		else if (!strcmp(a, "--snapshot") && has_val) o.snapshot = num(argv[++i]);
+		else if (!strcmp(a, "--chunk") && has_val) o.chunk = num(argv[++i]);
+		else if (!strcmp(a, "--pad") && has_val) o.pad = num(argv[++i]);
+		else if (!strcmp(a, "--pad-every") && has_val) pad_every = num(argv[++i]);
+		else if (!strcmp(a, "--truncate-every") && has_val) o.truncate_every = num(argv[++i]);
+		else {
+			fprintf(stderr, "bts-gen: unknown option '%s'\n", a);
+			return 2;
+		}
+	}
+	if (!o.chunk)
+		o.chunk = 1;
+	if (!strcmp(argv[1], "raw"))
+		return gen_raw(argv[2], argv[3], pad_every, pred);
+	if (!strcmp(argv[1], "perf"))
+		return gen_perf(argv[2], argv[3], &o);
+	if (!strcmp(argv[1], "branches"))
+		return list(argv[2], 0, kept);
+	if (!strcmp(argv[1], "insns"))
+		return list(argv[2], 1, 0);
+	fprintf(stderr, "bts-gen: unknown mode '%s'\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,759 @@
+/*
+ * bts_live.c - itrace-collect --backend bts: live branch tracing with
+ * Intel's Branch Trace Store through perf_event_open.
+ *
+ * Two kernel paths (shared/reference/bts-and-perf.md §2):
+ *   - the intel_bts AUX PMU: the CPU writes 24-byte records straight into
+ *     the AUX area we map; PERF_RECORD_AUX records in the data ring say
+ *     which stretch belongs to which thread.  Full-trace mode maps the AUX
+ *     area writable and drains it; --ring maps it read-only (overwrite)
+ *     and keeps the last N records when the program ends.
+ *   - the legacy path: a branch-instructions counter with period 1, which
+ *     the kernel serves from a per-CPU BTS buffer as ordinary samples
+ *     (ip = from, addr = to).  User space only.
+ * Sideband (MMAP2, COMM, FORK, EXIT) comes through the same data ring.
+ *
+ * Before a program is started, probe() names the first condition that
+ * fails (CPU vendor, virtual machine, page-table isolation, missing PMU,
+ * perf_event_paranoid, locked-memory limit) and how to fix it; the backend
+ * never produces an empty "successful" trace.
+ *
+ * NOTE: nothing in this file has run on BTS hardware.  The conversion it
+ * relies on (bts_convert.c, perf_record.c, bts_sink.c) is tested with
+ * synthetic inputs; the probe's failure path is tested on an AMD VM.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "bts.h"
+#include "bts_live.h"
+#include "cli.h"
+#include "collect_writer.h"
+#include "maps.h"
+
+#define BTS_DATA_PAGES 64     /* data ring: sideband and legacy samples */
+#define BTS_LEGACY_PAGES 1024 /* 4 MiB: legacy samples are 48 bytes each */
+#define BTS_AUX_PAGES 1024    /* 4 MiB AUX area */
+#define BTS_POLL_MS 10
+#define CAP_PERFMON_BIT 38
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_IPC_LOCK_BIT 14
+
+/* ---- probing ---------------------------------------------------------- */
+
+static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
+				unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
+}
+
+static int read_long(const char *path, long *v)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%ld", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+int bts_pmu_type(void)
+{
+	long t;
+	return read_long("/sys/bus/event_source/devices/intel_bts/type", &t) ? -1 : (int)t;
+}
+
+/* Effective capability `bit` of this process (from /proc/self/status). */
+static int has_cap(int bit)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long eff = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (int)((eff >> bit) & 1);
+}
+
+void bts_cpu_facts(struct bts_cpu_facts *c)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[8192];
+
+	memset(c, 0, sizeof *c);
+	strcpy(c->vendor, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (!strncmp(line, "vendor_id", 9)) {
+			char *v = strchr(line, ':');
+			if (v && sscanf(v + 1, "%31s", c->vendor) != 1)
+				strcpy(c->vendor, "unknown");
+		} else if (!strncmp(line, "flags", 5)) {
+			c->hypervisor = !!strstr(line, " hypervisor");
+			c->pti = !!strstr(line, " pti");
+			c->dtes64 = !!strstr(line, " dtes64");
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* Why the intel_bts PMU is missing, as precisely as the machine tells. */
+void bts_explain_missing_pmu(const struct bts_cpu_facts *c, char *buf, size_t len)
+{
+	if (strcmp(c->vendor, "GenuineIntel"))
+		snprintf(buf, len, "the CPU is %s and BTS exists only on Intel CPUs%s", c->vendor,
+			 c->hypervisor ? "; this is also a virtual machine" : "");
+	else if (c->hypervisor)
+		snprintf(buf, len, "this is a virtual machine (cpuinfo flag 'hypervisor') and hypervisors do not virtualise BTS");
+	else if (c->pti)
+		snprintf(buf, len, "page-table isolation is on (cpuinfo flag 'pti') and the kernel disables intel_bts under PTI; boot with pti=off to trade that protection for tracing");
+	else if (!c->dtes64)
+		snprintf(buf, len, "the CPU lacks the 64-bit debug store (no 'dtes64' flag)");
+	else
+		snprintf(buf, len, "the kernel registered no intel_bts PMU (kernel without CONFIG_CPU_SUP_INTEL perf support?)");
+}
+
+static int paranoid_level(void)
+{
+	long v;
+	return read_long("/proc/sys/kernel/perf_event_paranoid", &v) ? 2 : (int)v;
+}
+
+static void legacy_attr(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = PERF_TYPE_HARDWARE;
+	a->config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	a->sample_period = 1;
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
+	a->exclude_kernel = 1; /* "BTS is currently only allowed for user-mode" */
+	a->exclude_hv = 1;
+	a->disabled = 1;
+}
+
+static void aux_attr(struct perf_event_attr *a, int type, unsigned spaces)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = (uint32_t)type;
+	a->sample_period = 1;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER;
+	a->exclude_kernel = !(spaces & BTS_SPACE_KERNEL);
+	a->exclude_user = !(spaces & BTS_SPACE_USER);
+	a->exclude_hv = 1;
+	a->disabled = 1;
+}
+
+/* Locked memory the buffers need versus what this process may lock. */
+static int memlock_check(size_t bytes, char *err, size_t errlen)
+{
+	struct rlimit rl;
+	long mlock_kb = 516;
+
+	if (has_cap(CAP_IPC_LOCK_BIT) || paranoid_level() < 0)
+		return 0;
+	read_long("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	if (bytes <= (size_t)mlock_kb * 1024 + rl.rlim_cur)
+		return 0;
+	snprintf(err, errlen,
+		 "the BTS buffers need %zu KiB of locked memory but perf_event_mlock_kb (%ld KiB) plus RLIMIT_MEMLOCK (%llu KiB) allow less; raise it with 'ulimit -l %zu' or 'sysctl kernel.perf_event_mlock_kb=%zu'",
+		 bytes / 1024, mlock_kb, (unsigned long long)rl.rlim_cur / 1024, bytes / 1024,
+		 bytes / 1024);
+	return -1;
+}
+
+/* Open `a` on ourselves to see what the kernel says; returns errno or 0. */
+static int trial_open(struct perf_event_attr *a)
+{
+	long fd = sys_perf_event_open(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+static void unsupported_option(const struct collect_options *o, char *err, size_t errlen, int *bad)
+{
+	const char *what = NULL;
+
+	if (o->start_func || o->has_start_addr)
+		what = "--start/--start-addr";
+	else if (o->stop_func || o->has_stop_addr)
+		what = "--stop/--stop-addr";
+	else if (o->only_module)
+		what = "--only";
+	else if (o->remote)
+		what = "--remote";
+	if (what) {
+		snprintf(err, errlen, "%s is not supported by the bts backend (the hardware traces the whole program); use --backend ptrace",
+			 what);
+		*bad = 1;
+	}
+}
+
+int bts_choose_method(const struct collect_options *o, unsigned spaces, struct bts_method *m,
+		      char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	struct bts_cpu_facts cpu;
+	char why[512];
+	int bad = 0, e, paranoid = paranoid_level();
+	int privileged = has_cap(CAP_PERFMON_BIT) || has_cap(CAP_SYS_ADMIN_BIT);
+
+	memset(m, 0, sizeof *m);
+	if (o->level != ITRACE_LEVEL_BRANCH) {
+		snprintf(err, errlen, "the bts backend records branches only; use --level branch (and itrace-fill for the instructions)");
+		return -1;
+	}
+	unsupported_option(o, err, errlen, &bad);
+	if (bad)
+		return -1;
+#if !defined(__x86_64__)
+	snprintf(err, errlen, "Intel BTS exists only on x86-64; use --backend ptrace");
+	return -1;
+#endif
+	m->pmu_type = bts_pmu_type();
+	if (m->pmu_type >= 0) {
+		if (paranoid > 1 && !privileged) {
+			snprintf(err, errlen,
+				 "kernel.perf_event_paranoid is %d but intel_bts needs 1 or less (or CAP_PERFMON); run 'sysctl kernel.perf_event_paranoid=1'",
+				 paranoid);
+			return -1;
+		}
+		aux_attr(&a, m->pmu_type, spaces);
+		e = trial_open(&a);
+		if (e == EACCES || e == EPERM) {
+			snprintf(err, errlen, "intel_bts refused access (%s); run 'sysctl kernel.perf_event_paranoid=1' or grant CAP_PERFMON",
+				 strerror(e));
+			return -1;
+		}
+		if (e == EBUSY) {
+			snprintf(err, errlen, "intel_bts is busy: another perf session or LBR user holds the branch hardware; stop it and retry");
+			return -1;
+		}
+		if (e) {
+			snprintf(err, errlen, "cannot open the intel_bts PMU: %s", strerror(e));
+			return -1;
+		}
+		m->aux = 1;
+		return memlock_check(((size_t)1 + BTS_DATA_PAGES + BTS_AUX_PAGES) * (size_t)getpagesize(),
+				     err, errlen);
+	}
+
+	/* No intel_bts: try the legacy path (user space only). */
+	bts_cpu_facts(&cpu);
+	bts_explain_missing_pmu(&cpu, why, sizeof why);
+	if (spaces & BTS_SPACE_KERNEL) {
+		snprintf(err, errlen, "no intel_bts PMU (%s), and the legacy BTS path cannot trace the kernel; use --backend ptrace", why);
+		return -1;
+	}
+	if (paranoid > 2 && !privileged) {
+		snprintf(err, errlen,
+			 "no intel_bts PMU (%s), and kernel.perf_event_paranoid is %d, which blocks the legacy BTS path; run 'sysctl kernel.perf_event_paranoid=2'",
+			 why, paranoid);
+		return -1;
+	}
+	legacy_attr(&a);
+	e = trial_open(&a);
+	if (e) {
+		snprintf(err, errlen,
+			 "no Intel BTS on this machine: no intel_bts PMU (%s), and the legacy BTS path (branch-instructions, period 1) failed: %s; use --backend ptrace",
+			 why, strerror(e));
+		return -1;
+	}
+	m->legacy = 1;
+	return memlock_check(((size_t)1 + BTS_LEGACY_PAGES) * (size_t)getpagesize(), err, errlen);
+}
+
+static int bts_probe(const struct collect_options *o, char *err, size_t errlen)
+{
+	struct bts_method m;
+	return bts_choose_method(o, BTS_SPACE_USER, &m, err, errlen);
+}
+
+/* ---- one traced stream: event fd, data ring, AUX area ----------------- */
+
+struct stream {
+	int fd;
+	struct perf_event_mmap_page *pg;
+	uint8_t *data;	/* data ring */
+	size_t data_size;
+	uint8_t *aux;	/* AUX area (NULL on the legacy path) */
+	size_t aux_size;
+	size_t map_size;
+};
+
+struct live {
+	const struct collect_options *o;
+	struct bts_method m;
+	unsigned spaces;
+	struct stream s;
+	struct bts_sink sink;
+	struct itrace_writer *w;
+	uint8_t *scratch; /* wrapped records and AUX stretches */
+	size_t scratch_size;
+	struct bts_convert_stats cst;
+	pid_t pid;
+	int err; /* first writer error */
+};
+
+static int stream_open(struct live *L, pid_t pid)
+{
+	struct perf_event_attr a;
+	size_t page = (size_t)getpagesize();
+	size_t data_pages = L->m.legacy ? BTS_LEGACY_PAGES : BTS_DATA_PAGES;
+
+	if (L->m.legacy)
+		legacy_attr(&a);
+	else
+		aux_attr(&a, L->m.pmu_type, L->spaces);
+	a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 1;
+	a.sample_id_all = 1;
+	a.enable_on_exec = !L->o->attach_pid;
+	a.disabled = !L->o->attach_pid;
+	a.inherit = 1;
+	a.inherit_thread = !L->o->follow_fork;
+	L->s.fd = (int)sys_perf_event_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (L->s.fd < 0) {
+		cli_error("cannot open the BTS event for process %d: %s", (int)pid, strerror(errno));
+		return -1;
+	}
+	L->s.map_size = (1 + data_pages) * page;
+	L->s.pg = mmap(NULL, L->s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, L->s.fd, 0);
+	if (L->s.pg == MAP_FAILED) {
+		cli_error("cannot map the perf data ring (%zu KiB): %s; raise 'ulimit -l'", L->s.map_size / 1024,
+			  strerror(errno));
+		return -1;
+	}
+	L->s.data = (uint8_t *)L->s.pg + page;
+	L->s.data_size = data_pages * page;
+	if (L->m.legacy)
+		return 0;
+	/* AUX area after the data ring; read-only = overwrite (snapshot) mode. */
+	L->s.aux_size = BTS_AUX_PAGES * page;
+	while (L->o->ring && L->s.aux_size / 2 >= L->o->ring * BTS_RECORD_SIZE * 2 && L->s.aux_size > 2 * page)
+		L->s.aux_size /= 2;
+	L->s.pg->aux_offset = L->s.map_size;
+	L->s.pg->aux_size = L->s.aux_size;
+	L->s.aux = mmap(NULL, L->s.aux_size, L->o->ring ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED,
+			L->s.fd, (off_t)L->s.map_size);
+	if (L->s.aux == MAP_FAILED) {
+		cli_error("cannot map the BTS AUX area (%zu KiB): %s; raise 'ulimit -l' or kernel.perf_event_mlock_kb",
+			  L->s.aux_size / 1024, strerror(errno));
+		L->s.aux = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void stream_close(struct stream *s)
+{
+	if (s->aux)
+		munmap(s->aux, s->aux_size);
+	if (s->pg && s->pg != MAP_FAILED)
+		munmap(s->pg, s->map_size);
+	if (s->fd >= 0)
+		close(s->fd);
+}
+
+static int scratch_reserve(struct live *L, size_t n)
+{
+	if (n <= L->scratch_size)
+		return 0;
+	uint8_t *p = realloc(L->scratch, n);
+	if (!p)
+		return -ITRACE_E_NOMEM;
+	L->scratch = p;
+	L->scratch_size = n;
+	return 0;
+}
+
+/* Copy [pos, pos+n) of a ring of `size` bytes (power of two) into scratch. */
+static const uint8_t *ring_bytes(struct live *L, const uint8_t *ring, size_t size, uint64_t pos, size_t n)
+{
+	size_t off = (size_t)(pos & (size - 1));
+
+	if (off + n <= size)
+		return ring + off;
+	if (scratch_reserve(L, n))
+		return NULL;
+	memcpy(L->scratch, ring + off, size - off);
+	memcpy(L->scratch + (size - off), ring, n - (size - off));
+	return L->scratch;
+}
+
+/* Mappings reported by the kernel carry no build-id; read it from the file. */
+static int live_event(void *ctx, const struct bts_event *ev)
+{
+	struct live *L = ctx;
+
+	if (ev->type == BTS_EV_MMAP && !ev->u.mmap.buildid_len && ev->u.mmap.path_len &&
+	    ev->u.mmap.path[0] == '/') {
+		struct bts_event e = *ev;
+		e.u.mmap.buildid_len = (uint8_t)maps_buildid(ev->u.mmap.path, e.u.mmap.buildid, ITRACE_BUILDID_MAX);
+		return bts_sink_event(&L->sink, &e);
+	}
+	return bts_sink_event(&L->sink, ev);
+}
+
+/* The sample_id trailer holds {pid, tid} then IDENTIFIER: tid at end - 12. */
+static void trailer_ids(const uint8_t *rec, size_t size, uint32_t *pid, uint32_t *tid)
+{
+	*pid = size >= 16 ? bts_le32(rec + size - 16) : 0;
+	*tid = size >= 16 ? bts_le32(rec + size - 12) : 0;
+}
+
+static int handle_aux(struct live *L, const uint8_t *rec, size_t size)
+{
+	struct perf_aux_info aux;
+	struct bts_event ev;
+	uint32_t pid, tid;
+	int rc = 0;
+
+	if (perf_record_aux(rec, size, &aux) || !L->s.aux)
+		return 0;
+	trailer_ids(rec, size, &pid, &tid);
+	if (!L->o->ring && aux.size && aux.size <= L->s.aux_size) {
+		const uint8_t *p = ring_bytes(L, L->s.aux, L->s.aux_size, aux.offset, (size_t)aux.size);
+		if (!p)
+			return -ITRACE_E_NOMEM;
+		rc = bts_convert(p, (size_t)aux.size, pid, tid, L->spaces, live_event, L, &L->cst);
+		/* Give the area back to the kernel (full-trace mode). */
+		__atomic_store_n(&L->s.pg->aux_tail, aux.offset + aux.size, __ATOMIC_SEQ_CST);
+	}
+	if (!rc && (aux.flags & PR_AUX_FLAG_TRUNCATED)) {
+		memset(&ev, 0, sizeof ev);
+		ev.type = BTS_EV_LOST;
+		ev.pid = pid;
+		ev.tid = tid;
+		ev.u.lost.reason = ITRACE_LOST_OVERFLOW;
+		ev.u.lost.unit = ITRACE_UNIT_RECORDS;
+		ev.u.lost.count = 1; /* one truncated AUX area; the kernel does not count branches */
+		rc = live_event(L, &ev);
+	}
+	return rc;
+}
+
+/* Legacy path: IDENTIFIER, IP (from), TID, ADDR (to). */
+static int handle_sample(struct live *L, const uint8_t *rec, size_t size)
+{
+	struct bts_event ev;
+
+	if (size < 8 + 32)
+		return 0;
+	memset(&ev, 0, sizeof ev);
+	ev.type = BTS_EV_BRANCH;
+	ev.u.branch.from = bts_le64(rec + 16);
+	ev.pid = bts_le32(rec + 24);
+	ev.tid = bts_le32(rec + 28);
+	ev.u.branch.to = bts_le64(rec + 32);
+	L->cst.records++;
+	if (!bts_branch_wanted(ev.u.branch.from, ev.u.branch.to, L->spaces)) {
+		L->cst.filtered++;
+		return 0;
+	}
+	L->cst.branches++;
+	return live_event(L, &ev);
+}
+
+static int handle_record(struct live *L, const uint8_t *rec, size_t size)
+{
+	struct bts_event ev;
+	uint32_t type = bts_le32(rec);
+	int rc;
+
+	switch (type) {
+	case PR_AUX:
+		return handle_aux(L, rec, size);
+	case PR_SAMPLE:
+		return L->m.legacy ? handle_sample(L, rec, size) : 0;
+	case PR_LOST:
+	case PR_LOST_SAMPLES:
+		memset(&ev, 0, sizeof ev);
+		ev.type = BTS_EV_LOST;
+		ev.u.lost.reason = ITRACE_LOST_OVERFLOW;
+		ev.u.lost.unit = L->m.legacy ? ITRACE_UNIT_BRANCHES : ITRACE_UNIT_RECORDS;
+		ev.u.lost.count = size >= 24 && type == PR_LOST ? bts_le64(rec + 16) : size >= 16 ? bts_le64(rec + 8) : 0;
+		return live_event(L, &ev);
+	default:
+		rc = perf_record_sideband(rec, size, &ev);
+		return rc == 1 ? live_event(L, &ev) : 0;
+	}
+}
+
+/* Drain the data ring: everything between data_tail and data_head. */
+static int drain(struct live *L)
+{
+	uint64_t head = __atomic_load_n(&L->s.pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = L->s.pg->data_tail;
+	int rc = 0;
+
+	while (tail + PR_HEADER_SIZE <= head) {
+		const uint8_t *h = ring_bytes(L, L->s.data, L->s.data_size, tail, PR_HEADER_SIZE);
+		size_t size = h ? bts_le16(h + 6) : 0;
+		if (size < PR_HEADER_SIZE || tail + size > head)
+			break;
+		const uint8_t *rec = ring_bytes(L, L->s.data, L->s.data_size, tail, size);
+		if (!rec)
+			return -ITRACE_E_NOMEM;
+		/* Copy out before handing the ring back: rec may point into scratch. */
+		rc = handle_record(L, rec, size);
+		tail += size;
+		if (rc)
+			break;
+	}
+	__atomic_store_n(&L->s.pg->data_tail, tail, __ATOMIC_RELEASE);
+	return rc;
+}
+
+/* --ring: the AUX area is an overwrite ring; keep its last N records. */
+static int snapshot(struct live *L, uint32_t pid)
+{
+	uint64_t head = __atomic_load_n(&L->s.pg->aux_head, __ATOMIC_ACQUIRE);
+	size_t size = L->s.aux_size, n = head < size ? (size_t)head : size;
+	const uint8_t *p = ring_bytes(L, L->s.aux, size, head - n, n);
+	size_t keep = 0, start = n - n % BTS_RECORD_SIZE;
+
+	if (!p)
+		return -ITRACE_E_NOMEM;
+	/* Walk back over whole records until N non-padding records are kept. */
+	while (start >= BTS_RECORD_SIZE && keep < L->o->ring) {
+		start -= BTS_RECORD_SIZE;
+		const uint8_t *r = p + (n % BTS_RECORD_SIZE) + start;
+		if (bts_le64(r) || bts_le64(r + 8))
+			keep++;
+	}
+	return bts_convert(p + n % BTS_RECORD_SIZE + start, n - n % BTS_RECORD_SIZE - start, pid, pid,
+			   L->spaces, live_event, L, &L->cst);
+}
+
+/* ---- starting the program --------------------------------------------- */
+
+/* Fork the child stopped on a pipe; it execs when released. */
+static pid_t spawn(const struct collect_options *o, int *go_fd, int *err_fd)
+{
+	int go[2], errp[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char c;
+		int e;
+		close(go[1]);
+		close(errp[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		if (!o->aslr)
+			personality(ADDR_NO_RANDOMIZE);
+		execvp(o->argv[0], o->argv);
+		e = errno;
+		if (write(errp[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	*go_fd = go[1];
+	*err_fd = errp[0];
+	return pid;
+}
+
+static int exit_code(int status, int *end, int *end_status)
+{
+	if (WIFSIGNALED(status)) {
+		*end = ITRACE_END_CRASHED;
+		*end_status = WTERMSIG(status);
+		return 128 + WTERMSIG(status);
+	}
+	*end = ITRACE_END_COMPLETE;
+	*end_status = WEXITSTATUS(status);
+	return WEXITSTATUS(status);
+}
+
+static int write_process(struct live *L, uint8_t event, int64_t status, const char *name)
+{
+	struct itrace_record r;
+
+	memset(&r, 0, sizeof r);
+	r.type = ITRACE_REC_PROCESS;
+	r.u.process.event = event;
+	r.u.process.pid = (uint32_t)L->pid;
+	r.u.process.status = status;
+	r.u.process.name = name;
+	r.u.process.name_len = name ? strlen(name) : 0;
+	return itrace_writer_write(L->w, &r);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Poll until the program ends (or we are interrupted), draining as we go. */
+static int trace_loop(struct live *L, int *status, int *interrupted)
+{
+	struct pollfd pfd = {.fd = L->s.fd, .events = POLLIN};
+
+	for (;;) {
+		int rc = drain(L);
+		if (rc)
+			return rc;
+		if (collect_interrupted) {
+			*interrupted = 1;
+			return 0;
+		}
+		if (!L->o->attach_pid) {
+			pid_t r = waitpid(L->pid, status, WNOHANG);
+			if (r == L->pid)
+				return 0;
+		} else if (kill(L->pid, 0) && errno == ESRCH) {
+			*status = 0;
+			return 0;
+		}
+		poll(&pfd, 1, BTS_POLL_MS);
+	}
+}
+
+static int bts_run(const struct collect_options *o, struct collect_result *res)
+{
+	struct live L;
+	char err[768];
+	int go_fd = -1, err_fd = -1, status = 0, interrupted = 0, end, end_status, code, rc;
+	double t0 = now();
+	struct itrace_meta extra[1];
+
+	memset(&L, 0, sizeof L);
+	L.o = o;
+	L.s.fd = -1;
+	L.spaces = BTS_SPACE_USER;
+	if (bts_choose_method(o, L.spaces, &L.m, err, sizeof err)) {
+		cli_error("bts backend unavailable: %s", err);
+		return -1;
+	}
+	extra[0] = (struct itrace_meta){"bts_path", L.m.legacy ? "legacy" : o->ring ? "intel_bts snapshot" : "intel_bts"};
+	if (o->attach_pid) {
+		L.pid = o->attach_pid;
+	} else {
+		L.pid = spawn(o, &go_fd, &err_fd);
+		if (L.pid < 0) {
+			cli_error("cannot start '%s': %s", o->argv[0], strerror(errno));
+			return -1;
+		}
+	}
+	if (stream_open(&L, L.pid) ||
+	    collect_writer_open(o, "bts", L.pid, ITRACE_FF_TAKEN_ONLY, extra, 1, &L.w)) {
+		if (!o->attach_pid) {
+			kill(L.pid, SIGKILL);
+			waitpid(L.pid, NULL, 0);
+		}
+		stream_close(&L.s);
+		return -1;
+	}
+	bts_sink_init(&L.sink, L.w, L.spaces);
+	rc = write_process(&L, ITRACE_PROCESS_START, 0, o->attach_pid ? NULL : o->argv[0]);
+	if (!rc && o->attach_pid) {
+		rc = maps_write_process(L.w, L.pid, NULL, NULL) < 0 ? -ITRACE_E_IO : 0;
+		if (!rc && ioctl(L.s.fd, PERF_EVENT_IOC_ENABLE, 0))
+			rc = -ITRACE_E_IO;
+	}
+	if (!o->attach_pid) {
+		int e = 0;
+		if (write(go_fd, "g", 1) != 1 || read(err_fd, &e, sizeof e) == (ssize_t)sizeof e) {
+			waitpid(L.pid, NULL, 0);
+			cli_error("cannot run '%s': %s", o->argv[0], strerror(e ? e : EPIPE));
+			itrace_writer_close(L.w, ITRACE_END_ERROR, e);
+			stream_close(&L.s);
+			return -1;
+		}
+		close(go_fd);
+		close(err_fd);
+	}
+	if (!rc)
+		rc = trace_loop(&L, &status, &interrupted);
+	ioctl(L.s.fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (!rc)
+		rc = drain(&L);
+	if (!rc && o->ring)
+		rc = snapshot(&L, (uint32_t)L.pid);
+	if (interrupted) {
+		if (o->attach_pid) {
+			end = ITRACE_END_DETACHED;
+			end_status = 0;
+			code = 0;
+		} else {
+			kill(L.pid, SIGKILL);
+			waitpid(L.pid, &status, 0);
+			end = ITRACE_END_INTERRUPTED;
+			end_status = (int)collect_interrupted;
+			code = 128 + (int)collect_interrupted;
+		}
+	} else {
+		code = exit_code(status, &end, &end_status);
+		if (!rc)
+			rc = write_process(&L, ITRACE_PROCESS_EXIT, end == ITRACE_END_CRASHED ? -end_status : end_status, NULL);
+	}
+	stream_close(&L.s);
+	free(L.scratch);
+	if (rc) {
+		cli_error("writing the trace failed: %s", itrace_errstr(rc));
+		itrace_writer_close(L.w, ITRACE_END_ERROR, -rc);
+		return -1;
+	}
+	if (!L.sink.branches && !interrupted) {
+		/* Never claim an empty trace is a successful one. */
+		cli_error("the BTS hardware delivered no branches for '%s'; the trace is marked as failed",
+			  o->attach_pid ? "the process" : o->argv[0]);
+		itrace_writer_close(L.w, ITRACE_END_ERROR, ENODATA);
+		return -1;
+	}
+	itrace_writer_stats(L.w, &res->stats);
+	res->end_reason = end;
+	res->end_status = end_status;
+	res->steps = L.cst.records;
+	res->seconds = now() - t0;
+	if (itrace_writer_close(L.w, end, end_status)) {
+		cli_error("cannot finish the trace '%s'", o->output);
+		return -1;
+	}
+	return code;
+}
+
+const struct collect_backend collect_backend_bts = {
+	.name = "bts",
+	.description = "Intel Branch Trace Store via perf (taken branches, near native speed)",
+	.levels = COLLECT_LEVEL_BIT(ITRACE_LEVEL_BRANCH),
+	.probe = bts_probe,
+	.run = bts_run,
+};
