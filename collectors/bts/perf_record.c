@@ -26,7 +26,7 @@ static int record_string(const uint8_t *rec, size_t len, size_t off, const char 
 
 static int decode_mmap(const uint8_t *rec, size_t len, int v2, struct bts_event *ev)
 {
-	uint16_t misc = bts_le16(rec + 6);
+	uint16_t misc = bts_le16(rec + 4);
 	size_t name_off = v2 ? 72 : 40;
 
 	if (len < name_off + 1)
@@ -86,7 +86,7 @@ int perf_record_sideband(const uint8_t *rec, size_t len, struct bts_event *ev)
 		ev->type = BTS_EV_COMM;
 		ev->pid = bts_le32(rec + 8);
 		ev->tid = bts_le32(rec + 12);
-		ev->u.comm.exec = !!(bts_le16(rec + 6) & PR_MISC_COMM_EXEC);
+		ev->u.comm.exec = !!(bts_le16(rec + 4) & PR_MISC_COMM_EXEC);
 		return record_string(rec, len, 16, &ev->u.comm.name, &ev->u.comm.name_len) ? -1 : 1;
 	case PR_FORK:
 		return decode_task(rec, len, BTS_EV_FORK, ev) ? -1 : 1;
