@@ -1,0 +1,11 @@
+# bench/: format size figures (other components add their own benches).
+BENCH_OUT := $(BUILD)/bench
+$(BENCH_OUT)/format_size: $(BUILD)/obj/bench/format_size.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+$(BENCH_OUT)/format_workload: bench/format_workload.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O1 -g -o $@ $<
+BENCHES += bench/format_size.sh
+bench-format: $(BENCH_OUT)/format_size $(BENCH_OUT)/format_workload
+bench: bench-format
