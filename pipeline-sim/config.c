@@ -1,0 +1,445 @@
+/* config.c - parse core descriptions (see config.h and cores/NAME.core). */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const class_names[SIM_CLS_COUNT] = {
+	"int_alu", "int_mul", "int_div", "branch", "load", "store",
+	"fp_add",  "fp_mul",  "fp_div",	 "vec",	   "nop",  "sys",
+};
+
+const char *sim_class_name(int cls)
+{
+	return cls >= 0 && cls < SIM_CLS_COUNT ? class_names[cls] : NULL;
+}
+
+int sim_class_from_name(const char *name)
+{
+	for (int i = 0; i < SIM_CLS_COUNT; i++)
+		if (strcmp(name, class_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+void sim_config_init(struct sim_core_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->store_forward_latency = 1;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* parse_size - "32K", "1M", "64" into bytes/units. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': v <<= 10; end++; break;
+	case 'M': v <<= 20; end++; break;
+	case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned *out)
+{
+	uint64_t v;
+
+	if (parse_size(s, &v) || v > 0x7fffffffu)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int port_index(const struct sim_core_cfg *c, const char *name)
+{
+	for (int i = 0; i < c->nports; i++)
+		if (strcmp(c->port_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* A value made of "k=v" words, split in place. */
+struct kv_words {
+	int n;
+	char *key[16];
+	char *val[16];
+};
+
+static int split_words(char *s, struct kv_words *w)
+{
+	w->n = 0;
+	for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || w->n == 16)
+			return -1;
+		*eq = '\0';
+		w->key[w->n] = tok;
+		w->val[w->n] = eq + 1;
+		w->n++;
+	}
+	return 0;
+}
+
+static int parse_ports(struct sim_core_cfg *c, char *value, char *err, size_t errlen)
+{
+	c->nports = 0;
+	for (char *tok = strtok(value, " \t,"); tok; tok = strtok(NULL, " \t,")) {
+		if (c->nports == SIM_MAX_PORTS)
+			return fail(err, errlen, "more than %d ports", SIM_MAX_PORTS);
+		if (strlen(tok) >= sizeof(c->port_names[0]))
+			return fail(err, errlen, "port name '%s' too long", tok);
+		strcpy(c->port_names[c->nports++], tok);
+	}
+	return 0;
+}
+
+static int parse_class(struct sim_core_cfg *c, const char *cname, char *value, char *err,
+		       size_t errlen)
+{
+	int cls = sim_class_from_name(cname);
+	struct kv_words w;
+	struct sim_class_cfg cc = { 0, 1, 1 };
+
+	if (cls < 0)
+		return fail(err, errlen, "unknown instruction class '%s'", cname);
+	if (split_words(value, &w))
+		return fail(err, errlen, "class.%s: expected ports=... latency=N occupancy=N", cname);
+	for (int i = 0; i < w.n; i++) {
+		if (strcmp(w.key[i], "ports") == 0) {
+			for (char *p = strtok(w.val[i], ","); p; p = strtok(NULL, ",")) {
+				int idx = port_index(c, p);
+
+				if (idx < 0)
+					return fail(err, errlen, "class.%s: unknown port '%s' (declare it in ports =)", cname, p);
+				cc.port_mask |= 1u << idx;
+			}
+		} else if (strcmp(w.key[i], "latency") == 0) {
+			if (parse_uint(w.val[i], &cc.latency))
+				return fail(err, errlen, "class.%s: bad latency '%s'", cname, w.val[i]);
+		} else if (strcmp(w.key[i], "occupancy") == 0) {
+			if (parse_uint(w.val[i], &cc.occupancy) || cc.occupancy == 0)
+				return fail(err, errlen, "class.%s: bad occupancy '%s'", cname, w.val[i]);
+		} else {
+			return fail(err, errlen, "class.%s: unknown field '%s'", cname, w.key[i]);
+		}
+	}
+	c->cls[cls] = cc;
+	return 0;
+}
+
+static int parse_cache(struct sim_cache_cfg *cc, const char *cname, char *value, char *err,
+		       size_t errlen)
+{
+	struct kv_words w;
+
+	memset(cc, 0, sizeof(*cc));
+	if (strcmp(value, "none") == 0)
+		return 0;
+	if (split_words(value, &w))
+		return fail(err, errlen, "%s: expected size=.. assoc=.. line=.. latency=.. [repl=lru|fifo|random] or none", cname);
+	cc->enabled = 1;
+	cc->repl = SIM_REPL_LRU;
+	for (int i = 0; i < w.n; i++) {
+		int bad = 0;
+
+		if (strcmp(w.key[i], "size") == 0)
+			bad = parse_size(w.val[i], &cc->size);
+		else if (strcmp(w.key[i], "assoc") == 0)
+			bad = parse_uint(w.val[i], &cc->assoc);
+		else if (strcmp(w.key[i], "line") == 0)
+			bad = parse_uint(w.val[i], &cc->line);
+		else if (strcmp(w.key[i], "latency") == 0)
+			bad = parse_uint(w.val[i], &cc->latency);
+		else if (strcmp(w.key[i], "repl") == 0) {
+			if (strcmp(w.val[i], "lru") == 0)
+				cc->repl = SIM_REPL_LRU;
+			else if (strcmp(w.val[i], "fifo") == 0)
+				cc->repl = SIM_REPL_FIFO;
+			else if (strcmp(w.val[i], "random") == 0)
+				cc->repl = SIM_REPL_RANDOM;
+			else
+				bad = 1;
+		} else
+			return fail(err, errlen, "%s: unknown field '%s'", cname, w.key[i]);
+		if (bad)
+			return fail(err, errlen, "%s: bad %s '%s'", cname, w.key[i], w.val[i]);
+	}
+	return 0;
+}
+
+struct uint_key {
+	const char *key;
+	size_t off;
+};
+
+#define UK(f) { #f, offsetof(struct sim_core_cfg, f) }
+static const struct uint_key uint_keys[] = {
+	UK(fetch_width), UK(dispatch_width), UK(retire_width), UK(frontend_depth),
+	UK(fetch_queue), UK(rob), UK(iq), UK(lq), UK(sq), UK(mispredict_penalty),
+	UK(store_forward_latency), UK(bpred_bits), UK(ghist_bits), UK(btb_entries),
+	UK(ras_entries), UK(mem_latency),
+};
+
+/* apply - one key with its (trimmed, writable) value. */
+static int apply(struct sim_core_cfg *c, const char *key, char *value, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(uint_keys) / sizeof(uint_keys[0]); i++) {
+		if (strcmp(key, uint_keys[i].key) == 0) {
+			unsigned *dst = (unsigned *)((char *)c + uint_keys[i].off);
+
+			if (parse_uint(value, dst))
+				return fail(err, errlen, "%s: bad number '%s'", key, value);
+			return 0;
+		}
+	}
+	if (strcmp(key, "name") == 0) {
+		snprintf(c->name, sizeof(c->name), "%s", value);
+		return 0;
+	}
+	if (strcmp(key, "model") == 0) {
+		if (strcmp(value, "ooo") == 0)
+			c->inorder = 0;
+		else if (strcmp(value, "inorder") == 0)
+			c->inorder = 1;
+		else
+			return fail(err, errlen, "model: expected ooo or inorder, not '%s'", value);
+		return 0;
+	}
+	if (strcmp(key, "bpred") == 0) {
+		if (strcmp(value, "bimodal") == 0)
+			c->bpred = SIM_BP_BIMODAL;
+		else if (strcmp(value, "gshare") == 0)
+			c->bpred = SIM_BP_GSHARE;
+		else if (strcmp(value, "tage") == 0)
+			c->bpred = SIM_BP_TAGE;
+		else
+			return fail(err, errlen, "bpred: expected bimodal, gshare or tage, not '%s'", value);
+		return 0;
+	}
+	if (strcmp(key, "ports") == 0)
+		return parse_ports(c, value, err, errlen);
+	if (strncmp(key, "class.", 6) == 0)
+		return parse_class(c, key + 6, value, err, errlen);
+	if (strcmp(key, "l1i") == 0)
+		return parse_cache(&c->l1i, key, value, err, errlen);
+	if (strcmp(key, "l1d") == 0)
+		return parse_cache(&c->l1d, key, value, err, errlen);
+	if (strcmp(key, "l2") == 0)
+		return parse_cache(&c->l2, key, value, err, errlen);
+	if (strcmp(key, "llc") == 0)
+		return parse_cache(&c->llc, key, value, err, errlen);
+	return fail(err, errlen, "unknown key '%s'", key);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* parse_line - "key = value" (comments already stripped); 0 or -1. */
+static int parse_line(struct sim_core_cfg *c, char *line, char *err, size_t errlen)
+{
+	char *eq = strchr(line, '=');
+	char *key, *value;
+
+	if (!eq)
+		return fail(err, errlen, "expected 'key = value'");
+	*eq = '\0';
+	key = trim(line);
+	value = trim(eq + 1);
+	if (!*key)
+		return fail(err, errlen, "missing key before '='");
+	return apply(c, key, value, err, errlen);
+}
+
+int sim_config_parse(struct sim_core_cfg *c, const char *text, const char *origin,
+		     char *err, size_t errlen)
+{
+	char line[1024];
+	int lineno = 0;
+
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+		char *hash, *body;
+		char msg[512];
+
+		lineno++;
+		if (n >= sizeof(line))
+			return fail(err, errlen, "%s:%d: line too long", origin, lineno);
+		memcpy(line, text, n);
+		line[n] = '\0';
+		text += n + (nl ? 1 : 0);
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		body = trim(line);
+		if (!*body)
+			continue;
+		if (parse_line(c, body, msg, sizeof(msg)))
+			return fail(err, errlen, "%s:%d: %s", origin, lineno, msg);
+	}
+	return 0;
+}
+
+int sim_config_set(struct sim_core_cfg *c, const char *kv, char *err, size_t errlen)
+{
+	char line[1024];
+	char msg[512];
+
+	if (strlen(kv) >= sizeof(line))
+		return fail(err, errlen, "--set value too long");
+	strcpy(line, kv);
+	if (parse_line(c, line, msg, sizeof(msg)))
+		return fail(err, errlen, "--set '%s': %s", kv, msg);
+	return 0;
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int check_cache(const struct sim_cache_cfg *cc, const char *name, char *err, size_t errlen)
+{
+	uint64_t sets;
+
+	if (!cc->enabled)
+		return 0;
+	if (!is_pow2(cc->line) || cc->assoc == 0 || cc->size == 0)
+		return fail(err, errlen, "%s: line must be a power of two and size, assoc non-zero", name);
+	if (cc->size % ((uint64_t)cc->assoc * cc->line))
+		return fail(err, errlen, "%s: size must be a multiple of assoc * line", name);
+	sets = cc->size / ((uint64_t)cc->assoc * cc->line);
+	if (!is_pow2(sets))
+		return fail(err, errlen, "%s: number of sets (%llu) must be a power of two", name,
+			    (unsigned long long)sets);
+	if (cc->assoc > 64)
+		return fail(err, errlen, "%s: associativity above 64 is not supported", name);
+	return 0;
+}
+
+int sim_config_validate(const struct sim_core_cfg *c, char *err, size_t errlen)
+{
+	if (!c->fetch_width || !c->dispatch_width || !c->retire_width)
+		return fail(err, errlen, "fetch_width, dispatch_width and retire_width must be set");
+	if (!c->rob || !c->iq || !c->lq || !c->sq || !c->fetch_queue)
+		return fail(err, errlen, "rob, iq, lq, sq and fetch_queue must be set");
+	if (c->rob > 4096 || c->iq > 4096 || c->lq > 4096 || c->sq > 4096 || c->fetch_queue > 4096)
+		return fail(err, errlen, "queue sizes above 4096 are not supported");
+	if (c->nports == 0)
+		return fail(err, errlen, "no ports declared (ports = ...)");
+	for (int i = 0; i < SIM_CLS_COUNT; i++)
+		if (i != SIM_CLS_NOP && !c->cls[i].port_mask)
+			return fail(err, errlen, "class.%s is not configured", class_names[i]);
+	if (c->bpred_bits < 4 || c->bpred_bits > 24 || c->ghist_bits > 64)
+		return fail(err, errlen, "bpred_bits must be 4..24 and ghist_bits at most 64");
+	if (!is_pow2(c->btb_entries))
+		return fail(err, errlen, "btb_entries must be a power of two");
+	if (!c->l1i.enabled || !c->l1d.enabled)
+		return fail(err, errlen, "l1i and l1d must be configured");
+	if (check_cache(&c->l1i, "l1i", err, errlen) || check_cache(&c->l1d, "l1d", err, errlen) ||
+	    check_cache(&c->l2, "l2", err, errlen) || check_cache(&c->llc, "llc", err, errlen))
+		return -1;
+	if (!c->mem_latency)
+		return fail(err, errlen, "mem_latency must be set");
+	return 0;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 8192;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t n = fread(buf + len, 1, 4096, f);
+		len += n;
+		if (n < 4096)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+int sim_config_load(struct sim_core_cfg *c, const char *name_or_path, char *err, size_t errlen)
+{
+	char *text;
+	int rc;
+
+	for (size_t i = 0; i < sim_preset_count; i++)
+		if (strcmp(sim_presets[i].name, name_or_path) == 0)
+			return sim_config_parse(c, sim_presets[i].text, name_or_path, err, errlen);
+	text = read_file(name_or_path);
+	if (!text) {
+		char names[256] = "";
+
+		for (size_t i = 0; i < sim_preset_count; i++) {
+			strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
+			strncat(names, sim_presets[i].name, sizeof(names) - strlen(names) - 1);
+		}
+		return fail(err, errlen, "cannot open core file '%s': %s (presets: %s)", name_or_path,
+			    strerror(errno), names);
+	}
+	rc = sim_config_parse(c, text, name_or_path, err, errlen);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,87 @@
+/*
+ * config.h - the core description: widths, queues, ports and classes,
+ * branch predictor, cache hierarchy.  Read from a small text file of
+ * `key = value` lines (see cores/NAME.core for the documented presets).
+ */
+#ifndef SIM_CONFIG_H
+#define SIM_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+enum sim_repl { SIM_REPL_LRU, SIM_REPL_FIFO, SIM_REPL_RANDOM };
+enum sim_bpred_kind { SIM_BP_BIMODAL, SIM_BP_GSHARE, SIM_BP_TAGE };
+
+struct sim_cache_cfg {
+	int enabled;
+	uint64_t size;	  /* bytes */
+	unsigned assoc;
+	unsigned line;	  /* bytes, power of two */
+	unsigned latency; /* load-to-use cycles on a hit at this level */
+	int repl;	  /* enum sim_repl */
+};
+
+struct sim_class_cfg {
+	uint32_t port_mask; /* bit p: may issue on port p */
+	unsigned latency;   /* result latency in cycles */
+	unsigned occupancy; /* cycles the port stays busy (1 = pipelined) */
+};
+
+struct sim_core_cfg {
+	char name[64];
+	int inorder;
+	unsigned fetch_width, dispatch_width, retire_width;
+	unsigned frontend_depth; /* cycles from fetch to dispatch */
+	unsigned fetch_queue;	 /* decoded instructions buffered before dispatch */
+	unsigned rob, iq, lq, sq;
+	unsigned mispredict_penalty; /* cycles from resolve to refetch */
+	unsigned store_forward_latency;
+	int nports;
+	char port_names[SIM_MAX_PORTS][16];
+	struct sim_class_cfg cls[SIM_CLS_COUNT];
+	int bpred;		/* enum sim_bpred_kind */
+	unsigned bpred_bits;	/* log2 entries of the base/pattern table */
+	unsigned ghist_bits;	/* gshare history length */
+	unsigned btb_entries;	/* power of two */
+	unsigned ras_entries;
+	struct sim_cache_cfg l1i, l1d, l2, llc;
+	unsigned mem_latency;
+};
+
+/* sim_config_init - an empty config (everything must come from a file). */
+void sim_config_init(struct sim_core_cfg *c);
+
+/*
+ * sim_config_parse - apply the `key = value` lines of `text` (NUL-
+ * terminated).  `origin` names the source in messages.  Returns 0, or -1
+ * with a message "origin:line: problem" in err.
+ */
+int sim_config_parse(struct sim_core_cfg *c, const char *text, const char *origin,
+		     char *err, size_t errlen);
+
+/* sim_config_set - apply one "key=value" override (--set). */
+int sim_config_set(struct sim_core_cfg *c, const char *kv, char *err, size_t errlen);
+
+/* sim_config_validate - check completeness and ranges after parsing. */
+int sim_config_validate(const struct sim_core_cfg *c, char *err, size_t errlen);
+
+/*
+ * sim_config_load - NAME of a bundled preset or a file path.  Returns 0 or
+ * -1 with err set.
+ */
+int sim_config_load(struct sim_core_cfg *c, const char *name_or_path, char *err, size_t errlen);
+
+/* Bundled presets (generated from cores/NAME.core at build time). */
+struct sim_preset {
+	const char *name;
+	const char *text;
+};
+extern const struct sim_preset sim_presets[];
+extern const size_t sim_preset_count;
+
+/* The preset used without --core. */
+#define SIM_DEFAULT_PRESET "zen4"
+
+#endif

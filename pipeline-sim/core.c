@@ -1,0 +1,606 @@
+/* core.c - the trace-driven timing model (see core.h). */
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CAL_WORDS (SIM_CAL_BITS / 64)
+
+static const char *const cause_names[SIM_CAUSE_PORT0] = {
+	"base",		"dep-int",     "dep-fp",      "dep-mem",    "rob-full",
+	"iq-full",	"lq-full",     "sq-full",     "serialize",  "branch-mispredict",
+	"icache-l2",	"icache-llc",  "icache-mem",  "dcache-l2",  "dcache-llc",
+	"dcache-mem",	"frontend",
+};
+
+const char *sim_cause_name(int cause)
+{
+	return cause >= 0 && cause < SIM_CAUSE_PORT0 ? cause_names[cause] : NULL;
+}
+
+const char *sim_core_cause_name(const struct sim_core *c, int cause, char *buf, size_t len)
+{
+	if (cause < SIM_CAUSE_PORT0)
+		return sim_cause_name(cause);
+	snprintf(buf, len, "port-%s", c->cfg.port_names[cause - SIM_CAUSE_PORT0]);
+	return buf;
+}
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static unsigned log2u(uint64_t v)
+{
+	unsigned n = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		n++;
+	}
+	return n;
+}
+
+int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t keep_timeline)
+{
+	uint64_t ring;
+
+	memset(c, 0, sizeof(*c));
+	c->cfg = *cfg;
+	c->width = cfg->fetch_width;
+	if (cfg->dispatch_width < c->width)
+		c->width = cfg->dispatch_width;
+	if (cfg->retire_width < c->width)
+		c->width = cfg->retire_width;
+	ring = pow2_at_least((uint64_t)cfg->rob + cfg->iq + cfg->fetch_queue + 1);
+	c->ring_mask = ring - 1;
+	c->lq_mask = pow2_at_least(cfg->lq) - 1;
+	c->sq_mask = pow2_at_least(cfg->sq) - 1;
+	c->ring_retire = calloc(ring, sizeof(uint64_t));
+	c->ring_dispatch = calloc(ring, sizeof(uint64_t));
+	c->ring_issue = calloc(ring, sizeof(uint64_t));
+	c->ld_retire = calloc(c->lq_mask + 1, sizeof(uint64_t));
+	c->st_retire = calloc(c->sq_mask + 1, sizeof(uint64_t));
+	if (!c->ring_retire || !c->ring_dispatch || !c->ring_issue || !c->ld_retire || !c->st_retire)
+		goto fail;
+	for (int p = 0; p < cfg->nports; p++)
+		if (!(c->cal[p] = calloc(CAL_WORDS, sizeof(uint64_t))))
+			goto fail;
+	if (keep_timeline) {
+		c->tl = calloc(keep_timeline, sizeof(*c->tl));
+		if (!c->tl)
+			goto fail;
+		c->tl_cap = keep_timeline;
+	}
+	if (sim_memsys_init(&c->mem, cfg) || sim_bpred_init(&c->bp, cfg))
+		goto fail;
+	c->l1i_shift = log2u(cfg->l1i.line);
+	c->fetch_line = ~0ull;
+	return 0;
+fail:
+	sim_core_free(c);
+	return -1;
+}
+
+void sim_core_free(struct sim_core *c)
+{
+	free(c->ring_retire);
+	free(c->ring_dispatch);
+	free(c->ring_issue);
+	free(c->ld_retire);
+	free(c->st_retire);
+	for (int p = 0; p < SIM_MAX_PORTS; p++)
+		free(c->cal[p]);
+	free(c->tl);
+	sim_memsys_free(&c->mem);
+	sim_bpred_free(&c->bp);
+	memset(c, 0, sizeof(*c));
+}
+
+uint64_t sim_core_cycles(const struct sim_core *c)
+{
+	return c->insns ? c->last_retire + 1 : 0;
+}
+
+/* ---- port calendars ------------------------------------------------------ */
+
+/* cal_advance - no query will come before cycle `now`: recycle older words. */
+static void cal_advance(struct sim_core *c, uint64_t now)
+{
+	uint64_t w = now >> 6;
+
+	if (w <= c->cal_word)
+		return;
+	if (w - c->cal_word >= CAL_WORDS) {
+		for (int p = 0; p < c->cfg.nports; p++)
+			memset(c->cal[p], 0, CAL_WORDS * sizeof(uint64_t));
+	} else {
+		for (uint64_t i = c->cal_word; i < w; i++)
+			for (int p = 0; p < c->cfg.nports; p++)
+				c->cal[p][i & (CAL_WORDS - 1)] = 0;
+	}
+	c->cal_word = w;
+}
+
+static int cal_busy(const uint64_t *cal, uint64_t t)
+{
+	uint64_t i = t & (SIM_CAL_BITS - 1);
+
+	return (int)((cal[i >> 6] >> (i & 63)) & 1);
+}
+
+/* cal_find - first cycle >= t where port calendar `cal` is free for occ
+ * cycles; cycles beyond the look-ahead are taken as free. */
+static uint64_t cal_find(const struct sim_core *c, const uint64_t *cal, uint64_t t, unsigned occ)
+{
+	uint64_t limit = c->cal_word * 64 + SIM_CAL_BITS - 64 - occ;
+
+	for (;;) {
+		uint64_t i, free_bits;
+		unsigned k;
+
+		if (t >= limit)
+			return t;
+		i = t & (SIM_CAL_BITS - 1);
+		free_bits = ~cal[i >> 6] >> (i & 63);
+		if (!free_bits) {
+			t += 64 - (i & 63);
+			continue;
+		}
+		t += (uint64_t)__builtin_ctzll(free_bits);
+		for (k = 1; k < occ && !cal_busy(cal, t + k); k++)
+			;
+		if (k == occ)
+			return t;
+		t += k + 1;
+	}
+}
+
+/* issue_on - earliest cycle >= t on any port of `mask`; reserves it. */
+static uint64_t issue_on(struct sim_core *c, uint32_t mask, uint64_t t, unsigned occ, int *port)
+{
+	uint64_t best = UINT64_MAX;
+	int bp = -1;
+
+	for (uint32_t m = mask; m; m &= m - 1) {
+		int p = __builtin_ctz(m);
+		uint64_t at = cal_find(c, c->cal[p], t, occ);
+
+		if (at < best) {
+			best = at;
+			bp = p;
+		}
+	}
+	if (bp < 0) { /* a class without ports (nop) */
+		*port = -1;
+		return t;
+	}
+	if (best < c->cal_word * 64 + SIM_CAL_BITS - 64 - occ) {
+		for (unsigned k = 0; k < occ; k++) {
+			uint64_t i = (best + k) & (SIM_CAL_BITS - 1);
+
+			c->cal[bp][i >> 6] |= 1ull << (i & 63);
+		}
+	} else {
+		c->beyond_horizon++;
+	}
+	*port = bp;
+	return best;
+}
+
+/* ---- the reasons an instruction was late --------------------------------- */
+
+struct comp {
+	uint8_t cause;
+	uint64_t cycles;
+	struct sim_sem *owner; /* who is charged (the branch for a redirect) */
+};
+
+struct comps {
+	int n;
+	struct comp c[12];
+};
+
+static void add_comp(struct comps *cs, int cause, uint64_t cycles, struct sim_sem *owner)
+{
+	if (!cycles || cs->n == 12)
+		return;
+	cs->c[cs->n].cause = (uint8_t)cause;
+	cs->c[cs->n].cycles = cycles;
+	cs->c[cs->n].owner = owner;
+	cs->n++;
+}
+
+static int dominant_from(const struct comps *cs, int from)
+{
+	uint64_t best = 0;
+	int cause = SIM_CAUSE_BASE;
+
+	for (int i = from; i < cs->n; i++)
+		if (cs->c[i].cycles > best) {
+			best = cs->c[i].cycles;
+			cause = cs->c[i].cause;
+		}
+	return cause;
+}
+
+static int dominant(const struct comps *cs)
+{
+	return dominant_from(cs, 0);
+}
+
+/* own_cause - what a consumer waiting on this instruction's result waits for */
+static int class_dep_cause(int cls)
+{
+	switch (cls) {
+	case SIM_CLS_FP_ADD:
+	case SIM_CLS_FP_MUL:
+	case SIM_CLS_FP_DIV:
+	case SIM_CLS_VEC:
+		return SIM_CAUSE_DEP_FP;
+	case SIM_CLS_LOAD:
+		return SIM_CAUSE_DEP_MEM;
+	case SIM_CLS_SYS:
+		return SIM_CAUSE_SERIAL;
+	default:
+		return SIM_CAUSE_DEP_INT;
+	}
+}
+
+/* ---- pipeline stages ------------------------------------------------------ */
+
+static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, struct comps *cs)
+{
+	uint64_t f = c->fetch_cycle;
+	uint64_t first = s->addr >> c->l1i_shift;
+	uint64_t last = (s->addr + (s->len ? s->len - 1 : 0)) >> c->l1i_shift;
+
+	if (c->fetch_used >= c->cfg.fetch_width || c->group_ended) {
+		f++;
+		c->fetch_used = 0;
+		c->group_ended = 0;
+	}
+	/* a full fetch queue holds fetch back until an older one dispatches */
+	if (c->seq >= c->cfg.fetch_queue) {
+		uint64_t t = c->ring_dispatch[(c->seq - c->cfg.fetch_queue) & c->ring_mask];
+
+		if (t > f)
+			f = t;
+	}
+	if (c->redirect_at > f) {
+		add_comp(cs, SIM_CAUSE_MISPREDICT, c->redirect_at - f, c->redirect_owner);
+		f = c->redirect_at;
+	}
+	if (first != c->fetch_line || last != c->fetch_line) {
+		int lvl = sim_memsys_fetch(&c->mem, s->addr, s->len ? s->len : 1);
+
+		c->fetch_line = last;
+		if (lvl != SIM_LVL_L1) {
+			uint64_t pen = c->mem.lat[lvl];
+
+			add_comp(cs, SIM_CAUSE_ICACHE_L2 + lvl - 1, pen, s);
+			f += pen;
+		}
+	}
+	if (f > c->fetch_cycle) {
+		c->fetch_cycle = f;
+		c->fetch_used = 0;
+	}
+	c->fetch_used++;
+	return f;
+}
+
+static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f, struct comps *cs)
+{
+	const struct sim_core_cfg *g = &c->cfg;
+	uint64_t d = f + g->frontend_depth, need = 0;
+	int cause = -1;
+
+	if (d < c->dispatch_cycle)
+		d = c->dispatch_cycle;
+	if (d == c->dispatch_cycle && c->dispatch_used >= g->dispatch_width)
+		d++;
+	/* the structure that frees last decides */
+	if (c->seq >= g->rob && c->ring_retire[(c->seq - g->rob) & c->ring_mask] > need) {
+		need = c->ring_retire[(c->seq - g->rob) & c->ring_mask];
+		cause = SIM_CAUSE_ROB;
+	}
+	/* issue queue: entries leave at issue; the instruction iq places
+	 * older has issued by then in the common (oldest-first) case */
+	if (!g->inorder && c->seq >= g->iq && c->ring_issue[(c->seq - g->iq) & c->ring_mask] > need) {
+		need = c->ring_issue[(c->seq - g->iq) & c->ring_mask];
+		cause = SIM_CAUSE_IQ;
+	}
+	if ((s->flags & SIM_SEM_LOAD) && c->nloads >= g->lq &&
+	    c->ld_retire[(c->nloads - g->lq) & c->lq_mask] > need) {
+		need = c->ld_retire[(c->nloads - g->lq) & c->lq_mask];
+		cause = SIM_CAUSE_LQ;
+	}
+	if ((s->flags & SIM_SEM_STORE) && c->nstores >= g->sq &&
+	    c->st_retire[(c->nstores - g->sq) & c->sq_mask] > need) {
+		need = c->st_retire[(c->nstores - g->sq) & c->sq_mask];
+		cause = SIM_CAUSE_SQ;
+	}
+	/* serialising instructions wait until everything older has retired */
+	if (s->cls == SIM_CLS_SYS && c->insns && c->last_retire + 1 > need) {
+		need = c->last_retire + 1;
+		cause = SIM_CAUSE_SERIAL;
+	}
+	if (cause >= 0 && need > d) {
+		add_comp(cs, cause, need - d, s);
+		d = need;
+	}
+	if (d > c->dispatch_cycle) {
+		c->dispatch_cycle = d;
+		c->dispatch_used = 0;
+	}
+	c->dispatch_used++;
+	return d;
+}
+
+static uint64_t operands_ready(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy,
+			       uint64_t t, struct comps *cs, struct sim_sem *owner)
+{
+	uint64_t base = t;
+	int cause = -1;
+
+	for (unsigned i = 0; i < s->nsrc; i++) {
+		uint64_t r = c->reg_ready[s->src[i]];
+
+		if (r > t) {
+			t = r;
+			cause = c->reg_cause[s->src[i]];
+		}
+	}
+	/* a load that reads what an in-flight store wrote waits for its data */
+	if (s->flags & SIM_SEM_LOAD) {
+		for (unsigned i = 0; i < dy->nmem; i++) {
+			uint64_t g = dy->mem[i].addr >> 3;
+			unsigned h = (unsigned)((g * 0x9e3779b97f4a7c15ull) >> 54);
+
+			if (!dy->mem[i].store && c->stfwd[h].gran == g + 1) {
+				uint64_t r = c->stfwd[h].ready + c->cfg.store_forward_latency;
+
+				if (r > t) {
+					t = r;
+					cause = SIM_CAUSE_DEP_MEM;
+				}
+			}
+		}
+	}
+	if (cause >= 0)
+		add_comp(cs, cause, t - base, owner);
+	return t;
+}
+
+/* data_access - run the instruction's references through the hierarchy;
+ * returns the level that served its loads. */
+static int data_access(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy)
+{
+	int lvl = SIM_LVL_L1;
+
+	for (unsigned i = 0; i < dy->nmem; i++) {
+		int l = sim_memsys_data(&c->mem, dy->mem[i].addr, dy->mem[i].size ? dy->mem[i].size : 1);
+
+		if (!dy->mem[i].store && l > lvl)
+			lvl = l;
+	}
+	if (dy->has_data_addr && (s->flags & (SIM_SEM_LOAD | SIM_SEM_STORE))) {
+		int l = sim_memsys_data(&c->mem, dy->data_addr, 8);
+
+		if ((s->flags & SIM_SEM_LOAD) && l > lvl)
+			lvl = l;
+	}
+	return lvl;
+}
+
+static void record_stores(struct sim_core *c, const struct sim_dyn *dy, uint64_t ready)
+{
+	for (unsigned i = 0; i < dy->nmem; i++) {
+		if (dy->mem[i].store) {
+			uint64_t g = dy->mem[i].addr >> 3;
+			unsigned h = (unsigned)((g * 0x9e3779b97f4a7c15ull) >> 54);
+
+			c->stfwd[h].gran = g + 1;
+			c->stfwd[h].ready = ready;
+		}
+	}
+}
+
+/* predict - train the predictors with the recorded outcome; returns 1 on
+ * a misprediction. */
+static int predict(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy)
+{
+	uint64_t fall = s->addr + s->len;
+	int taken, miss = 0;
+
+	if (!dy->next_addr)
+		return 0;
+	taken = dy->next_addr != fall;
+	if (s->flags & SIM_SEM_COND)
+		miss = sim_bpred_cond(&c->bp, s->addr, taken);
+	else if (s->flags & SIM_SEM_RET)
+		miss = sim_bpred_return(&c->bp, dy->next_addr);
+	else if (s->flags & SIM_SEM_INDIRECT)
+		miss = sim_bpred_target(&c->bp, s->addr, dy->next_addr);
+	if (s->flags & SIM_SEM_CALL)
+		sim_bpred_call(&c->bp, fall);
+	return miss;
+}
+
+/* charge - split `lost` slots over the reasons, in proportion. */
+static void charge(struct sim_core *c, struct sim_sem *s, const struct comps *cs, uint64_t lost)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < cs->n; i++)
+		total += cs->c[i].cycles;
+	if (!total) {
+		/* nothing held it back: the front end did not deliver sooner */
+		c->stack[SIM_CAUSE_FRONTEND] += (double)lost;
+		s->stall[SIM_CAUSE_FRONTEND] += (double)lost;
+		return;
+	}
+	for (int i = 0; i < cs->n; i++) {
+		double share = (double)lost * (double)cs->c[i].cycles / (double)total;
+
+		c->stack[cs->c[i].cause] += share;
+		cs->c[i].owner->stall[cs->c[i].cause] += share;
+	}
+}
+
+void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *dy)
+{
+	const struct sim_core_cfg *g = &c->cfg;
+	struct comps cs;
+	uint64_t f, d, t, issue, done, r, lost, start;
+	int port, lvl = SIM_LVL_L1, mispredict = 0, exec_comps;
+	int is_load = (s->flags & SIM_SEM_LOAD) != 0;
+	int is_store = (s->flags & SIM_SEM_STORE) != 0;
+
+	cs.n = 0;
+	f = stage_fetch(c, s, &cs);
+	d = stage_dispatch(c, s, f, &cs);
+	cal_advance(c, d);
+	exec_comps = cs.n;
+	t = operands_ready(c, s, dy, d + 1, &cs, s);
+	if (g->inorder) {
+		/* in order: nothing issues before the instruction ahead of it */
+		if (c->last_issue > t) {
+			add_comp(&cs, c->last_cause, c->last_issue - t, s);
+			t = c->last_issue;
+		}
+		if (t == c->last_issue && c->issue_used >= g->dispatch_width)
+			t++;
+	}
+	issue = t;
+	if (is_load || is_store)
+		lvl = data_access(c, s, dy);
+	if (is_load) {
+		const struct sim_class_cfg *lc = &g->cls[SIM_CLS_LOAD];
+		uint64_t at = issue_on(c, lc->port_mask, t, lc->occupancy, &port);
+
+		add_comp(&cs, SIM_CAUSE_PORT0 + port, at - t, s);
+		issue = at;
+		t = at + lc->latency + c->mem.lat[lvl];
+		add_comp(&cs, SIM_CAUSE_DEP_MEM, c->mem.lat[SIM_LVL_L1], s);
+		if (lvl != SIM_LVL_L1)
+			add_comp(&cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, c->mem.lat[lvl] - c->mem.lat[SIM_LVL_L1], s);
+		c->load_level[lvl]++;
+		if (lvl != SIM_LVL_L1)
+			s->l1d_miss++;
+	}
+	done = t;
+	if (s->cls != SIM_CLS_LOAD && s->cls != SIM_CLS_STORE && s->cls != SIM_CLS_NOP) {
+		const struct sim_class_cfg *xc = &g->cls[s->cls];
+		uint64_t at = issue_on(c, xc->port_mask, t, xc->occupancy, &port);
+
+		if (port >= 0)
+			add_comp(&cs, SIM_CAUSE_PORT0 + port, at - t, s);
+		if (!is_load)
+			issue = at;
+		done = at + xc->latency;
+		add_comp(&cs, class_dep_cause(s->cls), xc->latency, s);
+	}
+	if (is_store) {
+		const struct sim_class_cfg *sc = &g->cls[SIM_CLS_STORE];
+		uint64_t at = issue_on(c, sc->port_mask, t, sc->occupancy, &port);
+
+		if (s->cls == SIM_CLS_STORE) {
+			add_comp(&cs, SIM_CAUSE_PORT0 + port, at - t, s);
+			issue = at;
+			done = at + sc->latency;
+		}
+		record_stores(c, dy, done);
+	}
+	if (g->inorder) {
+		if (issue > c->last_issue) {
+			c->last_issue = issue;
+			c->issue_used = 0;
+		}
+		c->issue_used++;
+		c->last_cause = (uint8_t)(cs.n ? dominant(&cs) : SIM_CAUSE_DEP_INT);
+	}
+	/*
+	 * results: a consumer that waits for them waits for whatever held
+	 * this instruction back longest once dispatched (its own producers,
+	 * a busy port, its latency or its cache miss), so that a wait behind
+	 * a port-bound or miss-bound chain is charged to the port or miss
+	 */
+	{
+		uint8_t rc = (uint8_t)dominant_from(&cs, exec_comps);
+
+		if (rc == SIM_CAUSE_BASE)
+			rc = (uint8_t)class_dep_cause(s->cls);
+		for (unsigned i = 0; i < s->ndst; i++) {
+			c->reg_ready[s->dst[i]] = done;
+			c->reg_cause[s->dst[i]] = rc;
+		}
+	}
+	/* branches: a wrong prediction refetches after resolution */
+	if (s->flags & SIM_SEM_BRANCH) {
+		c->branches++;
+		if (predict(c, s, dy)) {
+			mispredict = 1;
+			c->mispredicts++;
+			s->branch_miss++;
+			if (done + g->mispredict_penalty > c->redirect_at) {
+				c->redirect_at = done + g->mispredict_penalty;
+				c->redirect_owner = s;
+			}
+		}
+	}
+	if (dy->next_addr && dy->next_addr != s->addr + s->len)
+		c->group_ended = 1; /* a taken branch ends the fetch group */
+	/* retire in order, retire_width per cycle */
+	r = done > c->retire_cycle ? done : c->retire_cycle;
+	if (r == c->retire_cycle && c->retire_used >= g->retire_width)
+		r++;
+	if (r > c->retire_cycle) {
+		c->retire_cycle = r;
+		c->retire_used = 0;
+	}
+	c->retire_used++;
+	c->last_retire = r;
+	c->ring_retire[c->seq & c->ring_mask] = r;
+	c->ring_dispatch[c->seq & c->ring_mask] = d;
+	c->ring_issue[c->seq & c->ring_mask] = issue;
+	if (is_load)
+		c->ld_retire[c->nloads++ & c->lq_mask] = r;
+	if (is_store)
+		c->st_retire[c->nstores++ & c->sq_mask] = r;
+	/* slot accounting */
+	start = (uint64_t)c->width * r;
+	lost = start > c->slot_clock ? start - c->slot_clock : 0;
+	c->slot_clock = (start > c->slot_clock ? start : c->slot_clock) + 1;
+	if (lost)
+		charge(c, s, &cs, lost);
+	s->count++;
+	c->insns++;
+	c->loads += (uint64_t)is_load;
+	c->stores += (uint64_t)is_store;
+	if (c->seq < c->tl_cap) {
+		struct sim_tl *e = &c->tl[c->seq];
+
+		e->seq = c->seq;
+		e->sem = s;
+		e->f = f;
+		e->d = d;
+		e->i = issue;
+		e->c = done;
+		e->r = r;
+		e->tid = dy->tid;
+		e->cause = (uint8_t)dominant(&cs);
+		e->mispredict = (uint8_t)mispredict;
+		e->level = (uint8_t)(is_load ? lvl : 0);
+		e->lost = (float)lost;
+		c->tl_n = c->seq + 1;
+	}
+	c->seq++;
+}

@@ -1,0 +1,93 @@
+/*
+ * core.h - the timing model.  Instructions are processed once, in program
+ * order; each gets fetch, dispatch, issue, complete and retire cycles from
+ * the constraints that bind it (widths, fetch queue, redirects, I-cache,
+ * ROB/IQ/LQ/SQ, register and store-to-load dependencies, port calendars,
+ * cache latencies).  Out-of-order issue falls out of the port calendars:
+ * a younger instruction may take a cycle before an older one's.
+ *
+ * Lost cycles are counted in retire slots: each cycle has W slots
+ * (W = the narrowest of fetch, dispatch and retire width).  An instruction
+ * that retires after the slot clock has passed the start of its retire
+ * cycle is charged the gap, split over the reasons it was late in
+ * proportion to the cycles each reason held it back (see core.c).
+ */
+#ifndef SIM_CORE_H
+#define SIM_CORE_H
+
+#include <stdint.h>
+
+#include "bpred.h"
+#include "cache.h"
+#include "config.h"
+#include "sem.h"
+
+/* One instruction's pipeline timing, kept for --timeline and --kanata. */
+struct sim_tl {
+	uint64_t seq;
+	struct sim_sem *sem;
+	uint64_t f, d, i, c, r; /* fetch, dispatch, issue, complete, retire */
+	uint32_t tid;
+	uint8_t cause;	   /* the reason that held it back longest */
+	uint8_t mispredict; /* a branch that was mispredicted */
+	uint8_t level;	   /* data-cache level that served a load */
+	float lost;	   /* retire slots lost before it */
+};
+
+#define SIM_CAL_BITS (1u << 16) /* cycles each port calendar looks ahead */
+
+struct sim_core {
+	struct sim_core_cfg cfg;
+	struct sim_memsys mem;
+	struct sim_bpred bp;
+	unsigned width; /* slots per cycle */
+	uint64_t ring_mask;
+	uint64_t *ring_retire, *ring_dispatch, *ring_issue;
+	uint64_t *ld_retire, *st_retire;
+	uint64_t lq_mask, sq_mask;
+	uint64_t reg_ready[SIM_MAX_REGS];
+	uint8_t reg_cause[SIM_MAX_REGS];
+	uint64_t *cal[SIM_MAX_PORTS];
+	uint64_t cal_word;
+	struct {
+		uint64_t gran, ready;
+	} stfwd[1024];
+	/* pipeline state */
+	uint64_t seq, nloads, nstores;
+	uint64_t fetch_cycle, fetch_line;
+	unsigned fetch_used;
+	int group_ended;
+	uint64_t redirect_at;
+	struct sim_sem *redirect_owner;
+	uint64_t dispatch_cycle, retire_cycle, last_retire;
+	unsigned dispatch_used, retire_used;
+	uint64_t last_issue;
+	unsigned issue_used;
+	uint8_t last_cause;
+	unsigned l1i_shift;
+	/* accounting */
+	uint64_t slot_clock;
+	double stack[SIM_CAUSE_COUNT]; /* lost slots by cause */
+	uint64_t insns, loads, stores, branches, mispredicts;
+	uint64_t load_level[4];
+	uint64_t beyond_horizon;
+	/* captured timeline of the first instructions */
+	struct sim_tl *tl;
+	uint64_t tl_cap, tl_n;
+};
+
+/* sim_core_init - set up from a validated config; keep_timeline is the
+ * number of leading instructions whose timing is kept.  Returns 0 or -1. */
+int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t keep_timeline);
+void sim_core_free(struct sim_core *c);
+
+/* sim_core_step - simulate one executed instruction. */
+void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *d);
+
+/* sim_core_cycles - cycles so far (last retire cycle + 1). */
+uint64_t sim_core_cycles(const struct sim_core *c);
+
+/* sim_core_cause_name - name of any cause, ports included ("port alu1"). */
+const char *sim_core_cause_name(const struct sim_core *c, int cause, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,295 @@
+/* input.c - itrace and qtrace input for the simulator (see input.h). */
+#include "input.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qtrace.h"
+#include "sem.h"
+
+struct sim_input {
+	int format, arch;
+	struct itrace_reader *ir;
+	struct qtrace_reader *qr;
+	struct itrace_image *img;
+	struct itrace_symbolizer *sym;
+	struct sim_dyn cur;  /* instruction waiting for its successor */
+	uint32_t cur_pid;
+	int have_cur;
+	int pending_error;   /* report after delivering `cur` */
+	int done;
+	char err[512];
+	struct sim_input_stats st;
+};
+
+static int fail(char *err, size_t errlen, const char *msg, const char *path, const char *why)
+{
+	snprintf(err, errlen, "%s '%s': %s", msg, path, why);
+	return -1;
+}
+
+/* sniff - the format of a regular file from its first bytes. */
+static int sniff(const char *path)
+{
+	unsigned char magic[8];
+	FILE *f;
+	size_t n;
+
+	if (!strcmp(path, "-"))
+		return SIM_FMT_ITRACE;
+	f = fopen(path, "rb");
+	if (!f)
+		return SIM_FMT_ITRACE; /* let the reader report the error */
+	n = fread(magic, 1, sizeof(magic), f);
+	fclose(f);
+	if (n == 8 && !memcmp(magic, "\x89ITR\r\n\x1a\n", 8))
+		return SIM_FMT_ITRACE;
+	return SIM_FMT_QTRACE;
+}
+
+static int open_itrace(struct sim_input *in, const char *path, const char *sysroot, char *err,
+		       size_t errlen)
+{
+	const struct itrace_header *h;
+	struct itrace_image_options io;
+	int rc = itrace_reader_open(path, &in->ir);
+
+	if (rc < 0)
+		return fail(err, errlen, "cannot open", path,
+			    rc == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(rc));
+	h = itrace_reader_header(in->ir);
+	if (h->machine == 62)
+		in->arch = SIM_ARCH_X86_64;
+	else if (h->machine == 21)
+		in->arch = h->target_endian == 2 ? SIM_ARCH_PPC64BE : SIM_ARCH_PPC64LE;
+	else {
+		char why[64];
+
+		snprintf(why, sizeof(why), "unsupported machine %u (x86-64 and ppc64 are)", h->machine);
+		return fail(err, errlen, "cannot simulate", path, why);
+	}
+	if (h->level != ITRACE_LEVEL_INSN)
+		return fail(err, errlen, "cannot simulate", path,
+			    "branch-level trace; run itrace-fill on it first");
+	itrace_image_options_init(&io);
+	io.sysroot = sysroot;
+	if (itrace_image_alloc(&io, &in->img) < 0 || itrace_symbolizer_alloc(in->img, &in->sym) < 0)
+		return fail(err, errlen, "cannot open", path, "out of memory");
+	return 0;
+}
+
+int sim_input_open(const char *path, int format, const char *sysroot, struct sim_input **ip,
+		   char *err, size_t errlen)
+{
+	struct sim_input *in = calloc(1, sizeof(*in));
+	int rc;
+
+	*ip = NULL;
+	if (!in)
+		return fail(err, errlen, "cannot open", path, "out of memory");
+	in->format = format == SIM_FMT_AUTO ? sniff(path) : format;
+	if (in->format == SIM_FMT_ITRACE) {
+		rc = open_itrace(in, path, sysroot, err, errlen);
+	} else {
+		int q = qtrace_reader_open(path, &in->qr);
+
+		in->arch = SIM_ARCH_PPC64LE;
+		rc = q < 0 ? fail(err, errlen, "cannot open", path,
+				  q == -QTRACE_E_IO ? strerror(errno) : qtrace_errstr(q))
+			   : 0;
+	}
+	if (rc) {
+		sim_input_close(in);
+		return -1;
+	}
+	*ip = in;
+	return 0;
+}
+
+void sim_input_close(struct sim_input *in)
+{
+	if (!in)
+		return;
+	itrace_symbolizer_free(in->sym);
+	itrace_image_free(in->img);
+	itrace_reader_close(in->ir);
+	qtrace_reader_close(in->qr);
+	free(in);
+}
+
+int sim_input_arch(const struct sim_input *in)
+{
+	return in->arch;
+}
+
+const char *sim_input_error(const struct sim_input *in)
+{
+	return in->err;
+}
+
+void sim_input_stats(const struct sim_input *in, struct sim_input_stats *st)
+{
+	*st = in->st;
+}
+
+/* emit - hand out the held instruction, with `next` as its successor. */
+static void emit(struct sim_input *in, struct sim_dyn *d, uint64_t next)
+{
+	*d = in->cur;
+	d->next_addr = next;
+	in->have_cur = 0;
+}
+
+static void start_insn(struct sim_input *in, const struct itrace_record *rec)
+{
+	struct sim_dyn *c = &in->cur;
+
+	c->addr = rec->u.insn.addr;
+	c->len = rec->u.insn.len;
+	c->has_bytes = rec->u.insn.has_bytes;
+	if (c->has_bytes)
+		memcpy(c->bytes, rec->u.insn.bytes, rec->u.insn.len);
+	c->nmem = 0;
+	c->has_data_addr = 0;
+	c->tid = rec->tid;
+	c->pid = rec->pid;
+	c->next_addr = 0;
+	in->cur_pid = rec->pid;
+	in->have_cur = 1;
+}
+
+static int next_itrace(struct sim_input *in, struct sim_dyn *d)
+{
+	struct itrace_record rec;
+
+	for (;;) {
+		int rc;
+
+		if (in->pending_error || in->done) {
+			if (in->have_cur) {
+				emit(in, d, 0);
+				return 0;
+			}
+			return in->pending_error ? -1 : 1;
+		}
+		rc = itrace_reader_next(in->ir, &rec);
+		if (rc == ITRACE_EOF) {
+			in->done = 1;
+			continue;
+		}
+		if (rc < 0) {
+			const char *msg = itrace_reader_error(in->ir);
+
+			snprintf(in->err, sizeof(in->err), "%s", msg && *msg ? msg : itrace_errstr(rc));
+			if (rc == -ITRACE_E_CORRUPT)
+				continue; /* the reader resynchronises with a GAP */
+			in->pending_error = 1;
+			continue;
+		}
+		switch (rec.type) {
+		case ITRACE_REC_INSN:
+			if (in->have_cur) {
+				uint64_t next = rec.tid == in->cur.tid ? rec.u.insn.addr : 0;
+
+				emit(in, d, next);
+				start_insn(in, &rec);
+				return 0;
+			}
+			start_insn(in, &rec);
+			break;
+		case ITRACE_REC_MEM:
+			if (in->have_cur && in->cur.nmem < SIM_MAX_MEMS) {
+				struct sim_memref *m = &in->cur.mem[in->cur.nmem++];
+
+				m->addr = rec.u.mem.addr;
+				m->size = (uint32_t)(rec.u.mem.size > 64 ? 64 : rec.u.mem.size);
+				m->store = (rec.u.mem.flags & ITRACE_MEM_STORE) != 0;
+			} else {
+				in->st.mems_dropped++;
+			}
+			break;
+		case ITRACE_REC_GAP:
+		case ITRACE_REC_LOST:
+			/* the successor is unknown across a hole */
+			if (rec.type == ITRACE_REC_GAP)
+				in->st.gaps++;
+			else
+				in->st.lost++;
+			if (in->have_cur) {
+				emit(in, d, 0);
+				return 0;
+			}
+			break;
+		case ITRACE_REC_BRANCH:
+			in->st.branch_records++;
+			break;
+		default:
+			if (itrace_image_apply(in->img, &rec) < 0) {
+				snprintf(in->err, sizeof(in->err), "out of memory");
+				in->pending_error = 1;
+			}
+			break;
+		}
+	}
+}
+
+static int next_qtrace(struct sim_input *in, struct sim_dyn *d)
+{
+	struct qtrace_record q;
+	int rc;
+
+	if (in->done)
+		return in->pending_error ? -1 : 1;
+	rc = qtrace_reader_next(in->qr, &q);
+	if (rc == QTRACE_EOF) {
+		in->done = 1;
+		return 1;
+	}
+	if (rc < 0) {
+		const char *msg = qtrace_reader_error(in->qr);
+
+		snprintf(in->err, sizeof(in->err), "%s", msg && *msg ? msg : qtrace_errstr(rc));
+		in->done = in->pending_error = 1;
+		return -1;
+	}
+	memset(d, 0, offsetof(struct sim_dyn, mem));
+	d->addr = q.iar;
+	d->next_addr = q.next_iar;
+	d->len = q.len;
+	d->has_bytes = 1;
+	/* POWER words in the byte order capstone was opened with (LE) */
+	for (int i = 0; i < 4; i++) {
+		d->bytes[i] = (uint8_t)(q.insn >> (8 * i));
+		d->bytes[4 + i] = (uint8_t)(q.suffix >> (8 * i));
+	}
+	d->has_data_addr = q.has_data_addr;
+	d->data_addr = q.data_addr;
+	return 0;
+}
+
+int sim_input_next(struct sim_input *in, struct sim_dyn *d)
+{
+	return in->format == SIM_FMT_ITRACE ? next_itrace(in, d) : next_qtrace(in, d);
+}
+
+const uint8_t *sim_input_code(struct sim_input *in, uint32_t pid, uint64_t addr, size_t *avail)
+{
+	struct itrace_image_loc loc;
+
+	if (!in->img || itrace_image_lookup(in->img, pid, addr, &loc) < 0 || !loc.bytes)
+		return NULL;
+	*avail = loc.avail;
+	return loc.bytes;
+}
+
+int sim_input_symbol(struct sim_input *in, uint32_t pid, uint64_t addr, int with_line,
+		     struct itrace_symbol *out)
+{
+	unsigned what = ITRACE_SYM_NAME | (with_line ? ITRACE_SYM_LINE : 0);
+
+	if (!in->sym || itrace_symbolizer_lookup(in->sym, pid, addr, what, out) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * input.h - executed instructions from an itrace file (instruction level,
+ * with MEM records) or a qtrace file, one struct sim_dyn at a time, each
+ * with the address executed next (one record of look-ahead) so that the
+ * core knows branch outcomes.  Instruction bytes come from the INSN
+ * records when they carry them, else from the image (MMAP/CODE records ->
+ * ELF files) of libitrace.
+ */
+#ifndef SIM_INPUT_H
+#define SIM_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "itrace.h"
+#include "sim.h"
+
+enum sim_format { SIM_FMT_AUTO, SIM_FMT_ITRACE, SIM_FMT_QTRACE };
+
+struct sim_input;
+
+/*
+ * sim_input_open - open `path` ("-" = stdin, itrace only) as `format`.
+ * Returns 0, or -1 with a one-line message in err.
+ */
+int sim_input_open(const char *path, int format, const char *sysroot, struct sim_input **ip,
+		   char *err, size_t errlen);
+void sim_input_close(struct sim_input *in);
+
+/* sim_input_arch - enum sim_arch of the trace. */
+int sim_input_arch(const struct sim_input *in);
+
+/*
+ * sim_input_next - the next executed instruction.  Returns 0, 1 at the
+ * end, -1 on damage (every instruction before it has been delivered;
+ * sim_input_error() says what).
+ */
+int sim_input_next(struct sim_input *in, struct sim_dyn *d);
+const char *sim_input_error(const struct sim_input *in);
+
+/*
+ * sim_input_code - bytes of the instruction at addr in process pid from
+ * the image; NULL when unknown.  *avail receives the readable count.
+ */
+const uint8_t *sim_input_code(struct sim_input *in, uint32_t pid, uint64_t addr, size_t *avail);
+
+/* sim_input_symbol - symbol (and source line) of addr; 0 or -1. */
+int sim_input_symbol(struct sim_input *in, uint32_t pid, uint64_t addr, int with_line,
+		     struct itrace_symbol *out);
+
+/* Statistics: records skipped because they were not usable. */
+struct sim_input_stats {
+	uint64_t gaps, lost, mems_dropped, branch_records;
+};
+void sim_input_stats(const struct sim_input *in, struct sim_input_stats *st);
+
+#endif

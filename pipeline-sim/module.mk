@@ -1,0 +1,48 @@
+# pipeline-sim/: the trace-driven pipeline model (pipeline-sim) and its
+# library libsim.a (config, semantics, predictors, caches, core, input,
+# reports), shared with its unit tests and benchmark generator.
+# qtrace/ and tools/ are read after this file: their libraries are named
+# by path here.
+SIM_LIB := $(BUILD)/lib/libsim.a
+SIM_QTRACE_LIB := $(BUILD)/lib/libqtrace.a
+SIM_CLI_LIB := $(BUILD)/lib/libcli.a
+SIM_SRCS := $(addprefix pipeline-sim/,config.c sem.c bpred.c cache.c core.c input.c report.c)
+SIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS)) $(BUILD)/obj/pipeline-sim/presets.o
+SIM_PRESETS := $(sort $(wildcard pipeline-sim/cores/*.core))
+SIM_TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/unit/test_sim*.c))
+SIM_BENCH_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/sim_*.c))
+
+$(SIM_OBJS) $(BUILD)/obj/pipeline-sim/main.o $(SIM_TEST_OBJS) $(SIM_BENCH_OBJS): \
+	ALL_CPPFLAGS += -Ipipeline-sim -Iqtrace -Itools
+
+$(BUILD)/gen/pipeline-sim/presets.c: $(SIM_PRESETS) pipeline-sim/gen-presets.sh
+	@mkdir -p $(dir $@)
+	$(Q)sh pipeline-sim/gen-presets.sh $(SIM_PRESETS) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/pipeline-sim/presets.o: $(BUILD)/gen/pipeline-sim/presets.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(SIM_LIB): $(SIM_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+BINS += $(BUILD)/bin/pipeline-sim
+$(BUILD)/bin/pipeline-sim: $(BUILD)/obj/pipeline-sim/main.o $(SIM_LIB) $(SIM_QTRACE_LIB) $(SIM_CLI_LIB) $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+# Unit tests tests/unit/test_sim*.c link libsim (rule in reader/module.mk).
+SIM_UNIT_LIBS := $(SIM_LIB) $(SIM_QTRACE_LIB) $(LIBITRACE)
+$(foreach t,$(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_sim*.c)),\
+	$(eval UNIT_LIBS_$(t) := $(SIM_UNIT_LIBS))\
+	$(eval $(BUILD)/tests/test_$(t): $(SIM_UNIT_LIBS)))
+
+# bench/sim_gen: writes the synthetic trace the benchmark replays.
+$(BUILD)/bench/sim_gen: $(BUILD)/obj/bench/sim_gen.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/sim_*.sh))
+BENCHES += $(sort $(wildcard bench/sim_*.sh))
+TEST_DATA += $(BUILD)/bench/sim_gen

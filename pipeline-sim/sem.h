@@ -1,0 +1,82 @@
+/*
+ * sem.h - instruction semantics from capstone, decoded once per static
+ * instruction and cached by address: class, registers read and written
+ * (flags included, sub-registers folded onto their full register),
+ * memory direction, branch kind and the disassembly text.
+ */
+#ifndef SIM_SEM_H
+#define SIM_SEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+enum sim_sem_flags {
+	SIM_SEM_LOAD = 1u << 0,
+	SIM_SEM_STORE = 1u << 1,
+	SIM_SEM_BRANCH = 1u << 2,
+	SIM_SEM_COND = 1u << 3,
+	SIM_SEM_CALL = 1u << 4,
+	SIM_SEM_RET = 1u << 5,
+	SIM_SEM_INDIRECT = 1u << 6,
+	SIM_SEM_UNDECODED = 1u << 7, /* no bytes or capstone failed */
+};
+
+#define SIM_SEM_MAX_SRC 8
+#define SIM_SEM_MAX_DST 6
+#define SIM_MAX_REGS 256 /* canonical register ids */
+
+struct sim_sem {
+	uint64_t addr;
+	uint8_t len;
+	uint8_t cls;   /* enum sim_class */
+	uint8_t flags; /* enum sim_sem_flags */
+	uint8_t nsrc, ndst;
+	uint8_t has_bytes;
+	uint8_t src[SIM_SEM_MAX_SRC];
+	uint8_t dst[SIM_SEM_MAX_DST];
+	uint8_t bytes[16];
+	uint32_t id;	   /* dense index, 0.. */
+	uint32_t pid;	   /* process it was first seen in */
+	uint64_t count;	   /* times executed */
+	uint64_t branch_miss; /* mispredictions */
+	uint64_t l1d_miss;    /* references that missed L1D */
+	double stall[SIM_CAUSE_COUNT]; /* lost retire slots by cause */
+	char text[56];	   /* "mnemonic operands" */
+};
+
+struct sim_semtab;
+
+enum sim_arch { SIM_ARCH_X86_64, SIM_ARCH_PPC64LE, SIM_ARCH_PPC64BE };
+
+/* sim_semtab_open - a table for `arch`; NULL when out of memory or
+ * capstone cannot open the architecture. */
+struct sim_semtab *sim_semtab_open(int arch);
+void sim_semtab_close(struct sim_semtab *t);
+
+/*
+ * sim_semtab_get - the semantics of the instruction at addr; decoded on
+ * first sight (or when bytes differ from the cached ones).  `bytes` may be
+ * NULL when unknown: the entry is then marked SIM_SEM_UNDECODED and
+ * simulated as a one-cycle integer operation.  Returns NULL only when out
+ * of memory.
+ */
+struct sim_sem *sim_semtab_get(struct sim_semtab *t, uint64_t addr, unsigned len,
+			       const uint8_t *bytes);
+
+/* sim_semtab_find - the cached entry for addr, NULL if never seen. */
+struct sim_sem *sim_semtab_find(struct sim_semtab *t, uint64_t addr);
+
+/* Number of static instructions and access by dense id. */
+size_t sim_semtab_count(const struct sim_semtab *t);
+struct sim_sem *sim_semtab_at(struct sim_semtab *t, size_t id);
+
+/* sim_semtab_undecoded - static instructions simulated without bytes. */
+size_t sim_semtab_undecoded(const struct sim_semtab *t);
+
+/* sim_sem_decode - decode one instruction into *s (tests use it). */
+int sim_sem_decode(struct sim_semtab *t, struct sim_sem *s, uint64_t addr, const uint8_t *bytes,
+		   unsigned len);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * sim.h - types shared by the pipeline-sim modules: instruction classes,
+ * stall causes and the dynamic instruction the input layer hands the core.
+ */
+#ifndef SIM_H
+#define SIM_H
+
+#include <stdint.h>
+
+/* Execution classes: each maps to ports, a latency and an occupancy. */
+enum sim_class {
+	SIM_CLS_INT_ALU,
+	SIM_CLS_INT_MUL,
+	SIM_CLS_INT_DIV,
+	SIM_CLS_BRANCH,
+	SIM_CLS_LOAD,  /* pure load (mov from memory) */
+	SIM_CLS_STORE, /* pure store */
+	SIM_CLS_FP_ADD,
+	SIM_CLS_FP_MUL,
+	SIM_CLS_FP_DIV,
+	SIM_CLS_VEC,   /* vector integer, logic, shuffle, moves */
+	SIM_CLS_NOP,
+	SIM_CLS_SYS,   /* serialising: syscall, cpuid, fences */
+	SIM_CLS_COUNT
+};
+
+#define SIM_MAX_PORTS 16
+
+/*
+ * Stall causes of the CPI stack.  Port causes follow the fixed ones:
+ * cause SIM_CAUSE_PORT0 + p is "port p busy".
+ */
+enum sim_cause {
+	SIM_CAUSE_BASE,
+	SIM_CAUSE_DEP_INT,
+	SIM_CAUSE_DEP_FP,
+	SIM_CAUSE_DEP_MEM,
+	SIM_CAUSE_ROB,
+	SIM_CAUSE_IQ,
+	SIM_CAUSE_LQ,
+	SIM_CAUSE_SQ,
+	SIM_CAUSE_SERIAL,
+	SIM_CAUSE_MISPREDICT,
+	SIM_CAUSE_ICACHE_L2,
+	SIM_CAUSE_ICACHE_LLC,
+	SIM_CAUSE_ICACHE_MEM,
+	SIM_CAUSE_DCACHE_L2,
+	SIM_CAUSE_DCACHE_LLC,
+	SIM_CAUSE_DCACHE_MEM,
+	SIM_CAUSE_FRONTEND,
+	SIM_CAUSE_PORT0,
+	SIM_CAUSE_COUNT = SIM_CAUSE_PORT0 + SIM_MAX_PORTS
+};
+
+/* Up to this many memory accesses are kept per dynamic instruction. */
+#define SIM_MAX_MEMS 4
+
+struct sim_memref {
+	uint64_t addr;
+	uint32_t size;
+	uint8_t store;
+};
+
+/* One executed instruction as the input layer delivers it. */
+struct sim_dyn {
+	uint64_t addr;
+	uint64_t next_addr; /* executed next; 0 when unknown */
+	uint8_t len;
+	uint8_t has_bytes;
+	uint8_t bytes[16];
+	uint8_t nmem;
+	uint8_t has_data_addr; /* qtrace: one address, direction from decode */
+	uint32_t tid, pid;
+	uint64_t data_addr;
+	struct sim_memref mem[SIM_MAX_MEMS];
+};
+
+/* sim_cause_name - short name of a fixed cause, NULL for port causes. */
+const char *sim_cause_name(int cause);
+/* sim_class_name - "int_alu", ...; NULL for an unknown class. */
+const char *sim_class_name(int cls);
+int sim_class_from_name(const char *name);
+
+#endif
