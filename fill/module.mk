@@ -11,7 +11,8 @@ endif
 ifneq ($(wildcard tools/itrace_fill.c),)
 BINS += $(BUILD)/bin/itrace-fill
 endif
-$(BUILD)/bin/itrace-fill: $(BUILD)/obj/tools/itrace_fill.o $(CLI_LIB) $(LIBITRACE)
+# libcli.a by name: tools/module.mk (which sets CLI_LIB) is read after this file.
+$(BUILD)/bin/itrace-fill: $(BUILD)/obj/tools/itrace_fill.o $(BUILD)/lib/libcli.a $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
 

@@ -514,6 +514,26 @@ static const struct image_map *find_map(const struct image_proc *p, uint64_t add
 	return NULL;
 }
 
+/*
+ * Shrink [loc->start, loc->end) around addr so that it excludes the CODE
+ * blocks codes[from..] (newer ones shadow what lies below): callers may
+ * then reuse the range for later addresses without a new lookup.
+ */
+static void narrow_around_code(const struct image_proc *p, uint64_t addr, size_t from,
+			       struct itrace_image_loc *loc)
+{
+	for (size_t j = from; j < p->ncodes; j++) {
+		const struct image_code *k = &p->codes[j];
+
+		if (k->end <= loc->start || k->start >= loc->end)
+			continue;
+		if (k->start > addr)
+			loc->end = k->start;
+		else if (k->end <= addr)
+			loc->start = k->end;
+	}
+}
+
 static int lookup_code(const struct image_proc *p, uint64_t addr, struct itrace_image_loc *loc)
 {
 	for (size_t i = p->ncodes; i-- > 0;) {
@@ -523,10 +543,11 @@ static int lookup_code(const struct image_proc *p, uint64_t addr, struct itrace_
 			continue;
 		loc->start = k->start;
 		loc->end = k->end;
+		narrow_around_code(p, addr, i + 1, loc);
 		loc->offset = addr - k->start;
 		loc->path = "[code]";
 		loc->bytes = k->bytes + loc->offset;
-		loc->avail = k->end - addr;
+		loc->avail = loc->end - addr;
 		loc->module = k->module;
 		return 1;
 	}
@@ -554,6 +575,7 @@ int itrace_image_lookup(struct itrace_image *img, uint32_t pid, uint64_t addr,
 		return -ITRACE_E_NOENT;
 	loc->start = m->start;
 	loc->end = m->end;
+	narrow_around_code(p, addr, p->ncodes, loc);
 	loc->offset = m->pgoff + (addr - m->start);
 	if (m->file < 0) {
 		loc->path = m->path;
@@ -571,8 +593,8 @@ int itrace_image_lookup(struct itrace_image *img, uint32_t pid, uint64_t addr,
 	loc->bias = file_bias(f, addr, loc->offset);
 	loc->bytes = f->data + loc->offset;
 	loc->avail = f->size - loc->offset;
-	if (loc->avail > m->end - addr)
-		loc->avail = m->end - addr;
+	if (loc->avail > loc->end - addr)
+		loc->avail = loc->end - addr;
 	return 0;
 }
 

@@ -653,7 +653,9 @@ int itrace_image_apply(struct itrace_image *img, const struct itrace_record *rec
 
 /* Where an address lies in the image. */
 struct itrace_image_loc {
-	uint64_t start, end;   /* the mapping or CODE block holding addr */
+	uint64_t start, end;   /* range around addr served by the same source:
+				* the mapping or CODE block, minus CODE
+				* blocks that shadow parts of it */
 	uint64_t offset;       /* file offset of addr (CODE: offset in block) */
 	uint64_t bias;	       /* runtime address - ELF vaddr (0 for CODE) */
 	const char *path;      /* path in the trace, "[code]" for CODE bytes */
@@ -778,7 +780,10 @@ int itrace_elf_find_symbol(const char *path, const char *name, struct itrace_elf
  * unconditional jumps and calls met on the way are followed.  A conditional
  * branch met on the way that is not the record's source is not taken when
  * the input has ITRACE_FF_TAKEN_ONLY, and a gap otherwise.  syscall met on
- * the way falls through.  When the walk cannot continue it emits a GAP
+ * the way falls through.  A SYSCALL record (enter) means the thread is at a
+ * syscall instruction: the walk to it is done when the thread's next event
+ * needs it, so the instructions up to an exit syscall are not lost.
+ * When the walk cannot continue it emits a GAP
  * record (reason, the address where it stopped, resume = the branch's
  * target) and resynchronises at the branch target.  The thread position is
  * unknown at the start of a thread (unless a TRACE_CTL record gives it),
@@ -789,7 +794,8 @@ int itrace_elf_find_symbol(const char *path, const char *name, struct itrace_elf
 enum itrace_fill_flags {
 	ITRACE_FILL_NO_CACHE = 1u << 0, /* decode every executed instruction
 					 * with capstone (the naive fill) */
-	ITRACE_FILL_NO_BYTES = 1u << 1, /* INSN records without their bytes */
+	ITRACE_FILL_BYTES = 1u << 1,	/* INSN records carry their bytes
+					 * (else sequential ones become runs) */
 };
 
 struct itrace_fill_options {
@@ -805,7 +811,7 @@ struct itrace_fill_options {
 	void *progress_arg;
 };
 
-/* itrace_fill_options_init - 1 job, bytes on, max_walk 1<<24. */
+/* itrace_fill_options_init - 1 job, no bytes, max_walk 1<<20. */
 void itrace_fill_options_init(struct itrace_fill_options *o);
 
 /* What a fill did. */
@@ -837,13 +843,16 @@ int itrace_fill_output_writer(void *arg, const struct itrace_record *rec);
 
 /*
  * itrace_fill_writer_options - writer options for the filled version of the
- * trace read by `r`: same machine, byte order and metadata (pointers into
- * the reader: keep it open until the writer is open), insn level, flags
- * without TAKEN_ONLY and with FILLED (and INSN_BYTES unless `fill_flags`
- * has ITRACE_FILL_NO_BYTES).  Returns 0, or -ITRACE_E_INVAL.
+ * trace read by `r`: same machine, byte order and metadata, insn level,
+ * flags without TAKEN_ONLY and with FILLED (and INSN_BYTES when
+ * `fill_flags` has ITRACE_FILL_BYTES).  The metadata entries are stored in
+ * the caller's array `meta` (meta_cap entries) and point into the reader:
+ * keep both until the writer is open.  Returns 0, or -ITRACE_E_INVAL for
+ * NULL arguments or more metadata entries than meta_cap.
  */
 int itrace_fill_writer_options(const struct itrace_reader *r, unsigned fill_flags,
-			       struct itrace_writer_options *wo);
+			       struct itrace_writer_options *wo, struct itrace_meta *meta,
+			       size_t meta_cap);
 
 struct itrace_filler;
 

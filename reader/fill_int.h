@@ -1,0 +1,104 @@
+/*
+ * fill_int.h - the filler's internals shared by fill.c (the walk) and
+ * fill_par.c (parallel chunks): thread state, the block cache and the
+ * per-worker fill context.  Internal to libitrace.
+ */
+#ifndef ITRACE_FILL_INT_H
+#define ITRACE_FILL_INT_H
+
+#include <stdint.h>
+
+#include "itrace.h"
+
+#define FILL_BLOCK_MAX 512 /* instructions per cached block */
+
+enum block_end {
+	BLOCK_END_BRANCH, /* last instruction is a branch (kind/target) */
+	BLOCK_END_LIMIT,  /* FILL_BLOCK_MAX reached: continue after it */
+	BLOCK_END_CODE,	  /* the code source ends: look the next address up */
+	BLOCK_END_DECODE, /* the next instruction does not decode */
+};
+
+/* A static basic block: straight-line code up to the first branch. */
+struct fill_block {
+	struct fill_block *next; /* hash chain */
+	uint64_t offset;	 /* key: offset in the code source */
+	uint32_t module;	 /* key: code source id (image) */
+	uint32_t ninsn;
+	const uint8_t *bytes;	 /* code, owned by the image */
+	int64_t target_rel;	 /* direct target - block start address */
+	uint8_t end, kind, dflags;
+	uint8_t lens[];
+};
+
+struct fill_cache {
+	struct fill_block **buckets;
+	size_t nbuckets, count;
+};
+
+/* Per-thread walk state.  Transitions depend on input records only. */
+struct fill_thread {
+	uint32_t tid, pid;
+	uint8_t used;
+	uint8_t known;		 /* pc is where the thread is */
+	uint8_t pending_reason;	 /* GAP to emit at the next branch (0: none) */
+	uint8_t syscall_branch;	 /* last event was a SYSCALL-kind branch */
+	uint32_t lazy_syscalls;	 /* syscalls entered since pc, not walked */
+	uint64_t pc;
+	uint64_t pending_addr, pending_count;
+};
+
+struct fill_threads {
+	struct fill_thread *slots;
+	size_t cap, count;
+};
+
+/* Cached result of the last image lookup (per process and generation). */
+struct fill_loc_cache {
+	int valid;
+	uint32_t pid;
+	uint64_t generation;
+	uint64_t start, end;
+	uint64_t off0;		/* offset at start */
+	const uint8_t *bytes0;	/* bytes at start */
+	const uint8_t *bytes_end;
+	uint32_t module;
+};
+
+/* Where output goes: the caller's function, or a buffer (parallel). */
+struct fill_buffer;
+
+struct fill_ctx {
+	const struct itrace_fill_options *opts;
+	struct itrace_fill_stats *st;
+	struct itrace_image *img;
+	struct itrace_decoder *dec;
+	struct fill_cache cache;
+	struct fill_threads threads;
+	struct fill_loc_cache loc;
+	int taken_only;
+	int with_bytes;
+	uint32_t out_tid; /* thread the output stream is on */
+	uint32_t out_pid;
+	/* output */
+	itrace_fill_output_fn out;
+	void *out_arg;
+	struct fill_buffer *buf;
+	struct itrace_record insn_rec;
+	struct fill_block *scratch; /* one-instruction block (no-cache mode) */
+};
+
+int fill_ctx_init(struct fill_ctx *c, const struct itrace_fill_options *o,
+		  const struct itrace_header *h, struct itrace_fill_stats *st);
+void fill_ctx_fini(struct fill_ctx *c);
+
+/* fill_record - process one input record. Returns 0 or a negative code. */
+int fill_record(struct fill_ctx *c, const struct itrace_record *rec);
+
+/* fill_finish - walk what threads still owe at a clean end of input. */
+int fill_finish(struct fill_ctx *c);
+
+/* fill_emit_record - emit a record to the output (switching thread first). */
+int fill_emit_record(struct fill_ctx *c, const struct itrace_record *rec);
+
+#endif

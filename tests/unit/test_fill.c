@@ -1,0 +1,424 @@
+/*
+ * test_fill.c - the filler against a single-step oracle.
+ *
+ * fill_loop (a static program: loop, calls, indirect call, jump table,
+ * rep movsb, syscalls) is single-stepped once; its branch trace is written
+ * with the writer API in several styles, filled, and the instruction
+ * addresses compared with the stepped ones.  Damaged variants check the
+ * GAP records.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fill_stepper.h"
+#include "fill_testutil.h"
+#include "itrace_format.h"
+
+static char prog[PATH_MAX];
+static struct steps oracle;
+static struct itrace_decoder *dec;
+
+/* What a fill produced. */
+struct collected {
+	uint64_t *addrs;
+	size_t n, cap;
+	struct itrace_gap gaps[16];
+	size_t ngaps;
+	size_t switches, others;
+};
+
+static int collect(void *arg, const struct itrace_record *rec)
+{
+	struct collected *c = arg;
+
+	if (rec->type == ITRACE_REC_INSN) {
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 1024;
+			c->addrs = realloc(c->addrs, c->cap * sizeof(*c->addrs));
+		}
+		c->addrs[c->n++] = rec->u.insn.addr;
+	} else if (rec->type == ITRACE_REC_GAP) {
+		if (c->ngaps < 16)
+			c->gaps[c->ngaps] = rec->u.gap;
+		c->ngaps++;
+	} else if (rec->type == ITRACE_REC_THREAD) {
+		c->switches++;
+	} else {
+		c->others++;
+	}
+	return 0;
+}
+
+struct trace_opts {
+	enum trace_style style;
+	int no_start;	     /* leave out the TRACE_CTL with the start address */
+	int bad_buildid;     /* MMAP record with a wrong build-id */
+	int no_mmap;	     /* no MMAP record at all */
+	int code_instead;    /* [vdso]-like: bytes only through a CODE record */
+	size_t lost_after;   /* LOST record after this many branches (0: none) */
+	uint64_t bogus_from; /* one extra branch from an address never reached */
+};
+
+static char *trace_path(void)
+{
+	static char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/itrace-test-fill-%d.itr", (int)getpid());
+	return path;
+}
+
+static void write_mmap(struct itrace_writer *w, const struct trace_opts *t)
+{
+	struct itrace_record rec = { .type = ITRACE_REC_MMAP };
+
+	assert_int_equal(test_text_mmap(prog, "_start", 0x1000, &rec.u.mmap), 0);
+	rec.u.mmap.pid = (uint32_t)oracle.pid;
+	if (t->bad_buildid)
+		rec.u.mmap.buildid[3] ^= 0x5a;
+	if (t->code_instead) {
+		static uint8_t page[0x1000];
+		FILE *fp = fopen(prog, "rb");
+
+		assert_non_null(fp);
+		assert_int_equal(fseek(fp, (long)rec.u.mmap.pgoff, SEEK_SET), 0);
+		assert_int_equal(fread(page, 1, sizeof(page), fp) > 0, 1);
+		fclose(fp);
+		rec.u.mmap.path = "[vdso]";
+		rec.u.mmap.path_len = 6;
+		rec.u.mmap.buildid_len = 0;
+		assert_int_equal(itrace_writer_write(w, &rec), 0);
+		rec.type = ITRACE_REC_CODE;
+		rec.u.code = (struct itrace_code){ rec.u.mmap.start, page, sizeof(page) };
+	}
+	assert_int_equal(itrace_writer_write(w, &rec), 0);
+}
+
+/* Write the branch trace of the oracle run in style t. */
+static void make_trace(const struct trace_opts *t)
+{
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+	struct itrace_record rec = { .type = ITRACE_REC_THREAD };
+	struct steps part = oracle;
+
+	itrace_writer_options_init(&o);
+	o.level = ITRACE_LEVEL_BRANCH;
+	o.flags = t->style == STYLE_TAKEN_ONLY ? ITRACE_FF_TAKEN_ONLY : 0;
+	o.chunk_bytes = 256; /* many chunks even for a small program */
+	assert_int_equal(itrace_writer_open(trace_path(), &o, &w), 0);
+	rec.u.thread.event = ITRACE_THREAD_SWITCH;
+	rec.u.thread.tid = rec.u.thread.pid = (uint32_t)oracle.pid;
+	assert_int_equal(itrace_writer_write(w, &rec), 0);
+	if (!t->no_mmap)
+		write_mmap(w, t);
+	if (!t->no_start) {
+		rec.type = ITRACE_REC_TRACE_CTL;
+		rec.u.ctl = (struct itrace_trace_ctl){ .on = 1, .reason = ITRACE_CTL_START, .addr = oracle.v[0].addr };
+		assert_int_equal(itrace_writer_write(w, &rec), 0);
+	}
+	if (t->lost_after) {
+		/* Branches up to a point, LOST, then the rest. */
+		struct steps tail = oracle;
+		size_t cut = 0, branches = 0;
+
+		for (; cut < oracle.n && branches < t->lost_after; cut++) {
+			struct itrace_decoded di;
+
+			itrace_decoder_decode(dec, oracle.v[cut].bytes, 16, oracle.v[cut].addr, &di);
+			if (di.kind != ITRACE_INSN_NOT_BRANCH && di.kind != ITRACE_BRANCH_SYSCALL)
+				branches++;
+		}
+		part.n = cut;
+		assert_int_equal(write_branches(w, dec, &part, t->style), 0);
+		rec.type = ITRACE_REC_LOST;
+		rec.u.lost = (struct itrace_lost){ ITRACE_LOST_OVERFLOW, ITRACE_UNIT_BRANCHES, 3 };
+		assert_int_equal(itrace_writer_write(w, &rec), 0);
+		tail.v += cut + 6;
+		tail.n -= cut + 6;
+		assert_int_equal(write_branches(w, dec, &tail, t->style), 0);
+	} else {
+		assert_int_equal(write_branches(w, dec, &oracle, t->style), 0);
+	}
+	if (t->bogus_from)
+		assert_int_equal(itrace_write_branch(w, t->bogus_from, oracle.v[0].addr,
+						     ITRACE_BRANCH_UNCOND, ITRACE_BRANCH_TAKEN), 0);
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+}
+
+static int run_fill(unsigned flags, unsigned jobs, struct collected *c, struct itrace_fill_stats *st)
+{
+	struct itrace_fill_options o;
+	struct itrace_filler *f;
+	struct itrace_reader *r;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	itrace_fill_options_init(&o);
+	o.flags = flags;
+	o.jobs = jobs;
+	assert_int_equal(itrace_filler_alloc(&o, &f), 0);
+	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
+	rc = itrace_filler_run(f, r, trace_path(), collect, c);
+	if (st)
+		*st = *itrace_filler_stats(f);
+	itrace_reader_close(r);
+	itrace_filler_free(f);
+	return rc;
+}
+
+static void assert_no_gaps(const struct collected *c)
+{
+	if (c->ngaps)
+		fail_msg("%zu gaps, first: %s at %#llx", c->ngaps, itrace_gap_reason_name(c->gaps[0].reason),
+			 (unsigned long long)c->gaps[0].addr);
+}
+
+static void assert_matches_oracle(const struct collected *c, size_t from)
+{
+	assert_int_equal(c->n, oracle.n - from);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->addrs[i] != oracle.v[from + i].addr)
+			fail_msg("instruction %zu: filled %#llx, stepped %#llx", i,
+				 (unsigned long long)c->addrs[i],
+				 (unsigned long long)oracle.v[from + i].addr);
+}
+
+static void test_full_trace_matches_steps(void **state)
+{
+	struct trace_opts t = { .style = STYLE_FULL };
+	struct itrace_fill_stats st;
+	struct collected c;
+
+	(void)state;
+	make_trace(&t);
+	assert_int_equal(run_fill(0, 1, &c, &st), 0);
+	assert_no_gaps(&c);
+	assert_matches_oracle(&c, 0);
+	/* The loop body is decoded once and reused on later iterations. */
+	assert_true(st.blocks_reused > 0);
+	assert_true(st.blocks_decoded < st.branches);
+	free(c.addrs);
+}
+
+static void test_taken_only_matches_steps(void **state)
+{
+	struct trace_opts t = { .style = STYLE_TAKEN_ONLY };
+	struct collected c;
+
+	(void)state;
+	make_trace(&t);
+	assert_int_equal(run_fill(0, 1, &c, NULL), 0);
+	assert_no_gaps(&c);
+	assert_matches_oracle(&c, 0);
+	free(c.addrs);
+}
+
+/* The naive fill (no cache) and the parallel fill give the same output. */
+static void test_naive_and_parallel_agree(void **state)
+{
+	struct trace_opts t = { .style = STYLE_TAKEN_ONLY };
+	struct itrace_fill_stats st;
+	struct collected c;
+
+	(void)state;
+	make_trace(&t);
+	assert_int_equal(run_fill(ITRACE_FILL_NO_CACHE, 1, &c, &st), 0);
+	assert_matches_oracle(&c, 0);
+	assert_int_equal(st.blocks_reused, 0);
+	assert_int_equal(st.blocks_decoded, c.n); /* one capstone call per instruction */
+	free(c.addrs);
+	assert_int_equal(run_fill(0, 3, &c, NULL), 0);
+	assert_matches_oracle(&c, 0);
+	free(c.addrs);
+}
+
+/* Code only known from a CODE record ([vdso], JIT). */
+static void test_code_record(void **state)
+{
+	struct trace_opts t = { .style = STYLE_FULL, .code_instead = 1 };
+	struct collected c;
+
+	(void)state;
+	make_trace(&t);
+	assert_int_equal(run_fill(0, 1, &c, NULL), 0);
+	assert_no_gaps(&c);
+	assert_matches_oracle(&c, 0);
+	free(c.addrs);
+}
+
+/* Index of the first executed branch instruction in the oracle run. */
+static size_t first_branch_index(void)
+{
+	for (size_t i = 0; i < oracle.n; i++) {
+		struct itrace_decoded di;
+
+		assert_int_equal(itrace_decoder_decode(dec, oracle.v[i].bytes, 16, oracle.v[i].addr, &di), 0);
+		if (di.kind != ITRACE_INSN_NOT_BRANCH)
+			return i;
+	}
+	fail_msg("no branch in the oracle run");
+	return 0;
+}
+
+/* Without a start address, the first branch starts with a GAP. */
+static void test_unknown_start(void **state)
+{
+	struct trace_opts t = { .style = STYLE_FULL, .no_start = 1 };
+	struct collected c;
+	size_t first = first_branch_index();
+
+	(void)state;
+	make_trace(&t);
+	assert_int_equal(run_fill(0, 1, &c, NULL), 0);
+	assert_int_equal(c.ngaps, 1);
+	assert_int_equal(c.gaps[0].reason, ITRACE_GAP_TRACE_OFF);
+	assert_int_equal(c.gaps[0].resume, oracle.v[first + 1].addr);
+	assert_matches_oracle(&c, first + 1);
+	free(c.addrs);
+}
+
+static void test_buildid_mismatch_gap(void **state)
+{
+	struct trace_opts t = { .style = STYLE_FULL, .bad_buildid = 1 };
+	struct itrace_fill_stats st;
+	struct collected c;
+
+	(void)state;
+	make_trace(&t);
+	assert_int_equal(run_fill(0, 1, &c, &st), 0);
+	assert_int_equal(c.n, 0);
+	assert_true(c.ngaps > 0);
+	assert_int_equal(c.gaps[0].reason, ITRACE_GAP_BUILDID);
+	assert_int_equal(c.gaps[0].addr, oracle.v[0].addr);
+	assert_int_equal(st.gap_reason[ITRACE_GAP_BUILDID], st.gaps);
+	free(c.addrs);
+}
+
+static void test_no_mapping_gap(void **state)
+{
+	struct trace_opts t = { .style = STYLE_FULL, .no_mmap = 1 };
+	struct collected c;
+
+	(void)state;
+	make_trace(&t);
+	assert_int_equal(run_fill(0, 1, &c, NULL), 0);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(c.gaps[0].reason, ITRACE_GAP_NO_MAPPING);
+	free(c.addrs);
+}
+
+/* LOST in the input: a GAP, then the fill resumes at the next branch. */
+static void test_lost_input_resyncs(void **state)
+{
+	struct trace_opts t = { .style = STYLE_FULL, .lost_after = 2 };
+	struct collected c;
+
+	(void)state;
+	make_trace(&t);
+	assert_int_equal(run_fill(0, 1, &c, NULL), 0);
+	assert_int_equal(c.ngaps, 1);
+	assert_int_equal(c.gaps[0].reason, ITRACE_GAP_LOST_INPUT);
+	assert_int_equal(c.gaps[0].count, 3);
+	/* The last instructions after the resync are the oracle's. */
+	assert_true(c.n > 10 && c.n < oracle.n);
+	for (size_t i = 1; i <= 10; i++)
+		assert_int_equal(c.addrs[c.n - i], oracle.v[oracle.n - i].addr);
+	free(c.addrs);
+}
+
+/* A branch whose source the walk never meets. */
+static void test_branch_not_reached(void **state)
+{
+	struct trace_opts t = { .style = STYLE_FULL, .no_start = 0 };
+	struct itrace_elf_symbol hlt;
+	struct collected c;
+
+	(void)state;
+	/* After the exit syscall the walk meets hlt, func's add and ret: ret is
+	 * not the recorded source (func2), so the walk cannot go on. */
+	assert_int_equal(itrace_elf_find_symbol(prog, "func2", &hlt), 0);
+	t.bogus_from = hlt.vaddr;
+	make_trace(&t);
+	assert_int_equal(run_fill(0, 1, &c, NULL), 0);
+	assert_int_equal(c.ngaps, 1);
+	assert_int_equal(c.gaps[0].reason, ITRACE_GAP_BRANCH_NOT_REACHED);
+	free(c.addrs);
+}
+
+static void test_refuses_insn_level(void **state)
+{
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+	struct itrace_filler *f;
+	struct itrace_reader *r;
+	struct collected c = { 0 };
+
+	(void)state;
+	itrace_writer_options_init(&o);
+	assert_int_equal(itrace_writer_open(trace_path(), &o, &w), 0);
+	assert_int_equal(itrace_write_insn(w, 0x1000, 1, NULL), 0);
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+	assert_int_equal(itrace_filler_alloc(NULL, &f), 0);
+	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
+	assert_int_equal(itrace_filler_run(f, r, NULL, collect, &c), -ITRACE_E_NOTSUP);
+	assert_true(strlen(itrace_filler_error(f)) > 0);
+	itrace_reader_close(r);
+	itrace_filler_free(f);
+	itrace_filler_free(NULL);
+}
+
+static void test_bad_options(void **state)
+{
+	struct itrace_fill_options o;
+	struct itrace_filler *f;
+
+	(void)state;
+	itrace_fill_options_init(&o);
+	o.jobs = 0;
+	assert_int_equal(itrace_filler_alloc(&o, &f), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_filler_alloc(NULL, NULL), -ITRACE_E_INVAL);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	test_prog_path("fill_loop", prog, sizeof(prog));
+	if (itrace_decoder_alloc(EM_X86_64, ELFDATA2LSB, &dec) < 0)
+		return -1;
+	return step_program(prog, 10000, &oracle);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(trace_path());
+	itrace_decoder_free(dec);
+	free(oracle.v);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_trace_matches_steps),
+		cmocka_unit_test(test_taken_only_matches_steps),
+		cmocka_unit_test(test_naive_and_parallel_agree),
+		cmocka_unit_test(test_code_record),
+		cmocka_unit_test(test_unknown_start),
+		cmocka_unit_test(test_buildid_mismatch_gap),
+		cmocka_unit_test(test_no_mapping_gap),
+		cmocka_unit_test(test_lost_input_resyncs),
+		cmocka_unit_test(test_branch_not_reached),
+		cmocka_unit_test(test_refuses_insn_level),
+		cmocka_unit_test(test_bad_options),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
