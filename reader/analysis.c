@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -244,6 +245,8 @@ struct thread {
 
 struct itrace_analysis {
 	struct itrace_analysis_options opts;
+	struct itrace_image *image; /* code bytes from here when set (run) */
+	char run_error[256];
 	csh cs;
 	cs_insn *csi;
 	bool finished;
@@ -257,6 +260,7 @@ struct itrace_analysis {
 	struct map2 pid_space;	 /* pid -> current space */
 	VEC(struct dso_int) dsos;
 	VEC(struct itrace_analysis_function) functions;
+	VEC(uint16_t) function_space; /* space the function was first seen in */
 	struct map2 function_map; /* (dso, start) -> function */
 	VEC(struct itrace_analysis_call_path) paths;
 	struct map2 path_map;	 /* (parent, ip ^ function) -> path */
@@ -414,6 +418,15 @@ static size_t code_bytes(struct itrace_analysis *a, const struct space *s, uint6
 			return n;
 		}
 	}
+	if (a->image) {
+		struct itrace_image_loc loc;
+
+		if (itrace_image_lookup(a->image, s->pid, addr, &loc) < 0 || !loc.bytes)
+			return 0;
+		n = loc.avail < max ? loc.avail : max;
+		memcpy(buf, loc.bytes, n);
+		return n;
+	}
 	m = find_mapping(s, addr);
 	if (!m)
 		return 0;
@@ -554,6 +567,13 @@ static int symbolize(struct itrace_analysis *a, const struct space *s, struct in
 	f = function_get(a, dso, rc >= 0 && sym.name ? &sym : NULL);
 	if (f < 0)
 		return (int)f;
+	if ((size_t)f == a->function_space.n) {
+		uint16_t *slot;
+
+		if (VEC_PUSH_SLOT(a->function_space, &slot) < 0)
+			return -ITRACE_E_NOMEM;
+		*slot = in->space;
+	}
 	in->function = (uint32_t)f;
 	file = intern_file(a, rc >= 0 && sym.line ? sym.file : NULL);
 	if (file < 0)
@@ -830,6 +850,13 @@ static int do_jump_out(struct itrace_analysis *a, struct thread *t, const struct
 	return 0; /* tail call or jump into a stub: stays in this frame */
 }
 
+static uint64_t function_offset(const struct itrace_analysis *a, const struct insn *in)
+{
+	const struct itrace_analysis_function *f = &a->functions.v[in->function];
+
+	return f->start == 0 && f->size == 0 ? 0 : in->addr - f->start;
+}
+
 static int emit_branch(struct itrace_analysis *a, struct thread *t, const struct insn *p,
 		       const struct insn *e, bool taken)
 {
@@ -843,6 +870,10 @@ static int emit_branch(struct itrace_analysis *a, struct thread *t, const struct
 	ev.to = e->addr;
 	ev.from_function_id = p->function + 1;
 	ev.to_function_id = e->function + 1;
+	ev.from_dso_id = a->functions.v[p->function].dso_id;
+	ev.to_dso_id = a->functions.v[e->function].dso_id;
+	ev.from_offset = function_offset(a, p);
+	ev.to_offset = function_offset(a, e);
 	ev.call_path_id = t->stack.n ? t->stack.v[t->stack.n - 1].call_path + 1 : 0;
 	ev.insn_seq = t->pub.insns - 1;
 	ev.time_ns = a->time_ns;
@@ -943,6 +974,7 @@ static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 			.thread_id = t->pub.id,
 			.addr = e->addr,
 			.function_id = e->function + 1,
+			.offset = function_offset(a, e),
 			.call_path_id = t->stack.n ? t->stack.v[t->stack.n - 1].call_path + 1 : 0,
 			.time_ns = a->time_ns,
 			.len = e->len,
@@ -1211,6 +1243,8 @@ static int build_blocks_and_branches(struct itrace_analysis *a, const uint32_t *
 			s->kind = class_kind(e->cls);
 			s->executions = e->judged;
 			s->taken = e->taken;
+			s->file = e->file ? a->files.v[e->file - 1] : NULL;
+			s->line = e->line;
 		}
 		prev = e;
 	}
@@ -1364,6 +1398,7 @@ void itrace_analysis_free(struct itrace_analysis *a)
 	for (i = 0; i < a->functions.n; i++)
 		free((char *)a->functions.v[i].name);
 	free(a->functions.v);
+	free(a->function_space.v);
 	map2_free(&a->function_map);
 	free(a->paths.v);
 	map2_free(&a->path_map);
@@ -1409,3 +1444,190 @@ TABLE(block, struct itrace_analysis_block, blocks, )
 TABLE(branch_stat, struct itrace_analysis_branch_stat, branch_stats, )
 TABLE(edge, struct itrace_analysis_edge, edges, )
 TABLE(line, struct itrace_analysis_line, lines, )
+
+/* ---- running over a whole trace ------------------------------------------ */
+
+struct run_ctx {
+	struct itrace_analysis *a;
+	struct itrace_image *img;
+	struct itrace_symbolizer *sym;
+	const struct itrace_analysis_run_options *ro;
+	uint64_t records;
+};
+
+static int run_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
+			 uint64_t off, struct itrace_analysis_sym *out)
+{
+	struct run_ctx *rc = ctx;
+	struct itrace_symbol s;
+
+	(void)path, (void)off;
+	/* unusable files (missing, stale build-id) leave the code unnamed */
+	if (itrace_symbolizer_lookup(rc->sym, pid, addr, ITRACE_SYM_NAME | ITRACE_SYM_LINE, &s) < 0)
+		return -ITRACE_E_NOENT;
+	out->start = s.addr;
+	out->size = s.size;
+	out->name = s.name;
+	out->file = s.file;
+	out->line = s.line > 0 ? (uint32_t)s.line : 0;
+	return s.name || s.file ? 0 : -ITRACE_E_NOENT;
+}
+
+static int run_feed(void *arg, const struct itrace_record *rec)
+{
+	struct run_ctx *c = arg;
+	int rc = itrace_image_apply(c->img, rec);
+
+	/* a mapping the image refuses (empty range) only costs its symbols */
+	if (rc < 0 && rc != -ITRACE_E_INVAL)
+		return rc;
+	rc = itrace_analysis_add(c->a, rec);
+	if (rc < 0)
+		return rc;
+	if ((++c->records & 0xffff) == 0 && c->ro->progress)
+		c->ro->progress(c->ro->progress_arg, c->records);
+	return 0;
+}
+
+static bool is_damage(int rc)
+{
+	return rc == -ITRACE_E_TRUNCATED || rc == -ITRACE_E_CORRUPT || rc == -ITRACE_E_NOFOOTER;
+}
+
+/* Read (or fill) every record of r into the analysis; returns the first
+ * damage code met, or another error. */
+static int run_records(struct run_ctx *c, struct itrace_reader *r, const char *path)
+{
+	struct itrace_record rec;
+	int rc, damage = 0;
+
+	if (itrace_reader_header(r)->level == ITRACE_LEVEL_BRANCH) {
+		struct itrace_fill_options fo;
+		struct itrace_filler *f;
+
+		itrace_fill_options_init(&fo);
+		fo.sysroot = c->ro->sysroot;
+		fo.debug_dir = c->ro->debug_dir;
+		if ((rc = itrace_filler_alloc(&fo, &f)) < 0)
+			return rc;
+		rc = itrace_filler_run(f, r, path, run_feed, c);
+		if (rc < 0)
+			snprintf(c->a->run_error, sizeof(c->a->run_error), "%s",
+				 itrace_filler_error(f));
+		itrace_filler_free(f);
+		return rc;
+	}
+	for (;;) {
+		rc = itrace_reader_next(r, &rec);
+		if (rc == ITRACE_EOF)
+			return damage;
+		if (rc < 0) {
+			if (!damage) {
+				damage = rc;
+				snprintf(c->a->run_error, sizeof(c->a->run_error), "%s",
+					 itrace_reader_error(r));
+			}
+			if (rc == -ITRACE_E_CORRUPT)
+				continue; /* the reader resynchronises with a GAP */
+			return rc;
+		}
+		if ((rc = run_feed(c, &rec)) < 0)
+			return rc;
+	}
+}
+
+/*
+ * add_unexecuted - give every executed function's instructions that never
+ * ran an entry with count 0 (decoded linearly from the function's start),
+ * so that blocks, branches and source lines show what was not covered.
+ */
+static int add_unexecuted(struct itrace_analysis *a)
+{
+	size_t i, nfunc = a->functions.n;
+
+	for (i = 0; i < nfunc; i++) {
+		const struct itrace_analysis_function *f = &a->functions.v[i];
+		uint64_t addr = f->start, end = f->start + f->size;
+		uint16_t sp = a->function_space.v[i];
+
+		if (!f->size || f->size > (1u << 20))
+			continue; /* "[unknown]" or implausible */
+		while (addr < end) {
+			struct itrace_insn probe = {.addr = addr};
+			uint64_t failures = a->totals.decode_failures;
+			int64_t at = insn_get(a, sp, a->spaces.v[sp].pid, &probe);
+
+			a->totals.decode_failures = failures; /* only executed ones count */
+			if (at < 0)
+				return (int)at;
+			if (!a->insns.v[at].len)
+				break; /* undecodable: stop the sweep */
+			addr += a->insns.v[at].len;
+		}
+	}
+	return 0;
+}
+
+void itrace_analysis_run_options_init(struct itrace_analysis_run_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+}
+
+int itrace_analysis_run(struct itrace_reader *r, const char *path,
+			const struct itrace_analysis_options *aopts,
+			const struct itrace_analysis_run_options *ropts,
+			struct itrace_analysis **ap)
+{
+	struct itrace_analysis_options ao;
+	struct itrace_image_options io;
+	struct run_ctx c = {0};
+	int rc, frc;
+
+	if (!ap)
+		return -ITRACE_E_INVAL;
+	*ap = NULL;
+	if (!r || !aopts || !ropts || ropts->size < sizeof(*ropts) || aopts->size < sizeof(ao))
+		return -ITRACE_E_INVAL;
+	ao = *aopts;
+	ao.machine = itrace_reader_header(r)->machine;
+	ao.symbolize = run_symbolize;
+	ao.symbolize_ctx = &c;
+	c.ro = ropts;
+	itrace_image_options_init(&io);
+	io.sysroot = ropts->sysroot;
+	io.debug_dir = ropts->debug_dir;
+	if ((rc = itrace_image_alloc(&io, &c.img)) < 0)
+		return rc;
+	if ((rc = itrace_symbolizer_alloc(c.img, &c.sym)) < 0)
+		goto out;
+	if ((rc = itrace_analysis_alloc(&ao, &c.a)) < 0)
+		goto out;
+	c.a->image = c.img;
+	rc = run_records(&c, r, path);
+	if (rc < 0 && !is_damage(rc))
+		goto out;
+	frc = add_unexecuted(c.a);
+	c.a->image = NULL; /* the image dies here; tables need no code */
+	if (frc < 0) {
+		rc = frc;
+		goto out;
+	}
+	frc = itrace_analysis_finish(c.a);
+	if (frc < 0) {
+		rc = frc;
+		goto out;
+	}
+	*ap = c.a;
+	c.a = NULL;
+out:
+	itrace_analysis_free(c.a);
+	itrace_symbolizer_free(c.sym);
+	itrace_image_free(c.img);
+	return rc;
+}
+
+const char *itrace_analysis_run_error(const struct itrace_analysis *a)
+{
+	return a ? a->run_error : "";
+}

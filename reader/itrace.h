@@ -963,6 +963,8 @@ struct itrace_analysis_branch_event {
 	uint64_t thread_id;    /* row of the threads table */
 	uint64_t from, to;     /* to = next instruction executed */
 	uint64_t from_function_id, to_function_id;
+	uint64_t from_dso_id, to_dso_id;
+	uint64_t from_offset, to_offset; /* from their function's start (0: unknown) */
 	uint64_t call_path_id; /* call path current at the branch */
 	uint64_t insn_seq;     /* instructions of the thread before `from` */
 	uint64_t time_ns;
@@ -975,6 +977,7 @@ struct itrace_analysis_insn_event {
 	uint64_t thread_id;
 	uint64_t addr;
 	uint64_t function_id;
+	uint64_t offset;       /* from the function's start (0: unknown) */
 	uint64_t call_path_id;
 	uint64_t time_ns;
 	uint8_t len;
@@ -1100,6 +1103,8 @@ struct itrace_analysis_branch_stat {
 	uint64_t fallthrough;	/* the instruction after the branch */
 	uint8_t kind;		/* enum itrace_branch_kind */
 	uint64_t executions, taken;
+	const char *file;	/* source line of the branch (NULL: unknown) */
+	uint32_t line;
 };
 struct itrace_analysis_edge {	/* call graph: caller -> callee */
 	uint64_t id, caller_id, callee_id; /* function ids; caller 0 = root */
@@ -1132,6 +1137,49 @@ const struct itrace_analysis_edge *itrace_analysis_edge_at(const struct itrace_a
 /* Lines are sorted by file, then line. */
 size_t itrace_analysis_line_count(const struct itrace_analysis *a);
 const struct itrace_analysis_line *itrace_analysis_line_at(const struct itrace_analysis *a, size_t i);
+
+/*
+ * Running an analysis over a whole trace, as the exporters do: the records
+ * of `r` (through the filler when the trace is branch level) go into an
+ * image and symbolizer built from the trace's MMAP/CODE records, and into
+ * the analysis, which gets its symbols and instruction bytes from them.
+ */
+struct itrace_analysis_run_options {
+	size_t size;	       /* sizeof(struct itrace_analysis_run_options) */
+	const char *sysroot;   /* as in struct itrace_image_options */
+	const char *debug_dir;
+	/* Called about every 64K records with the records read so far. */
+	void (*progress)(void *arg, uint64_t records);
+	void *progress_arg;
+};
+
+/* itrace_analysis_run_options_init - no sysroot, default debug dir. */
+void itrace_analysis_run_options_init(struct itrace_analysis_run_options *o);
+
+/*
+ * itrace_analysis_run - analyse every record of `r` (positioned at the
+ * start; `path` names the file, for the filler's parallel mode, or NULL)
+ * with analysis options `aopts` (the symbolizer fields are replaced), then
+ * finish.  Before finishing, the instructions of every executed function
+ * that never ran are added with count 0 (decoded from the function's
+ * start to its end), so blocks, branch statistics and source lines also
+ * list what was not covered (executions 0).  OUT *ap receives the finished analysis whenever any record was
+ * analysed, even on damaged input (the tables then describe every record
+ * before the damage): check *ap, not only the return value.
+ * Returns 0; the reader's or filler's negative code for damaged input
+ * (-ITRACE_E_TRUNCATED, -ITRACE_E_CORRUPT, -ITRACE_E_NOFOOTER), with
+ * itrace_analysis_run_error() describing it; or another negative code
+ * (-ITRACE_E_NOTSUP for an unsupported machine, -ITRACE_E_NOMEM,
+ * a callback's code), with *ap NULL.
+ */
+int itrace_analysis_run(struct itrace_reader *r, const char *path,
+			const struct itrace_analysis_options *aopts,
+			const struct itrace_analysis_run_options *ropts,
+			struct itrace_analysis **ap);
+
+/* itrace_analysis_run_error - text of the damage met by the last run
+ * (e.g. the reader's message with its offset), "" when none. */
+const char *itrace_analysis_run_error(const struct itrace_analysis *a);
 
 #ifdef __cplusplus
 }

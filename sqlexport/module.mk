@@ -1,0 +1,11 @@
+# sqlexport/: itrace-sqlite, the SQLite exporter (schema in schema.sql.h).
+# libcli.a is named directly: tools/module.mk (which defines CLI_LIB) is
+# included after this fragment, and prerequisites expand immediately.
+BINS += $(BUILD)/bin/itrace-sqlite
+$(BUILD)/bin/itrace-sqlite: $(BUILD)/obj/sqlexport/itrace_sqlite.o $(BUILD)/lib/libcli.a $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS) -lsqlite3
+
+$(BUILD)/obj/sqlexport/%.o: ALL_CPPFLAGS += -Itools
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/sqlite_*.sh))

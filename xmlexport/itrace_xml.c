@@ -1,0 +1,707 @@
+/*
+ * itrace-xml - export the profile of an itrace trace as XML.
+ *
+ *   itrace-profile (default): the documented, versioned format whose
+ *     schema is format/itrace-profile.xsd: modules, functions with their
+ *     blocks and branches, call graph, call paths, source lines.
+ *   cobertura: line coverage in Cobertura's format (coverage-04.dtd), for
+ *     IDE coverage plugins and CI systems.
+ *
+ * Output is streamed with libxml2's xmlTextWriter: nothing but the
+ * analysis tables (sized by the code executed, not by the trace) is kept.
+ * Every string from the trace or the binaries goes through xml_text(),
+ * which keeps the result well-formed whatever bytes a name holds.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libxml/chvalid.h>
+#include <libxml/encoding.h>
+#include <libxml/xmlstring.h>
+#include <libxml/xmlwriter.h>
+
+#include "cli.h"
+#include "itrace.h"
+
+#define PROFILE_VERSION "1"
+
+enum format { FORMAT_PROFILE, FORMAT_COBERTURA };
+
+struct options {
+	const char *input, *output;
+	const char *sysroot, *debug_dir;
+	int format;
+	int quiet, verbose;
+};
+
+/* ---- text that is always well-formed ----------------------------------- */
+
+/*
+ * xml_text - copy `s` into a growing buffer as valid UTF-8 made only of
+ * characters XML 1.0 allows.  A byte that is not part of valid UTF-8, or
+ * a character XML forbids (control characters), becomes the text "\xHH"
+ * per byte, so the name stays recognisable.  The writer escapes <&>".
+ */
+static const xmlChar *xml_text(const char *s)
+{
+	static char *buf;
+	static size_t cap;
+	size_t len = s ? strlen(s) : 0, need = 4 * len + 1, o = 0, i = 0;
+
+	if (need > cap) {
+		char *p = realloc(buf, need);
+
+		if (!p)
+			return BAD_CAST "";
+		buf = p;
+		cap = need;
+	}
+	while (i < len) {
+		int n = (int)(len - i);
+		int c = xmlGetUTF8Char((const unsigned char *)s + i, &n);
+
+		if (c >= 0 && n > 0 && xmlIsCharQ(c)) {
+			memcpy(buf + o, s + i, (size_t)n);
+			o += (size_t)n;
+			i += (size_t)n;
+		} else {
+			o += (size_t)sprintf(buf + o, "\\x%02x", (unsigned char)s[i]);
+			i++;
+		}
+	}
+	buf[o] = '\0';
+	return BAD_CAST buf;
+}
+
+/* ---- writer helpers: any failure sticks in w->failed ---------------------- */
+
+struct out {
+	xmlTextWriterPtr w;
+	int failed;
+};
+
+static void start(struct out *o, const char *name)
+{
+	if (xmlTextWriterStartElement(o->w, BAD_CAST name) < 0)
+		o->failed = 1;
+}
+
+static void end(struct out *o)
+{
+	if (xmlTextWriterEndElement(o->w) < 0)
+		o->failed = 1;
+}
+
+static void attr(struct out *o, const char *name, const char *value)
+{
+	if (xmlTextWriterWriteAttribute(o->w, BAD_CAST name, xml_text(value)) < 0)
+		o->failed = 1;
+}
+
+static void attr_u64(struct out *o, const char *name, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	attr(o, name, buf);
+}
+
+static void attr_hex(struct out *o, const char *name, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)v);
+	attr(o, name, v ? buf : "0x0");
+}
+
+static void attr_rate(struct out *o, const char *name, uint64_t part, uint64_t whole)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.4f", whole ? (double)part / (double)whole : 1.0);
+	attr(o, name, buf);
+}
+
+/* ---- grouping rows by parent (tables are flat, the XML nests) ------------ */
+
+/* An index of rows grouped by a 1-based parent id: rows of parent p are
+ * row[first[p] .. first[p+1]). */
+struct groups {
+	size_t *first, *row;
+};
+
+static int group(struct groups *g, size_t parents, size_t n, uint64_t (*parent_of)(const void *, size_t),
+		 const void *ctx)
+{
+	size_t i, *fill;
+
+	g->first = calloc(parents + 2, sizeof(*g->first));
+	g->row = malloc((n ? n : 1) * sizeof(*g->row));
+	fill = calloc(parents + 2, sizeof(*fill));
+	if (!g->first || !g->row || !fill) {
+		free(fill);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		g->first[parent_of(ctx, i) + 1]++;
+	for (i = 1; i < parents + 2; i++)
+		g->first[i] += g->first[i - 1];
+	for (i = 0; i < n; i++) {
+		uint64_t p = parent_of(ctx, i);
+
+		g->row[g->first[p] + fill[p]++] = i;
+	}
+	free(fill);
+	return 0;
+}
+
+static void groups_free(struct groups *g)
+{
+	free(g->first);
+	free(g->row);
+}
+
+static uint64_t function_dso(const void *a, size_t i)
+{
+	return itrace_analysis_function_at(a, i)->dso_id;
+}
+
+static uint64_t block_function(const void *a, size_t i)
+{
+	return itrace_analysis_block_at(a, i)->function_id;
+}
+
+static uint64_t branch_function(const void *a, size_t i)
+{
+	return itrace_analysis_branch_stat_at(a, i)->function_id;
+}
+
+static uint64_t line_function(const void *a, size_t i)
+{
+	return itrace_analysis_line_at(a, i)->function_id;
+}
+
+/* ---- itrace-profile ------------------------------------------------------- */
+
+static void write_function(struct out *o, const struct itrace_analysis *a,
+			   const struct itrace_analysis_function *f, const struct groups *blocks,
+			   const struct groups *branches)
+{
+	size_t k;
+
+	start(o, "function");
+	attr_u64(o, "id", f->id);
+	attr(o, "name", f->name);
+	attr_hex(o, "start", f->start);
+	attr_u64(o, "size", f->size);
+	attr_u64(o, "instructions", f->insns);
+	attr_u64(o, "total-instructions", f->total_insns);
+	attr_u64(o, "calls", f->calls);
+	if (f->file) {
+		attr(o, "file", f->file);
+		attr_u64(o, "line", f->line);
+	}
+	for (k = blocks->first[f->id]; k < blocks->first[f->id + 1]; k++) {
+		const struct itrace_analysis_block *b = itrace_analysis_block_at(a, blocks->row[k]);
+
+		start(o, "block");
+		attr_hex(o, "start", b->start);
+		attr_hex(o, "end", b->end);
+		attr_u64(o, "instructions", b->insn_count);
+		attr_u64(o, "executions", b->executions);
+		end(o);
+	}
+	for (k = branches->first[f->id]; k < branches->first[f->id + 1]; k++) {
+		const struct itrace_analysis_branch_stat *s =
+			itrace_analysis_branch_stat_at(a, branches->row[k]);
+
+		start(o, "branch");
+		attr_hex(o, "from", s->from);
+		attr_hex(o, "to", s->to);
+		attr_hex(o, "fallthrough", s->fallthrough);
+		attr(o, "kind", itrace_branch_kind_name(s->kind));
+		attr_u64(o, "executions", s->executions);
+		attr_u64(o, "taken", s->taken);
+		end(o);
+	}
+	end(o);
+}
+
+static void write_modules(struct out *o, const struct itrace_analysis *a)
+{
+	size_t nf = itrace_analysis_function_count(a), nd = itrace_analysis_dso_count(a), i, k;
+	struct groups by_dso, blocks, branches;
+	char bid[2 * 64 + 1];
+
+	if (group(&by_dso, nd, nf, function_dso, a) < 0 ||
+	    group(&blocks, nf, itrace_analysis_block_count(a), block_function, a) < 0 ||
+	    group(&branches, nf, itrace_analysis_branch_stat_count(a), branch_function, a) < 0) {
+		o->failed = 1;
+		return;
+	}
+	start(o, "modules");
+	for (i = 0; i < nd; i++) {
+		const struct itrace_analysis_dso *d = itrace_analysis_dso_at(a, i);
+
+		if (by_dso.first[d->id] == by_dso.first[d->id + 1])
+			continue; /* mapped but never executed */
+		start(o, "module");
+		attr_u64(o, "id", d->id);
+		attr(o, "name", d->short_name);
+		attr(o, "path", d->path);
+		if (d->buildid_len) {
+			for (k = 0; k < d->buildid_len; k++)
+				sprintf(bid + 2 * k, "%02x", d->buildid[k]);
+			attr(o, "build-id", bid);
+		}
+		for (k = by_dso.first[d->id]; k < by_dso.first[d->id + 1]; k++)
+			write_function(o, a, itrace_analysis_function_at(a, by_dso.row[k]), &blocks,
+				       &branches);
+		end(o);
+	}
+	end(o);
+	groups_free(&by_dso);
+	groups_free(&blocks);
+	groups_free(&branches);
+}
+
+static void write_profile(struct out *o, const struct options *opt, struct itrace_reader *r,
+			  const struct itrace_analysis *a, int damage)
+{
+	struct itrace_analysis_totals t;
+	size_t i, n;
+	const char *file = NULL;
+
+	itrace_analysis_totals(a, &t);
+	start(o, "itrace-profile");
+	attr(o, "version", PROFILE_VERSION);
+	start(o, "source");
+	attr(o, "trace", opt->input);
+	attr(o, "level", itrace_reader_header(r)->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
+	attr(o, "complete", damage ? "false" : "true");
+	if (damage)
+		attr(o, "damage", itrace_analysis_run_error(a));
+	attr(o, "exporter", "itrace-xml " ITRACE_VERSION_STRING);
+	end(o);
+	start(o, "totals");
+	attr_u64(o, "instructions", t.insns);
+	attr_u64(o, "branches", t.branches);
+	attr_u64(o, "calls", t.calls);
+	attr_u64(o, "threads", t.threads);
+	attr_u64(o, "decode-failures", t.decode_failures);
+	attr_u64(o, "gaps", t.gaps);
+	end(o);
+
+	start(o, "threads");
+	for (i = 0, n = itrace_analysis_thread_count(a); i < n; i++) {
+		const struct itrace_analysis_thread *th = itrace_analysis_thread_at(a, i);
+
+		start(o, "thread");
+		attr_u64(o, "id", th->id);
+		attr_u64(o, "tid", th->tid);
+		attr_u64(o, "pid", th->pid);
+		attr(o, "comm", th->comm);
+		attr_u64(o, "instructions", th->insns);
+		attr_u64(o, "branches", th->branches);
+		end(o);
+	}
+	end(o);
+
+	write_modules(o, a);
+
+	start(o, "call-graph");
+	for (i = 0, n = itrace_analysis_edge_count(a); i < n; i++) {
+		const struct itrace_analysis_edge *e = itrace_analysis_edge_at(a, i);
+
+		start(o, "edge");
+		attr_u64(o, "caller", e->caller_id);
+		attr_u64(o, "callee", e->callee_id);
+		attr_u64(o, "calls", e->calls);
+		attr_u64(o, "instructions", e->insns);
+		end(o);
+	}
+	end(o);
+
+	start(o, "call-paths");
+	for (i = 0, n = itrace_analysis_call_path_count(a); i < n; i++) {
+		const struct itrace_analysis_call_path *p = itrace_analysis_call_path_at(a, i);
+
+		start(o, "path");
+		attr_u64(o, "id", p->id);
+		attr_u64(o, "parent", p->parent_id);
+		attr_u64(o, "function", p->function_id);
+		attr_hex(o, "ip", p->ip);
+		attr_u64(o, "calls", p->calls);
+		attr_u64(o, "instructions", p->insns);
+		end(o);
+	}
+	end(o);
+
+	start(o, "source-files");
+	for (i = 0, n = itrace_analysis_line_count(a); i < n; i++) {
+		const struct itrace_analysis_line *l = itrace_analysis_line_at(a, i);
+
+		if (!file || strcmp(file, l->file) != 0) { /* lines are sorted by file */
+			if (file)
+				end(o);
+			file = l->file;
+			start(o, "file");
+			attr(o, "path", file);
+		}
+		start(o, "line");
+		attr_u64(o, "number", l->line);
+		attr_u64(o, "function", l->function_id);
+		attr_u64(o, "executions", l->executions);
+		attr_u64(o, "instructions", l->insns);
+		end(o);
+	}
+	if (file)
+		end(o);
+	end(o);
+	end(o);
+}
+
+/* ---- Cobertura --------------------------------------------------------------- */
+
+/*
+ * Mapping: the trace -> one package, source file -> class, function -> method,
+ * source line -> line (hits = most executions of any of its instructions).
+ * A line holding conditional branches is a branch line; each conditional
+ * branch has two outcomes (taken, not taken), covered when seen.
+ */
+struct line_branches {
+	uint64_t valid, covered;
+};
+
+static void write_lines(struct out *o, const struct itrace_analysis *a, const size_t *rows,
+			size_t n, const struct line_branches *lb)
+{
+	size_t k;
+	char cov[48];
+
+	start(o, "lines");
+	for (k = 0; k < n; k++) {
+		const struct itrace_analysis_line *l = itrace_analysis_line_at(a, rows[k]);
+		const struct line_branches *b = &lb[rows[k]];
+
+		start(o, "line");
+		attr_u64(o, "number", l->line);
+		attr_u64(o, "hits", l->executions);
+		attr(o, "branch", b->valid ? "true" : "false");
+		if (b->valid) {
+			snprintf(cov, sizeof(cov), "%llu%% (%llu/%llu)",
+				 (unsigned long long)(100 * b->covered / b->valid),
+				 (unsigned long long)b->covered, (unsigned long long)b->valid);
+			attr(o, "condition-coverage", cov);
+		}
+		end(o);
+	}
+	end(o);
+}
+
+/* One class per source file: rows [from, to) of the line table. */
+static void write_class(struct out *o, const struct itrace_analysis *a, size_t from, size_t to,
+			const struct line_branches *lb, const struct groups *by_function)
+{
+	const char *file = itrace_analysis_line_at(a, from)->file;
+	const char *base = strrchr(file, '/');
+	uint64_t covered = 0, bvalid = 0, bcovered = 0;
+	size_t *rows = malloc((to - from) * sizeof(*rows)), i, k, m, nf;
+
+	if (!rows) {
+		o->failed = 1;
+		return;
+	}
+	for (i = from; i < to; i++) {
+		rows[i - from] = i;
+		covered += itrace_analysis_line_at(a, i)->executions > 0;
+		bvalid += lb[i].valid;
+		bcovered += lb[i].covered;
+	}
+	start(o, "class");
+	attr(o, "name", base ? base + 1 : file);
+	attr(o, "filename", file);
+	attr_rate(o, "line-rate", covered, to - from);
+	attr_rate(o, "branch-rate", bcovered, bvalid);
+	attr(o, "complexity", "0");
+	start(o, "methods");
+	nf = itrace_analysis_function_count(a);
+	for (i = 0; i < nf; i++) {
+		const struct itrace_analysis_function *f = itrace_analysis_function_at(a, i);
+		uint64_t fc = 0, fv = 0, fbv = 0, fbc = 0;
+
+		/* the function's lines that lie in this file */
+		m = 0;
+		for (k = by_function->first[f->id]; k < by_function->first[f->id + 1]; k++) {
+			size_t row = by_function->row[k];
+
+			if (row >= from && row < to) {
+				rows[m++] = row;
+				fv++;
+				fc += itrace_analysis_line_at(a, row)->executions > 0;
+				fbv += lb[row].valid;
+				fbc += lb[row].covered;
+			}
+		}
+		if (!m)
+			continue;
+		start(o, "method");
+		attr(o, "name", f->name);
+		attr(o, "signature", "");
+		attr_rate(o, "line-rate", fc, fv);
+		attr_rate(o, "branch-rate", fbc, fbv);
+		write_lines(o, a, rows, m, lb);
+		end(o);
+	}
+	end(o);
+	for (i = from; i < to; i++)
+		rows[i - from] = i;
+	write_lines(o, a, rows, to - from, lb);
+	end(o);
+	free(rows);
+}
+
+/* line_index - row of (file, line) in the sorted line table, or -1. */
+static long line_index(const struct itrace_analysis *a, const char *file, uint32_t line)
+{
+	size_t lo = 0, hi = itrace_analysis_line_count(a);
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct itrace_analysis_line *l = itrace_analysis_line_at(a, mid);
+		int c = strcmp(l->file, file);
+
+		if (c == 0)
+			c = (l->line > line) - (l->line < line);
+		if (c == 0)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static void write_cobertura_doc(struct out *o, const struct itrace_analysis *a)
+{
+	size_t nl = itrace_analysis_line_count(a), i, from;
+	struct line_branches *lb = calloc(nl ? nl : 1, sizeof(*lb));
+	uint64_t covered = 0, bvalid = 0, bcovered = 0;
+	struct groups by_function;
+	char stamp[24];
+
+	if (!lb || group(&by_function, itrace_analysis_function_count(a), nl, line_function, a) < 0) {
+		free(lb);
+		o->failed = 1;
+		return;
+	}
+	for (i = 0; i < itrace_analysis_branch_stat_count(a); i++) {
+		const struct itrace_analysis_branch_stat *s = itrace_analysis_branch_stat_at(a, i);
+		long row;
+
+		if (s->kind != ITRACE_BRANCH_COND || !s->file)
+			continue;
+		row = line_index(a, s->file, s->line);
+		if (row < 0)
+			continue;
+		lb[row].valid += 2;
+		lb[row].covered += (s->taken > 0) + (s->executions > s->taken);
+	}
+	for (i = 0; i < nl; i++) {
+		covered += itrace_analysis_line_at(a, i)->executions > 0;
+		bvalid += lb[i].valid;
+		bcovered += lb[i].covered;
+	}
+	if (xmlTextWriterWriteDTD(o->w, BAD_CAST "coverage", NULL,
+				  BAD_CAST "http://cobertura.sourceforge.net/xml/coverage-04.dtd",
+				  NULL) < 0)
+		o->failed = 1;
+	start(o, "coverage");
+	attr_rate(o, "line-rate", covered, nl);
+	attr_rate(o, "branch-rate", bcovered, bvalid);
+	attr_u64(o, "lines-covered", covered);
+	attr_u64(o, "lines-valid", nl);
+	attr_u64(o, "branches-covered", bcovered);
+	attr_u64(o, "branches-valid", bvalid);
+	attr(o, "complexity", "0");
+	attr(o, "version", "itrace-xml " ITRACE_VERSION_STRING);
+	snprintf(stamp, sizeof(stamp), "%lld", (long long)time(NULL) * 1000);
+	attr(o, "timestamp", stamp);
+	start(o, "sources");
+	start(o, "source");
+	if (xmlTextWriterWriteString(o->w, BAD_CAST "/") < 0)
+		o->failed = 1;
+	end(o);
+	end(o);
+	start(o, "packages");
+	start(o, "package");
+	attr(o, "name", "trace");
+	attr_rate(o, "line-rate", covered, nl);
+	attr_rate(o, "branch-rate", bcovered, bvalid);
+	attr(o, "complexity", "0");
+	start(o, "classes");
+	for (from = 0; from < nl; from = i) {
+		const char *file = itrace_analysis_line_at(a, from)->file;
+
+		for (i = from; i < nl && strcmp(itrace_analysis_line_at(a, i)->file, file) == 0; i++)
+			;
+		write_class(o, a, from, i, lb, &by_function);
+	}
+	end(o);
+	end(o);
+	end(o);
+	end(o);
+	groups_free(&by_function);
+	free(lb);
+}
+
+/* ---- the export ------------------------------------------------------------- */
+
+static void progress_cb(void *arg, uint64_t records)
+{
+	cli_progress(arg, records);
+}
+
+/* export - returns the exit status. */
+static int export(const struct options *opt)
+{
+	struct itrace_analysis_options ao;
+	struct itrace_analysis_run_options ro;
+	struct itrace_analysis *a = NULL;
+	struct itrace_reader *r = NULL;
+	struct cli_progress progress;
+	struct itrace_footer f;
+	struct out o = {0};
+	const char *path;
+	int rc, damage = 0, status = CLI_EXIT_BAD_INPUT;
+
+	path = cli_output_path(opt->output, 0);
+	rc = itrace_reader_open(opt->input, &r);
+	if (rc < 0) {
+		if (rc == -ITRACE_E_IO)
+			cli_error("cannot open '%s': %s", opt->input, strerror(errno));
+		else
+			cli_error("cannot read '%s': %s", opt->input, itrace_errstr(rc));
+		return CLI_EXIT_BAD_INPUT;
+	}
+	cli_progress_init(&progress, "records", itrace_reader_footer(r, &f) == 0 ? f.record_count : 0,
+			  opt->quiet);
+	itrace_analysis_options_init(&ao);
+	itrace_analysis_run_options_init(&ro);
+	ro.sysroot = opt->sysroot;
+	ro.debug_dir = opt->debug_dir;
+	ro.progress = progress_cb;
+	ro.progress_arg = &progress;
+	rc = itrace_analysis_run(r, strcmp(opt->input, "-") ? opt->input : NULL, &ao, &ro, &a);
+	cli_progress_end(&progress);
+	if (!a) {
+		cli_error("cannot analyse '%s': %s", opt->input, itrace_errstr(rc));
+		goto out;
+	}
+	if (rc < 0) {
+		damage = rc;
+		cli_error("'%s' is damaged: %s (%s); exporting the records before it", opt->input,
+			  itrace_errstr(rc), itrace_analysis_run_error(a));
+	}
+	o.w = xmlNewTextWriterFilename(strcmp(path, "-") ? path : "/dev/stdout", 0);
+	if (!o.w) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	xmlTextWriterSetIndent(o.w, 1);
+	xmlTextWriterSetIndentString(o.w, BAD_CAST " ");
+	if (xmlTextWriterStartDocument(o.w, "1.0", "UTF-8", NULL) < 0)
+		o.failed = 1;
+	if (opt->format == FORMAT_COBERTURA)
+		write_cobertura_doc(&o, a);
+	else
+		write_profile(&o, opt, r, a, damage);
+	if (xmlTextWriterEndDocument(o.w) < 0)
+		o.failed = 1;
+	xmlFreeTextWriter(o.w); /* flushes and closes */
+	if (o.failed) {
+		cli_error("cannot write '%s': %s", path, errno ? strerror(errno) : "XML writer failed");
+		goto out;
+	}
+	status = damage ? CLI_EXIT_BAD_INPUT : 0;
+out:
+	itrace_analysis_free(a);
+	itrace_reader_close(r);
+	return status;
+}
+
+static void usage(void)
+{
+	printf("usage: %s [options] TRACE [-o FILE]\n"
+	       "Export the profile of an itrace trace (TRACE, '-' = stdin) as XML.\n"
+	       "Branch-level traces are filled through the traced binaries first.\n"
+	       "\n"
+	       "  -o, --output FILE     where to write ('-' or absent: stdout)\n"
+	       "  -f, --format FORMAT   itrace-profile (default; format/itrace-profile.xsd)\n"
+	       "                        or cobertura (line coverage, coverage-04.dtd)\n"
+	       "      --sysroot DIR     find the traced binaries under DIR\n"
+	       "      --debug-dir DIR   separate debug info root (default /usr/lib/debug)\n"
+	       "  -q, --quiet           no progress line\n"
+	       "  -v, --verbose         more messages\n"
+	       "      --help            this text\n"
+	       "      --version         print the version\n",
+	       cli_progname());
+}
+
+static void parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, 'f'},
+		{"sysroot", required_argument, NULL, 'S'},
+		{"debug-dir", required_argument, NULL, 'D'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	while ((c = getopt_long(argc, argv, "o:f:qv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "itrace-profile") == 0)
+				o->format = FORMAT_PROFILE;
+			else if (strcmp(optarg, "cobertura") == 0)
+				o->format = FORMAT_COBERTURA;
+			else
+				cli_usage_error("unknown format '%s' (use itrace-profile or cobertura)",
+						optarg);
+			break;
+		case 'S': o->sysroot = optarg; break;
+		case 'D': o->debug_dir = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose = 1; break;
+		case 'h': usage(); exit(0);
+		case 'V': printf("%s %s\n", cli_progname(), ITRACE_VERSION_STRING); exit(0);
+		default: cli_usage_error("unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		cli_usage_error(optind == argc ? "no trace given" : "more than one trace given");
+	o->input = argv[optind];
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+
+	cli_init(argv[0]);
+	parse_args(argc, argv, &o);
+	LIBXML_TEST_VERSION
+	return export(&o);
+}
