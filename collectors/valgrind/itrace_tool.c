@@ -1,0 +1,1099 @@
+/*
+ * itrace_tool.c - the Valgrind tool behind `itrace-collect --backend valgrind`.
+ *
+ * Valgrind re-JITs the program; this tool adds a few IR statements per
+ * guest instruction that append raw 64-bit words (vg_wire.h) to a buffer
+ * in the tool's memory: one constant store per instruction, one store of
+ * (address | tag) per load or store.  Each superblock loads the buffer
+ * cursor once, writes at fixed offsets from it and stores the cursor back
+ * at its exits, so there is no helper call per instruction; a guarded
+ * helper call at superblock entry flushes the buffer through a pipe to
+ * itrace-collect when fewer than VGI_RESERVE_WORDS words are left.
+ *
+ * Everything that is not generated code (thread switches, system calls,
+ * signals, mappings, triggers) is written by ordinary callbacks into the
+ * same buffer, so the collector sees one ordered stream.
+ *
+ * The tool links against Valgrind's core only (no libc, no libitrace):
+ * itrace-collect turns the stream into itrace records.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_transtab.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+
+#include "vg_wire.h"
+
+/* Not in the tool headers, but exported by the core: moves a descriptor
+ * above the range the client may use and sets close-on-exec, exactly as
+ * the core does for its own log file.  Without it the program would see
+ * the trace pipe as one of its descriptors. */
+extern Int VG_(safe_fd)(Int oldfd);
+/* Also exported by the core: the program's auxiliary vector (AT_ENTRY,
+ * AT_SYSINFO_EHDR), which the tool interface does not offer. */
+extern UWord *VG_(client_auxv);
+
+#define VGI_BUF_WORDS (256 * 1024)	/* 2 MiB per hand-over */
+#define VGI_RESERVE_WORDS 8192		/* more than any superblock writes */
+#define VGI_MAX_THREADS 1024
+#define VGI_MAX_SIG 65
+#define VGI_MAX_LOADS 8
+
+/* ---- Options ------------------------------------------------------------ */
+
+static Int clo_fd = -1;
+static Bool clo_branch = False;	   /* --itrace-level=branch */
+static Bool clo_mem = True;	   /* MEM words at insn level */
+static const HChar *clo_only = NULL;	/* module to trace, NULL = all */
+static const HChar *clo_start = NULL;	/* function names of the triggers */
+static const HChar *clo_stop = NULL;
+static const HChar *clo_start_addr = NULL; /* hex, like --start-addr */
+static const HChar *clo_stop_addr = NULL;
+static Addr start_addr = 0, stop_addr = 0;
+
+static Bool itrace_process_cmd_line_option(const HChar *arg)
+{
+	const HChar *level = NULL;
+
+	if VG_INT_CLO (arg, "--itrace-fd", clo_fd) {
+	} else if VG_STR_CLO (arg, "--itrace-level", level) {
+		if (VG_(strcmp)(level, "branch") == 0)
+			clo_branch = True;
+		else if (VG_(strcmp)(level, "insn") == 0)
+			clo_branch = False;
+		else
+			return False;
+	} else if VG_BOOL_CLO (arg, "--itrace-mem", clo_mem) {
+	} else if VG_STR_CLO (arg, "--itrace-only", clo_only) {
+	} else if VG_STR_CLO (arg, "--itrace-start", clo_start) {
+	} else if VG_STR_CLO (arg, "--itrace-stop", clo_stop) {
+	} else if VG_STR_CLO (arg, "--itrace-start-addr", clo_start_addr) {
+	} else if VG_STR_CLO (arg, "--itrace-stop-addr", clo_stop_addr) {
+	} else {
+		return False;
+	}
+	return True;
+}
+
+static void itrace_print_usage(void)
+{
+	VG_(printf)("    --itrace-fd=N            pipe to itrace-collect (required)\n"
+		    "    --itrace-level=insn|branch  what to record [insn]\n"
+		    "    --itrace-mem=yes|no      loads and stores at insn level [yes]\n"
+		    "    --itrace-only=MODULE     record only code of MODULE\n"
+		    "    --itrace-start=FUNC      start recording at FUNC's entry\n"
+		    "    --itrace-stop=FUNC       stop recording at FUNC's entry\n"
+		    "    --itrace-start-addr=ADDR, --itrace-stop-addr=ADDR  the same by address\n");
+}
+
+static void itrace_print_debug_usage(void)
+{
+	VG_(printf)("    (none)\n");
+}
+
+/* ---- The buffer ----------------------------------------------------------- */
+
+/*
+ * `vgi_cursor` is read and written by generated code; its address and the
+ * buffer's bounds are constants in the generated code, so they never move
+ * after post_clo_init.
+ */
+static ULong *vgi_buf;
+static ULong *vgi_buf_end;
+static ULong *vgi_cursor;
+static Int vgi_fd = -1;		/* -1 once the pipe is gone or in a child */
+static Bool vgi_pipe_broken = False;
+
+/* All ones while recording, zero while a trigger has recording off:
+ * generated code commits `words * 8 & mask`. */
+static ULong vgi_on_mask = ~0ULL;
+
+static void write_all(const void *p, SizeT n)
+{
+	const UChar *b = p;
+
+	while (n > 0 && !vgi_pipe_broken) {
+		Int chunk = n > (1u << 30) ? (1 << 30) : (Int)n;
+		Int r = VG_(write)(vgi_fd, b, chunk);
+		if (r <= 0) {
+			/* The collector is gone; the program keeps running
+			 * untraced rather than dying of SIGPIPE-like errors. */
+			vgi_pipe_broken = True;
+			return;
+		}
+		b += r;
+		n -= r;
+	}
+}
+
+/* Hand the filled part of the buffer to the collector and start over. */
+static void flush_buffer(void)
+{
+	if (vgi_fd >= 0 && vgi_cursor > vgi_buf)
+		write_all(vgi_buf, (SizeT)((UChar *)vgi_cursor - (UChar *)vgi_buf));
+	vgi_cursor = vgi_buf;
+}
+
+/* Called from generated code (guarded) when the buffer is nearly full. */
+static VG_REGPARM(0) void vgi_flush_helper(void)
+{
+	flush_buffer();
+}
+
+/* Room for `n` words outside generated code, keeping the reserve intact. */
+static ULong *reserve_words(UInt n)
+{
+	if (vgi_cursor + n + VGI_RESERVE_WORDS > vgi_buf_end)
+		flush_buffer();
+	tl_assert(vgi_cursor + n + VGI_RESERVE_WORDS <= vgi_buf_end);
+	return vgi_cursor;
+}
+
+static void put_event(UInt type, const ULong *payload, UInt n)
+{
+	ULong *w = reserve_words(n + 1);
+	UInt i;
+
+	w[0] = ((ULong)VGW_EVENT << VGW_TAG_SHIFT) | ((ULong)type << VGW_AUX_SHIFT) | n;
+	for (i = 0; i < n; i++)
+		w[1 + i] = payload[i];
+	vgi_cursor = w + 1 + n;
+}
+
+/* An event whose payload ends in a byte string (path, code bytes). */
+static void put_event_bytes(UInt type, const ULong *head, UInt nhead, const void *bytes,
+			    SizeT len)
+{
+	UInt nb = VGW_BYTES_WORDS(len);
+	ULong *w;
+	UInt i;
+
+	if (nhead + nb + 1 > VGI_BUF_WORDS - VGI_RESERVE_WORDS)
+		return; /* cannot happen for paths and the vDSO; never overflow */
+	w = reserve_words(nhead + nb + 1);
+	w[0] = ((ULong)VGW_EVENT << VGW_TAG_SHIFT) | ((ULong)type << VGW_AUX_SHIFT) | (nhead + nb);
+	for (i = 0; i < nhead; i++)
+		w[1 + i] = head[i];
+	w[1 + nhead + nb - (nb ? 1 : 0)] = 0; /* zero the padding of the last word */
+	VG_(memcpy)(&w[1 + nhead], bytes, len);
+	vgi_cursor = w + 1 + nhead + nb;
+}
+
+static Bool recording(void)
+{
+	return vgi_on_mask != 0;
+}
+
+/* ---- Threads ------------------------------------------------------------- */
+
+static Int thread_os_tid[VGI_MAX_THREADS]; /* kernel tid of each Valgrind thread */
+static ThreadId last_tid = VG_INVALID_THREADID;
+static Bool client_started = False;
+
+static void put_thread(UInt kind, Int tid, ULong other)
+{
+	ULong p[4] = { kind, (ULong)tid, (ULong)VG_(getpid)(), other };
+	put_event(VGW_EV_THREAD, p, 4);
+}
+
+static void first_client_code(ThreadId tid);
+
+/*
+ * Valgrind runs one thread at a time; the scheduler calls this whenever a
+ * thread gets the CPU.  Each client thread is a kernel thread of its own,
+ * so VG_(gettid) here is the thread's real tid.  The collector writes the
+ * THREAD switch lazily, before the next record of that thread.
+ */
+static void thread_start_client_code(ThreadId tid, ULong blocks_done)
+{
+	(void)blocks_done;
+	if (vgi_fd < 0)
+		return;
+	if (!client_started)
+		first_client_code(tid);
+	if (tid == last_tid)
+		return;
+	if (tid < VGI_MAX_THREADS)
+		thread_os_tid[tid] = VG_(gettid)();
+	last_tid = tid;
+	put_thread(2 /* switch */, VG_(gettid)(), 0);
+}
+
+static void thread_pre_exit(ThreadId tid)
+{
+	if (vgi_fd < 0 || tid >= VGI_MAX_THREADS || thread_os_tid[tid] == 0)
+		return;
+	put_thread(3 /* exit */, thread_os_tid[tid], 0);
+	thread_os_tid[tid] = 0;
+	if (last_tid == tid)
+		last_tid = VG_INVALID_THREADID;
+}
+
+/* ---- System calls and signals ------------------------------------------- */
+
+/* Handlers as the program installed them: Valgrind keeps the real ones to
+ * itself, so we follow rt_sigaction to say where a delivery continues. */
+static Addr sig_handler[VGI_MAX_SIG];
+static Addr sig_handler_pending[VGI_MAX_SIG];
+static ULong *sig_event_words;	/* payload of the SIGNAL event being built */
+static Addr sigreturn_from;	/* the rt_sigreturn instruction being run */
+
+static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
+{
+	ULong p[2 + 6];
+	UInt i, n = nargs > 6 ? 6 : nargs;
+
+	if (nr == __NR_rt_sigaction && args[0] < VGI_MAX_SIG && args[1] != 0) {
+		/* struct sigaction starts with the handler on amd64-linux */
+		sig_handler_pending[args[0]] = *(const Addr *)args[1];
+	}
+	if (nr == __NR_rt_sigreturn)
+		sigreturn_from = VG_(get_IP)(tid) - 2; /* after "syscall" (0f 05) */
+	if (nr == __NR_execve && vgi_fd >= 0) {
+		/* Valgrind does not follow the new program (no
+		 * --trace-children): the trace ends here. */
+		put_event(VGW_EV_EXEC, NULL, 0);
+		flush_buffer();
+	}
+	if (vgi_fd < 0 || !recording())
+		return;
+	p[0] = nr;
+	p[1] = 6;
+	for (i = 0; i < 6; i++)
+		p[2 + i] = i < n ? args[i] : 0;
+	put_event(VGW_EV_SYSCALL_ENTER, p, 8);
+}
+
+static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
+{
+	ULong p[2];
+
+	(void)nargs;
+	if (nr == __NR_rt_sigaction && args[0] < VGI_MAX_SIG && args[1] != 0 &&
+	    !sr_isError(res))
+		sig_handler[args[0]] = sig_handler_pending[args[0]];
+	if (vgi_fd < 0)
+		return;
+	/* A new thread: named by the parent's clone, as the kernel does. */
+	if ((nr == __NR_clone || nr == 435 /* clone3 */) && !sr_isError(res) && sr_Res(res) != 0 &&
+	    (nr == 435 || (args[0] & VKI_CLONE_THREAD)))
+		put_thread(1 /* create */, (Int)sr_Res(res), (ULong)VG_(gettid)());
+	if (!recording())
+		return;
+	p[0] = nr;
+	p[1] = sr_isError(res) ? (ULong)(-(Long)sr_Err(res)) : (ULong)sr_Res(res);
+	put_event(VGW_EV_SYSCALL_EXIT, p, 2);
+}
+
+static void pre_deliver_signal(ThreadId tid, Int signo, Bool alt_stack)
+{
+	ULong p[5];
+	Addr h = signo > 0 && signo < VGI_MAX_SIG ? sig_handler[signo] : 0;
+
+	(void)alt_stack;
+	sig_event_words = NULL;
+	if (vgi_fd < 0 || !recording())
+		return;
+	p[0] = (ULong)signo;
+	p[1] = 0;	/* si_code and si_addr: filled from the frame below */
+	p[2] = 0;
+	p[3] = VG_(get_IP)(tid);
+	p[4] = h > 1 ? h : 0;	/* SIG_DFL (0) and SIG_IGN (1): no handler */
+	put_event(VGW_EV_SIGNAL, p, 5);
+	sig_event_words = vgi_cursor - 5;
+}
+
+/*
+ * Valgrind builds the handler's frame on the client stack and reports it
+ * as a core write.  On amd64-linux the frame starts with the return
+ * address and the ucontext, followed by the siginfo the handler receives:
+ * the only place a tool can see si_code and si_addr.
+ */
+static void post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT len)
+{
+	const vki_siginfo_t *si;
+	SizeT off = sizeof(Addr) + sizeof(struct vki_ucontext);
+
+	(void)tid;
+	if (part != Vg_CoreSignal || sig_event_words == NULL)
+		return;
+	if (len >= off + sizeof(vki_siginfo_t)) {
+		si = (const vki_siginfo_t *)(a + off);
+		sig_event_words[1] = (ULong)(Long)si->si_code;
+		if (si->si_code > 0 &&
+		    (si->si_signo == VKI_SIGSEGV || si->si_signo == VKI_SIGBUS ||
+		     si->si_signo == VKI_SIGILL || si->si_signo == VKI_SIGFPE ||
+		     si->si_signo == VKI_SIGTRAP))
+			sig_event_words[2] = (ULong)(Addr)si->_sifields._sigfault._addr;
+	}
+	sig_event_words = NULL;
+}
+
+/* The handler returned through rt_sigreturn: a branch to where the
+ * program was interrupted (branch level only, like the ptrace backend). */
+static void post_deliver_signal(ThreadId tid, Int signo)
+{
+	ULong *w;
+
+	(void)signo;
+	if (vgi_fd < 0 || !recording() || !clo_branch || sigreturn_from == 0)
+		return;
+	w = reserve_words(3);
+	w[0] = ((ULong)VGW_BRANCH_FULL << VGW_TAG_SHIFT) |
+	       ((ULong)(2 | (8 /* SIGRETURN */ << 4)) << VGW_AUX_SHIFT);
+	w[1] = sigreturn_from;
+	w[2] = VG_(get_IP)(tid);
+	vgi_cursor = w + 3;
+	sigreturn_from = 0;
+}
+
+/* ---- Mappings ------------------------------------------------------------- */
+
+static void put_mapping(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
+{
+	NSegment const *seg = VG_(am_find_nsegment)(a);
+	const HChar *path = seg ? VG_(am_get_filename)(seg) : NULL;
+	ULong head[5];
+	SizeT plen;
+
+	/* Like the ptrace backend: mappings of files, not anonymous memory
+	 * (the vDSO is sent separately) and not Valgrind's own. */
+	if (vgi_fd < 0 || seg == NULL || seg->kind != SkFileC || path == NULL)
+		return;
+	plen = VG_(strlen)(path);
+	head[0] = a;
+	head[1] = len;
+	head[2] = (ULong)(seg->offset + (a - seg->start));
+	head[3] = (rr ? 1 : 0) | (ww ? 2 : 0) | (xx ? 4 : 0);
+	head[4] = plen;
+	put_event_bytes(VGW_EV_MMAP, head, 5, path, plen);
+}
+
+static void new_mem_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
+{
+	(void)di;
+	put_mapping(a, len, rr, ww, xx);
+}
+
+static void new_mem_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
+{
+	(void)di;
+	put_mapping(a, len, rr, ww, xx);
+}
+
+/* An entry of the program's auxiliary vector (0 if absent). */
+static Addr client_auxv_value(UWord type)
+{
+	UWord *a;
+
+	for (a = VG_(client_auxv); a && a[0] != 0 /* AT_NULL */; a += 2)
+		if (a[0] == type)
+			return a[1];
+	return 0;
+}
+
+/* The vDSO has no file: send its bytes so the trace can be decoded. */
+static void put_vdso(void)
+{
+	Addr vdso = client_auxv_value(33 /* AT_SYSINFO_EHDR */);
+	NSegment const *seg;
+	ULong head[2];
+
+	if (vdso == 0 || (seg = VG_(am_find_nsegment)(vdso)) == NULL)
+		return;
+	head[0] = seg->start;
+	head[1] = seg->end + 1 - seg->start;
+	if (head[1] > (1u << 20))
+		return;
+	put_event_bytes(VGW_EV_CODE, head, 2, (const void *)seg->start, head[1]);
+}
+
+/* ---- Scope (--itrace-only) and triggers ------------------------------------ */
+
+static const HChar *base_name(const HChar *path)
+{
+	const HChar *s = VG_(strrchr)(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Does the code at `a` belong to the module named by --itrace-only (a full
+ * path, or a base name; the collector resolves "main")? */
+static Bool in_scope(Addr a)
+{
+	NSegment const *seg;
+	const HChar *path;
+
+	if (clo_only == NULL)
+		return True;
+	seg = VG_(am_find_nsegment)(a);
+	path = seg ? VG_(am_get_filename)(seg) : NULL;
+	if (path == NULL)
+		return False;
+	if (VG_(strchr)(clo_only, '/'))
+		return VG_(strcmp)(path, clo_only) == 0;
+	return VG_(strcmp)(base_name(path), clo_only) == 0;
+}
+
+/*
+ * Triggers, with the ptrace backend's meaning.  With any of --start,
+ * --stop or --only, recording begins at the program's entry point (after
+ * the dynamic loader), or with --start at FUNC's entry.  --start alone
+ * records until FUNC returns to its caller (the instruction after the
+ * call is not recorded); with --stop, until the entry of the other
+ * function (not recorded).  The return is noticed at the return address,
+ * which gets a check when it is next translated.
+ */
+static Bool use_triggers = False;
+static Bool triggers_armed = False;	/* the entry point was reached */
+static Addr entry_addr = 0;
+static Addr watch_ret_addr = 0;	/* return address of the active call */
+static Addr watch_ret_sp = 0;	/* stack pointer at the entry (points at it) */
+
+static Bool has_start(void)
+{
+	return clo_start != NULL || start_addr != 0;
+}
+
+static Bool has_stop(void)
+{
+	return clo_stop != NULL || stop_addr != 0;
+}
+
+static void put_trace_ctl(Bool on, UInt reason, Addr pc)
+{
+	ULong p[3] = { on ? 1 : 0, reason, pc };
+	put_event(VGW_EV_TRACE_CTL, p, 3);
+}
+
+static void recording_on(UInt reason, Addr pc)
+{
+	vgi_on_mask = ~0ULL;
+	put_trace_ctl(True, reason, pc);
+}
+
+static VG_REGPARM(0) void vgi_entry_helper(Addr pc, Addr sp)
+{
+	(void)sp;
+	if (triggers_armed || vgi_fd < 0 || pc != entry_addr)
+		return;
+	triggers_armed = True;
+	if (!has_start())
+		recording_on(1 /* ITRACE_CTL_START */, pc);
+}
+
+static VG_REGPARM(0) void vgi_start_helper(Addr pc, Addr sp)
+{
+	if (!triggers_armed || vgi_on_mask != 0 || vgi_fd < 0)
+		return;
+	recording_on(2 /* ITRACE_CTL_TRIGGER */, pc);
+	if (!has_stop()) {
+		watch_ret_sp = sp;
+		watch_ret_addr = *(const Addr *)sp;
+		/* The return address may already be translated without a
+		 * check: retranslate it. */
+		VG_(discard_translations_safely)(watch_ret_addr, 1, "itrace trigger");
+	}
+}
+
+static VG_REGPARM(0) void vgi_stop_helper(Addr pc, Addr sp)
+{
+	if (!triggers_armed || vgi_on_mask == 0 || vgi_fd < 0)
+		return;
+	if (!has_stop()) {
+		/* At the return address: only the return of the traced
+		 * activation counts, not a deeper recursive one. */
+		if (pc != watch_ret_addr || sp <= watch_ret_sp)
+			return;
+		watch_ret_addr = 0;
+	}
+	put_trace_ctl(False, 2 /* ITRACE_CTL_TRIGGER */, pc);
+	vgi_on_mask = 0;
+}
+
+/* Helper calls to insert before the instruction at `a` (bit set). */
+#define TRIG_ENTRY 1u
+#define TRIG_START 2u
+#define TRIG_STOP 4u
+
+static UInt triggers_at(Addr a)
+{
+	const HChar *fn;
+	UInt t = 0;
+
+	if (!use_triggers)
+		return 0;
+	if (a == entry_addr)
+		t |= TRIG_ENTRY;
+	if (a == start_addr && start_addr != 0)
+		t |= TRIG_START;
+	if ((a == stop_addr && stop_addr != 0) ||
+	    (!has_stop() && watch_ret_addr != 0 && a == watch_ret_addr))
+		t |= TRIG_STOP;
+	if ((clo_start || clo_stop) && VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &fn)) {
+		if (clo_start && VG_(strcmp)(fn, clo_start) == 0)
+			t |= TRIG_START;
+		if (clo_stop && VG_(strcmp)(fn, clo_stop) == 0)
+			t |= TRIG_STOP;
+	}
+	return t;
+}
+
+/*
+ * The first time the program runs: its auxiliary vector is in place now.
+ * Without triggers recording starts here, at the first instruction of the
+ * dynamic loader, as with the ptrace backend.
+ */
+static void first_client_code(ThreadId tid)
+{
+	client_started = True;
+	put_vdso();
+	entry_addr = client_auxv_value(9 /* AT_ENTRY */);
+	if (!use_triggers)
+		recording_on(1 /* ITRACE_CTL_START */, VG_(get_IP)(tid));
+	/* Code translated before now (none, normally) has no entry check. */
+	if (use_triggers && entry_addr)
+		VG_(discard_translations_safely)(entry_addr, 1, "itrace entry");
+}
+
+/* ---- Instrumentation ---------------------------------------------------- */
+
+/*
+ * The superblock being built: `cursor` is a temp holding vgi_cursor as
+ * loaded at the start of the current segment, `words` how many words the
+ * segment wrote after it.  A segment ends at every side exit and helper
+ * call, where the cursor is stored back.
+ */
+struct sb {
+	IRSB *out;
+	IRTemp cursor;
+	UInt words;
+	Bool open;
+	Bool masked; /* triggers in use: commit through vgi_on_mask */
+	Int offset_sp;
+	IRExpr *loads[VGI_MAX_LOADS]; /* load addresses of the current instruction */
+	UInt n_loads;
+};
+
+static IRTemp new_tmp(struct sb *sb, IRExpr *e)
+{
+	IRTemp t = newIRTemp(sb->out->tyenv, Ity_I64);
+	addStmtToIRSB(sb->out, IRStmt_WrTmp(t, e));
+	return t;
+}
+
+static IRExpr *u64(ULong v)
+{
+	return IRExpr_Const(IRConst_U64(v));
+}
+
+static IRExpr *load_global(void *addr)
+{
+	return IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)addr));
+}
+
+/* Start a segment: flush if the reserve is not free, then load the cursor. */
+static void open_segment(struct sb *sb, Bool check_room)
+{
+	if (check_room) {
+		IRTemp cur = new_tmp(sb, load_global(&vgi_cursor));
+		IRTemp full = newIRTemp(sb->out->tyenv, Ity_I1);
+		IRDirty *d;
+
+		addStmtToIRSB(sb->out,
+			      IRStmt_WrTmp(full, IRExpr_Binop(Iop_CmpLT64U,
+							      u64((ULong)(HWord)(vgi_buf_end - VGI_RESERVE_WORDS)),
+							      IRExpr_RdTmp(cur))));
+		d = unsafeIRDirty_0_N(0, "vgi_flush_helper", VG_(fnptr_to_fnentry)(&vgi_flush_helper),
+				      mkIRExprVec_0());
+		d->guard = IRExpr_RdTmp(full);
+		d->mFx = Ifx_Modify;
+		d->mAddr = mkIRExpr_HWord((HWord)&vgi_cursor);
+		d->mSize = sizeof(vgi_cursor);
+		addStmtToIRSB(sb->out, IRStmt_Dirty(d));
+	}
+	sb->cursor = new_tmp(sb, load_global(&vgi_cursor));
+	sb->words = 0;
+	sb->open = True;
+}
+
+/* Store the cursor back past the words written so far (or, while a
+ * trigger has recording off, leave it where it was). */
+static void commit_segment(struct sb *sb)
+{
+	IRExpr *adv;
+	IRTemp nc;
+
+	if (!sb->open || sb->words == 0)
+		return;
+	if (sb->masked) {
+		IRTemp mask = new_tmp(sb, load_global(&vgi_on_mask));
+		adv = IRExpr_RdTmp(new_tmp(sb, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(mask),
+							    u64(sb->words * 8ULL))));
+	} else {
+		adv = u64(sb->words * 8ULL);
+	}
+	nc = new_tmp(sb, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(sb->cursor), adv));
+	addStmtToIRSB(sb->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&vgi_cursor),
+					    IRExpr_RdTmp(nc)));
+}
+
+/* Append one word (any I64 atom) to the segment. */
+static void emit_word(struct sb *sb, IRExpr *word)
+{
+	IRTemp at;
+
+	tl_assert(sb->open);
+	at = new_tmp(sb, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(sb->cursor), u64(sb->words * 8ULL)));
+	addStmtToIRSB(sb->out, IRStmt_Store(Iend_LE, IRExpr_RdTmp(at), word));
+	sb->words++;
+}
+
+static ULong tagged(UInt tag, UInt aux, ULong addr)
+{
+	return ((ULong)tag << VGW_TAG_SHIFT) | ((ULong)(aux & VGW_AUX_MASK) << VGW_AUX_SHIFT) |
+	       (addr & VGW_ADDR_MASK);
+}
+
+/* Does `a` fit the 48-bit address field as a canonical address? */
+static Bool fits(ULong a)
+{
+	return VGW_ADDR(a & VGW_ADDR_MASK) == a;
+}
+
+static void emit_insn(struct sb *sb, Addr a, UInt len)
+{
+	if (fits(a)) {
+		emit_word(sb, u64(tagged(VGW_INSN, len, a)));
+	} else {
+		emit_word(sb, u64(tagged(VGW_INSN_FULL, len, 0)));
+		emit_word(sb, u64(a));
+	}
+}
+
+/*
+ * A load or store of `size` bytes at `addr` (an I64 atom); `guard` (an I1
+ * atom or NULL) says whether it happens: a word of zero is written when not.
+ */
+static void emit_mem(struct sb *sb, Bool store, IRExpr *addr, UInt size, IRExpr *guard)
+{
+	IRTemp masked, word;
+
+	if (size > VGW_AUX_MASK)
+		size = VGW_AUX_MASK;
+	masked = new_tmp(sb, IRExpr_Binop(Iop_And64, addr, u64(VGW_ADDR_MASK)));
+	word = new_tmp(sb, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(masked),
+					u64(tagged(store ? VGW_STORE : VGW_LOAD, size, 0))));
+	if (guard != NULL)
+		word = new_tmp(sb, IRExpr_ITE(guard, IRExpr_RdTmp(word), u64(0)));
+	emit_word(sb, IRExpr_RdTmp(word));
+}
+
+static void emit_branch(struct sb *sb, Addr from, UInt len, UInt kind, IRExpr *to)
+{
+	UInt aux = (len & 0xf) | (kind << 4);
+
+	if (fits(from)) {
+		emit_word(sb, u64(tagged(VGW_BRANCH, aux, from)));
+	} else {
+		emit_word(sb, u64(tagged(VGW_BRANCH_FULL, aux, 0)));
+		emit_word(sb, u64(from));
+	}
+	emit_word(sb, to);
+}
+
+/* A helper call between segments (triggers): pc and sp as arguments. */
+static void emit_helper(struct sb *sb, const HChar *name, void *fn, Addr pc)
+{
+	IRTemp sp = newIRTemp(sb->out->tyenv, Ity_I64);
+	IRDirty *d;
+
+	commit_segment(sb);
+	addStmtToIRSB(sb->out, IRStmt_WrTmp(sp, IRExpr_Get(sb->offset_sp, Ity_I64)));
+	d = unsafeIRDirty_0_N(0, name, VG_(fnptr_to_fnentry)(fn),
+			      mkIRExprVec_2(mkIRExpr_HWord(pc), IRExpr_RdTmp(sp)));
+	d->mFx = Ifx_Modify;
+	d->mAddr = mkIRExpr_HWord((HWord)&vgi_cursor);
+	d->mSize = sizeof(vgi_cursor);
+	addStmtToIRSB(sb->out, IRStmt_Dirty(d));
+	/* The helper may have written events or flushed: reload. */
+	open_segment(sb, False);
+}
+
+static void emit_triggers(struct sb *sb, UInt trig, Addr pc)
+{
+	if (trig & TRIG_ENTRY)
+		emit_helper(sb, "vgi_entry_helper", (void *)&vgi_entry_helper, pc);
+	if (trig & TRIG_STOP)
+		emit_helper(sb, "vgi_stop_helper", (void *)&vgi_stop_helper, pc);
+	if (trig & TRIG_START)
+		emit_helper(sb, "vgi_start_helper", (void *)&vgi_start_helper, pc);
+}
+
+/* Did the current instruction load from the address atom `a`? */
+static Bool loaded_before(const struct sb *sb, const IRExpr *a)
+{
+	UInt i;
+
+	for (i = 0; i < sb->n_loads; i++) {
+		const IRExpr *b = sb->loads[i];
+		if (a->tag == Iex_RdTmp && b->tag == Iex_RdTmp && a->Iex.RdTmp.tmp == b->Iex.RdTmp.tmp)
+			return True;
+		if (a->tag == Iex_Const && b->tag == Iex_Const &&
+		    a->Iex.Const.con->Ico.U64 == b->Iex.Const.con->Ico.U64)
+			return True;
+	}
+	return False;
+}
+
+static UInt access_size(IRTypeEnv *env, IRExpr *data)
+{
+	return (UInt)sizeofIRType(typeOfIRExpr(env, data));
+}
+
+/* The memory words of one statement of the original superblock. */
+static void emit_accesses(struct sb *sb, IRTypeEnv *env, IRStmt *st)
+{
+	switch (st->tag) {
+	case Ist_WrTmp:
+		if (st->Ist.WrTmp.data->tag == Iex_Load) {
+			IRExpr *a = st->Ist.WrTmp.data->Iex.Load.addr;
+			emit_mem(sb, False, a, (UInt)sizeofIRType(st->Ist.WrTmp.data->Iex.Load.ty), NULL);
+			if (sb->n_loads < VGI_MAX_LOADS)
+				sb->loads[sb->n_loads++] = a;
+		}
+		break;
+	case Ist_Store:
+		emit_mem(sb, True, st->Ist.Store.addr, access_size(env, st->Ist.Store.data), NULL);
+		break;
+	case Ist_StoreG: {
+		IRStoreG *sg = st->Ist.StoreG.details;
+		emit_mem(sb, True, sg->addr, access_size(env, sg->data), sg->guard);
+		break;
+	}
+	case Ist_LoadG: {
+		IRLoadG *lg = st->Ist.LoadG.details;
+		IRType ty_res, ty_arg;
+		typeOfIRLoadGOp(lg->cvt, &ty_res, &ty_arg);
+		emit_mem(sb, False, lg->addr, (UInt)sizeofIRType(ty_arg), lg->guard);
+		break;
+	}
+	case Ist_CAS: {
+		IRCAS *cas = st->Ist.CAS.details;
+		UInt size = access_size(env, cas->dataLo) * (cas->dataHi ? 2 : 1);
+		/* Locked read-modify-writes (xadd, xchg, lock add...) are a
+		 * load and then a CAS that stores: the CAS is the store.  A
+		 * CAS on its own is lock cmpxchg, which the ptrace backend
+		 * records as the load of its memory operand. */
+		emit_mem(sb, loaded_before(sb, cas->addr), cas->addr, size, NULL);
+		break;
+	}
+	case Ist_Dirty: {
+		IRDirty *d = st->Ist.Dirty.details;
+		IRExpr *g = d->guard;
+		if (d->mFx == Ifx_None)
+			break;
+		if (g->tag == Iex_Const && g->Iex.Const.con->Ico.U1)
+			g = NULL;
+		if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+			emit_mem(sb, False, d->mAddr, (UInt)d->mSize, g);
+		if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+			emit_mem(sb, True, d->mAddr, (UInt)d->mSize, g);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static Bool accesses_memory(const IRStmt *st)
+{
+	switch (st->tag) {
+	case Ist_WrTmp:
+		return st->Ist.WrTmp.data->tag == Iex_Load;
+	case Ist_Store:
+	case Ist_StoreG:
+	case Ist_LoadG:
+	case Ist_CAS:
+		return True;
+	case Ist_Dirty:
+		return st->Ist.Dirty.details->mFx != Ifx_None;
+	default:
+		return False;
+	}
+}
+
+/* Does the instruction whose IMark is stmts[i] load or store? */
+static Bool insn_accesses_memory(IRSB *in, Int i)
+{
+	for (i++; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
+		if (accesses_memory(in->stmts[i]))
+			return True;
+	return False;
+}
+
+/* Jump kinds by which Valgrind raises a signal for the instruction
+ * itself (ud2, misaligned access...): it did not execute. */
+static Bool is_fault_jump(IRJumpKind jk)
+{
+	switch (jk) {
+	case Ijk_SigILL:
+	case Ijk_SigSEGV:
+	case Ijk_SigBUS:
+	case Ijk_SigFPE:
+	case Ijk_SigFPE_IntDiv:
+	case Ijk_SigFPE_IntOvf:
+		return True;
+	default:
+		return False;
+	}
+}
+
+static ULong const_next(IRSB *in)
+{
+	return in->next->tag == Iex_Const ? in->next->Iex.Const.con->Ico.U64 : 0;
+}
+
+/* Branch kind of the superblock's final jump, or -1 if it is not a branch. */
+static Int final_branch_kind(IRSB *in, Addr last, UInt last_len)
+{
+	Bool direct = in->next->tag == Iex_Const;
+	ULong dst = const_next(in);
+
+	switch (in->jumpkind) {
+	case Ijk_Call:
+		return direct ? 2 /* CALL */ : 5 /* INDIRECT_CALL */;
+	case Ijk_Ret:
+		return 3; /* RETURN */
+	case Ijk_Boring:
+		if (!direct)
+			return 4; /* INDIRECT */
+		/* A superblock also ends after a non-branch; rep-prefixed
+		 * string instructions loop to themselves. */
+		if (dst == last + last_len || dst == last)
+			return -1;
+		return 1; /* UNCOND */
+	default:
+		/* System calls go on with the next instruction (rt_sigreturn
+		 * is reported by post_deliver_signal); client requests,
+		 * yields and faults are not branches. */
+		return -1;
+	}
+}
+
+/* Branch level: the word pair for a side exit that is a conditional branch. */
+static void emit_cond_exit(struct sb *sb, IRSB *in, IRStmt *st, Addr cur, UInt cur_len, Addr last,
+			   Bool *final_done)
+{
+	ULong dst = st->Ist.Exit.dst->Ico.U64;
+	Bool last_insn = cur == last;
+	ULong other;
+	IRTemp to;
+
+	/* A conditional branch goes somewhere other than the instruction
+	 * itself (rep loops do) and the superblock's end is the other way. */
+	if (st->Ist.Exit.jk != Ijk_Boring || dst == cur)
+		return;
+	if (last_insn && (in->next->tag != Iex_Const || const_next(in) == cur))
+		return;
+	other = last_insn ? const_next(in) : cur + cur_len;
+	to = new_tmp(sb, IRExpr_ITE(st->Ist.Exit.guard, u64(dst), u64(other)));
+	emit_branch(sb, cur, cur_len, 0 /* COND */, IRExpr_RdTmp(to));
+	if (last_insn)
+		*final_done = True;
+}
+
+static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+			       const VexGuestExtents *vge, const VexArchInfo *archinfo,
+			       IRType gWordTy, IRType hWordTy)
+{
+	struct sb sb;
+	Int i, first = 0, n_imarks = 0;
+	Addr cur = 0, last = 0;
+	UInt cur_len = 0, last_len = 0;
+	Bool cur_in = False, scope_out_done = False, final_done = False;
+
+	(void)closure;
+	(void)vge;
+	(void)archinfo;
+	(void)hWordTy;
+	if (gWordTy != Ity_I64)
+		VG_(tool_panic)("itrace: only amd64 is supported");
+	if (vgi_buf == NULL)
+		return in;
+
+	sb.out = deepCopyIRSBExceptStmts(in);
+	sb.open = False;
+	sb.masked = use_triggers;
+	sb.n_loads = 0;
+	sb.offset_sp = layout->offset_SP;
+
+	/* Statements before the first IMark (self-checks) stay as they are. */
+	while (first < in->stmts_used && in->stmts[first]->tag != Ist_IMark) {
+		addStmtToIRSB(sb.out, in->stmts[first]);
+		first++;
+	}
+	for (i = first; i < in->stmts_used; i++) {
+		IRStmt *st = in->stmts[i];
+		if (st->tag == Ist_IMark) {
+			last = st->Ist.IMark.addr + st->Ist.IMark.delta;
+			last_len = st->Ist.IMark.len;
+		}
+	}
+	if (first >= in->stmts_used)
+		return in;
+
+	for (i = first; i < in->stmts_used; i++) {
+		IRStmt *st = in->stmts[i];
+
+		if (st->tag == Ist_IMark) {
+			UInt trig;
+			cur = st->Ist.IMark.addr + st->Ist.IMark.delta;
+			cur_len = st->Ist.IMark.len;
+			cur_in = in_scope(cur);
+			sb.n_loads = 0;
+			if (!sb.open)
+				open_segment(&sb, True);
+			trig = triggers_at(cur);
+			if (trig)
+				emit_triggers(&sb, trig, cur);
+			if (!cur_in && !scope_out_done && clo_only != NULL) {
+				emit_word(&sb, u64(tagged(VGW_SCOPE_OUT, 0, fits(cur) ? cur : 0)));
+				scope_out_done = True;
+			}
+			if (cur_in && !clo_branch) {
+				UInt aux = cur_len;
+				/* A fault in an access must leave the earlier
+				 * instructions recorded and this one not (as
+				 * with single-stepping): commit before it. */
+				if (n_imarks > 0 && insn_accesses_memory(in, i))
+					commit_segment(&sb);
+				/* rep-prefixed string instructions loop to
+				 * themselves: the collector records one INSN. */
+				if (cur == last && in->jumpkind == Ijk_Boring &&
+				    in->next->tag == Iex_Const && const_next(in) == cur)
+					aux |= VGW_INSN_REP;
+				if (!(cur == last && is_fault_jump(in->jumpkind) &&
+				      const_next(in) == cur))
+					emit_insn(&sb, cur, aux);
+			}
+			n_imarks++;
+			addStmtToIRSB(sb.out, st);
+			continue;
+		}
+		if (cur_in && !clo_branch && clo_mem)
+			emit_accesses(&sb, in->tyenv, st);
+		if (st->tag == Ist_Exit) {
+			if (clo_branch && cur_in)
+				emit_cond_exit(&sb, in, st, cur, cur_len, last, &final_done);
+			commit_segment(&sb);
+		}
+		addStmtToIRSB(sb.out, st);
+	}
+
+	if (clo_branch && in_scope(last) && !final_done) {
+		Int kind = final_branch_kind(in, last, last_len);
+		if (kind >= 0)
+			emit_branch(&sb, last, last_len, (UInt)kind, in->next);
+	}
+	commit_segment(&sb);
+	return sb.out;
+}
+
+/* ---- Start and end --------------------------------------------------------- */
+
+static void fork_child(ThreadId tid)
+{
+	(void)tid;
+	/* The child is not traced: drop its copy of the pipe and of the
+	 * parent's unsent words. */
+	if (vgi_fd >= 0)
+		VG_(close)(vgi_fd);
+	vgi_fd = -1;
+	vgi_cursor = vgi_buf;
+}
+
+static void itrace_post_clo_init(void)
+{
+	ULong hello[4];
+
+	if (clo_fd < 0) {
+		VG_(message)(Vg_UserMsg, "itrace: this tool is started by itrace-collect "
+					 "(--itrace-fd missing)\n");
+		VG_(exit)(1);
+	}
+	vgi_fd = VG_(safe_fd)(clo_fd);
+	if (vgi_fd < 0) {
+		VG_(message)(Vg_UserMsg, "itrace: --itrace-fd=%d is not open\n", clo_fd);
+		VG_(exit)(1);
+	}
+	vgi_buf = VG_(malloc)("itrace.buf", VGI_BUF_WORDS * sizeof(ULong));
+	vgi_buf_end = vgi_buf + VGI_BUF_WORDS;
+	vgi_cursor = vgi_buf;
+	if (clo_start_addr)
+		start_addr = (Addr)VG_(strtoull16)(clo_start_addr, NULL);
+	if (clo_stop_addr)
+		stop_addr = (Addr)VG_(strtoull16)(clo_stop_addr, NULL);
+	use_triggers = has_start() || has_stop() || clo_only != NULL;
+	/* Off until the program starts (first_client_code) or, with
+	 * triggers, until its entry point or the start trigger. */
+	vgi_on_mask = 0;
+	/* One guest control transfer per superblock, so that each
+	 * superblock ends at (at most) one branch. */
+	VG_(clo_vex_control).guest_chase = False;
+
+	hello[0] = VGW_VERSION;
+	hello[1] = (ULong)VG_(getpid)();
+	hello[2] = clo_branch ? VGW_LEVEL_BRANCH : VGW_LEVEL_INSN;
+	hello[3] = clo_mem ? 1 : 0;
+	put_event(VGW_EV_HELLO, hello, 4);
+	VG_(atfork)(NULL, NULL, fork_child);
+}
+
+static void itrace_fini(Int exitcode)
+{
+	ULong p[1] = { (ULong)(Long)exitcode };
+
+	if (vgi_fd < 0)
+		return;
+	put_event(VGW_EV_EXIT, p, 1);
+	flush_buffer();
+	VG_(close)(vgi_fd);
+	vgi_fd = -1;
+}
+
+static void itrace_pre_clo_init(void)
+{
+	VG_(details_name)("itrace");
+	VG_(details_version)("0.1.0");
+	VG_(details_description)("instruction and branch tracing for itrace-collect");
+	VG_(details_copyright_author)("the itrace authors");
+	VG_(details_bug_reports_to)("the itrace project");
+	VG_(details_avg_translation_sizeB)(400);
+
+	VG_(basic_tool_funcs)(itrace_post_clo_init, itrace_instrument, itrace_fini);
+	VG_(needs_command_line_options)(itrace_process_cmd_line_option, itrace_print_usage,
+					itrace_print_debug_usage);
+	VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+	VG_(track_new_mem_startup)(new_mem_startup);
+	VG_(track_new_mem_mmap)(new_mem_mmap);
+	VG_(track_start_client_code)(thread_start_client_code);
+	VG_(track_pre_thread_ll_exit)(thread_pre_exit);
+	VG_(track_pre_deliver_signal)(pre_deliver_signal);
+	VG_(track_post_deliver_signal)(post_deliver_signal);
+	VG_(track_post_mem_write)(post_mem_write);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(itrace_pre_clo_init)

@@ -1,0 +1,61 @@
+# collectors/valgrind/: the Valgrind backend of itrace-collect.
+#
+# Two parts:
+#  - the Valgrind tool "itrace" (itrace_tool.c), linked statically against
+#    the system's libcoregrind/libvex like Valgrind's own tools (no libc),
+#    into $(BUILD)/lib/itrace/valgrind/itrace-amd64-linux (installed as
+#    $(PREFIX)/lib/itrace/valgrind/...), where itrace-collect finds it;
+#  - the backend linked into itrace-collect (vg_backend.c, vg_convert.c),
+#    which runs the tool and turns its raw words into records.
+# Without valgrind's development files the tool is not built and the
+# backend says so at run time.
+VG_PKG_CFLAGS := $(shell pkg-config --cflags valgrind 2>/dev/null)
+VG_PKG_LIBS := $(shell pkg-config --libs valgrind 2>/dev/null)
+
+VG_TOOL_DIR := $(BUILD)/lib/itrace/valgrind
+VG_TOOL := $(VG_TOOL_DIR)/itrace-amd64-linux
+
+# Flags of Valgrind's Makefile.tool.am for amd64-linux: no libc, no
+# builtins, no stack protector, loaded at the tool address 0x58000000.
+VG_TOOL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-fno-strict-aliasing -fno-builtin -fno-stack-protector -fno-pie -fno-pic \
+	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
+	$(VG_PKG_CFLAGS)
+VG_TOOL_LDFLAGS := -static -nodefaultlibs -nostartfiles -u _start -no-pie \
+	-Wl,--build-id=none -Wl,-Ttext-segment=0x58000000
+
+$(BUILD)/vgtool/%.o: collectors/valgrind/%.c collectors/valgrind/vg_wire.h
+	@mkdir -p $(dir $@)
+	@$(if $(filter 0,$(V)),echo "  CC      $< (valgrind tool)")
+	$(Q)$(CC) $(VG_TOOL_CFLAGS) -c $< -o $@
+
+$(VG_TOOL): $(BUILD)/vgtool/itrace_tool.o
+	@mkdir -p $(dir $@)
+	@$(if $(filter 0,$(V)),echo "  LD      $@")
+	$(Q)$(CC) $(VG_TOOL_LDFLAGS) -o $@ $^ $(VG_PKG_LIBS)
+
+ifneq ($(VG_PKG_LIBS),)
+VG_TOOL_TARGET := $(VG_TOOL)
+else
+VG_TOOL_TARGET :=
+endif
+
+VG_VERSION := $(shell pkg-config --modversion valgrind 2>/dev/null)
+
+# The backend inside itrace-collect (collectors/module.mk links these).
+VG_BACKEND_OBJS := $(BUILD)/obj/collectors/valgrind/vg_backend.o \
+	$(BUILD)/obj/collectors/valgrind/vg_convert.o
+COLLECT_BACKEND_OBJS += $(VG_BACKEND_OBJS)
+$(BUILD)/obj/collectors/valgrind/vg_backend.o: CPPFLAGS += -DITRACE_VG_VERSION='"$(VG_VERSION)"'
+# The tool is built with itrace-collect (order-only: it is not linked in).
+$(BUILD)/bin/itrace-collect: | $(VG_TOOL_TARGET)
+
+# make install: the tool goes where itrace-collect looks for it,
+# <bindir>/../lib/itrace/valgrind/.
+ifneq ($(VG_TOOL_TARGET),)
+INSTALL_EXTRA += install -d $(DESTDIR)$(PREFIX)/lib/itrace/valgrind && \
+	install -m 755 $(VG_TOOL) $(DESTDIR)$(PREFIX)/lib/itrace/valgrind/ ;
+endif
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/valgrind_*.sh))
+BENCHES += $(sort $(wildcard bench/valgrind_*.sh))

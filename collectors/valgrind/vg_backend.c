@@ -1,0 +1,559 @@
+/*
+ * vg_backend.c - `itrace-collect --backend valgrind`: run the program
+ * under Valgrind with the itrace tool (itrace_tool.c) and turn the words
+ * it sends through a pipe into a trace (vg_convert.c).
+ *
+ * The tool binary is executed directly (as Valgrind's launcher would,
+ * with --tool and VALGRIND_LAUNCHER set), so no VALGRIND_LIB reaches the
+ * program's environment; the core finds its preload library in its own
+ * installation.  Valgrind's messages go to a private log file and are
+ * shown only when it fails, so the program's stdout and stderr are its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "collect_writer.h"
+#include "itrace.h"
+#include "vg_convert.h"
+#include "vg_wire.h"
+
+#ifndef ITRACE_VG_VERSION
+#define ITRACE_VG_VERSION "unknown"
+#endif
+
+#define VG_TOOL_NAME "itrace-amd64-linux"
+#define VG_READ_BYTES (4u << 20)
+
+/* ---- Finding valgrind and the tool ---------------------------------------- */
+
+/* `name` searched in $PATH (or taken as is when it has a slash). */
+static int find_in_path(const char *name, char *out, size_t outlen)
+{
+	const char *path = getenv("PATH");
+	const char *p, *end;
+
+	if (strchr(name, '/')) {
+		snprintf(out, outlen, "%s", name);
+		return access(out, X_OK);
+	}
+	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		snprintf(out, outlen, "%.*s/%s", (int)(end - p), p[0] == ':' || end == p ? "." : p,
+			 name);
+		if (end == p)
+			snprintf(out, outlen, "./%s", name);
+		if (access(out, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static const char *valgrind_name(void)
+{
+	const char *v = getenv("ITRACE_VALGRIND");
+	return v && *v ? v : "valgrind";
+}
+
+/* "3.19.0" from `valgrind --version` ("valgrind-3.19.0"); -1 if it fails. */
+static int valgrind_version(const char *launcher, char *ver, size_t verlen)
+{
+	int fds[2], status;
+	char buf[128];
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		execl(launcher, launcher, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (got < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(fds[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += n;
+	close(fds[0]);
+	buf[got] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (strncmp(buf, "valgrind-", 9) != 0)
+		return -1;
+	snprintf(ver, verlen, "%.*s", (int)strcspn(buf + 9, "\n -"), buf + 9);
+	return 0;
+}
+
+/* Major and minor of "3.19.0" must match: the tool carries that core. */
+static int same_release(const char *a, const char *b)
+{
+	unsigned amaj, amin, bmaj, bmin;
+
+	if (sscanf(a, "%u.%u", &amaj, &amin) != 2 || sscanf(b, "%u.%u", &bmaj, &bmin) != 2)
+		return 0;
+	return amaj == bmaj && amin == bmin;
+}
+
+/*
+ * The tool: $ITRACE_VALGRIND_LIB/itrace-amd64-linux, else beside our own
+ * binary: <bindir>/../lib/itrace/valgrind/ (the build tree and `make
+ * install` both lay it out so).
+ */
+static int find_tool(char *out, size_t outlen)
+{
+	const char *env = getenv("ITRACE_VALGRIND_LIB");
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		if (snprintf(out, outlen, "%s/%s", env, VG_TOOL_NAME) >= (int)outlen)
+			return -1;
+		return access(out, X_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	if (snprintf(out, outlen, "%s/../lib/itrace/valgrind/%s", self, VG_TOOL_NAME) >= (int)outlen)
+		return -1;
+	return access(out, X_OK);
+}
+
+struct vg_setup {
+	char launcher[PATH_MAX];
+	char tool[PATH_MAX];
+	char version[32];
+};
+
+static int vg_find(struct vg_setup *s, char *err, size_t errlen)
+{
+	if (find_in_path(valgrind_name(), s->launcher, sizeof(s->launcher)) != 0) {
+		snprintf(err, errlen,
+			 "valgrind is not installed (apt-get install valgrind, or set ITRACE_VALGRIND)");
+		return -1;
+	}
+	if (valgrind_version(s->launcher, s->version, sizeof(s->version)) != 0) {
+		snprintf(err, errlen, "'%s --version' does not answer like valgrind", s->launcher);
+		return -1;
+	}
+	if (strcmp(ITRACE_VG_VERSION, "") == 0 || strcmp(ITRACE_VG_VERSION, "unknown") == 0) {
+		snprintf(err, errlen, "itrace was built without valgrind's development files "
+				      "(apt-get install valgrind; then rebuild itrace)");
+		return -1;
+	}
+	if (!same_release(s->version, ITRACE_VG_VERSION)) {
+		snprintf(err, errlen,
+			 "valgrind %s is installed but itrace's tool was built for valgrind %s: "
+			 "rebuild itrace (make)",
+			 s->version, ITRACE_VG_VERSION);
+		return -1;
+	}
+	if (find_tool(s->tool, sizeof(s->tool)) != 0) {
+		snprintf(err, errlen,
+			 "the itrace valgrind tool (%s) is not installed next to itrace-collect; "
+			 "build it with make or set ITRACE_VALGRIND_LIB",
+			 VG_TOOL_NAME);
+		return -1;
+	}
+	return 0;
+}
+
+static int vg_probe(const struct collect_options *o, char *err, size_t errlen)
+{
+	struct vg_setup s;
+
+	if (o->attach_pid) {
+		snprintf(err, errlen, "valgrind cannot attach to a running process (-p); "
+				      "start the program under itrace-collect, or use --backend ptrace");
+		return -1;
+	}
+	if (o->ring) {
+		snprintf(err, errlen, "--ring is not supported by the valgrind backend");
+		return -1;
+	}
+	if (o->follow_fork) {
+		snprintf(err, errlen, "--follow-fork is not supported by the valgrind backend");
+		return -1;
+	}
+	if (o->remote) {
+		snprintf(err, errlen, "--remote needs --backend gdb");
+		return -1;
+	}
+	return vg_find(&s, err, errlen);
+}
+
+/* ---- Starting the program ------------------------------------------------- */
+
+/*
+ * The program as execvp would find it: valgrind needs a path, and a clear
+ * error here beats valgrind's own message.  Returns 0 or an errno.
+ */
+static int resolve_program(const char *prog, char *out, size_t outlen)
+{
+	struct stat st;
+
+	if (find_in_path(prog, out, outlen) != 0)
+		return strchr(prog, '/') && access(prog, F_OK) == 0 ? EACCES : ENOENT;
+	if (stat(out, &st) != 0)
+		return errno;
+	if (S_ISDIR(st.st_mode))
+		return EISDIR;
+	return 0;
+}
+
+#define VG_MAX_ARGS 24
+
+struct vg_child {
+	pid_t pid;
+	int rd;			/* read end of the words pipe */
+	char logdir[256];
+	char logfile[300];
+};
+
+static void add_arg(char **argv, int *argc, char *s)
+{
+	if (*argc < VG_MAX_ARGS - 1)
+		argv[(*argc)++] = s;
+}
+
+/* The module --only names, as the tool will compare it with file names. */
+static void only_arg(const struct collect_options *o, const char *prog, char *buf, size_t len)
+{
+	char real[PATH_MAX];
+
+	if (strcmp(o->only_module, "main") == 0)
+		snprintf(buf, len, "--itrace-only=%s", realpath(prog, real) ? real : prog);
+	else if (strchr(o->only_module, '/') && realpath(o->only_module, real))
+		snprintf(buf, len, "--itrace-only=%s", real);
+	else
+		snprintf(buf, len, "--itrace-only=%s", o->only_module);
+}
+
+static int start_valgrind(const struct collect_options *o, const struct vg_setup *s,
+			  const char *prog, struct vg_child *c)
+{
+	char fdarg[32], logarg[320], levelarg[32], onlyarg[PATH_MAX + 20];
+	char startarg[300], stoparg[300], saddr[64], eaddr[64];
+	char *argv[VG_MAX_ARGS + 256];
+	int fds[2], argc = 0, extra;
+	size_t nprog = 0;
+
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp || strlen(tmp) > sizeof(c->logdir) - 24)
+		tmp = "/tmp";
+	snprintf(c->logdir, sizeof(c->logdir), "%s/itrace-vg.XXXXXX", tmp);
+	if (!mkdtemp(c->logdir)) {
+		cli_error("cannot create a temporary directory in /tmp: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(c->logfile, sizeof(c->logfile), "%s/valgrind.log", c->logdir);
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		cli_error("cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	/* Bigger than the default 64 KiB: the tool hands over 2 MiB at a time. */
+	fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);
+
+	snprintf(fdarg, sizeof(fdarg), "--itrace-fd=%d", fds[1]);
+	snprintf(logarg, sizeof(logarg), "--log-file=%s", c->logfile);
+	snprintf(levelarg, sizeof(levelarg), "--itrace-level=%s",
+		 o->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
+	add_arg(argv, &argc, (char *)s->tool);
+	add_arg(argv, &argc, "--tool=itrace");
+	add_arg(argv, &argc, "-q");
+	add_arg(argv, &argc, logarg);
+	/* Valgrind runs libc's and libstdc++'s cleanup at exit, which the
+	 * program alone does not: off, so the trace is the program's. */
+	add_arg(argv, &argc, "--run-libc-freeres=no");
+	add_arg(argv, &argc, "--run-cxx-freeres=no");
+	add_arg(argv, &argc, fdarg);
+	add_arg(argv, &argc, levelarg);
+	if (o->only_module) {
+		only_arg(o, prog, onlyarg, sizeof(onlyarg));
+		add_arg(argv, &argc, onlyarg);
+	}
+	if (o->start_func) {
+		snprintf(startarg, sizeof(startarg), "--itrace-start=%s", o->start_func);
+		add_arg(argv, &argc, startarg);
+	}
+	if (o->stop_func) {
+		snprintf(stoparg, sizeof(stoparg), "--itrace-stop=%s", o->stop_func);
+		add_arg(argv, &argc, stoparg);
+	}
+	if (o->has_start_addr) {
+		snprintf(saddr, sizeof(saddr), "--itrace-start-addr=%llx",
+			 (unsigned long long)o->start_addr);
+		add_arg(argv, &argc, saddr);
+	}
+	if (o->has_stop_addr) {
+		snprintf(eaddr, sizeof(eaddr), "--itrace-stop-addr=%llx",
+			 (unsigned long long)o->stop_addr);
+		add_arg(argv, &argc, eaddr);
+	}
+	add_arg(argv, &argc, (char *)prog);
+	extra = argc;
+	for (char *const *a = o->argv + 1; *a; a++, nprog++)
+		if (nprog >= 255) {
+			cli_error("too many program arguments for the valgrind backend (at most 255)");
+			return -1;
+		}
+	memcpy(argv + extra, o->argv + 1, nprog * sizeof(char *));
+	argv[extra + nprog] = NULL;
+
+	c->pid = fork();
+	if (c->pid < 0) {
+		cli_error("cannot fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (c->pid == 0) {
+		/* The write end must survive exec; the tool moves it out of
+		 * the program's sight before the program starts. */
+		fcntl(fds[1], F_SETFD, 0);
+		setenv("VALGRIND_LAUNCHER", s->launcher, 1);
+		unsetenv("VALGRIND_LIB");
+		execv(s->tool, argv);
+		fprintf(stderr, "%s: cannot run '%s': %s\n", cli_progname(), s->tool, strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	c->rd = fds[0];
+	return 0;
+}
+
+/* First lines of valgrind's log, for an error message. */
+static void show_log(const struct vg_child *c)
+{
+	char line[512];
+	int shown = 0;
+	FILE *f = fopen(c->logfile, "r");
+
+	if (!f)
+		return;
+	while (shown < 8 && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '\0')
+			continue;
+		fprintf(stderr, "%s: valgrind: %s\n", cli_progname(), line);
+		shown++;
+	}
+	fclose(f);
+}
+
+static void remove_logdir(const struct vg_child *c)
+{
+	unlink(c->logfile);
+	rmdir(c->logdir);
+}
+
+/* ---- The conversion loop ---------------------------------------------------- */
+
+/* Read everything the tool sends, converting as it arrives. */
+static int pump(struct vg_convert *conv, int rd, struct cli_progress *prog, pid_t child)
+{
+	uint64_t *buf = malloc(VG_READ_BYTES);
+	size_t have = 0; /* bytes in buf */
+	int rc = 0;
+
+	if (!buf)
+		return -ITRACE_E_NOMEM;
+	for (;;) {
+		ssize_t n = read(rd, (char *)buf + have, VG_READ_BYTES - have);
+		size_t words, used;
+
+		if (n < 0 && errno == EINTR) {
+			if (collect_interrupted) {
+				kill(child, SIGKILL);
+				rc = 1;
+				break;
+			}
+			continue;
+		}
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		words = have / 8;
+		rc = vg_convert_words(conv, buf, words, &used);
+		if (rc < 0)
+			break;
+		have -= used * 8;
+		memmove(buf, buf + used, have);
+		if (have == VG_READ_BYTES) {
+			snprintf(conv->error, sizeof(conv->error), "tool stream: record too long");
+			rc = -ITRACE_E_CORRUPT;
+			break;
+		}
+		cli_progress(prog, conv->words);
+	}
+	free(buf);
+	return rc;
+}
+
+static int wait_child(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno == EINTR) {
+			if (collect_interrupted)
+				kill(pid, SIGKILL);
+			continue;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+static int write_process(struct itrace_writer *w, int event, uint32_t pid, int64_t status,
+			 const char *name)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_PROCESS;
+	rec.u.process.event = (uint8_t)event;
+	rec.u.process.pid = pid;
+	rec.u.process.status = status;
+	rec.u.process.name = name;
+	rec.u.process.name_len = name ? strlen(name) : 0;
+	return itrace_writer_write(w, &rec);
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int vg_run(const struct collect_options *o, struct collect_result *res)
+{
+	struct vg_setup s;
+	struct vg_child child;
+	struct vg_convert conv;
+	struct itrace_writer *w = NULL;
+	struct cli_progress prog;
+	struct itrace_meta extra[1];
+	char err[512], prog_path[PATH_MAX];
+	int rc, status = 0, end, end_status, ret, e;
+	uint32_t flags = 0;
+	double t0 = now_seconds();
+
+	if (vg_find(&s, err, sizeof(err)) != 0) {
+		cli_error("%s", err);
+		return -1;
+	}
+	e = resolve_program(o->argv[0], prog_path, sizeof(prog_path));
+	if (e) {
+		cli_error("cannot run '%s': %s", o->argv[0], strerror(e));
+		return -1;
+	}
+	if (start_valgrind(o, &s, prog_path, &child) != 0)
+		return -1;
+	if (o->level == ITRACE_LEVEL_INSN)
+		flags |= ITRACE_FF_MEM;
+	extra[0] = (struct itrace_meta){"valgrind", s.version};
+	if (collect_writer_open(o, "valgrind", child.pid, flags, extra, 1, &w) != 0) {
+		kill(child.pid, SIGKILL);
+		wait_child(child.pid, &status);
+		close(child.rd);
+		remove_logdir(&child);
+		return -1;
+	}
+	rc = write_process(w, ITRACE_PROCESS_START, (uint32_t)child.pid, 0, prog_path);
+	vg_convert_init(&conv, w, o->only_module != NULL);
+	cli_progress_init(&prog, "words", 0, o->quiet);
+	if (rc >= 0)
+		rc = pump(&conv, child.rd, &prog, child.pid);
+	cli_progress_end(&prog);
+	close(child.rd);
+	if (rc < 0 && rc != -ITRACE_E_CORRUPT)
+		kill(child.pid, SIGKILL);
+	wait_child(child.pid, &status);
+
+	if (collect_interrupted) {
+		end = ITRACE_END_INTERRUPTED;
+		end_status = (int)collect_interrupted;
+		ret = 128 + (int)collect_interrupted;
+	} else if (WIFSIGNALED(status)) {
+		end = ITRACE_END_CRASHED;
+		end_status = WTERMSIG(status);
+		ret = 128 + end_status;
+	} else {
+		end = ITRACE_END_COMPLETE;
+		end_status = WEXITSTATUS(status);
+		ret = end_status;
+	}
+	if (rc < 0) {
+		if (rc == -ITRACE_E_CORRUPT)
+			cli_error("%s", conv.error);
+		else
+			cli_error("cannot write '%s': %s", o->output, conv.error);
+		end = ITRACE_END_ERROR;
+		end_status = rc == -ITRACE_E_IO ? EIO : EPROTO;
+		ret = -1;
+	} else if (!conv.hello) {
+		/* Valgrind never started the tool: its log says why. */
+		cli_error("valgrind could not run '%s'", o->argv[0]);
+		show_log(&child);
+		end = ITRACE_END_ERROR;
+		end_status = ENOEXEC;
+		ret = -1;
+	} else if (!conv.exited && !conv.exec_seen && end == ITRACE_END_COMPLETE) {
+		/* Valgrind ended without the tool's exit: a fatal valgrind error. */
+		cli_error("valgrind stopped before '%s' ended", o->argv[0]);
+		show_log(&child);
+		end = ITRACE_END_ERROR;
+		end_status = EPROTO;
+	}
+	if (rc >= 0 && end != ITRACE_END_ERROR && end != ITRACE_END_INTERRUPTED)
+		write_process(w, ITRACE_PROCESS_EXIT, (uint32_t)child.pid,
+			      end == ITRACE_END_CRASHED ? -(int64_t)end_status : end_status, NULL);
+	vg_convert_free(&conv);
+	itrace_writer_stats(w, &res->stats);
+	rc = itrace_writer_close(w, end, end_status);
+	if (rc < 0 && ret >= 0) {
+		cli_error("cannot write '%s': %s", o->output, itrace_errstr(rc));
+		ret = -1;
+	}
+	remove_logdir(&child);
+	res->steps = res->stats.insns + res->stats.branches;
+	res->seconds = now_seconds() - t0;
+	res->end_reason = end;
+	res->end_status = end_status;
+	return ret;
+}
+
+const struct collect_backend collect_backend_valgrind = {
+	.name = "valgrind",
+	.description = "Valgrind dynamic instrumentation: every instruction with its loads and "
+		       "stores at JIT speed (programs it starts, x86-64)",
+	.levels = COLLECT_LEVEL_BIT(ITRACE_LEVEL_INSN) | COLLECT_LEVEL_BIT(ITRACE_LEVEL_BRANCH),
+	.probe = vg_probe,
+	.run = vg_run,
+};

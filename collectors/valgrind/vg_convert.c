@@ -1,0 +1,375 @@
+/* vg_convert.c - the Valgrind tool's raw words -> itrace records (see vg_convert.h). */
+#include "vg_convert.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maps.h"
+#include "vg_wire.h"
+
+void vg_convert_init(struct vg_convert *c, struct itrace_writer *w, int only_active)
+{
+	memset(c, 0, sizeof(*c));
+	c->w = w;
+	c->only_active = only_active;
+}
+
+void vg_convert_free(struct vg_convert *c)
+{
+	for (size_t i = 0; i < c->n_buildids; i++)
+		free(c->buildids[i].path);
+	c->n_buildids = 0;
+}
+
+/* Build-id of `path`, read once per file. */
+static int buildid_of(struct vg_convert *c, const char *path, uint8_t *id)
+{
+	struct vg_buildid_entry *e;
+
+	for (size_t i = 0; i < c->n_buildids; i++) {
+		e = &c->buildids[i];
+		if (strcmp(e->path, path) == 0) {
+			memcpy(id, e->id, (size_t)e->len);
+			return e->len;
+		}
+	}
+	if (c->n_buildids == VG_BUILDID_CACHE) {
+		free(c->buildids[0].path);
+		memmove(&c->buildids[0], &c->buildids[1], sizeof(c->buildids[0]) * (VG_BUILDID_CACHE - 1));
+		c->n_buildids--;
+	}
+	e = &c->buildids[c->n_buildids];
+	e->path = strdup(path);
+	if (!e->path)
+		return 0;
+	e->len = maps_buildid(path, e->id, sizeof(e->id));
+	if (e->len < 0)
+		e->len = 0;
+	c->n_buildids++;
+	memcpy(id, e->id, (size_t)e->len);
+	return e->len;
+}
+
+static int corrupt(struct vg_convert *c, const char *what, uint64_t word)
+{
+	snprintf(c->error, sizeof(c->error), "tool stream: %s (word %llu: %#llx)", what,
+		 (unsigned long long)c->words, (unsigned long long)word);
+	return -ITRACE_E_CORRUPT;
+}
+
+static int write_rec(struct vg_convert *c, struct itrace_record *rec)
+{
+	return itrace_writer_write(c->w, rec);
+}
+
+/* Leaving or re-entering the --only module is visible in the trace. */
+static int scope_ctl(struct vg_convert *c, int on, uint64_t addr)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_TRACE_CTL;
+	rec.u.ctl.on = (uint8_t)on;
+	rec.u.ctl.reason = ITRACE_CTL_SCOPE;
+	rec.u.ctl.addr = addr;
+	c->out_of_scope = !on;
+	return write_rec(c, &rec);
+}
+
+/* Payload bytes of an event as a string (NUL-terminated copy in buf). */
+static void payload_string(const uint64_t *p, size_t nwords, size_t len, char *buf, size_t bufsize)
+{
+	if (len > nwords * 8)
+		len = nwords * 8;
+	if (len >= bufsize)
+		len = bufsize - 1;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+}
+
+static int event_mmap(struct vg_convert *c, const uint64_t *p, size_t n)
+{
+	struct itrace_record rec;
+	char path[ITRACE_PATH_MAX];
+
+	if (n < 5)
+		return corrupt(c, "short MMAP event", p[-1]);
+	payload_string(p + 5, n - 5, (size_t)p[4], path, sizeof(path));
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_MMAP;
+	rec.u.mmap.start = p[0];
+	rec.u.mmap.len = p[1];
+	rec.u.mmap.pgoff = p[2];
+	rec.u.mmap.prot = (uint8_t)p[3];
+	rec.u.mmap.pid = c->pid;
+	rec.u.mmap.path = path;
+	rec.u.mmap.path_len = strlen(path);
+	if (path[0] == '/')
+		rec.u.mmap.buildid_len = (uint8_t)buildid_of(c, path, rec.u.mmap.buildid);
+	return write_rec(c, &rec);
+}
+
+/* The vDSO: an MMAP record named like /proc/PID/maps does, then its bytes. */
+static int event_code(struct vg_convert *c, const uint64_t *p, size_t n)
+{
+	struct itrace_record rec;
+	int rc;
+
+	if (n < 2 || p[1] > (n - 2) * 8 || p[1] > ITRACE_CODE_MAX)
+		return corrupt(c, "bad CODE event", p[-1]);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_MMAP;
+	rec.u.mmap.start = p[0];
+	rec.u.mmap.len = p[1];
+	rec.u.mmap.prot = 5; /* r-x */
+	rec.u.mmap.pid = c->pid;
+	rec.u.mmap.path = "[vdso]";
+	rec.u.mmap.path_len = 6;
+	rc = write_rec(c, &rec);
+	if (rc < 0)
+		return rc;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_CODE;
+	rec.u.code.addr = p[0];
+	rec.u.code.bytes = (const uint8_t *)(p + 2);
+	rec.u.code.len = (size_t)p[1];
+	return write_rec(c, &rec);
+}
+
+static int event_thread(struct vg_convert *c, const uint64_t *p, size_t n)
+{
+	struct itrace_record rec;
+
+	if (n < 4)
+		return corrupt(c, "short THREAD event", p[-1]);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_THREAD;
+	rec.u.thread.event = (uint8_t)p[0];
+	rec.u.thread.tid = (uint32_t)p[1];
+	rec.u.thread.pid = (uint32_t)p[2];
+	rec.u.thread.other = p[3];
+	return write_rec(c, &rec);
+}
+
+static int event_syscall(struct vg_convert *c, int enter, const uint64_t *p, size_t n)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_SYSCALL;
+	if (n < 2)
+		return corrupt(c, "short SYSCALL event", p[-1]);
+	rec.u.syscall.nr = p[0];
+	if (enter) {
+		size_t nargs = p[1] < ITRACE_SYSCALL_MAX_ARGS ? (size_t)p[1] : ITRACE_SYSCALL_MAX_ARGS;
+		if (n < 2 + nargs)
+			return corrupt(c, "short SYSCALL event", p[-1]);
+		rec.u.syscall.dir = ITRACE_SYSCALL_ENTER;
+		rec.u.syscall.nargs = (uint8_t)nargs;
+		memcpy(rec.u.syscall.args, p + 2, nargs * sizeof(uint64_t));
+	} else {
+		rec.u.syscall.dir = ITRACE_SYSCALL_EXIT;
+		rec.u.syscall.ret = (int64_t)p[1];
+	}
+	return write_rec(c, &rec);
+}
+
+static int event_signal(struct vg_convert *c, const uint64_t *p, size_t n)
+{
+	struct itrace_record rec;
+
+	if (n < 5)
+		return corrupt(c, "short SIGNAL event", p[-1]);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_SIGNAL;
+	rec.u.signal.signo = (uint32_t)p[0];
+	rec.u.signal.code = (int32_t)p[1];
+	rec.u.signal.addr = p[2];
+	rec.u.signal.pc = p[3];
+	rec.u.signal.handler = p[4];
+	return write_rec(c, &rec);
+}
+
+static int event_trace_ctl(struct vg_convert *c, const uint64_t *p, size_t n)
+{
+	struct itrace_record rec;
+
+	if (n < 3)
+		return corrupt(c, "short TRACE_CTL event", p[-1]);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_TRACE_CTL;
+	rec.u.ctl.on = (uint8_t)p[0];
+	rec.u.ctl.reason = (uint8_t)p[1];
+	rec.u.ctl.addr = p[2];
+	return write_rec(c, &rec);
+}
+
+static int event(struct vg_convert *c, unsigned type, const uint64_t *p, size_t n)
+{
+	switch (type) {
+	case VGW_EV_HELLO:
+		if (n < 4 || p[0] != VGW_VERSION)
+			return corrupt(c, "tool of another version", p[-1]);
+		c->hello = 1;
+		c->pid = (uint32_t)p[1];
+		c->level = (int)p[2];
+		return 0;
+	case VGW_EV_THREAD:
+		return event_thread(c, p, n);
+	case VGW_EV_SYSCALL_ENTER:
+	case VGW_EV_SYSCALL_EXIT:
+		return event_syscall(c, type == VGW_EV_SYSCALL_ENTER, p, n);
+	case VGW_EV_SIGNAL:
+		return event_signal(c, p, n);
+	case VGW_EV_MMAP:
+		return event_mmap(c, p, n);
+	case VGW_EV_CODE:
+		return event_code(c, p, n);
+	case VGW_EV_TRACE_CTL:
+		return event_trace_ctl(c, p, n);
+	case VGW_EV_EXIT:
+		if (n < 1)
+			return corrupt(c, "short EXIT event", p[-1]);
+		c->exited = 1;
+		c->exit_code = (int64_t)p[0];
+		return 0;
+	case VGW_EV_EXEC:
+		c->exec_seen = 1;
+		return 0;
+	case VGW_EV_ERROR:
+		payload_string(p, n, n * 8, c->error, sizeof(c->error));
+		return 0;
+	default:
+		return corrupt(c, "unknown event", p[-1]);
+	}
+}
+
+/* Words a record occupies, or 0 if it does not fit in `avail`. */
+static size_t record_words(uint64_t w, size_t avail)
+{
+	size_t need;
+
+	switch (VGW_TAG(w)) {
+	case VGW_BRANCH:
+	case VGW_INSN_FULL:
+		need = 2;
+		break;
+	case VGW_BRANCH_FULL:
+		need = 3;
+		break;
+	case VGW_EVENT:
+		need = 1 + (size_t)(w & 0xffffffffu);
+		break;
+	default:
+		need = 1;
+		break;
+	}
+	return need <= avail ? need : 0;
+}
+
+static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
+{
+	unsigned len = aux & 0xf, kind = aux >> 4;
+	unsigned flags = ITRACE_BRANCH_TAKEN;
+
+	if (kind == ITRACE_BRANCH_COND && to == from + len)
+		flags = 0;
+	if (c->out_of_scope) {
+		int rc = scope_ctl(c, 1, from);
+		if (rc < 0)
+			return rc;
+	}
+	return itrace_write_branch(c->w, from, to, kind, flags);
+}
+
+/*
+ * A rep-prefixed string instruction runs once per iteration under
+ * Valgrind; like the ptrace backend, the trace has one INSN for it (its
+ * MEMs for every iteration).  aux bit 4 marks such instructions.
+ */
+static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
+{
+	if (aux & VGW_INSN_REP) {
+		if (c->last_rep == addr)
+			return 0;
+		c->last_rep = addr;
+	} else {
+		c->last_rep = 0;
+	}
+	if (c->out_of_scope) {
+		int rc = scope_ctl(c, 1, addr);
+		if (rc < 0)
+			return rc;
+	}
+	return itrace_write_insn(c->w, addr, aux & 0xf, NULL);
+}
+
+int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *used)
+{
+	size_t i = 0, k;
+	int rc = 0;
+
+	while (i < n) {
+		uint64_t x = w[i];
+
+		/* The hot cases first, without the size dispatch. */
+		switch (VGW_TAG(x)) {
+		case VGW_INSN:
+			rc = insn(c, x & VGW_ADDR_MASK, VGW_AUX(x));
+			i++;
+			break;
+		case VGW_LOAD:
+		case VGW_STORE:
+			rc = itrace_write_mem(c->w, VGW_ADDR(x), VGW_AUX(x),
+					      VGW_TAG(x) == VGW_STORE ? ITRACE_MEM_STORE : 0);
+			i++;
+			break;
+		case 0:
+			if (x != 0)
+				rc = corrupt(c, "bad word", x);
+			i++;
+			break;
+		default:
+			k = record_words(x, n - i);
+			if (k == 0)
+				goto out; /* cut by the buffer: next call */
+			switch (VGW_TAG(x)) {
+			case VGW_BRANCH:
+				rc = branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
+				break;
+			case VGW_BRANCH_FULL:
+				rc = branch(c, w[i + 1], VGW_AUX(x), w[i + 2]);
+				break;
+			case VGW_INSN_FULL:
+				rc = insn(c, w[i + 1], VGW_AUX(x));
+				break;
+			case VGW_SCOPE_OUT:
+				if (c->only_active && !c->out_of_scope)
+					rc = scope_ctl(c, 0, VGW_ADDR(x));
+				break;
+			case VGW_EVENT:
+				rc = event(c, (x >> VGW_AUX_SHIFT) & 0xff, w + i + 1, k - 1);
+				break;
+			default:
+				rc = corrupt(c, "unknown tag", x);
+				break;
+			}
+			i += k;
+			break;
+		}
+		if (rc < 0) {
+			if (!c->error[0])
+				snprintf(c->error, sizeof(c->error), "tool word %llu (%#llx): %s",
+					 (unsigned long long)(c->words + i), (unsigned long long)x,
+					 itrace_errstr(rc));
+			c->words += i;
+			*used = i;
+			return rc;
+		}
+	}
+out:
+	c->words += i;
+	*used = i;
+	return 0;
+}

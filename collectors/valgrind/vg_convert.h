@@ -1,0 +1,58 @@
+/*
+ * vg_convert.h - turn the Valgrind tool's raw words (vg_wire.h) into
+ * itrace records through the writer.  Pure: no processes, no pipes, so the
+ * stream handling is testable on synthetic input.
+ */
+#ifndef ITRACE_VG_CONVERT_H
+#define ITRACE_VG_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "itrace.h"
+#include "itrace_format.h"
+
+/* Build-ids already read, by path (a program maps each file several times). */
+#define VG_BUILDID_CACHE 64
+
+struct vg_buildid_entry {
+	char *path;
+	uint8_t id[ITRACE_BUILDID_MAX];
+	int len;
+};
+
+struct vg_convert {
+	struct itrace_writer *w;
+	int only_active;	/* --only given: SCOPE_OUT words are meaningful */
+	int out_of_scope;	/* the last code that ran was outside --only */
+
+	/* What the stream said so far. */
+	int hello;		/* the tool started */
+	int level;		/* VGW_LEVEL_* from the hello */
+	uint32_t pid;
+	int exited;		/* EXIT event seen */
+	int64_t exit_code;
+	uint64_t last_rep;	/* rep instruction whose INSN was written last */
+	int exec_seen;		/* the program called execve: trace ends */
+	char error[256];	/* ERROR event text, or a stream problem */
+
+	uint64_t words;		/* words consumed */
+	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];
+	size_t n_buildids;
+};
+
+/* vg_convert_init - start converting into `w` (not owned). */
+void vg_convert_init(struct vg_convert *c, struct itrace_writer *w, int only_active);
+
+/* vg_convert_free - release the build-id cache (not the writer). */
+void vg_convert_free(struct vg_convert *c);
+
+/*
+ * vg_convert_words - convert complete records from w[0..n).  *used is set
+ * to the words consumed; a record cut at the end of the buffer is left for
+ * the next call.  Returns 0, a negative -ITRACE_E_* from the writer, or
+ * -ITRACE_E_CORRUPT for words the tool never writes (c->error says which).
+ */
+int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *used);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * vg_wire.h - the raw event stream between the itrace Valgrind tool and
+ * itrace-collect.  Private to collectors/valgrind/; it never reaches disk.
+ *
+ * The tool appends 64-bit words (host byte order) to a buffer in its own
+ * memory from generated code and hands whole buffers to the collector
+ * through a pipe.  Instruction and memory words are built so that the
+ * generated code stores a constant (or a constant OR-ed into an address):
+ *
+ *   bits 63..60 tag, bits 59..48 aux, bits 47..0 address
+ *
+ * User-space addresses on x86-64 fit in 47 bits; anything the tool cannot
+ * express that way uses the *_FULL forms, which carry the address in the
+ * next word.  A zero word is padding (a guarded access that did not
+ * happen) and is skipped.
+ */
+#ifndef ITRACE_VG_WIRE_H
+#define ITRACE_VG_WIRE_H
+
+#define VGW_TAG_SHIFT 60
+#define VGW_AUX_SHIFT 48
+#define VGW_ADDR_MASK 0x0000ffffffffffffULL
+#define VGW_AUX_MASK 0xfffULL
+
+#define VGW_TAG(w) ((unsigned)((w) >> VGW_TAG_SHIFT))
+#define VGW_AUX(w) ((unsigned)(((w) >> VGW_AUX_SHIFT) & VGW_AUX_MASK))
+/* The address field, sign-extended from bit 47 (canonical form). */
+#define VGW_ADDR(w) ((unsigned long long)((long long)((w) << 16) >> 16))
+
+enum vgw_tag {
+	VGW_INSN = 1,	    /* aux = length | VGW_INSN_REP; address = instruction */
+	VGW_LOAD = 2,	    /* aux = size; address = effective address */
+	VGW_STORE = 3,	    /* aux = size */
+	VGW_BRANCH = 4,	    /* aux = len | kind << 4; address = from; next word = to */
+	VGW_INSN_FULL = 5,  /* aux = length; next word = address */
+	VGW_BRANCH_FULL = 6, /* aux as BRANCH; next words = from, to */
+	VGW_SCOPE_OUT = 7,  /* an excluded superblock ran; address = its start */
+	VGW_EVENT = 15,	    /* aux = enum vgw_event; bits 31..0 = payload words */
+};
+
+/* INSN aux bit: a rep-prefixed string instruction (one word per iteration). */
+#define VGW_INSN_REP 0x10
+
+/* Events carry their payload in the following words. */
+enum vgw_event {
+	VGW_EV_HELLO = 1,	  /* version, pid, level, flags */
+	VGW_EV_THREAD = 2,	  /* kind (enum itrace_thread_event), tid, pid, other */
+	VGW_EV_SYSCALL_ENTER = 3, /* nr, nargs, args[nargs] */
+	VGW_EV_SYSCALL_EXIT = 4,  /* nr, ret */
+	VGW_EV_SIGNAL = 5,	  /* signo, code, addr, pc, handler */
+	VGW_EV_MMAP = 6,	  /* start, len, pgoff, prot, pathlen, path bytes padded */
+	VGW_EV_CODE = 7,	  /* addr, len, bytes padded */
+	VGW_EV_TRACE_CTL = 8,	  /* on, reason, addr */
+	VGW_EV_EXIT = 9,	  /* exit status */
+	VGW_EV_EXEC = 10,	  /* the program is about to execve (trace ends there) */
+	VGW_EV_ERROR = 11,	  /* message bytes padded: the tool gives up */
+};
+
+#define VGW_VERSION 1
+#define VGW_LEVEL_BRANCH 1
+#define VGW_LEVEL_INSN 2
+
+/* Payload words needed for `n` bytes of string or code. */
+#define VGW_BYTES_WORDS(n) (((n) + 7) / 8)
+
+#endif
