@@ -7,3 +7,31 @@
 COLLECT_BACKEND_OBJS :=
 COLLECT_BACKEND_LIBS :=
 -include $(sort $(wildcard collectors/*/module.mk))
+
+# collectors/ and backend subfolders include collectors/*.h and tools/cli.h
+# by name.
+$(BUILD)/obj/collectors/%.o: CPPFLAGS += -Icollectors -Itools
+
+COLLECT_SRCS := $(wildcard collectors/*.c)
+COLLECT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(COLLECT_SRCS))
+
+BINS += $(BUILD)/bin/itrace-collect
+# libcli.a is named by path: tools/module.mk (which defines CLI_LIB) is
+# read after this fragment.
+$(BUILD)/bin/itrace-collect: $(COLLECT_OBJS) $(COLLECT_BACKEND_OBJS) $(BUILD)/lib/libcli.a $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(COLLECT_BACKEND_LIBS) $(LIBITRACE_LIBS)
+
+# Test helpers: a reader-based trace checker and the bare single-step loop
+# the benchmark compares against.
+COLLECT_HELPERS := $(BUILD)/tests/collect-tracecheck $(BUILD)/bench/collect-bare-step
+TEST_DATA += $(COLLECT_HELPERS)
+$(BUILD)/tests/collect-tracecheck: $(BUILD)/obj/collectors/tests/tracecheck.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+$(BUILD)/bench/collect-bare-step: $(BUILD)/obj/collectors/tests/bare_step.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/collect_*.sh))
+BENCHES += $(sort $(wildcard bench/collect_*.sh))

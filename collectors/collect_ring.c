@@ -1,0 +1,87 @@
+/* collect_ring.c - the --ring flight recorder (see collect_ring.h). */
+#include "collect_ring.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int collect_ring_init(struct collect_ring *r, uint64_t branches)
+{
+	memset(r, 0, sizeof(*r));
+	if (branches == 0 || branches > SIZE_MAX / sizeof(*r->e))
+		return -ITRACE_E_INVAL;
+	r->e = calloc((size_t)branches, sizeof(*r->e));
+	if (!r->e)
+		return -ITRACE_E_NOMEM;
+	r->cap = branches;
+	return 0;
+}
+
+void collect_ring_free(struct collect_ring *r)
+{
+	free(r->e);
+	r->e = NULL;
+}
+
+void collect_ring_push(struct collect_ring *r, const struct collect_ring_entry *e)
+{
+	struct collect_ring_entry *slot = &r->e[r->head % r->cap];
+
+	if (r->head >= r->cap && slot->type == ITRACE_REC_BRANCH)
+		r->dropped++;
+	*slot = *e;
+	r->head++;
+}
+
+static int write_switch(struct itrace_writer *w, const struct collect_ring_entry *e,
+			uint32_t *last_tid)
+{
+	struct itrace_record rec;
+
+	if (e->tid == *last_tid)
+		return 0;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_THREAD;
+	rec.u.thread.event = ITRACE_THREAD_SWITCH;
+	rec.u.thread.tid = e->tid;
+	rec.u.thread.pid = e->pid;
+	*last_tid = e->tid;
+	return itrace_writer_write(w, &rec);
+}
+
+static int write_entry(struct itrace_writer *w, const struct collect_ring_entry *e)
+{
+	struct itrace_record rec;
+
+	if (e->type == ITRACE_REC_BRANCH)
+		return itrace_write_branch(w, e->u.branch.from, e->u.branch.to, e->u.branch.kind,
+					   e->u.branch.flags);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_SIGNAL;
+	rec.u.signal = e->u.signal;
+	return itrace_writer_write(w, &rec);
+}
+
+int collect_ring_write(const struct collect_ring *r, struct itrace_writer *w, uint32_t *last_tid)
+{
+	uint64_t first = r->head > r->cap ? r->head - r->cap : 0;
+	int rc = 0;
+
+	if (r->dropped) {
+		struct itrace_record rec;
+
+		memset(&rec, 0, sizeof(rec));
+		rec.type = ITRACE_REC_LOST;
+		rec.u.lost.reason = ITRACE_LOST_OVERFLOW;
+		rec.u.lost.unit = ITRACE_UNIT_BRANCHES;
+		rec.u.lost.count = r->dropped;
+		rc = itrace_writer_write(w, &rec);
+	}
+	for (uint64_t i = first; rc >= 0 && i < r->head; i++) {
+		const struct collect_ring_entry *e = &r->e[i % r->cap];
+
+		rc = write_switch(w, e, last_tid);
+		if (rc >= 0)
+			rc = write_entry(w, e);
+	}
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,107 @@
+/* collect_writer.c - writer opening and summary shared by backends. */
+#include "collect_writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define ELF_MACHINE_X86_64 62
+
+/* "prog arg1 arg2" (or "pid N" when attaching), truncated to fit. */
+static void format_cmdline(const struct collect_options *opts, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (!opts->argv) {
+		snprintf(buf, len, "pid %d", (int)opts->attach_pid);
+		return;
+	}
+	for (char *const *a = opts->argv; *a && used + 1 < len; a++) {
+		int n = snprintf(buf + used, len - used, "%s%s", a == opts->argv ? "" : " ", *a);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static void format_utc_now(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int collect_writer_open(const struct collect_options *opts, const char *backend, pid_t pid,
+			uint32_t flags, const struct itrace_meta *extra, size_t n_extra,
+			struct itrace_writer **wp)
+{
+	char cmdline[4096], pidbuf[24], host[256] = "", start[40];
+	struct itrace_writer_options wo;
+	struct itrace_meta meta[24];
+	struct utsname un;
+	size_t n = 0;
+	int rc;
+
+	if (n_extra > sizeof(meta) / sizeof(meta[0]) - 12)
+		n_extra = sizeof(meta) / sizeof(meta[0]) - 12;
+	format_cmdline(opts, cmdline, sizeof(cmdline));
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+	gethostname(host, sizeof(host) - 1);
+	if (uname(&un) != 0)
+		strcpy(un.release, "unknown");
+	format_utc_now(start, sizeof(start));
+	meta[n++] = (struct itrace_meta){"cmdline", cmdline};
+	meta[n++] = (struct itrace_meta){"pid", pidbuf};
+	meta[n++] = (struct itrace_meta){"host", host};
+	meta[n++] = (struct itrace_meta){"kernel", un.release};
+	meta[n++] = (struct itrace_meta){"collector", "itrace-collect"};
+	meta[n++] = (struct itrace_meta){"backend", backend};
+	meta[n++] = (struct itrace_meta){"version", ITRACE_VERSION_STRING};
+	meta[n++] = (struct itrace_meta){"start_time", start};
+	meta[n++] = (struct itrace_meta){"level", opts->level == ITRACE_LEVEL_INSN ? "insn" : "branch"};
+	meta[n++] = (struct itrace_meta){"aslr", opts->aslr ? "on" : "off"};
+	for (size_t i = 0; i < n_extra; i++)
+		meta[n++] = extra[i];
+
+	itrace_writer_options_init(&wo);
+	wo.level = (uint8_t)opts->level;
+	wo.flags = flags;
+	wo.machine = ELF_MACHINE_X86_64;
+	wo.compression = opts->compression;
+	wo.meta = meta;
+	wo.meta_count = n;
+	rc = itrace_writer_open(opts->output, &wo, wp);
+	if (rc < 0) {
+		if (rc == -ITRACE_E_IO)
+			cli_error("cannot create '%s': %m", opts->output);
+		else
+			cli_error("cannot start the trace '%s': %s", opts->output, itrace_errstr(rc));
+		return -1;
+	}
+	return 0;
+}
+
+void collect_print_summary(const struct collect_options *opts, const struct collect_result *res)
+{
+	const struct itrace_writer_stats *st = &res->stats;
+	double rate = res->seconds > 0 ? res->steps / res->seconds : 0;
+
+	if (opts->quiet)
+		return;
+	fprintf(stderr,
+		"%s: %llu records (%llu instructions, %llu branches, %llu memory), %llu bytes, "
+		"%.2f s, %.0f steps/s%s\n",
+		cli_progname(), (unsigned long long)st->records, (unsigned long long)st->insns,
+		(unsigned long long)st->branches, (unsigned long long)st->mems,
+		(unsigned long long)st->file_bytes, res->seconds, rate,
+		res->end_reason == ITRACE_END_INTERRUPTED ? " (interrupted)" : "");
+}

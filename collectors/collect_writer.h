@@ -1,0 +1,32 @@
+/*
+ * collect_writer.h - open the trace writer the same way in every backend:
+ * output rule (-o, "-" = stdout, no binary on a terminal), level, file
+ * flags and the standard metadata every itrace-collect trace carries.
+ */
+#ifndef ITRACE_COLLECT_WRITER_H
+#define ITRACE_COLLECT_WRITER_H
+
+#include <sys/types.h>
+
+#include "backend.h"
+#include "itrace.h"
+
+/*
+ * collect_writer_open - create opts->output and write its header.
+ * Metadata: cmdline, pid, host, kernel, collector ("itrace-collect"),
+ * backend, version, start_time (UTC, ISO 8601), level, aslr; then the
+ * `n_extra` entries of `extra` (e.g. "singleblock=no").  `flags` are the
+ * ITRACE_FF_* header flags.  Returns 0 with *wp set, or -1 after printing
+ * the error.
+ */
+int collect_writer_open(const struct collect_options *opts, const char *backend, pid_t pid,
+			uint32_t flags, const struct itrace_meta *extra, size_t n_extra,
+			struct itrace_writer **wp);
+
+/*
+ * collect_print_summary - the end-of-run line on stderr (unless -q):
+ * records, bytes, time, steps per second.
+ */
+void collect_print_summary(const struct collect_options *opts, const struct collect_result *res);
+
+#endif

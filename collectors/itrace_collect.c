@@ -1,0 +1,264 @@
+/*
+ * itrace_collect.c - itrace-collect: parse the options, pick a backend,
+ * run it and exit with the traced program's status.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "collect_writer.h"
+
+volatile sig_atomic_t collect_interrupted;
+
+/* Backend i in registration order (ptrace first); NULL past the end. */
+static const struct collect_backend *backend_at(size_t i)
+{
+	const struct collect_backend *all[] = {
+		&collect_backend_ptrace, &collect_backend_bts, &collect_backend_gdb,
+		&collect_backend_valgrind,
+	};
+	size_t k = 0;
+
+	for (size_t j = 0; j < sizeof(all) / sizeof(all[0]); j++)
+		if (all[j] && k++ == i) /* weak ones are NULL when not linked in */
+			return all[j];
+	return NULL;
+}
+
+static void usage(void)
+{
+	printf("usage: itrace-collect [options] -- PROGRAM [ARGS...]\n"
+	       "       itrace-collect [options] -p PID\n"
+	       "\n"
+	       "Trace a program at instruction or branch level into an itrace file.\n"
+	       "Exits with the traced program's exit status (128+N if killed by signal N).\n"
+	       "\n"
+	       "  -l, --level LEVEL     insn (INSN + MEM records, default) or branch\n"
+	       "  -o, --output FILE     trace file ('-' = stdout; default trace.itr)\n"
+	       "  -p, --pid PID         attach to a running process (detach at the end)\n"
+	       "      --start FUNC      trace from FUNC's entry (only inside FUNC unless --stop)\n"
+	       "      --stop FUNC       stop tracing when FUNC is entered\n"
+	       "      --start-addr A    like --start at address A\n"
+	       "      --stop-addr A     like --stop at address A\n"
+	       "      --only MODULE     trace only MODULE ('main' = the executable, a path\n"
+	       "                        or a basename); calls elsewhere run at full speed\n"
+	       "      --follow-fork     trace forked children too\n"
+	       "      --aslr            keep address-space randomisation (off by default)\n"
+	       "      --ring N          flight recorder: keep the last N branches, write\n"
+	       "                        them when the program ends (implies --level branch)\n"
+	       "      --backend NAME    ptrace (default)");
+	for (size_t i = 1; backend_at(i); i++)
+		printf(", %s", backend_at(i)->name);
+	printf("\n"
+	       "      --list-backends   show the backends and whether they work here\n"
+	       "      --remote HOST:PORT  gdb backend: connect to a gdb server\n"
+	       "      --no-compress     write uncompressed chunks\n"
+	       "  -q, --quiet           no progress line, no summary\n"
+	       "  -v, --verbose         more messages\n"
+	       "      --help            this text\n"
+	       "      --version         the version\n");
+}
+
+enum long_only {
+	OPT_START = 256, OPT_STOP, OPT_START_ADDR, OPT_STOP_ADDR, OPT_ONLY, OPT_FOLLOW_FORK,
+	OPT_ASLR, OPT_RING, OPT_BACKEND, OPT_REMOTE, OPT_HELP, OPT_VERSION, OPT_LIST,
+	OPT_NO_COMPRESS,
+};
+
+static const struct option long_options[] = {
+	{"level", required_argument, NULL, 'l'},
+	{"output", required_argument, NULL, 'o'},
+	{"pid", required_argument, NULL, 'p'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"start", required_argument, NULL, OPT_START},
+	{"stop", required_argument, NULL, OPT_STOP},
+	{"start-addr", required_argument, NULL, OPT_START_ADDR},
+	{"stop-addr", required_argument, NULL, OPT_STOP_ADDR},
+	{"only", required_argument, NULL, OPT_ONLY},
+	{"follow-fork", no_argument, NULL, OPT_FOLLOW_FORK},
+	{"aslr", no_argument, NULL, OPT_ASLR},
+	{"ring", required_argument, NULL, OPT_RING},
+	{"backend", required_argument, NULL, OPT_BACKEND},
+	{"remote", required_argument, NULL, OPT_REMOTE},
+	{"list-backends", no_argument, NULL, OPT_LIST},
+	{"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+static uint64_t parse_number(const char *opt, const char *arg)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, &v))
+		cli_usage_error("%s needs a number, not '%s'", opt, arg);
+	return v;
+}
+
+static void list_backends(const struct collect_options *opts)
+{
+	char err[512];
+
+	for (size_t i = 0; backend_at(i); i++) {
+		const struct collect_backend *b = backend_at(i);
+		int ok = b->probe(opts, err, sizeof(err)) == 0;
+
+		printf("%-10s %s: %s\n", b->name, ok ? "available" : "unavailable",
+		       ok ? b->description : err);
+	}
+}
+
+/* Returns 1 if the caller should exit 0 (--help, --version, --list). */
+static int parse_args(int argc, char **argv, struct collect_options *o)
+{
+	int c, level_given = 0, list = 0;
+
+	o->level = ITRACE_LEVEL_INSN;
+	o->output = "trace.itr";
+	o->compression = ITRACE_COMPRESS_ZSTD;
+	while ((c = getopt_long(argc, argv, "+l:o:p:qv", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			level_given = 1;
+			if (strcmp(optarg, "insn") == 0)
+				o->level = ITRACE_LEVEL_INSN;
+			else if (strcmp(optarg, "branch") == 0)
+				o->level = ITRACE_LEVEL_BRANCH;
+			else
+				cli_usage_error("unknown level '%s' (use insn or branch)", optarg);
+			break;
+		case 'o': o->output = optarg; break;
+		case 'p': o->attach_pid = (pid_t)parse_number("-p", optarg); break;
+		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose++; break;
+		case OPT_START: o->start_func = optarg; break;
+		case OPT_STOP: o->stop_func = optarg; break;
+		case OPT_START_ADDR:
+			o->start_addr = parse_number("--start-addr", optarg);
+			o->has_start_addr = 1;
+			break;
+		case OPT_STOP_ADDR:
+			o->stop_addr = parse_number("--stop-addr", optarg);
+			o->has_stop_addr = 1;
+			break;
+		case OPT_ONLY: o->only_module = optarg; break;
+		case OPT_FOLLOW_FORK: o->follow_fork = 1; break;
+		case OPT_ASLR: o->aslr = 1; break;
+		case OPT_RING:
+			o->ring = parse_number("--ring", optarg);
+			if (o->ring == 0)
+				cli_usage_error("--ring needs at least 1 branch");
+			break;
+		case OPT_BACKEND: o->backend = optarg; break;
+		case OPT_REMOTE: o->remote = optarg; break;
+		case OPT_LIST: list = 1; break;
+		case OPT_NO_COMPRESS: o->compression = ITRACE_COMPRESS_NONE; break;
+		case OPT_HELP: usage(); return 1;
+		case OPT_VERSION: printf("itrace-collect %s\n", itrace_version()); return 1;
+		default: cli_usage_error("unknown option");
+		}
+	}
+	if (list) {
+		list_backends(o);
+		return 1;
+	}
+	if (o->ring) {
+		if (level_given && o->level != ITRACE_LEVEL_BRANCH)
+			cli_usage_error("--ring records branches; it cannot be used with --level insn");
+		o->level = ITRACE_LEVEL_BRANCH;
+	}
+	if (optind < argc && o->attach_pid)
+		cli_usage_error("give either -p PID or a program to start, not both");
+	if (optind >= argc && !o->attach_pid && !o->remote)
+		cli_usage_error("no program given (itrace-collect [options] -- PROGRAM [ARGS])");
+	if (optind < argc)
+		o->argv = argv + optind;
+	if ((o->start_func && o->has_start_addr) || (o->stop_func && o->has_stop_addr))
+		cli_usage_error("give a trigger either by name or by address, not both");
+	if (o->only_module && (o->start_func || o->has_start_addr))
+		cli_usage_error("--only cannot be combined with --start/--start-addr yet");
+	return 0;
+}
+
+static const struct collect_backend *find_backend(const char *name)
+{
+	for (size_t i = 0; backend_at(i); i++)
+		if (strcmp(backend_at(i)->name, name) == 0)
+			return backend_at(i);
+	return NULL;
+}
+
+/* The backend asked for, or the first one whose probe succeeds. */
+static const struct collect_backend *choose_backend(const struct collect_options *o)
+{
+	const struct collect_backend *b;
+	char err[512];
+
+	if (!o->backend && o->remote)
+		b = find_backend("gdb");
+	else
+		b = find_backend(o->backend ? o->backend : "ptrace");
+	if (!b) {
+		cli_error("no backend '%s' in this build (see --list-backends)",
+			  o->backend ? o->backend : "gdb");
+		return NULL;
+	}
+	if (!(b->levels & COLLECT_LEVEL_BIT(o->level))) {
+		cli_error("the %s backend cannot trace at %s level", b->name,
+			  o->level == ITRACE_LEVEL_INSN ? "insn" : "branch");
+		return NULL;
+	}
+	if (b->probe(o, err, sizeof(err)) != 0) {
+		cli_error("%s backend unavailable: %s", b->name, err);
+		return NULL;
+	}
+	return b;
+}
+
+static void on_interrupt(int signo)
+{
+	collect_interrupted = signo;
+}
+
+/* SIGINT/SIGTERM end the trace cleanly; no SA_RESTART so waits return EINTR. */
+static void install_interrupt_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int main(int argc, char **argv)
+{
+	struct collect_options opts = {0};
+	struct collect_result res = {0};
+	const struct collect_backend *b;
+	int status;
+
+	cli_init(argv[0]);
+	if (parse_args(argc, argv, &opts))
+		return 0;
+	if (!cli_output_path(opts.output, 1))
+		return CLI_EXIT_USAGE;
+	b = choose_backend(&opts);
+	if (!b)
+		return CLI_EXIT_BAD_INPUT;
+	install_interrupt_handlers();
+	status = b->run(&opts, &res);
+	if (status < 0)
+		return CLI_EXIT_BAD_INPUT;
+	collect_print_summary(&opts, &res);
+	return status;
+}

@@ -1,0 +1,291 @@
+/* maps.c - MMAP/CODE records from /proc/PID/maps (see maps.h). */
+#include "maps.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "itrace_format.h"
+
+ssize_t maps_read_proc_mem(void *pid_as_ptr, uint64_t addr, void *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)(intptr_t)pid_as_ptr);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	return n;
+}
+
+int maps_parse_line(const char *line, struct maps_entry *e)
+{
+	char perms[8];
+	unsigned long long start, end, off, inode;
+	int pathpos = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n", &start, &end, perms, &off, &inode,
+		   &pathpos) < 5 || pathpos == 0 || strlen(perms) < 3)
+		return -1;
+	e->start = start;
+	e->end = end;
+	e->pgoff = off;
+	e->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		  (perms[2] == 'x' ? PROT_EXEC : 0);
+	snprintf(e->path, sizeof(e->path), "%s", line + pathpos);
+	e->path[strcspn(e->path, "\n")] = '\0';
+	return 0;
+}
+
+/* Build-id from the notes of an open ELF (sections, then segments). */
+static int elf_note_buildid(Elf *elf, uint8_t *id, size_t idmax)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+			    nh.n_descsz > 0 && nh.n_descsz <= idmax) {
+				memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
+				return (int)nh.n_descsz;
+			}
+		}
+	}
+	return 0;
+}
+
+int maps_buildid(const char *path, uint8_t *id, size_t idmax)
+{
+	Elf *elf;
+	int fd, len = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		len = elf_note_buildid(elf, id, idmax);
+	elf_end(elf);
+	close(fd);
+	return len;
+}
+
+/* Remembers the last file's build-id: a library has several mappings. */
+struct buildid_cache {
+	char path[4096];
+	uint8_t id[ITRACE_BUILDID_MAX];
+	int len;
+};
+
+static int cached_buildid(struct buildid_cache *c, const char *path, uint8_t *id)
+{
+	if (strcmp(c->path, path) != 0) {
+		snprintf(c->path, sizeof(c->path), "%s", path);
+		c->len = maps_buildid(path, c->id, sizeof(c->id));
+	}
+	memcpy(id, c->id, (size_t)c->len);
+	return c->len;
+}
+
+static int write_mmap(struct itrace_writer *w, pid_t pid, const struct maps_entry *e,
+		      struct buildid_cache *cache)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_MMAP;
+	rec.u.mmap.start = e->start;
+	rec.u.mmap.len = e->end - e->start;
+	rec.u.mmap.pgoff = e->pgoff;
+	rec.u.mmap.pid = (uint32_t)pid;
+	rec.u.mmap.prot = e->prot;
+	rec.u.mmap.path = e->path;
+	rec.u.mmap.path_len = strlen(e->path);
+	if (e->path[0] == '/')
+		rec.u.mmap.buildid_len = (uint8_t)cached_buildid(cache, e->path, rec.u.mmap.buildid);
+	return itrace_writer_write(w, &rec);
+}
+
+/* CODE record with the bytes of a mapping that has no file ([vdso]). */
+static int write_code(struct itrace_writer *w, const struct maps_entry *e, maps_read_fn read,
+		      void *read_ctx)
+{
+	size_t len = e->end - e->start;
+	struct itrace_record rec;
+	uint8_t *buf;
+	ssize_t n;
+	int rc;
+
+	if (len > ITRACE_CODE_MAX)
+		len = ITRACE_CODE_MAX;
+	buf = malloc(len);
+	if (!buf)
+		return -ITRACE_E_NOMEM;
+	n = read(read_ctx, e->start, buf, len);
+	if (n <= 0) {
+		free(buf);
+		return 0; /* unreadable: the reader reports a gap there */
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_CODE;
+	rec.u.code.addr = e->start;
+	rec.u.code.bytes = buf;
+	rec.u.code.len = (size_t)n;
+	rc = itrace_writer_write(w, &rec);
+	free(buf);
+	return rc;
+}
+
+static FILE *open_maps(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	return fopen(path, "re");
+}
+
+static uint64_t hash_path(const char *path)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+
+	for (; *path; path++)
+		h = (h ^ (uint8_t)*path) * 1099511628211ull;
+	return h;
+}
+
+/* Adds e to *seen; returns 1 if it was new, 0 if known, -1 on ENOMEM. */
+static int remember(struct maps_seen *seen, const struct maps_entry *e)
+{
+	struct maps_seen_entry k = {e->start, e->end, e->pgoff, hash_path(e->path), e->prot};
+
+	for (size_t i = 0; i < seen->n; i++)
+		if (memcmp(&seen->v[i], &k, sizeof(k)) == 0)
+			return 0;
+	if (seen->n == seen->cap) {
+		size_t cap = seen->cap ? 2 * seen->cap : 64;
+		struct maps_seen_entry *v = realloc(seen->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		seen->v = v;
+		seen->cap = cap;
+	}
+	seen->v[seen->n++] = k;
+	return 1;
+}
+
+void maps_seen_free(struct maps_seen *seen)
+{
+	free(seen->v);
+	memset(seen, 0, sizeof(*seen));
+}
+
+int maps_write_new(struct itrace_writer *w, pid_t pid, struct maps_seen *seen, maps_read_fn read,
+		   void *read_ctx)
+{
+	static struct buildid_cache cache;
+	struct maps_entry e;
+	char line[4200];
+	int count = 0, rc = 0, isnew;
+	FILE *f = open_maps(pid);
+
+	if (!f)
+		return -ITRACE_E_IO;
+	if (!read) {
+		read = maps_read_proc_mem;
+		read_ctx = (void *)(intptr_t)pid;
+	}
+	while (rc >= 0 && fgets(line, sizeof(line), f)) {
+		if (maps_parse_line(line, &e) || e.path[0] == '\0' ||
+		    strcmp(e.path, "[vsyscall]") == 0)
+			continue;
+		isnew = remember(seen, &e);
+		if (isnew < 0)
+			rc = -ITRACE_E_NOMEM;
+		if (isnew <= 0)
+			continue;
+		rc = write_mmap(w, pid, &e, &cache);
+		if (rc >= 0 && strcmp(e.path, "[vdso]") == 0)
+			rc = write_code(w, &e, read, read_ctx);
+		count++;
+	}
+	fclose(f);
+	return rc < 0 ? rc : count;
+}
+
+int maps_write_process(struct itrace_writer *w, pid_t pid, maps_read_fn read, void *read_ctx)
+{
+	struct maps_seen seen = {0};
+	int rc = maps_write_new(w, pid, &seen, read, read_ctx);
+
+	maps_seen_free(&seen);
+	return rc;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Does mapping path `path` name `module` ("main" resolved to exe)? */
+static int module_matches(const char *path, const char *module, const char *exe)
+{
+	if (strcmp(module, "main") == 0)
+		return strcmp(path, exe) == 0;
+	if (strchr(module, '/'))
+		return strcmp(path, module) == 0;
+	return strcmp(base_name(path), module) == 0;
+}
+
+int maps_find_module(pid_t pid, const char *module, uint64_t *lo, uint64_t *hi)
+{
+	char exe_link[64], exe[PATH_MAX] = "", line[4200];
+	struct maps_entry e;
+	ssize_t n;
+	int found = 0;
+	FILE *f;
+
+	snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int)pid);
+	n = readlink(exe_link, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	f = open_maps(pid);
+	if (!f)
+		return -ITRACE_E_IO;
+	while (fgets(line, sizeof(line), f)) {
+		if (maps_parse_line(line, &e) || !(e.prot & PROT_EXEC) ||
+		    !module_matches(e.path, module, exe))
+			continue;
+		if (!found || e.start < *lo)
+			*lo = e.start;
+		if (!found || e.end > *hi)
+			*hi = e.end;
+		found = 1;
+	}
+	fclose(f);
+	return found ? 0 : -ITRACE_E_NOENT;
+}

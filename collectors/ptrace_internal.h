@@ -1,0 +1,164 @@
+/*
+ * ptrace_internal.h - state shared by the files of the ptrace backend
+ * (ptrace_backend.c: processes, threads and the event loop;
+ * ptrace_step.c: what happens at each single step; ptrace_bp.c: int3
+ * breakpoints).  Not used outside collectors/ptrace_*.c.
+ */
+#ifndef ITRACE_PTRACE_INTERNAL_H
+#define ITRACE_PTRACE_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include <capstone/capstone.h>
+
+#include "arch_x86.h"
+#include "backend.h"
+#include "cli.h"
+#include "collect_ring.h"
+#include "itrace.h"
+#include "maps.h"
+
+/* How a thread runs between two stops. */
+enum pt_mode {
+	PT_MODE_STEP,	/* single-step and record (tracing on) */
+	PT_MODE_SILENT, /* single-step, record nothing (--only, no return address) */
+	PT_MODE_CONT,	/* full speed until a breakpoint or event */
+};
+
+/* Breakpoint roles (bit mask: one address may serve several). */
+enum pt_bp_kind {
+	PT_BP_START = 1u << 0,	/* --start trigger */
+	PT_BP_STOP = 1u << 1,	/* --stop trigger */
+	PT_BP_ENTRY = 1u << 2,	/* program entry: libraries are loaded */
+	PT_BP_RETURN = 1u << 3, /* --only: back from an excluded module */
+};
+
+struct pt_bp {
+	uint64_t addr;
+	uint8_t orig;	   /* byte under the int3 */
+	uint8_t inserted;
+	unsigned kinds;
+	unsigned returners; /* threads waiting at this PT_BP_RETURN */
+};
+
+/* The instruction a thread is about to execute (committed at its next stop). */
+struct pt_pending {
+	uint64_t addr;
+	uint8_t len;
+	uint8_t bytes[16];
+	int8_t kind;	/* enum itrace_branch_kind, or ARCH_X86_NOT_BRANCH */
+	uint8_t is_syscall, is_rep_string, is_trap;
+	int nmem;
+	struct arch_x86_mem_access mem[ARCH_X86_MAX_ACCESSES];
+	uint64_t sys_nr, sys_args[6];
+};
+
+struct pt_process;
+
+struct pt_thread {
+	pid_t tid;
+	struct pt_process *proc;
+	struct pt_thread *next;
+	int stopped;	   /* in a ptrace stop (we may issue requests) */
+	int started;	   /* its first stop has been seen */
+	int exited;
+	enum pt_mode mode;
+	int has_pending;
+	struct pt_pending pending;
+	int silent_branch;	/* the last silently stepped insn was a branch */
+	int regs_fresh;		/* t->regs read at this stop */
+	int deliver_sig;	/* signal of the current signal-delivery-stop */
+	uint64_t last_rep_addr; /* rep string insn already recorded (INSN once) */
+	uint64_t window_rsp;	/* --start without --stop: leave when rsp > this */
+	uint64_t reinsert_bp;	/* breakpoint lifted to step over it (0: none) */
+	uint64_t return_addr;	/* --only: PT_BP_RETURN this thread waits at */
+	uint64_t return_rsp;	/* rsp expected when it is hit */
+	int pending_sig;	/* signal whose handler address is learnt next stop */
+	struct itrace_signal pending_siginfo;
+	struct user_regs_struct regs;
+};
+
+struct pt_process {
+	pid_t pid;
+	struct pt_process *next;
+	int mem_fd;	   /* /proc/PID/mem, reopened at exec */
+	uint32_t code_id;  /* decode-cache generation of this address space */
+	struct pt_bp *bps;
+	size_t nbps, capbps;
+	int triggers_armed; /* symbols resolved, trigger breakpoints set */
+	uint64_t only_lo, only_hi; /* --only range (hi = 0: not known) */
+	uint64_t start_addr, stop_addr; /* resolved triggers (0: none) */
+	int nthreads;
+	int detach;	   /* a fork child we do not follow: clean and detach */
+	int is_vfork;	   /* shares its parent's memory */
+	int awaiting_fork; /* seen before its parent's fork event: held */
+	struct maps_seen maps; /* mappings already written as MMAP records */
+};
+
+struct pt_session {
+	const struct collect_options *opts;
+	struct itrace_writer *w;
+	csh cs;
+	struct pt_process *procs;
+	struct pt_thread *threads;
+	pid_t main_pid;		/* started or attached process */
+	int attached;		/* -p: detach at the end */
+	int main_status;	/* shell-style exit status of main_pid (-1 unknown) */
+	int live_threads;
+	uint32_t last_tid;	/* thread of the last record written */
+	int io_error;		/* writer failed: stop, report */
+	int singleblock;	/* PTRACE_SINGLEBLOCK honoured */
+	int use_triggers;	/* --start/--stop/--only given */
+	uint64_t steps;
+	uint64_t undecoded;	/* steps over instructions capstone cannot decode */
+	struct collect_ring ring;
+	int ring_on;
+	struct cli_progress progress;
+};
+
+/* ptrace_backend.c */
+void pt_write(struct pt_session *s, const struct itrace_record *rec);
+void pt_switch_to(struct pt_session *s, struct pt_thread *t);
+void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason, uint64_t addr);
+void pt_fail_io(struct pt_session *s, int rc);
+/* The address space may have changed (mmap, ran unobserved): drop decoded
+ * code and write MMAP records for new mappings. */
+void pt_code_changed(struct pt_session *s, struct pt_process *p);
+
+/* ptrace_step.c */
+int pt_step_init(struct pt_session *s);
+void pt_step_fini(struct pt_session *s);
+/* How the stop that commits the pending instruction came about. */
+enum pt_commit_how {
+	PT_COMMIT_STEP, /* the step trap: it executed */
+	PT_COMMIT_STOP, /* another stop: it executed unless rip is still on it */
+	PT_COMMIT_EXEC, /* exec event: the execve ran, no return */
+	PT_COMMIT_EXIT, /* the thread exited in it (exit syscall) */
+};
+/* At a stop with t->regs fresh: write the pending instruction if it ran. */
+void pt_commit(struct pt_session *s, struct pt_thread *t, int how);
+/* A thread in full-speed mode stopped at breakpoint bp (rip rewound). */
+void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *bp);
+/* Decide the mode and prepare the next instruction; returns the
+ * ptrace request to resume with (PTRACE_SINGLESTEP or PTRACE_CONT). */
+int pt_prepare_resume(struct pt_session *s, struct pt_thread *t);
+void pt_invalidate_code(struct pt_process *p);
+/* A BRANCH record (or a ring entry with --ring). */
+void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, uint64_t to,
+		    unsigned kind, unsigned flags);
+void pt_regs_to_arch(const struct user_regs_struct *r, struct arch_x86_regs *a);
+int pt_read_mem(struct pt_process *p, uint64_t addr, void *buf, size_t len);
+
+/* ptrace_bp.c */
+struct pt_bp *pt_bp_find(struct pt_process *p, uint64_t addr);
+int pt_bp_add(struct pt_process *p, uint64_t addr, unsigned kind);
+void pt_bp_drop_kind(struct pt_process *p, uint64_t addr, unsigned kind);
+int pt_bp_lift(struct pt_process *p, struct pt_bp *bp);   /* restore the original byte */
+int pt_bp_insert(struct pt_process *p, struct pt_bp *bp); /* write the int3 */
+void pt_bp_remove_all(struct pt_process *p);
+/* Replace int3 bytes of our breakpoints in buf (read at addr) by originals. */
+void pt_bp_overlay(const struct pt_process *p, uint64_t addr, uint8_t *buf, size_t len);
+
+#endif

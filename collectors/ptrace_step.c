@@ -1,0 +1,418 @@
+/*
+ * ptrace_step.c - what the ptrace backend does at each stop of a thread:
+ * commit the instruction it just executed (INSN + MEM, or BRANCH, plus
+ * SYSCALL), then decide how it runs next (step, step silently, or full
+ * speed to a breakpoint) and decode the next instruction.
+ *
+ * An instruction is decoded BEFORE it executes (its memory operands need
+ * the registers of that moment) but only written at the next stop, once
+ * we know it really executed: a signal can arrive between two steps, and
+ * then the instruction at the stop address has not run yet.
+ */
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "itrace_format.h"
+#include "ptrace_internal.h"
+
+/* Decoded instructions, direct-mapped by address, tagged with the
+ * address space's code_id: a hit skips both the memory read and capstone. */
+#define DCACHE_BITS 13
+#define DCACHE_SIZE (1u << DCACHE_BITS)
+
+struct dcache_entry {
+	uint64_t addr;
+	uint32_t code_id;
+	cs_insn *ci;
+};
+
+static struct dcache_entry dcache[DCACHE_SIZE];
+static uint32_t next_code_id = 1;
+
+int pt_step_init(struct pt_session *s)
+{
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &s->cs) != CS_ERR_OK)
+		return -1;
+	cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	for (size_t i = 0; i < DCACHE_SIZE; i++) {
+		dcache[i].ci = cs_malloc(s->cs);
+		if (!dcache[i].ci)
+			return -1;
+	}
+	return 0;
+}
+
+void pt_step_fini(struct pt_session *s)
+{
+	for (size_t i = 0; i < DCACHE_SIZE; i++)
+		if (dcache[i].ci)
+			cs_free(dcache[i].ci, 1);
+	cs_close(&s->cs);
+}
+
+void pt_invalidate_code(struct pt_process *p)
+{
+	p->code_id = next_code_id++;
+}
+
+/* Read up to len bytes; a read crossing into an unmapped page returns the
+ * part before it.  Returns the byte count, 0 if nothing is readable. */
+int pt_read_mem(struct pt_process *p, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n = pread(p->mem_fd, buf, len, (off_t)addr);
+	size_t to_page_end = 4096 - (addr & 4095);
+
+	if (n < 0 && to_page_end < len)
+		n = pread(p->mem_fd, buf, to_page_end, (off_t)addr);
+	return n < 0 ? 0 : (int)n;
+}
+
+void pt_regs_to_arch(const struct user_regs_struct *r, struct arch_x86_regs *a)
+{
+	a->rax = r->rax, a->rbx = r->rbx, a->rcx = r->rcx, a->rdx = r->rdx;
+	a->rsi = r->rsi, a->rdi = r->rdi, a->rbp = r->rbp, a->rsp = r->rsp;
+	a->r8 = r->r8, a->r9 = r->r9, a->r10 = r->r10, a->r11 = r->r11;
+	a->r12 = r->r12, a->r13 = r->r13, a->r14 = r->r14, a->r15 = r->r15;
+	a->rip = r->rip, a->rflags = r->eflags;
+	a->fs_base = r->fs_base, a->gs_base = r->gs_base;
+}
+
+/* The instruction at addr, as the program sees it (our int3s hidden). */
+static const cs_insn *decode_at(struct pt_session *s, struct pt_process *p, uint64_t addr)
+{
+	struct dcache_entry *e = &dcache[(addr ^ (addr >> DCACHE_BITS)) & (DCACHE_SIZE - 1)];
+	uint8_t buf[16];
+	const uint8_t *code = buf;
+	size_t size;
+	uint64_t a = addr;
+	int n;
+
+	if (e->addr == addr && e->code_id == p->code_id)
+		return e->ci;
+	n = pt_read_mem(p, addr, buf, sizeof(buf));
+	if (n <= 0)
+		return NULL;
+	pt_bp_overlay(p, addr, buf, (size_t)n);
+	size = (size_t)n;
+	e->code_id = 0;
+	if (!cs_disasm_iter(s->cs, &code, &size, &a, e->ci))
+		return NULL;
+	e->addr = addr;
+	e->code_id = p->code_id;
+	return e->ci;
+}
+
+static void fill_pending(struct pt_session *s, struct pt_thread *t, const cs_insn *ci)
+{
+	struct pt_pending *pd = &t->pending;
+	const struct user_regs_struct *r = &t->regs;
+
+	pd->addr = ci->address;
+	pd->len = (uint8_t)ci->size;
+	memcpy(pd->bytes, ci->bytes, ci->size);
+	pd->kind = (int8_t)arch_x86_branch_kind(ci);
+	pd->is_syscall = ci->id == X86_INS_SYSCALL;
+	pd->is_trap = ci->id == X86_INS_INT3 || ci->id == X86_INS_INT1 || ci->id == X86_INS_INT ||
+		      ci->id == X86_INS_UD2 || pd->is_syscall;
+	pd->is_rep_string = (uint8_t)arch_x86_is_rep_string(ci);
+	pd->nmem = 0;
+	if (s->opts->level == ITRACE_LEVEL_INSN && t->mode == PT_MODE_STEP) {
+		struct arch_x86_regs ar;
+
+		pt_regs_to_arch(r, &ar);
+		pd->nmem = arch_x86_mem_accesses(ci, &ar, pd->mem, ARCH_X86_MAX_ACCESSES);
+	}
+	if (pd->is_syscall) {
+		pd->sys_nr = r->rax;
+		pd->sys_args[0] = r->rdi, pd->sys_args[1] = r->rsi, pd->sys_args[2] = r->rdx;
+		pd->sys_args[3] = r->r10, pd->sys_args[4] = r->r8, pd->sys_args[5] = r->r9;
+	}
+	t->has_pending = 1;
+}
+
+/* Capstone cannot decode it (4.x misses some AVX-512): keep the bytes;
+ * the length is learnt from where the step ends. */
+static void fill_undecoded(struct pt_session *s, struct pt_thread *t)
+{
+	struct pt_pending *pd = &t->pending;
+
+	memset(pd, 0, sizeof(*pd));
+	pd->addr = t->regs.rip;
+	pd->kind = ARCH_X86_NOT_BRANCH;
+	pt_read_mem(t->proc, pd->addr, pd->bytes, ITRACE_INSN_MAX_LEN);
+	t->has_pending = 1;
+	s->undecoded++;
+}
+
+/* Length of an undecoded instruction from the next pc; 0 if it jumped. */
+static int learn_length(struct pt_pending *pd, uint64_t rip)
+{
+	if (pd->len == 0 && rip > pd->addr && rip - pd->addr <= ITRACE_INSN_MAX_LEN)
+		pd->len = (uint8_t)(rip - pd->addr);
+	return pd->len;
+}
+
+static void write_lost_insn(struct pt_session *s, struct pt_thread *t)
+{
+	struct itrace_record rec;
+
+	pt_switch_to(s, t);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_LOST;
+	rec.u.lost.reason = ITRACE_LOST_DECODE;
+	rec.u.lost.unit = ITRACE_UNIT_INSNS;
+	rec.u.lost.count = 1;
+	pt_write(s, &rec);
+}
+
+static void write_syscall(struct pt_session *s, const struct pt_pending *pd, int dir, int64_t ret)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_SYSCALL;
+	rec.u.syscall.dir = (uint8_t)dir;
+	rec.u.syscall.nr = pd->sys_nr;
+	if (dir == ITRACE_SYSCALL_ENTER) {
+		rec.u.syscall.nargs = 6;
+		memcpy(rec.u.syscall.args, pd->sys_args, sizeof(pd->sys_args));
+	} else {
+		rec.u.syscall.ret = ret;
+	}
+	pt_write(s, &rec);
+}
+
+void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, uint64_t to,
+			unsigned kind, unsigned flags)
+{
+	int rc;
+
+	if (s->ring_on) {
+		struct collect_ring_entry e = {.tid = (uint32_t)t->tid,
+					       .pid = (uint32_t)t->proc->pid,
+					       .type = ITRACE_REC_BRANCH};
+
+		e.u.branch = (struct itrace_branch){from, to, (uint8_t)kind, (uint8_t)flags};
+		collect_ring_push(&s->ring, &e);
+		return;
+	}
+	pt_switch_to(s, t);
+	rc = itrace_write_branch(s->w, from, to, kind, flags);
+	if (rc < 0)
+		pt_fail_io(s, rc);
+}
+
+/* Branch level: the branch (if any) the pending instruction made. */
+static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t rip)
+{
+	const struct pt_pending *pd = &t->pending;
+	uint64_t next = pd->addr + pd->len;
+
+	if (pd->kind == ARCH_X86_NOT_BRANCH || pd->kind == ITRACE_BRANCH_SYSCALL ||
+	    pd->kind == ITRACE_BRANCH_INTERRUPT) {
+		/* straight-line unless the kernel sent it elsewhere (sigreturn) */
+		if (rip != next && rip != pd->addr)
+			pt_emit_branch(s, t, pd->addr, rip,
+				    pd->is_syscall && pd->sys_nr == SYS_rt_sigreturn
+					    ? ITRACE_BRANCH_SIGRETURN
+					    : (unsigned)(pd->kind < 0 ? ITRACE_BRANCH_UNKNOWN : pd->kind),
+				    ITRACE_BRANCH_TAKEN);
+		return;
+	}
+	if (pd->kind == ITRACE_BRANCH_COND)
+		pt_emit_branch(s, t, pd->addr, rip, ITRACE_BRANCH_COND,
+			    rip != next ? ITRACE_BRANCH_TAKEN : 0);
+	else
+		pt_emit_branch(s, t, pd->addr, rip, (unsigned)pd->kind, ITRACE_BRANCH_TAKEN);
+}
+
+/* Insn level: INSN (once per rep string instruction) and its MEMs. */
+static void commit_insn(struct pt_session *s, struct pt_thread *t, uint64_t rip)
+{
+	const struct pt_pending *pd = &t->pending;
+	int rc = 0;
+
+	pt_switch_to(s, t);
+	if (!(pd->is_rep_string && t->last_rep_addr == pd->addr))
+		rc = itrace_write_insn(s->w, pd->addr, pd->len, pd->bytes);
+	t->last_rep_addr = pd->is_rep_string && rip == pd->addr ? pd->addr : 0;
+	for (int i = 0; rc >= 0 && i < pd->nmem; i++)
+		rc = itrace_write_mem(s->w, pd->mem[i].addr, pd->mem[i].size,
+				      pd->mem[i].store ? ITRACE_MEM_STORE : 0);
+	if (rc < 0)
+		pt_fail_io(s, rc);
+}
+
+static int changes_code_mappings(uint64_t nr)
+{
+	return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mprotect || nr == SYS_mremap;
+}
+
+void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
+{
+	const struct pt_pending *pd = &t->pending;
+	uint64_t rip = t->regs.rip;
+	int returned = how == PT_COMMIT_STEP || how == PT_COMMIT_STOP;
+
+	if (!t->has_pending)
+		return;
+	/* Still on it: it ran only if it repeats (rep string) or branches to
+	 * itself.  Otherwise a signal or the kernel's trap at syscall exit
+	 * (after execve, sigreturn) stopped the thread before it. */
+	if (returned && rip == pd->addr && !pd->is_rep_string && pd->kind == ARCH_X86_NOT_BRANCH) {
+		t->has_pending = 0;
+		return;
+	}
+	t->has_pending = 0;
+	t->silent_branch = pd->kind != ARCH_X86_NOT_BRANCH;
+	if (!learn_length(&t->pending, rip)) {
+		if (t->mode == PT_MODE_STEP && !s->ring_on)
+			write_lost_insn(s, t);
+		return;
+	}
+	if (pd->is_syscall && returned && changes_code_mappings(pd->sys_nr))
+		pt_code_changed(s, t->proc);
+	if (t->mode == PT_MODE_SILENT)
+		return;
+	if (s->opts->level == ITRACE_LEVEL_INSN)
+		commit_insn(s, t, rip);
+	else if (returned)
+		commit_branch(s, t, rip);
+	if (pd->is_syscall && !s->ring_on) {
+		pt_switch_to(s, t);
+		write_syscall(s, pd, ITRACE_SYSCALL_ENTER, 0);
+		if (returned)
+			write_syscall(s, pd, ITRACE_SYSCALL_EXIT, (int64_t)t->regs.rax);
+	}
+}
+
+/* ---- scope (--only) and triggers -------------------------------------- */
+
+static int in_scope(const struct pt_process *p, uint64_t addr)
+{
+	return p->only_hi == 0 || (addr >= p->only_lo && addr < p->only_hi);
+}
+
+/* Do the bytes before `ret` end with a call (e8 rel32, or ff /2)? */
+static int follows_call(struct pt_process *p, uint64_t ret)
+{
+	uint8_t b[8];
+
+	if (ret < 8 || pt_read_mem(p, ret - 8, b, 8) != 8)
+		return 0;
+	if (b[3] == 0xe8)
+		return 1;
+	for (int len = 2; len <= 7; len++)
+		if (b[8 - len] == 0xff && ((b[8 - len + 1] >> 3) & 7) == 2)
+			return 1;
+	return 0;
+}
+
+/* --only: the thread left the traced module.  Run at full speed to the
+ * return address if the stack holds one into the module, else step
+ * silently until it comes back. */
+static void leave_scope(struct pt_session *s, struct pt_thread *t)
+{
+	struct pt_process *p = t->proc;
+	uint64_t ret = 0;
+
+	if (t->mode == PT_MODE_STEP)
+		pt_write_ctl(s, t, 0, ITRACE_CTL_SCOPE, t->regs.rip);
+	t->mode = PT_MODE_SILENT;
+	if (pt_read_mem(p, t->regs.rsp, &ret, 8) != 8 || !in_scope(p, ret) || !follows_call(p, ret))
+		return;
+	if (pt_bp_add(p, ret, PT_BP_RETURN) != 0)
+		return;
+	pt_bp_find(p, ret)->returners++;
+	t->return_addr = ret;
+	t->return_rsp = t->regs.rsp + 8;
+	t->mode = PT_MODE_CONT;
+}
+
+static void tracing_off(struct pt_session *s, struct pt_thread *t, int reason)
+{
+	pt_write_ctl(s, t, 0, reason, t->regs.rip);
+	t->mode = PT_MODE_CONT;
+	t->window_rsp = 0;
+}
+
+/* Mode changes decided from where a stepping thread now is. */
+static void update_mode(struct pt_session *s, struct pt_thread *t)
+{
+	struct pt_process *p = t->proc;
+	uint64_t rip = t->regs.rip;
+
+	if (t->mode == PT_MODE_STEP) {
+		if (t->window_rsp && t->regs.rsp > t->window_rsp)
+			tracing_off(s, t, ITRACE_CTL_TRIGGER); /* the function returned */
+		else if (p->stop_addr && rip == p->stop_addr)
+			tracing_off(s, t, ITRACE_CTL_TRIGGER);
+		else if (!in_scope(p, rip))
+			leave_scope(s, t);
+	} else if (t->mode == PT_MODE_SILENT) {
+		if (in_scope(p, rip)) {
+			t->mode = PT_MODE_STEP;
+			pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, rip);
+		} else if (t->silent_branch) {
+			leave_scope(s, t);
+		}
+	}
+}
+
+void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *bp)
+{
+	struct pt_process *p = t->proc;
+	uint64_t addr = bp->addr;
+
+	if ((bp->kinds & PT_BP_RETURN) && t->return_addr == addr && t->regs.rsp == t->return_rsp) {
+		t->return_addr = 0;
+		if (--bp->returners == 0)
+			pt_bp_drop_kind(p, addr, PT_BP_RETURN);
+		t->mode = PT_MODE_STEP;
+		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, addr);
+		bp = pt_bp_find(p, addr);
+		if (!bp)
+			return;
+	}
+	if ((bp->kinds & PT_BP_START) && t->mode == PT_MODE_CONT && addr == p->start_addr &&
+	    !t->return_addr) {
+		t->mode = PT_MODE_STEP;
+		if (!p->stop_addr)
+			t->window_rsp = t->regs.rsp; /* only while inside the function */
+		pt_code_changed(s, p); /* it ran unobserved: libraries may be new */
+		pt_write_ctl(s, t, 1, ITRACE_CTL_TRIGGER, addr);
+	}
+}
+
+int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
+{
+	struct pt_process *p = t->proc;
+	struct pt_bp *bp;
+	const cs_insn *ci;
+
+	if (t->reinsert_bp) {
+		bp = pt_bp_find(p, t->reinsert_bp);
+		if (bp)
+			pt_bp_insert(p, bp);
+		t->reinsert_bp = 0;
+	}
+	if (t->mode != PT_MODE_CONT)
+		update_mode(s, t);
+	bp = pt_bp_find(p, t->regs.rip);
+	if (bp && bp->inserted) {
+		/* execute the original instruction: lift the int3 for one step */
+		pt_bp_lift(p, bp);
+		t->reinsert_bp = bp->addr;
+	}
+	if (t->mode == PT_MODE_CONT)
+		return t->reinsert_bp ? PTRACE_SINGLESTEP : PTRACE_CONT;
+	ci = decode_at(s, p, t->regs.rip);
+	if (ci)
+		fill_pending(s, t, ci);
+	else
+		fill_undecoded(s, t);
+	s->steps++;
+	return PTRACE_SINGLESTEP;
+}

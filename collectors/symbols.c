@@ -1,0 +1,161 @@
+/* symbols.c - function name -> run-time address through libelf (see symbols.h). */
+#include "symbols.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "itrace.h"
+#include "maps.h"
+
+/* st_value of defined function `name` in the symbol table `scn`. */
+static int find_in_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
+			  uint64_t *value)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; data && i < n; i++) {
+		GElf_Sym sym;
+		const char *s;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+			continue;
+		s = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (s && strcmp(s, name) == 0) {
+			*value = sym.st_value;
+			return 0;
+		}
+	}
+	return -ITRACE_E_NOENT;
+}
+
+/* .symtab first (it has the static functions), then .dynsym. */
+static int find_symbol_value(Elf *elf, const char *name, uint64_t *value)
+{
+	static const unsigned types[] = {SHT_SYMTAB, SHT_DYNSYM};
+
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == types[t] &&
+			    find_in_symtab(elf, scn, &sh, name, value) == 0)
+				return 0;
+		}
+	}
+	return -ITRACE_E_NOENT;
+}
+
+/* File offset of virtual address `vaddr` through the PT_LOAD holding it. */
+static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -ITRACE_E_ELF;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+			*offset = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ITRACE_E_NOENT;
+}
+
+int symbols_file_offset(const char *path, const char *name, uint64_t *offset)
+{
+	uint64_t value;
+	Elf *elf;
+	int fd, rc = -ITRACE_E_ELF;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ITRACE_E_ELF;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ITRACE_E_ELF;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		rc = find_symbol_value(elf, name, &value);
+		if (rc == 0)
+			rc = vaddr_to_offset(elf, value, offset);
+	}
+	elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+/* Address of `name` in file `path` as mapped in `pid`, via its mappings. */
+static int lookup_in_file(pid_t pid, const char *path, const char *name, uint64_t *addr)
+{
+	char mpath[64], line[4200];
+	struct maps_entry e;
+	uint64_t off;
+	int rc = symbols_file_offset(path, name, &off);
+	FILE *f;
+
+	if (rc)
+		return rc;
+	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", (int)pid);
+	f = fopen(mpath, "re");
+	if (!f)
+		return -ITRACE_E_IO;
+	rc = -ITRACE_E_NOENT;
+	while (rc && fgets(line, sizeof(line), f)) {
+		if (maps_parse_line(line, &e) == 0 && strcmp(e.path, path) == 0 &&
+		    off >= e.pgoff && off < e.pgoff + (e.end - e.start)) {
+			*addr = e.start + (off - e.pgoff);
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Search each distinct file mapped in `pid`, the executable first. */
+static int search_mapped_files(pid_t pid, const char *name, uint64_t *addr)
+{
+	char link[64], exe[PATH_MAX], prev[4096] = "", mpath[64], line[4200];
+	struct maps_entry e;
+	ssize_t n;
+	int rc = -ITRACE_E_NOENT;
+	FILE *f;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if (lookup_in_file(pid, exe, name, addr) == 0)
+			return 0;
+	}
+	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", (int)pid);
+	f = fopen(mpath, "re");
+	if (!f)
+		return -ITRACE_E_IO;
+	while (rc && fgets(line, sizeof(line), f)) {
+		if (maps_parse_line(line, &e) || e.path[0] != '/' || strcmp(e.path, prev) == 0)
+			continue;
+		snprintf(prev, sizeof(prev), "%s", e.path);
+		if (n > 0 && strcmp(e.path, exe) == 0)
+			continue;
+		if (lookup_in_file(pid, e.path, name, addr) == 0)
+			rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+int symbols_lookup(pid_t pid, const char *name, uint64_t *addr)
+{
+	return search_mapped_files(pid, name, addr);
+}

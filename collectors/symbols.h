@@ -1,0 +1,31 @@
+/*
+ * symbols.h - find a function's run-time address by name, through the
+ * ELF symbol tables (.symtab, else .dynsym) of the executable and the
+ * shared libraries mapped into a process (libelf), adding each file's
+ * load bias taken from /proc/PID/maps.
+ */
+#ifndef ITRACE_COLLECT_SYMBOLS_H
+#define ITRACE_COLLECT_SYMBOLS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * symbols_lookup - address of function `name` in process `pid`.  The
+ * executable is searched first, then the libraries in map order; the
+ * first defined STT_FUNC symbol wins (.symtab before .dynsym).
+ * Returns 0 with *addr set, -ITRACE_E_NOENT if no mapped file defines
+ * it, -ITRACE_E_IO if /proc/PID/maps cannot be read.
+ */
+int symbols_lookup(pid_t pid, const char *name, uint64_t *addr);
+
+/*
+ * symbols_file_offset - file offset of the first byte of function `name`
+ * in ELF file `path` (st_value translated through the PT_LOAD segment
+ * holding it), which /proc/PID/maps then turns into an address.
+ * Returns 0, -ITRACE_E_NOENT, or -ITRACE_E_ELF if the file is not
+ * readable ELF.
+ */
+int symbols_file_offset(const char *path, const char *name, uint64_t *offset);
+
+#endif
