@@ -266,7 +266,10 @@ static int on_image_record(struct conv *c, const struct itrace_record *rec)
 	int rc;
 
 	if (!c->image) {
-		rc = itrace_image_alloc(NULL, &c->image);
+		struct itrace_image_options io;
+
+		itrace_image_options_init(&io);
+		rc = itrace_image_alloc(&io, &c->image);
 		if (rc < 0)
 			return fail(c, "cannot create the code image: %s", itrace_errstr(rc));
 	}

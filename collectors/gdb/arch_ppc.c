@@ -1,0 +1,151 @@
+/*
+ * arch_ppc.c - POWER load/store effective addresses (see arch_ppc.h).
+ *
+ * capstone gives the operands (a MEM operand base+disp for D/DS forms,
+ * three REG operands RT, RA, RB for X forms) but not the access size or
+ * direction, so those come from the mnemonic through the table below,
+ * after stripping the suffixes that do not change them: '.' (record),
+ * 'x' (indexed) and 'u' (update).
+ */
+#include "arch_ppc.h"
+
+#include <string.h>
+
+struct ppc_mem_op {
+	const char *mnemonic; /* base form */
+	uint8_t size;	      /* bytes; 0 = lmw/stmw (depends on RT) */
+	uint8_t store;
+	uint8_t align;	      /* EA is rounded down to this (vector forms) */
+};
+
+static const struct ppc_mem_op mem_ops[] = {
+	/* fixed-point loads */
+	{"lbz", 1, 0, 1}, {"lhz", 2, 0, 1}, {"lha", 2, 0, 1}, {"lwz", 4, 0, 1},
+	{"lwa", 4, 0, 1}, {"ld", 8, 0, 1}, {"lq", 16, 0, 1}, {"lhbr", 2, 0, 1},
+	{"lwbr", 4, 0, 1}, {"ldbr", 8, 0, 1}, {"lbarx", 1, 0, 1}, {"lharx", 2, 0, 1},
+	{"lwarx", 4, 0, 1}, {"ldarx", 8, 0, 1}, {"lqarx", 16, 0, 1}, {"lmw", 0, 0, 1},
+	/* fixed-point stores */
+	{"stb", 1, 1, 1}, {"sth", 2, 1, 1}, {"stw", 4, 1, 1}, {"std", 8, 1, 1},
+	{"stq", 16, 1, 1}, {"sthbr", 2, 1, 1}, {"stwbr", 4, 1, 1}, {"stdbr", 8, 1, 1},
+	{"stbcx", 1, 1, 1}, {"sthcx", 2, 1, 1}, {"stwcx", 4, 1, 1}, {"stdcx", 8, 1, 1},
+	{"stqcx", 16, 1, 1}, {"stmw", 0, 1, 1},
+	/* floating point */
+	{"lfs", 4, 0, 1}, {"lfd", 8, 0, 1}, {"lfiwax", 4, 0, 1}, {"lfiwzx", 4, 0, 1},
+	{"stfs", 4, 1, 1}, {"stfd", 8, 1, 1}, {"stfiwx", 4, 1, 1},
+	/* AltiVec */
+	{"lvx", 16, 0, 16}, {"lvxl", 16, 0, 16}, {"lvebx", 1, 0, 1}, {"lvehx", 2, 0, 2},
+	{"lvewx", 4, 0, 4}, {"stvx", 16, 1, 16}, {"stvxl", 16, 1, 16}, {"stvebx", 1, 1, 1},
+	{"stvehx", 2, 1, 2}, {"stvewx", 4, 1, 4},
+	/* VSX */
+	{"lxvd2x", 16, 0, 1}, {"lxvw4x", 16, 0, 1}, {"lxvdsx", 8, 0, 1}, {"lxsdx", 8, 0, 1},
+	{"lxsiwax", 4, 0, 1}, {"lxsiwzx", 4, 0, 1}, {"lxsspx", 4, 0, 1}, {"lxv", 16, 0, 1},
+	{"lxvx", 16, 0, 1}, {"lxsd", 8, 0, 1}, {"lxssp", 4, 0, 1},
+	{"stxvd2x", 16, 1, 1}, {"stxvw4x", 16, 1, 1}, {"stxsdx", 8, 1, 1},
+	{"stxsiwx", 4, 1, 1}, {"stxsspx", 4, 1, 1}, {"stxv", 16, 1, 1}, {"stxvx", 16, 1, 1},
+	{"stxsd", 8, 1, 1}, {"stxssp", 4, 1, 1},
+};
+
+static const struct ppc_mem_op *find_exact(const char *m)
+{
+	for (size_t i = 0; i < sizeof(mem_ops) / sizeof(mem_ops[0]); i++)
+		if (strcmp(mem_ops[i].mnemonic, m) == 0)
+			return &mem_ops[i];
+	return NULL;
+}
+
+/* lookup - "lwzux" -> "lwzu" -> "lwz"; exact names first ("lxvd2x"). */
+static const struct ppc_mem_op *lookup(const char *mnemonic)
+{
+	char m[32];
+	size_t n = strlen(mnemonic);
+	const struct ppc_mem_op *op;
+
+	if (n == 0 || n >= sizeof(m))
+		return NULL;
+	memcpy(m, mnemonic, n + 1);
+	if (m[n - 1] == '.')
+		m[--n] = '\0';
+	if ((op = find_exact(m)))
+		return op;
+	if (n > 1 && m[n - 1] == 'x') {
+		m[--n] = '\0';
+		if ((op = find_exact(m)))
+			return op;
+	}
+	if (n > 1 && m[n - 1] == 'u') {
+		m[--n] = '\0';
+		if ((op = find_exact(m)))
+			return op;
+	}
+	return NULL;
+}
+
+/* gpr_index - 0..31 for a capstone GPR, -1 otherwise. */
+static int gpr_index(unsigned reg)
+{
+	if (reg >= PPC_REG_R0 && reg <= PPC_REG_R31)
+		return (int)(reg - PPC_REG_R0);
+	return -1;
+}
+
+/* ra_or_zero - the RA|0 rule: r0 as a base register reads as 0. */
+static int ra_or_zero(unsigned reg, const uint64_t gpr[32], uint64_t *v)
+{
+	int i = gpr_index(reg);
+
+	if (i < 0)
+		return -1;
+	*v = i == 0 ? 0 : gpr[i];
+	return 0;
+}
+
+/* effective_address - from the MEM operand, or the last two REG operands. */
+static int effective_address(const cs_ppc *d, const uint64_t gpr[32], uint64_t *ea)
+{
+	uint64_t ra, rb;
+	int rbi;
+
+	for (int i = 0; i < d->op_count; i++) {
+		if (d->operands[i].type == PPC_OP_MEM) {
+			if (ra_or_zero(d->operands[i].mem.base, gpr, &ra) < 0)
+				return -1;
+			*ea = ra + (uint64_t)(int64_t)d->operands[i].mem.disp;
+			return 0;
+		}
+	}
+	if (d->op_count < 3 || d->operands[d->op_count - 1].type != PPC_OP_REG ||
+	    d->operands[d->op_count - 2].type != PPC_OP_REG)
+		return -1;
+	rbi = gpr_index(d->operands[d->op_count - 1].reg);
+	if (rbi < 0 || ra_or_zero(d->operands[d->op_count - 2].reg, gpr, &ra) < 0)
+		return -1;
+	rb = gpr[rbi];
+	*ea = ra + rb;
+	return 0;
+}
+
+int arch_ppc_mem_accesses(const cs_insn *insn, const uint64_t gpr[32],
+			  struct arch_ppc_mem_access *out)
+{
+	const struct ppc_mem_op *op = lookup(insn->mnemonic);
+	const cs_ppc *d;
+	uint64_t ea;
+	int rt;
+
+	if (!op || !insn->detail)
+		return 0;
+	d = &insn->detail->ppc;
+	if (effective_address(d, gpr, &ea) < 0)
+		return 0;
+	out->addr = ea & ~(uint64_t)(op->align - 1);
+	out->store = op->store;
+	out->size = op->size;
+	if (op->size == 0) { /* lmw/stmw: registers RT..r31, one word each */
+		rt = d->op_count > 0 && d->operands[0].type == PPC_OP_REG
+			     ? gpr_index(d->operands[0].reg) : -1;
+		if (rt < 0)
+			return 0;
+		out->size = 4u * (32u - (unsigned)rt);
+	}
+	return 1;
+}

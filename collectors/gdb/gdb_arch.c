@@ -1,0 +1,123 @@
+/*
+ * gdb_arch.c - the per-architecture tables of the gdb backend (gdb_arch.h).
+ */
+#include "gdb_arch.h"
+
+#include <elf.h>
+#include <string.h>
+
+#include "../arch_x86.h"
+#include "arch_ppc.h"
+
+/* ---- POWER ------------------------------------------------------------- */
+
+/* r0..r31 first (arch_ppc wants them as gpr[0..31]), then pc and lr. */
+static const char *const ppc64_regs[] = {
+	"r0",  "r1",  "r2",  "r3",  "r4",  "r5",  "r6",  "r7",	"r8",  "r9",  "r10",
+	"r11", "r12", "r13", "r14", "r15", "r16", "r17", "r18", "r19", "r20", "r21",
+	"r22", "r23", "r24", "r25", "r26", "r27", "r28", "r29", "r30", "r31", "pc",
+	"lr",
+};
+
+static int ppc64_mem(const cs_insn *ci, const uint64_t *vals, struct gdb_mem *out, int max)
+{
+	struct arch_ppc_mem_access a;
+
+	if (max < 1 || !arch_ppc_mem_accesses(ci, vals, &a))
+		return 0;
+	out[0] = (struct gdb_mem){.addr = a.addr, .size = a.size, .store = a.store};
+	return 1;
+}
+
+static const struct gdb_arch arch_ppc64 = {
+	.name = "ppc64",
+	.tdesc_prefix = "powerpc",
+	.machine = EM_PPC64,
+	.regs = ppc64_regs,
+	.n_regs = sizeof(ppc64_regs) / sizeof(ppc64_regs[0]),
+	.n_required = sizeof(ppc64_regs) / sizeof(ppc64_regs[0]),
+	.pc = 32,
+	.sp = 1,
+	.link = 33,
+	.bp_kind = 4,
+	.fixed_len = 4,
+	.cs_arch = CS_ARCH_PPC,
+	.cs_mode = CS_MODE_64,
+	.mem = ppc64_mem,
+};
+
+/* ---- x86-64 ------------------------------------------------------------ */
+
+enum {
+	X_RAX, X_RBX, X_RCX, X_RDX, X_RSI, X_RDI, X_RBP, X_RSP, X_R8, X_R9, X_R10, X_R11,
+	X_R12, X_R13, X_R14, X_R15, X_RIP, X_EFLAGS, X_FS_BASE, X_GS_BASE, X_NREGS
+};
+
+static const char *const x86_64_regs[X_NREGS] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10",
+	"r11", "r12", "r13", "r14", "r15", "rip", "eflags", "fs_base", "gs_base",
+};
+
+static int x86_64_mem(const cs_insn *ci, const uint64_t *v, struct gdb_mem *out, int max)
+{
+	struct arch_x86_regs r = {
+		.rax = v[X_RAX], .rbx = v[X_RBX], .rcx = v[X_RCX], .rdx = v[X_RDX],
+		.rsi = v[X_RSI], .rdi = v[X_RDI], .rbp = v[X_RBP], .rsp = v[X_RSP],
+		.r8 = v[X_R8], .r9 = v[X_R9], .r10 = v[X_R10], .r11 = v[X_R11],
+		.r12 = v[X_R12], .r13 = v[X_R13], .r14 = v[X_R14], .r15 = v[X_R15],
+		.rip = v[X_RIP], .rflags = v[X_EFLAGS], .fs_base = v[X_FS_BASE],
+		.gs_base = v[X_GS_BASE],
+	};
+	struct arch_x86_mem_access acc[ARCH_X86_MAX_ACCESSES];
+	int n = arch_x86_mem_accesses(ci, &r, acc, ARCH_X86_MAX_ACCESSES);
+
+	if (n > max)
+		n = max;
+	for (int i = 0; i < n; i++)
+		out[i] = (struct gdb_mem){.addr = acc[i].addr, .size = acc[i].size,
+					  .store = acc[i].store};
+	return n;
+}
+
+static const struct gdb_arch arch_x86_64 = {
+	.name = "x86-64",
+	.tdesc_prefix = "i386:x86-64",
+	.machine = EM_X86_64,
+	.regs = x86_64_regs,
+	.n_regs = X_NREGS,
+	.n_required = X_FS_BASE, /* fs_base/gs_base: only newer stubs send them */
+	.pc = X_RIP,
+	.sp = X_RSP,
+	.link = GDB_NO_REG,
+	.bp_kind = 1,
+	.fixed_len = 0,
+	.cs_arch = CS_ARCH_X86,
+	.cs_mode = CS_MODE_64,
+	.mem = x86_64_mem,
+};
+
+static const struct gdb_arch *const arches[] = {&arch_ppc64, &arch_x86_64};
+
+const struct gdb_arch *gdb_arch_for_machine(uint16_t machine)
+{
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i]->machine == machine)
+			return arches[i];
+	return NULL;
+}
+
+const struct gdb_arch *gdb_arch_for_tdesc(const char *architecture)
+{
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (strncmp(architecture, arches[i]->tdesc_prefix,
+			    strlen(arches[i]->tdesc_prefix)) == 0)
+			return arches[i];
+	return NULL;
+}
+
+const char *gdb_arch_qemu(const struct gdb_arch *a, uint8_t endian)
+{
+	if (a->machine == EM_PPC64)
+		return endian == 2 ? "qemu-ppc64" : "qemu-ppc64le";
+	return "qemu-x86_64";
+}

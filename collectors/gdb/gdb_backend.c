@@ -1,0 +1,910 @@
+/*
+ * gdb_backend.c - itrace-collect --backend gdb: trace a program through
+ * the gdb remote serial protocol, single-stepping it.
+ *
+ *   itrace-collect --backend gdb --remote HOST:PORT [-- prog]
+ *       a gdb stub already runs the program (gdbserver, qemu -g, a
+ *       simulator); naming the program lets --start/--stop use its symbols
+ *       and puts its mapping into the trace.
+ *   itrace-collect --backend gdb -- prog args
+ *       starts `qemu-<arch> -g PORT prog args` for the program's ELF
+ *       machine (qemu-ppc64le for ppc64le, ...), which is how POWER code is
+ *       traced on an x86-64 machine.
+ *
+ * Each step: read the registers ('g'), the instruction bytes ('m', cached),
+ * compute its loads/stores from capstone operands and the registers, write
+ * INSN and MEM records (or BRANCH records at branch level, once the next
+ * pc is known), then 's'.  --start FUNC sets a Z0 breakpoint and runs at
+ * full speed ('c') until it is hit; tracing then lasts until FUNC returns,
+ * or until --stop is reached.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <capstone/capstone.h>
+
+#include "../backend.h"
+#include "cli.h"
+#include "gdb_arch.h"
+#include "gdb_elf.h"
+#include "gdb_target.h"
+#include "itrace.h"
+#include "itrace_format.h"
+
+#define QEMU_CONNECT_WAIT_MS 10000
+#define REMOTE_CONNECT_WAIT_MS 2000
+#define GDB_SIGTRAP 5
+
+struct gdb_session {
+	const struct collect_options *opts;
+	struct gdb_target t;
+	const char *prog;	   /* program path (NULL: unknown, remote) */
+	struct gdb_elf elf;
+	int have_elf;
+	pid_t child;		   /* qemu we started, or 0 */
+	char remote[300];
+	uint32_t pid, tid;
+	uint64_t bias;		   /* run-time address - ELF address */
+	csh cs;
+	cs_insn *ci;
+	struct itrace_decoder *dec;
+	struct itrace_writer *w;
+	uint64_t start[2], stop[2];
+	int n_start, n_stop;
+	int stepping;		   /* tracing (single-stepping) now */
+	int bp_inserted;
+	int window;		   /* --start without --stop: until FUNC returns */
+	uint64_t window_ret, window_sp;
+	int pending_sig;	   /* gdb signal to deliver with the next resume */
+	/* branch level: the instruction just stepped */
+	int prev_valid;
+	uint64_t prev_addr;
+	unsigned prev_len;
+	int prev_kind;
+	uint64_t steps;
+	int end_reason, end_status, exit_status;
+};
+
+/* ---- Program and stub --------------------------------------------------- */
+
+/* find_program - argv[0] as a path: as given if it has a '/', else on PATH. */
+static char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return strdup(name);
+	while (path && *path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", name);
+		if (access(buf, X_OK) == 0)
+			return strdup(buf);
+		path = colon ? colon + 1 : NULL;
+	}
+	return NULL;
+}
+
+static int on_path(const char *name)
+{
+	char *p = find_program(name);
+
+	free(p);
+	return p != NULL;
+}
+
+/* free_port - a TCP port nobody listens on now (the kernel's choice). */
+static int free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {0, (long)ms * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* qemu_sysroot - where the cross libc lives, for dynamically linked programs. */
+static const char *qemu_sysroot(const struct gdb_elf *e)
+{
+	if (!e->has_interp)
+		return NULL;
+	if (e->machine == EM_PPC64 && e->endian == 1 &&
+	    access("/usr/powerpc64le-linux-gnu", F_OK) == 0)
+		return "/usr/powerpc64le-linux-gnu";
+	return NULL;
+}
+
+static pid_t spawn_qemu(const char *qemu, const char *sysroot, int port, const char *prog,
+			char *const *argv)
+{
+	size_t argc = 0, i = 0;
+	char portbuf[16];
+	char **args;
+	pid_t pid;
+
+	while (argv[argc])
+		argc++;
+	args = calloc(argc + 8, sizeof(*args));
+	if (!args)
+		return -1;
+	snprintf(portbuf, sizeof(portbuf), "%d", port);
+	args[i++] = (char *)qemu;
+	if (sysroot) {
+		args[i++] = "-L";
+		args[i++] = (char *)sysroot;
+	}
+	args[i++] = "-g";
+	args[i++] = portbuf;
+	args[i++] = (char *)prog;
+	for (size_t k = 1; k < argc; k++)
+		args[i++] = argv[k];
+	pid = fork();
+	if (pid == 0) {
+		/* Own process group: the terminal's ^C goes to itrace-collect only. */
+		setpgid(0, 0);
+		execvp(qemu, args);
+		fprintf(stderr, "itrace-collect: cannot run '%s': %s\n", qemu, strerror(errno));
+		_exit(127);
+	}
+	free(args);
+	return pid;
+}
+
+/* start_qemu - run the program under qemu-<arch> -g and connect to it. */
+static int start_qemu(struct gdb_session *s, struct rsp **rp)
+{
+	const struct gdb_arch *a = gdb_arch_for_machine(s->elf.machine);
+	const char *qemu = gdb_arch_qemu(a, s->elf.endian);
+	char err[300];
+	int port = free_port(), status;
+
+	if (port < 0) {
+		cli_error("cannot find a free TCP port for qemu's gdb stub: %s", strerror(errno));
+		return -1;
+	}
+	s->child = spawn_qemu(qemu, qemu_sysroot(&s->elf), port, s->prog, s->opts->argv);
+	if (s->child < 0) {
+		cli_error("cannot start '%s': %s", qemu, strerror(errno));
+		return -1;
+	}
+	snprintf(s->remote, sizeof(s->remote), "127.0.0.1:%d", port);
+	for (int waited = 0; waited < QEMU_CONNECT_WAIT_MS; waited += 20) {
+		if (rsp_connect(s->remote, 0, rp, err, sizeof(err)) == 0)
+			return 0;
+		if (waitpid(s->child, &status, WNOHANG) == s->child) {
+			s->child = 0;
+			cli_error("'%s' exited before accepting the gdb connection (see its "
+				  "message above)", qemu);
+			return -1;
+		}
+		sleep_ms(20);
+	}
+	cli_error("%s", err);
+	return -1;
+}
+
+/* ---- Trace output ---------------------------------------------------------- */
+
+static void utc_now(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/*
+ * open_writer - the trace with itrace-collect's standard metadata, for the
+ * target's machine and byte order (collect_writer_open() writes x86-64).
+ */
+static int open_writer(struct gdb_session *s)
+{
+	const struct collect_options *o = s->opts;
+	char cmdline[4096] = "", pidbuf[24], host[256] = "", start[40];
+	struct itrace_writer_options wo;
+	struct itrace_meta meta[16];
+	struct utsname un;
+	size_t n = 0, used = 0;
+	int rc;
+
+	for (char *const *a = o->argv; a && *a && used + 1 < sizeof(cmdline); a++)
+		used += (size_t)snprintf(cmdline + used, sizeof(cmdline) - used, "%s%s",
+					 a == o->argv ? "" : " ", *a);
+	snprintf(pidbuf, sizeof(pidbuf), "%u", s->pid);
+	gethostname(host, sizeof(host) - 1);
+	if (uname(&un) != 0)
+		strcpy(un.release, "unknown");
+	utc_now(start, sizeof(start));
+	meta[n++] = (struct itrace_meta){"cmdline", cmdline};
+	meta[n++] = (struct itrace_meta){"pid", pidbuf};
+	meta[n++] = (struct itrace_meta){"host", host};
+	meta[n++] = (struct itrace_meta){"kernel", un.release};
+	meta[n++] = (struct itrace_meta){"collector", "itrace-collect"};
+	meta[n++] = (struct itrace_meta){"backend", "gdb"};
+	meta[n++] = (struct itrace_meta){"version", ITRACE_VERSION_STRING};
+	meta[n++] = (struct itrace_meta){"start_time", start};
+	meta[n++] = (struct itrace_meta){"level", o->level == ITRACE_LEVEL_INSN ? "insn" : "branch"};
+	meta[n++] = (struct itrace_meta){"aslr", "off"};
+	meta[n++] = (struct itrace_meta){"arch", gdb_elf_machine_name(s->t.arch->machine,
+								       s->t.endian)};
+	meta[n++] = (struct itrace_meta){"gdb_remote", s->remote};
+	if (s->child)
+		meta[n++] = (struct itrace_meta){"emulator", gdb_arch_qemu(s->t.arch, s->t.endian)};
+
+	itrace_writer_options_init(&wo);
+	wo.machine = s->t.arch->machine;
+	wo.target_endian = s->t.endian;
+	wo.level = (uint8_t)o->level;
+	wo.flags = o->level == ITRACE_LEVEL_INSN ? ITRACE_FF_MEM | ITRACE_FF_INSN_BYTES : 0;
+	wo.compression = o->compression;
+	wo.meta = meta;
+	wo.meta_count = n;
+	rc = itrace_writer_open(o->output, &wo, &s->w);
+	if (rc < 0) {
+		if (rc == -ITRACE_E_IO)
+			cli_error("cannot create '%s': %s", o->output, strerror(errno));
+		else
+			cli_error("cannot start the trace '%s': %s", o->output, itrace_errstr(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_rec(struct gdb_session *s, struct itrace_record *rec)
+{
+	int rc = itrace_writer_write(s->w, rec);
+
+	if (rc < 0)
+		cli_error("cannot write the trace '%s': %s", s->opts->output, itrace_errstr(rc));
+	return rc < 0 ? -1 : 0;
+}
+
+/* write_process_start - PROCESS START, THREAD SWITCH, then the program's code. */
+static int write_process_start(struct gdb_session *s)
+{
+	struct itrace_record rec;
+	const char *name = s->prog ? s->prog : s->remote;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_PROCESS;
+	rec.u.process = (struct itrace_process){.event = ITRACE_PROCESS_START, .pid = s->pid,
+						.name = name, .name_len = strlen(name)};
+	if (write_rec(s, &rec) < 0)
+		return -1;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_THREAD;
+	rec.u.thread = (struct itrace_thread){.event = ITRACE_THREAD_SWITCH, .tid = s->tid,
+					      .pid = s->pid};
+	if (write_rec(s, &rec) < 0)
+		return -1;
+	for (size_t i = 0; s->have_elf && i < s->elf.n_seg; i++) {
+		const struct gdb_elf_segment *g = &s->elf.seg[i];
+		uint64_t page = 4096, start = (g->vaddr + s->bias) & ~(page - 1);
+
+		memset(&rec, 0, sizeof(rec));
+		rec.type = ITRACE_REC_MMAP;
+		rec.u.mmap.start = start;
+		rec.u.mmap.len = g->vaddr + s->bias + g->memsz - start;
+		rec.u.mmap.pgoff = g->offset - ((g->vaddr + s->bias) - start);
+		rec.u.mmap.pid = s->pid;
+		rec.u.mmap.prot = g->prot;
+		rec.u.mmap.path = s->prog;
+		rec.u.mmap.path_len = strlen(s->prog);
+		{
+			int k = itrace_elf_build_id(s->prog, rec.u.mmap.buildid,
+						    sizeof(rec.u.mmap.buildid));
+			rec.u.mmap.buildid_len = k > 0 ? (uint8_t)k : 0;
+		}
+		if (write_rec(s, &rec) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_ctl(struct gdb_session *s, int on, uint64_t addr)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_TRACE_CTL;
+	rec.u.ctl = (struct itrace_trace_ctl){.on = (uint8_t)on, .reason = ITRACE_CTL_TRIGGER,
+					      .addr = addr};
+	return write_rec(s, &rec);
+}
+
+static int write_signal(struct gdb_session *s, int gdb_sig)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_SIGNAL;
+	rec.u.signal.signo = (uint32_t)gdb_signal_to_host(gdb_sig);
+	rec.u.signal.pc = s->t.vals[s->t.arch->pc];
+	return write_rec(s, &rec);
+}
+
+/* ---- One instruction --------------------------------------------------- */
+
+static uint64_t reg(struct gdb_session *s, unsigned i)
+{
+	return s->t.vals[i];
+}
+
+/* insn_length - capstone's length, else POWER's fixed width (8 if prefixed). */
+static unsigned insn_length(struct gdb_session *s, const uint8_t *b, size_t avail, int decoded)
+{
+	uint32_t w;
+
+	if (decoded)
+		return s->ci->size;
+	if (!s->t.arch->fixed_len)
+		return avail ? 1 : 0;
+	if (avail < 4)
+		return 0;
+	w = s->t.endian == 1 ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+				       (uint32_t)b[3] << 24
+			     : (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 |
+				       (uint32_t)b[0] << 24;
+	return (w >> 26) == 1 && avail >= 8 ? 8 : 4;
+}
+
+static int emit_insn_level(struct gdb_session *s, uint64_t pc, const uint8_t *bytes,
+			   unsigned len, int decoded)
+{
+	struct gdb_mem mem[GDB_MAX_MEM];
+	int n = decoded ? s->t.arch->mem(s->ci, s->t.vals, mem, GDB_MAX_MEM) : 0;
+	int rc = itrace_write_insn(s->w, pc, len, bytes);
+
+	for (int i = 0; rc >= 0 && i < n; i++)
+		rc = itrace_write_mem(s->w, mem[i].addr, mem[i].size,
+				      mem[i].store ? ITRACE_MEM_STORE : 0);
+	if (rc < 0) {
+		cli_error("cannot write the trace '%s': %s", s->opts->output, itrace_errstr(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * record_insn - the instruction at the current pc, before it is stepped.
+ * At branch level only its address, length and kind are kept until the
+ * next pc shows where it went.
+ */
+static int record_insn(struct gdb_session *s)
+{
+	uint64_t pc = reg(s, s->t.arch->pc);
+	const uint8_t *p;
+	uint8_t bytes[16];
+	size_t avail;
+	uint64_t addr = pc;
+	int got = gdb_target_code(&s->t, pc, bytes, sizeof(bytes));
+	int decoded;
+	unsigned len;
+
+	if (got < 0) {
+		cli_error("%s", s->t.err);
+		return -1;
+	}
+	p = bytes;
+	avail = (size_t)got;
+	decoded = avail && cs_disasm_iter(s->cs, &p, &avail, &addr, s->ci);
+	len = insn_length(s, bytes, (size_t)got, decoded);
+	if (len == 0) {
+		cli_error("cannot read the instruction at 0x%llx from the gdb stub",
+			  (unsigned long long)pc);
+		return -1;
+	}
+	if (s->opts->level == ITRACE_LEVEL_INSN)
+		return emit_insn_level(s, pc, bytes, len, decoded);
+	{
+		struct itrace_decoded d;
+
+		s->prev_kind = itrace_decoder_decode(s->dec, bytes, (size_t)got, pc, &d) == 0
+				       ? d.kind : ITRACE_INSN_NOT_BRANCH;
+	}
+	s->prev_valid = 1;
+	s->prev_addr = pc;
+	s->prev_len = len;
+	return 0;
+}
+
+/*
+ * record_branch - branch level: the previous instruction's outcome, now
+ * that the pc after it is known.  Real branches are written taken or not;
+ * a jump from a non-branch (signal delivery) is an interrupt.
+ */
+static int record_branch(struct gdb_session *s)
+{
+	uint64_t next = reg(s, s->t.arch->pc);
+	int jumped = next != s->prev_addr + s->prev_len;
+	int kind = s->prev_kind;
+	int rc;
+
+	if (!s->prev_valid || s->opts->level != ITRACE_LEVEL_BRANCH)
+		return 0;
+	s->prev_valid = 0;
+	if (kind == ITRACE_INSN_NOT_BRANCH || kind == ITRACE_BRANCH_SYSCALL) {
+		if (!jumped)
+			return 0;
+		kind = ITRACE_BRANCH_INTERRUPT;
+	}
+	rc = itrace_write_branch(s->w, s->prev_addr, next, (unsigned)kind,
+				 jumped ? ITRACE_BRANCH_TAKEN : 0);
+	if (rc < 0) {
+		cli_error("cannot write the trace '%s': %s", s->opts->output, itrace_errstr(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- Triggers ---------------------------------------------------------- */
+
+static int resolve(struct gdb_session *s, const char *func, int has_addr, uint64_t addr,
+		   const char *opt, uint64_t out[2], int *n)
+{
+	*n = 0;
+	if (has_addr) {
+		out[0] = addr;
+		*n = 1;
+		return 0;
+	}
+	if (!func)
+		return 0;
+	if (!s->prog) {
+		cli_error("%s %s needs the program's symbols: name the program after -- "
+			  "or give %s-addr ADDRESS", opt, func, opt);
+		return -1;
+	}
+	*n = gdb_elf_function(s->prog, func, out);
+	if (*n < 0) {
+		*n = 0;
+		cli_error("%s %s: '%s' has no function of that name", opt, func, s->prog);
+		return -1;
+	}
+	for (int i = 0; i < *n; i++)
+		out[i] += s->bias;
+	return 0;
+}
+
+static int is_start(const struct gdb_session *s, uint64_t pc)
+{
+	for (int i = 0; i < s->n_start; i++)
+		if (s->start[i] == pc)
+			return 1;
+	return 0;
+}
+
+static int is_stop(const struct gdb_session *s, uint64_t pc)
+{
+	for (int i = 0; i < s->n_stop; i++)
+		if (s->stop[i] == pc)
+			return 1;
+	return 0;
+}
+
+static int set_start_breakpoints(struct gdb_session *s, int insert)
+{
+	if (s->bp_inserted == insert)
+		return 0;
+	for (int i = 0; i < s->n_start; i++) {
+		if (gdb_target_breakpoint(&s->t, s->start[i], insert) < 0) {
+			cli_error("%s", s->t.err);
+			return -1;
+		}
+	}
+	s->bp_inserted = insert;
+	return 0;
+}
+
+/* begin_window - the start function was entered: trace from here. */
+static int begin_window(struct gdb_session *s)
+{
+	const struct gdb_arch *a = s->t.arch;
+
+	s->stepping = 1;
+	s->window = s->n_stop == 0;
+	s->window_sp = reg(s, a->sp);
+	if (s->window) {
+		/* Where it returns to: the link register, or the word at sp. */
+		if (a->link != GDB_NO_REG)
+			s->window_ret = reg(s, a->link);
+		else if (gdb_target_read_u64(&s->t, s->window_sp, &s->window_ret) < 0)
+			s->window_ret = 0;
+	}
+	if (set_start_breakpoints(s, 0) < 0)
+		return -1;
+	return write_ctl(s, 1, reg(s, a->pc));
+}
+
+static int window_over(const struct gdb_session *s)
+{
+	uint64_t pc = reg((struct gdb_session *)s, s->t.arch->pc);
+
+	if (is_stop(s, pc))
+		return 1;
+	return s->window && pc == s->window_ret && reg((struct gdb_session *)s, s->t.arch->sp) >=
+								  s->window_sp;
+}
+
+/* ---- The loop ---------------------------------------------------------- */
+
+/* on_stop - bookkeeping after any stop; returns 1 if the program ended. */
+static int on_stop(struct gdb_session *s, const struct gdb_stop *st)
+{
+	if (st->kind == 'W') {
+		s->end_reason = ITRACE_END_COMPLETE;
+		s->end_status = st->code;
+		s->exit_status = st->code;
+		return 1;
+	}
+	if (st->kind == 'X') {
+		s->end_reason = ITRACE_END_CRASHED;
+		s->end_status = gdb_signal_to_host(st->sig);
+		s->exit_status = 128 + s->end_status;
+		return 1;
+	}
+	return 0;
+}
+
+static int after_stop(struct gdb_session *s, const struct gdb_stop *st)
+{
+	if (gdb_target_read_regs(&s->t) < 0) {
+		cli_error("%s", s->t.err);
+		return -1;
+	}
+	if (record_branch(s) < 0)
+		return -1;
+	if (st->sig != GDB_SIGTRAP && st->sig != 0) {
+		s->pending_sig = st->sig; /* delivered with the next resume */
+		return write_signal(s, st->sig);
+	}
+	return 0;
+}
+
+static int resume(struct gdb_session *s, int step, struct gdb_stop *st)
+{
+	int sig = s->pending_sig;
+
+	s->pending_sig = 0;
+	if (gdb_target_resume(&s->t, step, sig, step ? 30000 : -1, st) < 0) {
+		cli_error("%s", s->t.err);
+		return -1;
+	}
+	return 0;
+}
+
+/* run_free - not tracing: run to the start breakpoint or the end. */
+static int run_free(struct gdb_session *s, struct gdb_stop *st)
+{
+	uint64_t pc = reg(s, s->t.arch->pc);
+
+	if (s->n_start && is_start(s, pc)) {
+		/* Leave the breakpoint address first, or 'c' stops right here. */
+		if (resume(s, 1, st) < 0)
+			return -1;
+		if (on_stop(s, st))
+			return 1;
+		if (gdb_target_read_regs(&s->t) < 0) {
+			cli_error("%s", s->t.err);
+			return -1;
+		}
+	}
+	if (s->n_start && set_start_breakpoints(s, 1) < 0)
+		return -1;
+	if (resume(s, 0, st) < 0)
+		return -1;
+	if (on_stop(s, st))
+		return 1;
+	if (after_stop(s, st) < 0)
+		return -1;
+	if (s->n_start && is_start(s, reg(s, s->t.arch->pc)))
+		return begin_window(s) < 0 ? -1 : 0;
+	return 0;
+}
+
+static int step_one(struct gdb_session *s, struct gdb_stop *st)
+{
+	if (window_over(s)) {
+		s->stepping = 0;
+		s->prev_valid = 0;
+		return write_ctl(s, 0, reg(s, s->t.arch->pc));
+	}
+	if (record_insn(s) < 0 || resume(s, 1, st) < 0)
+		return -1;
+	s->steps++;
+	if (on_stop(s, st))
+		return 1;
+	return after_stop(s, st);
+}
+
+static int trace_loop(struct gdb_session *s)
+{
+	struct gdb_stop st;
+	int rc = 0;
+
+	if (gdb_target_read_regs(&s->t) < 0) {
+		cli_error("%s", s->t.err);
+		return -1;
+	}
+	s->stepping = s->n_start == 0;
+	if (s->n_start && is_start(s, reg(s, s->t.arch->pc)) && begin_window(s) < 0)
+		return -1;
+	while (rc == 0) {
+		if (collect_interrupted) {
+			s->end_reason = ITRACE_END_INTERRUPTED;
+			s->end_status = collect_interrupted;
+			s->exit_status = 128 + collect_interrupted;
+			return 1;
+		}
+		rc = s->stepping ? step_one(s, &st) : run_free(s, &st);
+	}
+	return rc;
+}
+
+/* ---- Setup and teardown ------------------------------------------------ */
+
+static int open_decoders(struct gdb_session *s)
+{
+	const struct gdb_arch *a = s->t.arch;
+	cs_mode mode = a->cs_mode;
+	int rc;
+
+	if (a->cs_arch == CS_ARCH_PPC)
+		mode |= s->t.endian == 2 ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN;
+	if (cs_open(a->cs_arch, mode, &s->cs) != CS_ERR_OK ||
+	    cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+	    !(s->ci = cs_malloc(s->cs))) {
+		cli_error("cannot open capstone for %s", a->name);
+		return -1;
+	}
+	rc = itrace_decoder_alloc(a->machine, s->t.endian, &s->dec);
+	if (rc < 0) {
+		cli_error("cannot open the %s decoder: %s", a->name, itrace_errstr(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int connect_target(struct gdb_session *s)
+{
+	const struct collect_options *o = s->opts;
+	struct gdb_stop first;
+	struct rsp *rsp = NULL;
+	char err[300];
+
+	if (o->remote) {
+		snprintf(s->remote, sizeof(s->remote), "%s", o->remote);
+		if (rsp_connect(o->remote, REMOTE_CONNECT_WAIT_MS, &rsp, err, sizeof(err)) < 0) {
+			cli_error("%s", err);
+			return -1;
+		}
+	} else if (start_qemu(s, &rsp) < 0) {
+		return -1;
+	}
+	if (gdb_target_attach(&s->t, rsp, s->have_elf ? s->elf.machine : 0,
+			      s->have_elf ? s->elf.endian : 0, &first) < 0) {
+		cli_error("%s: %s", s->remote, s->t.err);
+		return -1;
+	}
+	if (on_stop(s, &first)) {
+		cli_error("%s: the program has already ended", s->remote);
+		return -1;
+	}
+	s->tid = first.tid;
+	s->pid = s->child ? (uint32_t)s->child : (first.pid > 1 ? first.pid : first.tid);
+	if (!s->tid)
+		s->tid = s->pid;
+	if (s->have_elf && s->elf.is_dyn) {
+		uint64_t entry = gdb_target_auxv_entry(&s->t);
+
+		s->bias = entry ? entry - s->elf.entry : 0;
+	}
+	return 0;
+}
+
+static int prepare(struct gdb_session *s)
+{
+	const struct collect_options *o = s->opts;
+	char err[300];
+
+	if (o->argv && o->argv[0]) {
+		s->prog = find_program(o->argv[0]);
+		if (!s->prog) {
+			cli_error("cannot find '%s' on PATH", o->argv[0]);
+			return -1;
+		}
+		if (gdb_elf_read(s->prog, &s->elf, err, sizeof(err)) < 0) {
+			cli_error("%s", err);
+			return -1;
+		}
+		s->have_elf = 1;
+	}
+	if (connect_target(s) < 0 || open_decoders(s) < 0)
+		return -1;
+	if (resolve(s, o->start_func, o->has_start_addr, o->start_addr, "--start", s->start,
+		    &s->n_start) < 0 ||
+	    resolve(s, o->stop_func, o->has_stop_addr, o->stop_addr, "--stop", s->stop,
+		    &s->n_stop) < 0)
+		return -1;
+	if (open_writer(s) < 0)
+		return -1;
+	return write_process_start(s);
+}
+
+static void write_exit(struct gdb_session *s)
+{
+	struct itrace_record rec;
+
+	if (s->end_reason != ITRACE_END_COMPLETE && s->end_reason != ITRACE_END_CRASHED)
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_PROCESS;
+	rec.u.process.event = ITRACE_PROCESS_EXIT;
+	rec.u.process.pid = s->pid;
+	rec.u.process.status = s->end_reason == ITRACE_END_COMPLETE ? s->end_status
+								    : -(int64_t)s->end_status;
+	write_rec(s, &rec);
+}
+
+/* teardown - end the program if it still runs, and reap qemu. */
+static void teardown(struct gdb_session *s)
+{
+	int status;
+
+	if (s->t.rsp && s->end_reason != ITRACE_END_COMPLETE &&
+	    s->end_reason != ITRACE_END_CRASHED) {
+		if (s->child || !s->opts->remote)
+			gdb_target_kill(&s->t);
+		else
+			gdb_target_detach(&s->t);
+	}
+	gdb_target_close(&s->t);
+	if (s->child > 0) {
+		for (int i = 0; i < 100 && waitpid(s->child, &status, WNOHANG) == 0; i++)
+			sleep_ms(10);
+		if (waitpid(s->child, &status, WNOHANG) == 0) {
+			kill(s->child, SIGKILL);
+			waitpid(s->child, &status, 0);
+		}
+	}
+	if (s->cs) {
+		cs_free(s->ci, 1);
+		cs_close(&s->cs);
+	}
+	itrace_decoder_free(s->dec);
+	free((char *)s->prog);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int gdb_run(const struct collect_options *opts, struct collect_result *res)
+{
+	struct gdb_session s;
+	double t0 = now_s();
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.opts = opts;
+	s.end_reason = ITRACE_END_ERROR;
+	s.end_status = EIO;
+	rc = prepare(&s);
+	if (rc == 0)
+		rc = trace_loop(&s);
+	if (s.w) {
+		int crc;
+
+		write_exit(&s);
+		itrace_writer_flush(s.w); /* so that the statistics count the last chunk */
+		itrace_writer_stats(s.w, &res->stats);
+		crc = itrace_writer_close(s.w, s.end_reason, s.end_status);
+		if (crc < 0 && rc >= 0) {
+			cli_error("cannot write the trace '%s': %s", opts->output, itrace_errstr(crc));
+			rc = -1;
+		}
+	}
+	teardown(&s);
+	res->steps = s.steps;
+	res->seconds = now_s() - t0;
+	res->end_reason = s.end_reason;
+	res->end_status = s.end_status;
+	return rc < 0 ? -1 : s.exit_status;
+}
+
+/* ---- Probe ------------------------------------------------------------- */
+
+static int probe_program(const struct collect_options *o, char *err, size_t errlen)
+{
+	const struct gdb_arch *a;
+	struct gdb_elf e;
+	char *path = find_program(o->argv[0]);
+	int rc;
+
+	if (!path) {
+		snprintf(err, errlen, "cannot find '%s' on PATH", o->argv[0]);
+		return -1;
+	}
+	rc = gdb_elf_read(path, &e, err, errlen);
+	free(path);
+	if (rc < 0)
+		return -1;
+	a = gdb_arch_for_machine(e.machine);
+	if (!a) {
+		snprintf(err, errlen, "the gdb backend traces ppc64 and x86-64 programs; '%s' is "
+			 "%s", o->argv[0], gdb_elf_machine_name(e.machine, e.endian));
+		return -1;
+	}
+	if (!o->remote && !on_path(gdb_arch_qemu(a, e.endian))) {
+		snprintf(err, errlen, "'%s' is a %s program and %s is not installed: install "
+			 "qemu-user (make deps) or give --remote HOST:PORT",
+			 o->argv[0], gdb_elf_machine_name(e.machine, e.endian),
+			 gdb_arch_qemu(a, e.endian));
+		return -1;
+	}
+	return 0;
+}
+
+static int gdb_probe(const struct collect_options *o, char *err, size_t errlen)
+{
+	if (o->attach_pid) {
+		snprintf(err, errlen, "the gdb backend does not attach to a pid; run "
+			 "'gdbserver --attach :PORT %d' and give --remote :PORT", (int)o->attach_pid);
+		return -1;
+	}
+	if (o->only_module || o->follow_fork || o->ring) {
+		snprintf(err, errlen, "the gdb backend does not support %s; use --backend ptrace",
+			 o->only_module ? "--only" : o->follow_fork ? "--follow-fork" : "--ring");
+		return -1;
+	}
+	if (!o->remote && !(o->argv && o->argv[0])) {
+		snprintf(err, errlen, "the gdb backend needs --remote HOST:PORT or a program "
+			 "after --");
+		return -1;
+	}
+	if (o->argv && o->argv[0])
+		return probe_program(o, err, errlen);
+	return 0;
+}
+
+const struct collect_backend collect_backend_gdb = {
+	.name = "gdb",
+	.description = "single-steps through the gdb remote protocol: --remote HOST:PORT, "
+		       "or qemu-user for programs of another architecture (ppc64le)",
+	.levels = COLLECT_LEVEL_BIT(ITRACE_LEVEL_INSN) | COLLECT_LEVEL_BIT(ITRACE_LEVEL_BRANCH),
+	.probe = gdb_probe,
+	.run = gdb_run,
+};

@@ -1,0 +1,12 @@
+# collectors/gdb/: the gdb remote protocol backend of itrace-collect
+# (collect_backend_gdb), linked in through COLLECT_BACKEND_OBJS/LIBS
+# (collectors/module.mk).  Target descriptions are parsed with libxml2.
+GDB_BACKEND_SRCS := collectors/gdb/gdb_backend.c collectors/gdb/gdb_target.c \
+	collectors/gdb/gdb_arch.c collectors/gdb/gdb_elf.c collectors/gdb/arch_ppc.c \
+	collectors/gdb/rsp.c collectors/gdb/tdesc.c
+GDB_BACKEND_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(GDB_BACKEND_SRCS))
+$(GDB_BACKEND_OBJS): ALL_CPPFLAGS += -Itools $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
+COLLECT_BACKEND_OBJS += $(GDB_BACKEND_OBJS)
+COLLECT_BACKEND_LIBS += $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/gdb_*.sh))
