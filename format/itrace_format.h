@@ -156,11 +156,11 @@ enum itrace_record_type_disk {
 	ITRACE_T_MEM = 4,	 /* u8 flags, varint size, svarint addr-prevmem */
 	ITRACE_T_MMAP = 5,	 /* see ITRACE.md */
 	ITRACE_T_CODE = 6,	 /* varint addr, varint len, bytes */
-	ITRACE_T_THREAD = 7,	 /* u8 event, varint tid, varint pid, varint other */
+	ITRACE_T_THREAD = 7,	 /* u8 event, varint tid, pid, other, varint len + name */
 	ITRACE_T_PROCESS = 8,	 /* u8 event, varint pid, varint other, svarint status, str */
-	ITRACE_T_SYSCALL = 9,	 /* u8 dir, varint nr, svarint ret, varint nargs, args */
+	ITRACE_T_SYSCALL = 9,	 /* u8 dir, varint nr, svarint ret, u8 nargs, varint args */
 	ITRACE_T_SIGNAL = 10,	 /* varint signo, svarint code, varint addr, pc, handler */
-	ITRACE_T_TIMESTAMP = 11, /* varint ns since chunk's previous timestamp */
+	ITRACE_T_TIMESTAMP = 11, /* svarint ns - cur_time (chunk header's time_ns first) */
 	ITRACE_T_TRACE_CTL = 12, /* u8 on, u8 reason, varint addr */
 	ITRACE_T_LOST = 13,	 /* u8 reason, u8 unit, varint count */
 	ITRACE_T_GAP = 14,	 /* u8 reason, varint addr, varint resume, varint count */

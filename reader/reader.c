@@ -618,9 +618,12 @@ static int unpack_payload(struct itrace_reader *r, const uint8_t *h, size_t have
 /* skip_damaged_chunk - report the rest of the chunk as a gap. */
 static void skip_damaged_chunk(struct itrace_reader *r)
 {
+	/* chunks missing before this one count too */
+	uint64_t missing = r->chunk_seq > r->expected_seq ? r->chunk_seq - r->expected_seq : 0;
+
 	r->p = r->end = NULL;
 	r->run = NULL;
-	r->pending_gap = 1;
+	r->pending_gap += missing + 1;
 	r->gap_offset = r->chunk_off;
 	r->expected_seq = r->chunk_seq + 1;
 }
@@ -748,6 +751,30 @@ static int read_stream_footer(struct itrace_reader *r, const uint8_t *magic, uin
 }
 
 /*
+ * footer_candidate_ok - could a footer start here?  Its size must fit the
+ * rest of the input, and when the whole footer is in the window its CRC
+ * must hold: a stray "IFTR" inside a damaged payload must not end the scan.
+ */
+static int footer_candidate_ok(struct itrace_reader *r, const uint8_t *f, size_t avail)
+{
+	uint32_t size;
+	uint64_t n;
+
+	if (avail < 8)
+		return 1; /* at the very end: let load_chunk report the truncation */
+	size = get_le32(f + 4);
+	if (size < ITRACE_FOOTER_FIXED_SIZE + 4 + ITRACE_TRAILER_SIZE)
+		return 0;
+	if (r->seekable && r->pos - avail + size > r->file_size)
+		return 0;
+	if (size > avail)
+		return 1; /* cannot check more from here */
+	n = (size - ITRACE_FOOTER_FIXED_SIZE - 4 - ITRACE_TRAILER_SIZE) / 16;
+	return itrace_crc32c(0, f, ITRACE_FOOTER_FIXED_SIZE + 16 * n) ==
+	       get_le32(f + ITRACE_FOOTER_FIXED_SIZE + 16 * n);
+}
+
+/*
  * resync - after damage, scan forward for the next intact chunk header
  * (magic and header CRC) or the footer magic, and leave the input there.
  */
@@ -767,8 +794,11 @@ static int resync(struct itrace_reader *r)
 		for (i = 0; i + 4 <= len; i++) {
 			int found = 0;
 
-			if (!memcmp(buf + i, ITRACE_FOOTER_MAGIC, 4))
-				found = 1;
+			if (!memcmp(buf + i, ITRACE_FOOTER_MAGIC, 4)) {
+				if (i + 8 > len && !eof)
+					break; /* refill, then check this one */
+				found = footer_candidate_ok(r, buf + i, len - i);
+			}
 			else if (!memcmp(buf + i, ITRACE_CHUNK_MAGIC, 4)) {
 				if (i + ITRACE_CHUNK_HEADER_SIZE > len && !eof)
 					break; /* refill, then check this one */
@@ -892,6 +922,8 @@ static void decode_run(struct itrace_reader *r, struct field *f)
 	if (nu & 1) {
 		uint8_t l = f_u8(f);
 
+		if (l > ITRACE_INSN_MAX_LEN)
+			f->bad = 1;
 		memset(len, l, n);
 	} else {
 		for (i = 0; i < n; i += 2) {

@@ -398,8 +398,6 @@ static int end_record(struct itrace_writer *w, size_t start, uint8_t type, size_
 	memcpy(w->raw + start + 1, sz, sl);
 	w->raw_len = start + 1 + sl + plen;
 	w->chunk_records++;
-	if (w->raw_len >= w->opts.chunk_bytes)
-		return finish_chunk(w);
 	return 0;
 }
 
@@ -407,6 +405,16 @@ static int emit_repeat(struct itrace_writer *w, uint8_t byte)
 {
 	w->raw[w->raw_len++] = byte;
 	w->chunk_records++;
+	return 0;
+}
+
+/*
+ * chunk_boundary - end the chunk if it is full.  Called only before an
+ * instruction, branch or context record, never before a MEM record, so a
+ * MEM record always sits in the same chunk as its instruction.
+ */
+static int chunk_boundary(struct itrace_writer *w)
+{
 	if (w->raw_len >= w->opts.chunk_bytes)
 		return finish_chunk(w);
 	return 0;
@@ -466,7 +474,7 @@ int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, cons
 		w->st.records++;
 		return 0;
 	}
-	if (flush_run(w) < 0)
+	if (flush_run(w) < 0 || chunk_boundary(w) < 0)
 		return w->err;
 	w->st.insns++;
 	w->st.records++;
@@ -499,7 +507,7 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 
 	if (!w || kind > ITRACE_BK_MAX || (flags & ~(unsigned)ITRACE_BF_KNOWN_MASK))
 		return -ITRACE_E_INVAL;
-	if (w->err || flush_run(w) < 0 || reserve(w, 24) < 0)
+	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 || reserve(w, 24) < 0)
 		return w->err;
 	w->st.branches++;
 	w->st.records++;
@@ -707,7 +715,7 @@ int itrace_writer_write(struct itrace_writer *w, const struct itrace_record *rec
 	}
 	if ((rc = context_payload_max(rec, &max)) < 0)
 		return rc;
-	if (w->err || flush_run(w) < 0 || reserve(w, max) < 0)
+	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 || reserve(w, max) < 0)
 		return w->err;
 	start = w->raw_len;
 	if ((rc = encode_context(w, rec, &end)) < 0)
