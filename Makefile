@@ -50,7 +50,9 @@ FUZZ_TARGETS :=
 BENCHES :=
 TEST_DATA :=
 
-.PHONY: all deps check demo bench fuzz install clean
+.PHONY: all deps check demo bench fuzz install clean build-all
+# Keep objects that pattern chains would otherwise delete as intermediates.
+.SECONDARY:
 all: deps build-all
 
 deps:

@@ -3,7 +3,6 @@
  * operations (records with values taken from the bytes); whatever the
  * writer accepts, the reader must return identically.
  */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
