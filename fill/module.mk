@@ -24,3 +24,12 @@ $(BUILD)/tests/test_decoder $(BUILD)/tests/test_image $(BUILD)/tests/test_symbol
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/fill_*.sh))
 BENCHES += $(sort $(wildcard bench/fill_*.sh))
+
+# fill-gen: branch traces (and their single-step oracle) of static test
+# programs, for the e2e tests and benchmarks.  Test support, not installed.
+FILL_GEN := $(BUILD)/tests/fill-gen
+TEST_DATA += $(FILL_GEN)
+$(BUILD)/obj/bench/fill_gen.o: ALL_CPPFLAGS += -Itests/unit
+$(FILL_GEN): $(BUILD)/obj/bench/fill_gen.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)

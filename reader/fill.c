@@ -14,6 +14,7 @@
  * that to fill chunks in parallel.
  */
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,17 @@ static inline int emit_insn(struct fill_ctx *c, uint64_t addr, unsigned len, con
 	return output(c, &c->insn_rec);
 }
 
+/* Remember which file the first gap of a reason was in, for messages. */
+static void note_gap_module(struct fill_ctx *c, uint32_t pid, int reason, uint64_t addr)
+{
+	struct itrace_image_loc loc;
+
+	if (!c->gap_module)
+		return;
+	itrace_image_lookup(c->img, pid, addr, &loc);
+	snprintf(c->gap_module[reason], sizeof(c->gap_module[reason]), "%s", loc.path ? loc.path : "");
+}
+
 static int emit_gap(struct fill_ctx *c, struct fill_thread *th, int reason, uint64_t addr,
 		    uint64_t resume, uint64_t count)
 {
@@ -151,8 +163,10 @@ static int emit_gap(struct fill_ctx *c, struct fill_thread *th, int reason, uint
 	rec.u.gap.count = count;
 	c->st->gaps++;
 	if (reason > 0 && reason < 16) {
-		if (!c->st->gap_reason[reason])
+		if (!c->st->gap_reason[reason]) {
 			c->st->first_gap_addr[reason] = addr;
+			note_gap_module(c, th->pid, reason, addr);
+		}
 		c->st->gap_reason[reason]++;
 	}
 	return output(c, &rec);

@@ -86,6 +86,8 @@ struct fill_ctx {
 	struct fill_buffer *buf;
 	struct itrace_record insn_rec;
 	struct fill_block *scratch; /* one-instruction block (no-cache mode) */
+	char (*gap_module)[256];    /* per reason: file of the first gap */
+	uint32_t gap_pid;	    /* process of the gap being reported */
 };
 
 int fill_ctx_init(struct fill_ctx *c, const struct itrace_fill_options *o,

@@ -16,6 +16,7 @@ struct itrace_filler {
 	char *sysroot, *debug_dir;
 	struct itrace_fill_stats st;
 	char err[512];
+	char gap_module[16][256];
 };
 
 void itrace_fill_options_init(struct itrace_fill_options *o)
@@ -217,6 +218,7 @@ int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const ch
 	if (!f || !r || !out)
 		return -ITRACE_E_INVAL;
 	memset(&f->st, 0, sizeof(f->st));
+	memset(f->gap_module, 0, sizeof(f->gap_module));
 	f->err[0] = 0;
 	h = itrace_reader_header(r);
 	rc = check_input(f, h);
@@ -236,7 +238,15 @@ int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const ch
 	}
 	c.out = out;
 	c.out_arg = out_arg;
+	c.gap_module = f->gap_module;
 	rc = fill_sequential(f, &c, r);
 	fill_ctx_fini(&c);
 	return rc;
+}
+
+const char *itrace_filler_gap_module(const struct itrace_filler *f, int reason)
+{
+	if (!f || reason <= 0 || reason >= 16 || !f->gap_module[reason][0])
+		return NULL;
+	return f->gap_module[reason];
 }

@@ -888,6 +888,13 @@ int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const ch
 /* itrace_filler_stats - statistics of the last run (zero before). */
 const struct itrace_fill_stats *itrace_filler_stats(const struct itrace_filler *f);
 
+/*
+ * itrace_filler_gap_module - path (as in the trace) of the mapping where the
+ * first gap with `reason` of the last run happened, or NULL if there was no
+ * such gap or it lay in no mapping.  Owned by the filler.
+ */
+const char *itrace_filler_gap_module(const struct itrace_filler *f, int reason);
+
 /* itrace_filler_error - message for the last failure of run, "" if none. */
 const char *itrace_filler_error(const struct itrace_filler *f);
 

@@ -229,8 +229,25 @@ static void show_progress(void *arg, uint64_t records)
 	cli_progress(arg, records);
 }
 
-static void print_summary(const struct args *a, const struct itrace_fill_stats *st)
+/* What to tell the user about each kind of gap. */
+static const char *gap_advice(int reason)
 {
+	switch (reason) {
+	case ITRACE_GAP_BUILDID:
+		return "the file differs from the traced one (rebuilt?); give the original with --sysroot or --debug-dir";
+	case ITRACE_GAP_NO_BINARY:
+		return "mapped file not found; use --sysroot or --debug-dir";
+	case ITRACE_GAP_NO_MAPPING:
+		return "address outside every mapping of the trace";
+	default:
+		return NULL;
+	}
+}
+
+static void print_summary(const struct args *a, struct itrace_filler *f)
+{
+	const struct itrace_fill_stats *st = itrace_filler_stats(f);
+
 	if (a->quiet)
 		return;
 	if (a->verbose || st->gaps)
@@ -239,11 +256,18 @@ static void print_summary(const struct args *a, const struct itrace_fill_stats *
 			cli_progname(), (unsigned long long)st->insns, (unsigned long long)st->branches,
 			(unsigned long long)st->gaps, (unsigned long long)st->blocks_decoded,
 			(unsigned long long)st->blocks_reused);
-	for (int i = 1; i < 16; i++)
-		if (st->gap_reason[i])
-			fprintf(stderr, "%s:   %llu x %s (first at %#llx)\n", cli_progname(),
-				(unsigned long long)st->gap_reason[i], itrace_gap_reason_name(i),
-				(unsigned long long)st->first_gap_addr[i]);
+	for (int i = 1; i < 16; i++) {
+		const char *mod = itrace_filler_gap_module(f, i), *advice = gap_advice(i);
+
+		if (!st->gap_reason[i])
+			continue;
+		fprintf(stderr, "%s:   %llu gap%s: %s, first at %#llx%s%s%s\n", cli_progname(),
+			(unsigned long long)st->gap_reason[i], st->gap_reason[i] > 1 ? "s" : "",
+			itrace_gap_reason_name(i), (unsigned long long)st->first_gap_addr[i],
+			mod ? " in '" : "", mod ? mod : "", mod ? "'" : "");
+		if (advice)
+			fprintf(stderr, "%s:     %s\n", cli_progname(), advice);
+	}
 	if (st->unknown_dropped)
 		cli_warn("%llu records of unknown type not copied",
 			 (unsigned long long)st->unknown_dropped);
@@ -252,7 +276,7 @@ static void print_summary(const struct args *a, const struct itrace_fill_stats *
 /* Report how the fill ended; returns the exit status. */
 static int report(const struct args *a, struct itrace_filler *f, int rc)
 {
-	print_summary(a, itrace_filler_stats(f));
+	print_summary(a, f);
 	if (rc == 0)
 		return 0;
 	if (rc == -ITRACE_E_NOFOOTER) {

@@ -31,23 +31,34 @@ struct steps {
 	pid_t pid;
 };
 
-/* Single-step `path` to its exit; returns 0 or -1.  At most `max` steps. */
-static inline int step_program(const char *path, size_t max, struct steps *s)
+/* Start `path` (with `nargs` extra arguments "x") stopped at its first instruction. */
+static inline pid_t stepper_start(const char *path, int nargs)
 {
 	pid_t pid = fork();
 	int status;
 
-	memset(s, 0, sizeof(*s));
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execl(path, path, (char *)NULL);
+		if (nargs)
+			execl(path, path, "x", (char *)NULL);
+		else
+			execl(path, path, (char *)NULL);
 		_exit(127);
 	}
-	s->pid = pid;
 	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
 		return -1;
+	return pid;
+}
+
+/* Single-step the started program to its exit; returns 0 or -1.  At most `max` steps. */
+static inline int stepper_run(pid_t pid, size_t max, struct steps *s)
+{
+	int status;
+
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
 	while (s->n < max) {
 		struct user_regs_struct regs;
 		struct step *st;
@@ -76,6 +87,15 @@ static inline int step_program(const char *path, size_t max, struct steps *s)
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return -1;
+}
+
+/* Single-step `path` to its exit; returns 0 or -1. */
+static inline int step_program(const char *path, size_t max, struct steps *s)
+{
+	pid_t pid = stepper_start(path, 0);
+
+	memset(s, 0, sizeof(*s));
+	return pid < 0 ? -1 : stepper_run(pid, max, s);
 }
 
 enum trace_style {

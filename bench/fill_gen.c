@@ -1,0 +1,269 @@
+/*
+ * fill-gen - make branch-level traces (and their instruction-level oracle)
+ * of a static test program by single-stepping it, for the fill e2e tests
+ * and benchmarks.
+ *
+ *   fill-gen [--taken-only] [--chunk-bytes N] [--insn-out FILE]
+ *            [--extrapolate N] -o OUT PROG
+ *
+ * The program is stepped with ptrace; its mappings come from /proc/PID/maps
+ * (build-ids read from the files, [vdso] bytes as a CODE record).  With
+ * --extrapolate N the program is stepped with argc = 1 and argc = 2 and the
+ * branch events of the extra iteration are repeated to make the trace of
+ * argc = N without stepping it (fill_bench.S branches identically in every
+ * outer iteration), so benchmarks get long traces cheaply.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "fill_stepper.h"
+#include "itrace_format.h"
+
+struct event {
+	int is_syscall;
+	uint64_t from, to, nr;
+	uint8_t kind, flags;
+};
+
+struct events {
+	struct event *v;
+	size_t n, cap;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fill-gen: %s\n", what);
+	exit(1);
+}
+
+static void push(struct events *e, struct event ev)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 1024;
+		e->v = realloc(e->v, e->cap * sizeof(*e->v));
+		if (!e->v)
+			die("out of memory");
+	}
+	e->v[e->n++] = ev;
+}
+
+/* The branch events of a stepped run, as write_branches() would write them. */
+static void derive_events(struct itrace_decoder *d, const struct steps *s, int taken_only,
+			  struct events *e)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct step *st = &s->v[i];
+		struct itrace_decoded di;
+		int last = i + 1 == s->n;
+		uint64_t next = last ? 0 : s->v[i + 1].addr;
+
+		if (itrace_decoder_decode(d, st->bytes, 16, st->addr, &di) < 0)
+			die("undecodable instruction in the stepped run");
+		if (di.kind == ITRACE_BRANCH_SYSCALL) {
+			push(e, (struct event){ .is_syscall = 1, .nr = st->rax });
+			if (taken_only || last)
+				continue;
+		}
+		if (last)
+			break;
+		if ((di.flags & ITRACE_DECODED_REP) && next == st->addr) {
+			push(e, (struct event){ 0, st->addr, next, 0, ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN });
+		} else if (di.kind != ITRACE_INSN_NOT_BRANCH) {
+			int taken = di.kind != ITRACE_BRANCH_COND || next != st->addr + di.len;
+
+			if (!taken && taken_only)
+				continue;
+			push(e, (struct event){ 0, st->addr, next, 0, di.kind, taken ? ITRACE_BRANCH_TAKEN : 0 });
+		}
+	}
+}
+
+static int same_event(const struct event *a, const struct event *b)
+{
+	return a->is_syscall == b->is_syscall && a->from == b->from && a->to == b->to &&
+	       a->nr == b->nr && a->kind == b->kind && a->flags == b->flags;
+}
+
+/* e1 = P E, e2 = P X E: the trace for n iterations is P X^(n-1) E. */
+static void extrapolate(const struct events *e1, const struct events *e2, uint64_t n,
+			struct events *out)
+{
+	size_t lenx = e2->n - e1->n, suffix = 0, split;
+
+	if (e2->n < e1->n)
+		die("the second run is shorter: the program does not loop on argc");
+	while (suffix < e1->n && same_event(&e1->v[e1->n - 1 - suffix], &e2->v[e2->n - 1 - suffix]))
+		suffix++;
+	split = e1->n - suffix;
+	for (size_t i = 0; i < split; i++)
+		if (!same_event(&e1->v[i], &e2->v[i]))
+			die("runs differ before the repeated part: cannot extrapolate");
+	for (size_t i = 0; i < split; i++)
+		push(out, e1->v[i]);
+	for (uint64_t k = 1; k < n; k++)
+		for (size_t i = 0; i < lenx; i++)
+			push(out, e2->v[split + i]);
+	for (size_t i = split; i < e1->n; i++)
+		push(out, e1->v[i]);
+}
+
+static void write_or_die(struct itrace_writer *w, const struct itrace_record *rec)
+{
+	if (itrace_writer_write(w, rec) < 0)
+		die("cannot write a record");
+}
+
+/* MMAP (and CODE for [vdso]) records from /proc/PID/maps. */
+static void write_mappings(struct itrace_writer *w, pid_t pid)
+{
+	char path[64], line[4096 + 256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		die("cannot read /proc/PID/maps");
+	while (fgets(line, sizeof(line), fp)) {
+		struct itrace_record rec = { .type = ITRACE_REC_MMAP, .pid = (uint32_t)pid };
+		struct itrace_mmap *m = &rec.u.mmap;
+		unsigned long long start, end, off;
+		char perms[8], file[4096] = "";
+		int rc;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off, file) < 4)
+			continue;
+		if (perms[2] != 'x')
+			continue;
+		m->start = start;
+		m->len = end - start;
+		m->pgoff = off;
+		m->pid = (uint32_t)pid;
+		m->prot = 5;
+		m->path = file;
+		m->path_len = strlen(file);
+		if (file[0] == '/' && (rc = itrace_elf_build_id(file, m->buildid, sizeof(m->buildid))) > 0)
+			m->buildid_len = (uint8_t)rc;
+		write_or_die(w, &rec);
+		if (strcmp(file, "[vdso]") == 0) {
+			static uint8_t buf[1 << 16];
+			struct iovec local = { buf, m->len < sizeof(buf) ? m->len : sizeof(buf) };
+			struct iovec remote = { (void *)(uintptr_t)start, local.iov_len };
+
+			if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len)
+				continue;
+			rec.type = ITRACE_REC_CODE;
+			rec.u.code = (struct itrace_code){ start, buf, local.iov_len };
+			write_or_die(w, &rec);
+		}
+	}
+	fclose(fp);
+}
+
+/* Step `prog` with `nargs` arguments (argc = nargs + 1), writing its maps first. */
+static void step(const char *prog, int nargs, const char *out, int taken_only, size_t chunk,
+		 struct steps *s, struct itrace_writer **wp)
+{
+	pid_t pid = stepper_start(prog, nargs);
+
+	if (pid < 0)
+		die("the program did not start under ptrace");
+	if (wp) {
+		struct itrace_writer_options o;
+		struct itrace_record rec = { .type = ITRACE_REC_THREAD };
+
+		itrace_writer_options_init(&o);
+		o.level = ITRACE_LEVEL_BRANCH;
+		o.flags = taken_only ? ITRACE_FF_TAKEN_ONLY : 0;
+		if (chunk)
+			o.chunk_bytes = chunk;
+		if (itrace_writer_open(out, &o, wp) < 0)
+			die("cannot create the output");
+		rec.u.thread = (struct itrace_thread){ .event = ITRACE_THREAD_SWITCH, .tid = (uint32_t)pid, .pid = (uint32_t)pid };
+		write_or_die(*wp, &rec);
+		write_mappings(*wp, pid);
+	}
+	if (stepper_run(pid, 2000000, s) < 0)
+		die("single-stepping failed (ptrace not allowed?)");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "taken-only", no_argument, NULL, 't' }, { "chunk-bytes", required_argument, NULL, 'c' },
+		{ "insn-out", required_argument, NULL, 'i' }, { "extrapolate", required_argument, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = NULL, *insn_out = NULL;
+	int taken_only = 0, c;
+	size_t chunk = 0;
+	uint64_t reps = 0;
+	struct itrace_decoder *d;
+	struct itrace_writer *w;
+	struct steps s1, s2;
+	struct events e1 = { 0 }, e2 = { 0 }, all = { 0 };
+	struct itrace_record rec = { .type = ITRACE_REC_TRACE_CTL };
+
+	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 't': taken_only = 1; break;
+		case 'c': chunk = strtoull(optarg, NULL, 0); break;
+		case 'i': insn_out = optarg; break;
+		case 'x': reps = strtoull(optarg, NULL, 0); break;
+		default: return 2;
+		}
+	}
+	if (!out || optind + 1 != argc)
+		die("usage: fill-gen [--taken-only] [--chunk-bytes N] [--insn-out FILE] [--extrapolate N] -o OUT PROG");
+	if (itrace_decoder_alloc(EM_X86_64, ELFDATA2LSB, &d) < 0)
+		die("cannot open capstone");
+	step(argv[optind], 0, out, taken_only, chunk, &s1, &w);
+	rec.u.ctl = (struct itrace_trace_ctl){ .on = 1, .reason = ITRACE_CTL_START, .addr = s1.v[0].addr };
+	write_or_die(w, &rec);
+	derive_events(d, &s1, taken_only, &e1);
+	if (reps > 1) {
+		step(argv[optind], 1, NULL, taken_only, chunk, &s2, NULL);
+		derive_events(d, &s2, taken_only, &e2);
+		extrapolate(&e1, &e2, reps, &all);
+	} else {
+		all = e1;
+	}
+	for (size_t i = 0; i < all.n; i++) {
+		const struct event *ev = &all.v[i];
+
+		if (ev->is_syscall) {
+			struct itrace_record sr = { .type = ITRACE_REC_SYSCALL };
+
+			sr.u.syscall.dir = ITRACE_SYSCALL_ENTER;
+			sr.u.syscall.nr = ev->nr;
+			write_or_die(w, &sr);
+		} else if (itrace_write_branch(w, ev->from, ev->to, ev->kind, ev->flags) < 0) {
+			die("cannot write a branch");
+		}
+	}
+	if (itrace_writer_close(w, ITRACE_END_COMPLETE, 0) < 0)
+		die("cannot finish the output");
+	if (insn_out) {
+		struct itrace_writer_options o;
+
+		itrace_writer_options_init(&o);
+		if (itrace_writer_open(insn_out, &o, &w) < 0)
+			die("cannot create the instruction output");
+		for (size_t i = 0; i < s1.n; i++) {
+			struct itrace_decoded di;
+
+			itrace_decoder_decode(d, s1.v[i].bytes, 16, s1.v[i].addr, &di);
+			if (itrace_write_insn(w, s1.v[i].addr, di.len, NULL) < 0)
+				die("cannot write an instruction");
+		}
+		if (itrace_writer_close(w, ITRACE_END_COMPLETE, 0) < 0)
+			die("cannot finish the instruction output");
+	}
+	itrace_decoder_free(d);
+	return 0;
+}
