@@ -74,6 +74,7 @@ enum bts_event_type {
 	BTS_EV_FORK,	   /* u.task */
 	BTS_EV_EXIT,	   /* u.task */
 	BTS_EV_LOST,	   /* u.lost */
+	BTS_EV_KENTRY,	   /* u.branch: user -> kernel while the kernel is not traced */
 };
 
 struct bts_event {
@@ -118,6 +119,7 @@ struct bts_convert_stats {
 	uint64_t padding;   /* all-zero records skipped (chunk padding) */
 	uint64_t sentinels; /* from or to zero: trace begin/end markers */
 	uint64_t filtered;  /* dropped by the user/kernel filter */
+	uint64_t kentries;  /* user -> kernel crossings (BTS_EV_KENTRY) */
 	uint64_t branches;  /* delivered as BTS_EV_BRANCH */
 	uint64_t trailing;  /* bytes after the last whole record */
 };
@@ -125,7 +127,10 @@ struct bts_convert_stats {
 /*
  * bts_convert - deliver every record of the raw BTS buffer buf[len] as a
  * BTS_EV_BRANCH event of pid/tid, skipping padding, sentinels and what
- * `spaces` excludes.  Counts into *st (added to, not reset).  Returns 0
+ * `spaces` excludes.  When only user space is traced, a record from a user
+ * address into the kernel (system call, interrupt, fault: BTS records the
+ * crossing even with kernel tracing off) becomes BTS_EV_KENTRY, so the
+ * sink can place system calls.  Counts into *st (added to, not reset).  Returns 0
  * or the first negative value `fn` returned.
  */
 int bts_convert(const uint8_t *buf, size_t len, uint32_t pid, uint32_t tid, unsigned spaces,
@@ -235,13 +240,38 @@ struct bts_sink {
 	uint32_t cur_tid;
 	int have_tid;
 	int include_kernel_maps;
+	/* The start of a program exec'd during the recording (bts_entry.c). */
+	struct {
+		uint32_t pid;
+		int state; /* 0 none, 1 want executable, 2 want interpreter, 3 known */
+		uint64_t entry;
+		char interp[256];
+	} exec;
 	uint64_t branches, mmaps, lost_events;
 	uint64_t lost_count;
+	uint64_t syscalls, kentries_dropped;
+	/* Code mappings seen, to read the instruction at a kernel entry. */
+	struct bts_map {
+		uint32_t pid;
+		uint64_t start, len, pgoff;
+		char *path;
+	} *maps;
+	size_t nmaps, capmaps;
 };
 
 void bts_sink_init(struct bts_sink *s, struct itrace_writer *w, unsigned spaces);
+/* bts_sink_fini - free what the sink holds (not the writer). */
+void bts_sink_fini(struct bts_sink *s);
 /* bts_sink_event - a bts_event_fn; ctx is the struct bts_sink. */
 int bts_sink_event(void *ctx, const struct bts_event *ev);
+
+/*
+ * bts_elf_entry - the ELF entry point of `path` mapped at `start` from
+ * file offset `pgoff` (load bias applied), and its PT_INTERP ("" if
+ * none).  Returns 0, or -1 if the file cannot be read as ELF.
+ */
+int bts_elf_entry(const char *path, uint64_t start, uint64_t pgoff, uint64_t *entry, char *interp,
+		  size_t interp_len);
 
 /* Writer options every BTS trace uses: branch level, taken-only flag. */
 void bts_writer_options(struct itrace_writer_options *o);

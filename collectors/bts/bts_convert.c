@@ -47,16 +47,23 @@ int bts_convert(const uint8_t *buf, size_t len, uint32_t pid, uint32_t tid, unsi
 			st->sentinels++;
 			continue;
 		}
+		ev.type = BTS_EV_BRANCH;
 		if (!bts_branch_wanted(from, to, spaces)) {
-			st->filtered++;
-			continue;
+			if (spaces != BTS_SPACE_USER || bts_addr_is_kernel(from)) {
+				st->filtered++;
+				continue;
+			}
+			ev.type = BTS_EV_KENTRY;
 		}
 		ev.u.branch.from = from;
 		ev.u.branch.to = to;
 		rc = fn(ctx, &ev);
 		if (rc < 0)
 			return rc;
-		st->branches++;
+		if (ev.type == BTS_EV_KENTRY)
+			st->kentries++;
+		else
+			st->branches++;
 	}
 	return 0;
 }

@@ -13,8 +13,8 @@
  *       -S snapshot mode (one snapshot of the last N records per thread at
  *       exit), or the legacy branches:u -c 1 -d samples
  *   bts-gen branches IN.itr [--kept]
- *       print "tid from to" for every taken BRANCH (--kept: only those a
- *       user-mode BTS would record)
+ *       print "tid from to" for every taken BRANCH; --kept: the records a
+ *       user-mode BTS would produce for IN, as itrace-import writes them
  *   bts-gen insns IN.itr
  *       print "tid addr" for every INSN record
  *
@@ -163,6 +163,118 @@ static int bts_would_record(const struct itrace_branch *b)
 	return !is_kernel(b->from) && !is_kernel(b->to);
 }
 
+/*
+ * Deriving BTS records from the input.  A branch-level input gives its
+ * taken user branches.  An instruction-level input is the ground truth:
+ * every discontinuity between consecutive instructions of a thread is a
+ * taken branch (a rep-prefixed instruction repeating itself is not), and
+ * so is a jmp, call or ret that lands on the next address; a
+ * system call is a crossing from its instruction into the kernel (what
+ * BTS records even with kernel tracing off; the kernel address is
+ * synthetic), and the jump into a signal handler goes through the kernel
+ * (no user-to-user record).
+ */
+#define KERNEL_SYSCALL_ENTRY 0xffffffff81e00040ull
+
+struct derive_thread {
+	uint32_t tid;
+	uint64_t addr;
+	uint8_t len;
+	int have, after_signal;
+	int always_taken; /* jmp, call or ret: taken even to the next address */
+};
+
+/* Unconditional control transfer (from the instruction bytes)? */
+static int always_taken(const struct itrace_insn *in)
+{
+	unsigned i = 0;
+
+	if (!in->has_bytes)
+		return 0;
+	while (i < in->len && (in->bytes[i] == 0x66 || in->bytes[i] == 0xf2 || in->bytes[i] == 0xf3 ||
+			       in->bytes[i] == 0x2e || in->bytes[i] == 0x3e || (in->bytes[i] & 0xf0) == 0x40))
+		i++;
+	if (i >= in->len)
+		return 0;
+	switch (in->bytes[i]) {
+	case 0xe8: case 0xe9: case 0xeb: case 0xc3: case 0xc2:
+		return 1;
+	case 0xff:
+		if (i + 1 >= in->len)
+			return 0;
+		unsigned reg = (in->bytes[i + 1] >> 3) & 7;
+		return reg >= 2 && reg <= 5;
+	default:
+		return 0;
+	}
+}
+
+struct derive {
+	int insn_level;
+	struct derive_thread *t;
+	size_t n;
+};
+
+static struct derive_thread *derive_thread(struct derive *d, uint32_t tid)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->t[i].tid == tid)
+			return &d->t[i];
+	d->t = xrealloc(d->t, (d->n + 1) * sizeof *d->t);
+	memset(&d->t[d->n], 0, sizeof *d->t);
+	d->t[d->n].tid = tid;
+	return &d->t[d->n++];
+}
+
+/* Returns 1 with from and to set when `rec` yields a BTS record. */
+static int derive(struct derive *d, const struct itrace_record *rec, uint64_t *from, uint64_t *to)
+{
+	struct derive_thread *t;
+	int hit = 0;
+
+	if (!d->insn_level) {
+		if (rec->type != ITRACE_REC_BRANCH || !bts_would_record(&rec->u.branch))
+			return 0;
+		*from = rec->u.branch.from;
+		*to = rec->u.branch.to;
+		return 1;
+	}
+	switch (rec->type) {
+	case ITRACE_REC_INSN:
+		t = derive_thread(d, rec->tid);
+		if (t->have && !t->after_signal && rec->u.insn.addr != t->addr &&
+		    (rec->u.insn.addr != t->addr + t->len || t->always_taken)) {
+			*from = t->addr;
+			*to = rec->u.insn.addr;
+			hit = 1;
+		}
+		t->addr = rec->u.insn.addr;
+		t->len = rec->u.insn.len;
+		t->always_taken = always_taken(&rec->u.insn);
+		t->have = 1;
+		t->after_signal = 0;
+		return hit;
+	case ITRACE_REC_SYSCALL:
+		t = derive_thread(d, rec->tid);
+		if (rec->u.syscall.dir != ITRACE_SYSCALL_ENTER || !t->have)
+			return 0;
+		*from = t->addr;
+		*to = KERNEL_SYSCALL_ENTRY;
+		return 1;
+	case ITRACE_REC_SIGNAL:
+		derive_thread(d, rec->tid)->after_signal = 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static void derive_init(struct derive *d, struct itrace_reader *r)
+{
+	memset(d, 0, sizeof *d);
+	d->insn_level = itrace_reader_header(r)->level == ITRACE_LEVEL_INSN;
+}
+
 /* ---- raw mode -------------------------------------------------------- */
 
 static void put_bts(struct buf *b, uint64_t from, uint64_t to, uint64_t flags)
@@ -178,15 +290,19 @@ static int gen_raw(const char *in, const char *out, unsigned long pad_every, int
 	struct itrace_record rec;
 	struct buf b = {0};
 	unsigned long n = 0;
+	struct derive d;
+	uint64_t from, to;
 
+	derive_init(&d, r);
 	while (next_record(r, &rec)) {
-		if (rec.type != ITRACE_REC_BRANCH || !bts_would_record(&rec.u.branch))
+		if (!derive(&d, &rec, &from, &to))
 			continue;
-		put_bts(&b, rec.u.branch.from, rec.u.branch.to, pred && (n & 1) ? 0x10 : 0);
+		put_bts(&b, from, to, pred && (n & 1) ? 0x10 : 0);
 		if (pad_every && ++n % pad_every == 0)
 			put_zero(&b, 2 * 24); /* chunk-end padding */
 	}
 	itrace_reader_close(r);
+	free(d.t);
 	write_file(out, &b);
 	free(b.p);
 	return 0;
@@ -310,16 +426,19 @@ static void flush_all(struct gen *g)
 		flush_thread(g, &g->threads[i]);
 }
 
-static void gen_branch(struct gen *g, const struct itrace_record *rec, struct thread_buf **cur)
+static void gen_branch(struct gen *g, const struct itrace_record *rec, uint64_t from, uint64_t to,
+		       struct thread_buf **cur)
 {
 	if (g->o->legacy) {
 		/* sample_type IP|TID|TIME|ADDR|PERIOD */
 		size_t at = begin_record(g, 9, 2);
-		put64(&g->data, rec->u.branch.from);
+		if (is_kernel(to))
+			return; /* the legacy path filters crossings in the kernel */
+		put64(&g->data, from);
 		put32(&g->data, rec->pid);
 		put32(&g->data, rec->tid);
 		put64(&g->data, ++g->time);
-		put64(&g->data, rec->u.branch.to);
+		put64(&g->data, to);
 		put64(&g->data, 1);
 		end_record(g, at);
 		return;
@@ -328,7 +447,7 @@ static void gen_branch(struct gen *g, const struct itrace_record *rec, struct th
 	if (*cur && *cur != t)
 		flush_thread(g, *cur); /* keep the global order across threads */
 	*cur = t;
-	put_bts(&t->recs, rec->u.branch.from, rec->u.branch.to, 0);
+	put_bts(&t->recs, from, to, 0);
 	if (!g->o->snapshot && t->recs.len / 24 >= g->o->chunk)
 		flush_thread(g, t);
 }
@@ -523,15 +642,18 @@ static int gen_perf(const char *in, const char *out, const struct gen_opts *o)
 	g.o = o;
 	if (!o->legacy)
 		auxtrace_info(&g);
+	struct derive d;
+	uint64_t from, to;
+
+	derive_init(&d, r);
 	while (next_record(r, &rec)) {
-		if (rec.type == ITRACE_REC_BRANCH) {
-			if (bts_would_record(&rec.u.branch))
-				gen_branch(&g, &rec, &cur);
-		} else {
+		if (derive(&d, &rec, &from, &to))
+			gen_branch(&g, &rec, from, to, &cur);
+		else if (rec.type != ITRACE_REC_BRANCH && rec.type != ITRACE_REC_INSN)
 			gen_sideband(&g, &rec);
-		}
 	}
 	itrace_reader_close(r);
+	free(d.t);
 	if (o->snapshot)
 		final_snapshots(&g);
 	flush_all(&g);
@@ -584,16 +706,26 @@ static int list(const char *in, int insns, int kept)
 {
 	struct itrace_reader *r = open_input(in);
 	struct itrace_record rec;
+	struct derive d;
+	uint64_t from, to;
 
+	derive_init(&d, r);
 	while (next_record(r, &rec)) {
 		if (insns && rec.type == ITRACE_REC_INSN)
 			printf("%u %llx\n", rec.tid, (unsigned long long)rec.u.insn.addr);
-		if (!insns && rec.type == ITRACE_REC_BRANCH && (rec.u.branch.flags & ITRACE_BRANCH_TAKEN) &&
-		    (!kept || bts_would_record(&rec.u.branch)))
+		if (insns)
+			continue;
+		if (kept && derive(&d, &rec, &from, &to)) {
+			/* what the importer writes: a system call returns after its 2 bytes */
+			printf("%u %llx %llx\n", rec.tid, (unsigned long long)from,
+			       (unsigned long long)(is_kernel(to) ? from + 2 : to));
+		} else if (!kept && rec.type == ITRACE_REC_BRANCH && (rec.u.branch.flags & ITRACE_BRANCH_TAKEN)) {
 			printf("%u %llx %llx\n", rec.tid, (unsigned long long)rec.u.branch.from,
 			       (unsigned long long)rec.u.branch.to);
+		}
 	}
 	itrace_reader_close(r);
+	free(d.t);
 	return 0;
 }
 

@@ -217,23 +217,15 @@ static void unsupported_option(const struct collect_options *o, char *err, size_
 	}
 }
 
-int bts_choose_method(const struct collect_options *o, unsigned spaces, struct bts_method *m,
-		      char *err, size_t errlen)
+/* Pick the kernel path for `spaces`, or say which condition fails. */
+static int bts_choose_path(unsigned spaces, int paranoid, int privileged, struct bts_method *m,
+			   char *err, size_t errlen)
 {
 	struct perf_event_attr a;
 	struct bts_cpu_facts cpu;
 	char why[512];
-	int bad = 0, e, paranoid = paranoid_level();
-	int privileged = has_cap(CAP_PERFMON_BIT) || has_cap(CAP_SYS_ADMIN_BIT);
+	int e;
 
-	memset(m, 0, sizeof *m);
-	if (o->level != ITRACE_LEVEL_BRANCH) {
-		snprintf(err, errlen, "the bts backend records branches only; use --level branch (and itrace-fill for the instructions)");
-		return -1;
-	}
-	unsupported_option(o, err, errlen, &bad);
-	if (bad)
-		return -1;
 #if !defined(__x86_64__)
 	snprintf(err, errlen, "Intel BTS exists only on x86-64; use --backend ptrace");
 	return -1;
@@ -291,6 +283,24 @@ int bts_choose_method(const struct collect_options *o, unsigned spaces, struct b
 	return memlock_check(((size_t)1 + BTS_LEGACY_PAGES) * (size_t)getpagesize(), err, errlen);
 }
 
+
+int bts_choose_method(const struct collect_options *o, unsigned spaces, struct bts_method *m,
+		      char *err, size_t errlen)
+{
+	int bad = 0, paranoid = paranoid_level();
+	int privileged = has_cap(CAP_PERFMON_BIT) || has_cap(CAP_SYS_ADMIN_BIT);
+
+	memset(m, 0, sizeof *m);
+	/* The hardware first, so --list-backends tells whether BTS works here. */
+	if (bts_choose_path(spaces, paranoid, privileged, m, err, errlen))
+		return -1;
+	if (o->level != ITRACE_LEVEL_BRANCH) {
+		snprintf(err, errlen, "the bts backend records branches only; use --level branch (and itrace-fill for the instructions)");
+		return -1;
+	}
+	unsupported_option(o, err, errlen, &bad);
+	return bad ? -1 : 0;
+}
 static int bts_probe(const struct collect_options *o, char *err, size_t errlen)
 {
 	struct bts_method m;
@@ -694,6 +704,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 			waitpid(L.pid, NULL, 0);
 			cli_error("cannot run '%s': %s", o->argv[0], strerror(e ? e : EPIPE));
 			itrace_writer_close(L.w, ITRACE_END_ERROR, e);
+			bts_sink_fini(&L.sink);
 			stream_close(&L.s);
 			return -1;
 		}
@@ -726,6 +737,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 	}
 	stream_close(&L.s);
 	free(L.scratch);
+	bts_sink_fini(&L.sink);
 	if (rc) {
 		cli_error("writing the trace failed: %s", itrace_errstr(rc));
 		itrace_writer_close(L.w, ITRACE_END_ERROR, -rc);

@@ -6,9 +6,24 @@
  * ITRACE_FF_TAKEN_ONLY so that itrace-fill knows that every conditional
  * branch between two records fell through.  perf's EXIT records carry no
  * exit status, so THREAD exit records from sideband say 0.
+ *
+ * When the recording saw a program exec, the sink also marks where it
+ * started (TRACE_CTL on at the ELF entry of its interpreter or of the
+ * executable, see bts_entry.c) before its first branch, so that the fill
+ * recovers the code between the entry and the first taken branch.
+ *
+ * BTS records a user-to-kernel crossing even when the kernel is not
+ * traced.  If the instruction there is a system call (read from the
+ * mapped file, as perf classifies BTS branches), it is written as a
+ * SYSCALL branch to the instruction after it, where the kernel returns;
+ * this is what lets the fill walk to a program's final exit.  Interrupts
+ * and faults resume at the interrupted instruction: they are dropped.
  */
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "bts.h"
 
@@ -24,6 +39,82 @@ void bts_sink_init(struct bts_sink *s, struct itrace_writer *w, unsigned spaces)
 	memset(s, 0, sizeof *s);
 	s->w = w;
 	s->include_kernel_maps = !!(spaces & BTS_SPACE_KERNEL);
+}
+
+void bts_sink_fini(struct bts_sink *s)
+{
+	for (size_t i = 0; i < s->nmaps; i++)
+		free(s->maps[i].path);
+	free(s->maps);
+	s->maps = NULL;
+	s->nmaps = s->capmaps = 0;
+}
+
+static int sink_switch(struct bts_sink *s, uint32_t tid, uint32_t pid);
+
+static int remember_map(struct bts_sink *s, const struct bts_event *ev)
+{
+	struct bts_map *m;
+
+	if (!ev->u.mmap.path_len || ev->u.mmap.path[0] != '/')
+		return 0;
+	if (s->nmaps == s->capmaps) {
+		size_t ncap = s->capmaps ? s->capmaps * 2 : 16;
+		m = realloc(s->maps, ncap * sizeof *m);
+		if (!m)
+			return -ITRACE_E_NOMEM;
+		s->maps = m;
+		s->capmaps = ncap;
+	}
+	m = &s->maps[s->nmaps];
+	m->path = malloc(ev->u.mmap.path_len + 1);
+	if (!m->path)
+		return -ITRACE_E_NOMEM;
+	memcpy(m->path, ev->u.mmap.path, ev->u.mmap.path_len);
+	m->path[ev->u.mmap.path_len] = 0;
+	m->pid = ev->pid;
+	m->start = ev->u.mmap.start;
+	m->len = ev->u.mmap.len;
+	m->pgoff = ev->u.mmap.pgoff;
+	s->nmaps++;
+	return 0;
+}
+
+/* Is the instruction at `addr` of `pid` syscall, sysenter or int 0x80? */
+static int is_syscall_insn(const struct bts_sink *s, uint32_t pid, uint64_t addr)
+{
+	for (size_t i = s->nmaps; i-- > 0;) {
+		const struct bts_map *m = &s->maps[i];
+		uint8_t b[2];
+		int fd, ok;
+
+		if (m->pid != pid || addr < m->start || addr - m->start >= m->len)
+			continue;
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return 0;
+		ok = pread(fd, b, 2, (off_t)(m->pgoff + (addr - m->start))) == 2;
+		close(fd);
+		return ok && ((b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) || (b[0] == 0xcd && b[1] == 0x80));
+	}
+	return 0;
+}
+
+static int sink_kentry(struct bts_sink *s, const struct bts_event *ev)
+{
+	int rc;
+
+	if (!is_syscall_insn(s, ev->pid, ev->u.branch.from)) {
+		s->kentries_dropped++;
+		return 0;
+	}
+	rc = sink_switch(s, ev->tid, ev->pid);
+	if (rc)
+		return rc;
+	s->syscalls++;
+	/* All three system call instructions are two bytes long. */
+	return itrace_write_branch(s->w, ev->u.branch.from, ev->u.branch.from + 2, ITRACE_BRANCH_SYSCALL,
+				   ITRACE_BRANCH_TAKEN);
 }
 
 static int sink_thread(struct bts_sink *s, uint8_t event, uint32_t tid, uint32_t pid, uint64_t other,
@@ -72,6 +163,60 @@ static int sink_switch(struct bts_sink *s, uint32_t tid, uint32_t pid)
 	return 0;
 }
 
+static const char *base_of(const char *p, size_t n, size_t *len)
+{
+	const char *b = p;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == '/')
+			b = p + i + 1;
+	*len = n - (size_t)(b - p);
+	return b;
+}
+
+/* After an exec: the executable's code mapping, then its interpreter's. */
+static void track_exec_mapping(struct bts_sink *s, const struct bts_event *ev)
+{
+	char path[ITRACE_PATH_MAX + 1], interp[256];
+	uint64_t entry;
+	size_t a, b;
+
+	if (!s->exec.state || s->exec.state == 3 || ev->pid != s->exec.pid || !ev->u.mmap.path_len ||
+	    ev->u.mmap.path[0] != '/' || ev->u.mmap.path_len > ITRACE_PATH_MAX)
+		return;
+	memcpy(path, ev->u.mmap.path, ev->u.mmap.path_len);
+	path[ev->u.mmap.path_len] = 0;
+	if (s->exec.state == 2) {
+		const char *x = base_of(path, strlen(path), &a), *y = base_of(s->exec.interp, strlen(s->exec.interp), &b);
+		if (a != b || memcmp(x, y, a))
+			return;
+	}
+	if (bts_elf_entry(path, ev->u.mmap.start, ev->u.mmap.pgoff, &entry, interp, sizeof interp)) {
+		s->exec.state = 0;
+		return;
+	}
+	if (s->exec.state == 1 && interp[0]) {
+		memcpy(s->exec.interp, interp, sizeof interp);
+		s->exec.state = 2;
+		return;
+	}
+	s->exec.entry = entry;
+	s->exec.state = 3;
+}
+
+/* TRACE_CTL on at the program's entry, before its first branch. */
+static int sink_start(struct bts_sink *s)
+{
+	struct itrace_record r;
+
+	memset(&r, 0, sizeof r);
+	r.type = ITRACE_REC_TRACE_CTL;
+	r.u.ctl.on = 1;
+	r.u.ctl.reason = ITRACE_CTL_START;
+	r.u.ctl.addr = s->exec.entry;
+	s->exec.state = 0;
+	return itrace_writer_write(s->w, &r);
+}
+
 static int sink_mmap(struct bts_sink *s, const struct bts_event *ev)
 {
 	struct itrace_record r;
@@ -80,6 +225,9 @@ static int sink_mmap(struct bts_sink *s, const struct bts_event *ev)
 		return 0; /* only code matters for filling */
 	if (ev->u.mmap.kernel && !s->include_kernel_maps)
 		return 0;
+	track_exec_mapping(s, ev);
+	if (remember_map(s, ev))
+		return -ITRACE_E_NOMEM;
 	memset(&r, 0, sizeof r);
 	r.type = ITRACE_REC_MMAP;
 	r.u.mmap.start = ev->u.mmap.start;
@@ -99,6 +247,10 @@ static int sink_comm(struct bts_sink *s, const struct bts_event *ev)
 {
 	int rc = 0;
 
+	if (ev->u.comm.exec) {
+		s->exec.pid = ev->pid;
+		s->exec.state = 1;
+	}
 	if (ev->u.comm.exec)
 		rc = sink_process(s, ITRACE_PROCESS_EXEC, ev->pid, 0, ev->u.comm.name, ev->u.comm.name_len);
 	if (!rc)
@@ -136,6 +288,8 @@ int bts_sink_event(void *ctx, const struct bts_event *ev)
 	switch (ev->type) {
 	case BTS_EV_BRANCH:
 		rc = sink_switch(s, ev->tid, ev->pid);
+		if (!rc && s->exec.state && ev->tid == s->exec.pid)
+			rc = s->exec.state == 3 ? sink_start(s) : (s->exec.state = 0);
 		if (rc)
 			return rc;
 		s->branches++;
@@ -151,6 +305,8 @@ int bts_sink_event(void *ctx, const struct bts_event *ev)
 		return sink_thread(s, ITRACE_THREAD_EXIT, ev->tid, ev->pid, 0, NULL, 0);
 	case BTS_EV_LOST:
 		return sink_lost(s, ev);
+	case BTS_EV_KENTRY:
+		return sink_kentry(s, ev);
 	default:
 		return -ITRACE_E_INVAL;
 	}

@@ -188,6 +188,7 @@ static int import(const struct import_opts *o, const uint8_t *buf, size_t len)
 	/* Pass 2: the same parse, now writing. */
 	bts_sink_init(&sink, w, o->spaces);
 	rc = perfdata_parse(buf, len, o->spaces, bts_sink_event, &sink, &st, err2, sizeof err2);
+	bts_sink_fini(&sink);
 	if (rc && rc == check) {
 		itrace_writer_close(w, ITRACE_END_ERROR, -rc);
 		cli_error("%s: %s (the %llu branches before it were written)", o->input, err,

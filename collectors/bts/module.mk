@@ -6,7 +6,7 @@ BTS_DIR := collectors/bts
 # The pure parts (no hardware): raw BTS conversion, perf records, perf.data
 # parser, itrace output.  Shared by the backend, itrace-import and tests.
 BTS_CORE_SRCS := $(BTS_DIR)/bts_convert.c $(BTS_DIR)/perf_record.c $(BTS_DIR)/perfdata.c \
-	$(BTS_DIR)/bts_sink.c
+	$(BTS_DIR)/bts_sink.c $(BTS_DIR)/bts_entry.c
 BTS_CORE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BTS_CORE_SRCS))
 BTS_LIB := $(BUILD)/lib/libbts.a
 
@@ -40,3 +40,13 @@ UNIT_LIBS_bts := $(BTS_LIB) $(LIBITRACE)
 UNIT_LIBS_perfdata := $(BTS_LIB) $(LIBITRACE)
 $(BUILD)/tests/test_bts $(BUILD)/tests/test_perfdata: $(BTS_LIB)
 
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/bts_*.sh tests/e2e/import_*.sh))
+
+# Fuzz targets: the perf.data parser and the raw BTS converter.
+FUZZ_TARGETS += fuzz_perfdata fuzz_bts_raw
+FUZZ_LIBS_fuzz_perfdata := $(BTS_LIB)
+FUZZ_LIBS_fuzz_bts_raw := $(BTS_LIB)
+FUZZ_EXTRA_SRCS_fuzz_perfdata := $(BTS_DIR)/perfdata.c $(BTS_DIR)/perf_record.c $(BTS_DIR)/bts_convert.c
+FUZZ_EXTRA_SRCS_fuzz_bts_raw := $(BTS_DIR)/bts_convert.c
+$(BUILD)/fuzz-replay/fuzz_perfdata $(BUILD)/fuzz-replay/fuzz_bts_raw: $(BTS_LIB)
