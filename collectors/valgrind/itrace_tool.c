@@ -199,9 +199,30 @@ static Bool recording(void)
 
 /* ---- Threads ------------------------------------------------------------- */
 
-static Int thread_os_tid[VGI_MAX_THREADS]; /* kernel tid of each Valgrind thread */
+/*
+ * Per thread: its kernel tid and, as with the ptrace backend, its own
+ * recording state (a --start window belongs to the thread that entered
+ * the function).  vgi_on_mask is the running thread's copy.
+ */
+struct vgi_thread {
+	Int os_tid;	/* 0: not running (yet or any more) */
+	Bool seen;
+	ULong mask;
+	Addr ret_addr;	/* --start alone: return address of the traced call */
+	Addr ret_sp;	/* and the stack pointer at the entry (points at it) */
+};
+static struct vgi_thread vgi_threads[VGI_MAX_THREADS];
 static ThreadId last_tid = VG_INVALID_THREADID;
 static Bool client_started = False;
+static Bool group_exiting = False;	/* exit_group was called */
+static Int group_exit_code = 0;
+
+static struct vgi_thread *cur_thread(void)
+{
+	return last_tid < VGI_MAX_THREADS ? &vgi_threads[last_tid] : NULL;
+}
+
+static ULong initial_mask(void);
 
 static void put_thread(UInt kind, Int tid, ULong other)
 {
@@ -219,25 +240,38 @@ static void first_client_code(ThreadId tid);
  */
 static void thread_start_client_code(ThreadId tid, ULong blocks_done)
 {
+	struct vgi_thread *t;
+
 	(void)blocks_done;
 	if (vgi_fd < 0)
 		return;
+	if (tid == last_tid || tid >= VGI_MAX_THREADS)
+		return;
+	if (cur_thread())
+		cur_thread()->mask = vgi_on_mask;
+	t = &vgi_threads[tid];
+	if (!t->seen) {
+		t->seen = True;
+		t->mask = initial_mask();
+	}
+	t->os_tid = VG_(gettid)();
+	vgi_on_mask = t->mask;
+	last_tid = tid;
+	put_thread(2 /* switch */, t->os_tid, 0);
 	if (!client_started)
 		first_client_code(tid);
-	if (tid == last_tid)
-		return;
-	if (tid < VGI_MAX_THREADS)
-		thread_os_tid[tid] = VG_(gettid)();
-	last_tid = tid;
-	put_thread(2 /* switch */, VG_(gettid)(), 0);
 }
 
 static void thread_pre_exit(ThreadId tid)
 {
-	if (vgi_fd < 0 || tid >= VGI_MAX_THREADS || thread_os_tid[tid] == 0)
+	struct vgi_thread *t;
+
+	if (vgi_fd < 0 || tid >= VGI_MAX_THREADS || vgi_threads[tid].os_tid == 0)
 		return;
-	put_thread(3 /* exit */, thread_os_tid[tid], 0);
-	thread_os_tid[tid] = 0;
+	t = &vgi_threads[tid];
+	put_thread(3 /* exit */, t->os_tid, (ULong)(Long)(group_exiting ? group_exit_code : 0));
+	t->os_tid = 0;
+	t->seen = False; /* Valgrind reuses the slot for a later thread */
 	if (last_tid == tid)
 		last_tid = VG_INVALID_THREADID;
 }
@@ -259,6 +293,10 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	if (nr == __NR_rt_sigaction && args[0] < VGI_MAX_SIG && args[1] != 0) {
 		/* struct sigaction starts with the handler on amd64-linux */
 		sig_handler_pending[args[0]] = *(const Addr *)args[1];
+	}
+	if (nr == __NR_exit_group) {
+		group_exiting = True;
+		group_exit_code = (Int)(args[0] & 0xff);
 	}
 	if (nr == __NR_rt_sigreturn)
 		sigreturn_from = VG_(get_IP)(tid) - 2; /* after "syscall" (0f 05) */
@@ -459,8 +497,20 @@ static Bool in_scope(Addr a)
 static Bool use_triggers = False;
 static Bool triggers_armed = False;	/* the entry point was reached */
 static Addr entry_addr = 0;
-static Addr watch_ret_addr = 0;	/* return address of the active call */
-static Addr watch_ret_sp = 0;	/* stack pointer at the entry (points at it) */
+/* Return addresses that got a stop check (few: one per traced call site). */
+#define VGI_MAX_WATCH 64
+static Addr watched[VGI_MAX_WATCH];
+static UInt n_watched;
+
+static Bool is_watched(Addr a)
+{
+	UInt i;
+
+	for (i = 0; i < n_watched; i++)
+		if (watched[i] == a)
+			return True;
+	return False;
+}
 
 static Bool has_start(void)
 {
@@ -496,31 +546,45 @@ static VG_REGPARM(0) void vgi_entry_helper(Addr pc, Addr sp)
 
 static VG_REGPARM(0) void vgi_start_helper(Addr pc, Addr sp)
 {
-	if (!triggers_armed || vgi_on_mask != 0 || vgi_fd < 0)
+	struct vgi_thread *t = cur_thread();
+
+	if (!triggers_armed || vgi_on_mask != 0 || vgi_fd < 0 || t == NULL)
 		return;
 	recording_on(2 /* ITRACE_CTL_TRIGGER */, pc);
 	if (!has_stop()) {
-		watch_ret_sp = sp;
-		watch_ret_addr = *(const Addr *)sp;
-		/* The return address may already be translated without a
-		 * check: retranslate it. */
-		VG_(discard_translations_safely)(watch_ret_addr, 1, "itrace trigger");
+		t->ret_sp = sp;
+		t->ret_addr = *(const Addr *)sp;
+		if (!is_watched(t->ret_addr) && n_watched < VGI_MAX_WATCH) {
+			watched[n_watched++] = t->ret_addr;
+			/* Translated before without a check: retranslate. */
+			VG_(discard_translations_safely)(t->ret_addr, 1, "itrace trigger");
+		}
 	}
 }
 
 static VG_REGPARM(0) void vgi_stop_helper(Addr pc, Addr sp)
 {
-	if (!triggers_armed || vgi_on_mask == 0 || vgi_fd < 0)
+	struct vgi_thread *t = cur_thread();
+
+	if (!triggers_armed || vgi_on_mask == 0 || vgi_fd < 0 || t == NULL)
 		return;
 	if (!has_stop()) {
-		/* At the return address: only the return of the traced
-		 * activation counts, not a deeper recursive one. */
-		if (pc != watch_ret_addr || sp <= watch_ret_sp)
+		/* At a return address: only the return of this thread's
+		 * traced activation counts, not a deeper recursive one. */
+		if (pc != t->ret_addr || sp <= t->ret_sp)
 			return;
-		watch_ret_addr = 0;
+		t->ret_addr = 0;
 	}
 	put_trace_ctl(False, 2 /* ITRACE_CTL_TRIGGER */, pc);
 	vgi_on_mask = 0;
+}
+
+/* Recording state of a thread seen for the first time. */
+static ULong initial_mask(void)
+{
+	if (!use_triggers)
+		return client_started ? ~0ULL : 0;
+	return triggers_armed && !has_start() ? ~0ULL : 0;
 }
 
 /* Helper calls to insert before the instruction at `a` (bit set). */
@@ -540,7 +604,7 @@ static UInt triggers_at(Addr a)
 	if (a == start_addr && start_addr != 0)
 		t |= TRIG_START;
 	if ((a == stop_addr && stop_addr != 0) ||
-	    (!has_stop() && watch_ret_addr != 0 && a == watch_ret_addr))
+	    (!has_stop() && is_watched(a)))
 		t |= TRIG_STOP;
 	if ((clo_start || clo_stop) && VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &fn)) {
 		if (clo_start && VG_(strcmp)(fn, clo_start) == 0)
@@ -561,11 +625,10 @@ static void first_client_code(ThreadId tid)
 	client_started = True;
 	put_vdso();
 	entry_addr = client_auxv_value(9 /* AT_ENTRY */);
+	/* Nothing is translated yet, so the entry point's translation will
+	 * have its check (triggers_at). */
 	if (!use_triggers)
 		recording_on(1 /* ITRACE_CTL_START */, VG_(get_IP)(tid));
-	/* Code translated before now (none, normally) has no entry check. */
-	if (use_triggers && entry_addr)
-		VG_(discard_translations_safely)(entry_addr, 1, "itrace entry");
 }
 
 /* ---- Instrumentation ---------------------------------------------------- */
@@ -866,6 +929,25 @@ static ULong const_next(IRSB *in)
 	return in->next->tag == Iex_Const ? in->next->Iex.Const.con->Ico.U64 : 0;
 }
 
+/*
+ * Is the instruction at `a` an indirect jump or call (opcode FF /2../5)?  The IR
+ * cannot tell: Valgrind folds a register target it can compute into a
+ * constant.  Like the ptrace backend (capstone), the instruction decides.
+ */
+static Bool is_indirect_transfer(Addr a, UInt len)
+{
+	const UChar *b = (const UChar *)a;
+	UInt i = 0;
+
+	/* legacy prefixes (segment, operand/address size, rep/bnd), REX */
+	while (i < len && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3 ||
+			   b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36 ||
+			   b[i] == 0x64 || b[i] == 0x65 || (b[i] & 0xf0) == 0x40))
+		i++;
+	/* FF /2, /3 call; FF /4, /5 jmp (FF /0, /1, /6 are inc, dec, push) */
+	return i + 1 < len && b[i] == 0xff && ((b[i + 1] >> 3) & 7) >= 2 && ((b[i + 1] >> 3) & 7) <= 5;
+}
+
 /* Branch kind of the superblock's final jump, or -1 if it is not a branch. */
 static Int final_branch_kind(IRSB *in, Addr last, UInt last_len)
 {
@@ -874,11 +956,11 @@ static Int final_branch_kind(IRSB *in, Addr last, UInt last_len)
 
 	switch (in->jumpkind) {
 	case Ijk_Call:
-		return direct ? 2 /* CALL */ : 5 /* INDIRECT_CALL */;
+		return is_indirect_transfer(last, last_len) ? 5 /* INDIRECT_CALL */ : 2 /* CALL */;
 	case Ijk_Ret:
 		return 3; /* RETURN */
 	case Ijk_Boring:
-		if (!direct)
+		if (!direct || is_indirect_transfer(last, last_len))
 			return 4; /* INDIRECT */
 		/* A superblock also ends after a non-branch; rep-prefixed
 		 * string instructions loop to themselves. */
@@ -1059,6 +1141,9 @@ static void itrace_post_clo_init(void)
 	hello[2] = clo_branch ? VGW_LEVEL_BRANCH : VGW_LEVEL_INSN;
 	hello[3] = clo_mem ? 1 : 0;
 	put_event(VGW_EV_HELLO, hello, 4);
+	/* Tell the collector now that the tool runs: if Valgrind fails
+	 * later, the collector says so instead of "could not run". */
+	flush_buffer();
 	VG_(atfork)(NULL, NULL, fork_child);
 }
 

@@ -63,6 +63,36 @@ static int write_rec(struct vg_convert *c, struct itrace_record *rec)
 	return itrace_writer_write(c->w, rec);
 }
 
+/*
+ * Like the ptrace backend, a THREAD switch is written before the first
+ * record of the thread that now runs, not at every scheduling decision.
+ */
+static int write_switch(struct vg_convert *c)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_THREAD;
+	rec.u.thread.event = ITRACE_THREAD_SWITCH;
+	rec.u.thread.tid = c->cur_tid;
+	rec.u.thread.pid = c->pid;
+	c->written_tid = c->cur_tid;
+	return write_rec(c, &rec);
+}
+
+/* Return a writer error from the enclosing function. */
+#define TRY(call)                         \
+	do {                              \
+		int try_rc_ = (call);     \
+		if (try_rc_ < 0)          \
+			return try_rc_;   \
+	} while (0)
+
+static inline int switch_if_needed(struct vg_convert *c)
+{
+	return c->cur_tid != c->written_tid ? write_switch(c) : 0;
+}
+
 /* Leaving or re-entering the --only module is visible in the trace. */
 static int scope_ctl(struct vg_convert *c, int on, uint64_t addr)
 {
@@ -74,6 +104,7 @@ static int scope_ctl(struct vg_convert *c, int on, uint64_t addr)
 	rec.u.ctl.reason = ITRACE_CTL_SCOPE;
 	rec.u.ctl.addr = addr;
 	c->out_of_scope = !on;
+	TRY(switch_if_needed(c));
 	return write_rec(c, &rec);
 }
 
@@ -143,6 +174,10 @@ static int event_thread(struct vg_convert *c, const uint64_t *p, size_t n)
 
 	if (n < 4)
 		return corrupt(c, "short THREAD event", p[-1]);
+	if (p[0] == ITRACE_THREAD_SWITCH) {
+		c->cur_tid = (uint32_t)p[1];
+		return 0;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_THREAD;
 	rec.u.thread.event = (uint8_t)p[0];
@@ -156,10 +191,14 @@ static int event_syscall(struct vg_convert *c, int enter, const uint64_t *p, siz
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SYSCALL;
 	if (n < 2)
 		return corrupt(c, "short SYSCALL event", p[-1]);
+	/* Made by code outside --only: not recorded (as with ptrace). */
+	if (c->out_of_scope)
+		return 0;
+	TRY(switch_if_needed(c));
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_SYSCALL;
 	rec.u.syscall.nr = p[0];
 	if (enter) {
 		size_t nargs = p[1] < ITRACE_SYSCALL_MAX_ARGS ? (size_t)p[1] : ITRACE_SYSCALL_MAX_ARGS;
@@ -178,9 +217,13 @@ static int event_syscall(struct vg_convert *c, int enter, const uint64_t *p, siz
 static int event_signal(struct vg_convert *c, const uint64_t *p, size_t n)
 {
 	struct itrace_record rec;
+	int rc;
 
 	if (n < 5)
 		return corrupt(c, "short SIGNAL event", p[-1]);
+	rc = switch_if_needed(c);
+	if (rc < 0)
+		return rc;
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_SIGNAL;
 	rec.u.signal.signo = (uint32_t)p[0];
@@ -188,7 +231,11 @@ static int event_signal(struct vg_convert *c, const uint64_t *p, size_t n)
 	rec.u.signal.addr = p[2];
 	rec.u.signal.pc = p[3];
 	rec.u.signal.handler = p[4];
-	return write_rec(c, &rec);
+	rc = write_rec(c, &rec);
+	/* At branch level the delivery is also a branch into the handler. */
+	if (rc >= 0 && c->level == VGW_LEVEL_BRANCH && p[4] != 0 && !c->out_of_scope)
+		rc = itrace_write_branch(c->w, p[3], p[4], ITRACE_BRANCH_INTERRUPT, ITRACE_BRANCH_TAKEN);
+	return rc;
 }
 
 static int event_trace_ctl(struct vg_convert *c, const uint64_t *p, size_t n)
@@ -197,6 +244,7 @@ static int event_trace_ctl(struct vg_convert *c, const uint64_t *p, size_t n)
 
 	if (n < 3)
 		return corrupt(c, "short TRACE_CTL event", p[-1]);
+	TRY(switch_if_needed(c));
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_TRACE_CTL;
 	rec.u.ctl.on = (uint8_t)p[0];
@@ -275,6 +323,7 @@ static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to
 
 	if (kind == ITRACE_BRANCH_COND && to == from + len)
 		flags = 0;
+	TRY(switch_if_needed(c));
 	if (c->out_of_scope) {
 		int rc = scope_ctl(c, 1, from);
 		if (rc < 0)
@@ -297,6 +346,7 @@ static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 	} else {
 		c->last_rep = 0;
 	}
+	TRY(switch_if_needed(c));
 	if (c->out_of_scope) {
 		int rc = scope_ctl(c, 1, addr);
 		if (rc < 0)

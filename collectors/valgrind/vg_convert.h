@@ -32,6 +32,8 @@ struct vg_convert {
 	uint32_t pid;
 	int exited;		/* EXIT event seen */
 	int64_t exit_code;
+	uint32_t cur_tid;	/* thread running now (tool's last switch) */
+	uint32_t written_tid;	/* thread of the last THREAD switch written */
 	uint64_t last_rep;	/* rep instruction whose INSN was written last */
 	int exec_seen;		/* the program called execve: trace ends */
 	char error[256];	/* ERROR event text, or a stream problem */
