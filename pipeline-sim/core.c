@@ -506,7 +506,9 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 		if (!is_load)
 			issue = at;
 		done = at + xc->latency;
-		add_comp(&cs, class_dep_cause(s->cls), xc->latency, s);
+		/* a latency beyond one cycle is exposed when nothing hides it */
+		if (xc->latency > 1)
+			add_comp(&cs, class_dep_cause(s->cls), xc->latency, s);
 	}
 	if (is_store) {
 		const struct sim_class_cfg *sc = &g->cls[SIM_CLS_STORE];

@@ -1,0 +1,321 @@
+/*
+ * test_sim_core.c - the timing model on instruction streams with known
+ * answers (the loops of tests/data/sim_*.S, fed directly to the core):
+ * dependent adds run at one per add latency and stall on dependency,
+ * independent adds reach the configured width, one-port multiplies stall
+ * on that port, a pointer chase beyond the LLC stalls on memory, a random
+ * branch mispredicts about half the time and a loop branch almost never,
+ * and the CPI stack adds up to the cycles.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "core.h"
+#include "sem.h"
+
+enum { K_PLAIN, K_CHASE, K_RANDOM_BRANCH, K_ALTERNATING_BRANCH };
+
+struct kop {
+	uint8_t len;
+	uint8_t b[15];
+	int kind;
+};
+
+#define OP(k, ...) { sizeof((uint8_t[]){ __VA_ARGS__ }), { __VA_ARGS__ }, k }
+#define LOOP_BRANCH OP(K_PLAIN, 0x75, 0x00) /* jnz top; displacement set by run() */
+
+struct run {
+	struct sim_core core;
+	struct sim_semtab *t;
+	struct sim_sem *sems[16];
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void load_cfg(struct sim_core_cfg *cfg, const char *preset, const char *const *sets)
+{
+	char err[256] = "";
+
+	sim_config_init(cfg);
+	assert_int_equal(sim_config_load(cfg, preset, err, sizeof(err)), 0);
+	for (; sets && *sets; sets++)
+		if (sim_config_set(cfg, *sets, err, sizeof(err)))
+			fail_msg("%s", err);
+	if (sim_config_validate(cfg, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+/* run_loop - execute `iters` iterations of the loop `ops` (last op: jnz). */
+static void run_loop(struct run *r, const char *preset, const char *const *sets, struct kop *ops, int n,
+		     uint64_t iters)
+{
+	struct sim_core_cfg cfg;
+	uint64_t addr[16], chase = 0, span_lines = (64ull << 20) / 64;
+	int skip = 0;
+
+	load_cfg(&cfg, preset, sets);
+	assert_int_equal(sim_core_init(&r->core, &cfg, 0), 0);
+	r->t = sim_semtab_open(SIM_ARCH_X86_64);
+	assert_non_null(r->t);
+	addr[0] = 0x401000;
+	for (int i = 1; i < n; i++)
+		addr[i] = addr[i - 1] + ops[i - 1].len;
+	ops[n - 1].b[1] = (uint8_t)(int8_t)(addr[0] - (addr[n - 1] + 2));
+	for (int i = 0; i < n; i++)
+		r->sems[i] = sim_semtab_get(r->t, addr[i], ops[i].len, ops[i].b);
+	for (uint64_t it = 0; it < iters; it++) {
+		for (int i = 0; i < n; i++) {
+			struct sim_dyn d;
+
+			if (skip) {
+				skip = 0;
+				continue;
+			}
+			memset(&d, 0, sizeof(d));
+			d.addr = addr[i];
+			d.len = ops[i].len;
+			d.next_addr = i + 1 < n ? addr[i + 1] : (it + 1 < iters ? addr[0] : addr[n - 1] + 2);
+			if (ops[i].kind == K_CHASE) {
+				/* a new line of a 64 MiB region every time */
+				d.nmem = 1;
+				d.mem[0].addr = 0x10000000 + chase * 64;
+				d.mem[0].size = 8;
+				chase = (chase + 1 + rnd() % 1024) % span_lines;
+			} else if (ops[i].kind == K_RANDOM_BRANCH || ops[i].kind == K_ALTERNATING_BRANCH) {
+				int taken = ops[i].kind == K_RANDOM_BRANCH ? (int)(rnd() & 1) : (int)(it & 1);
+
+				if (taken) {
+					d.next_addr = addr[i + 2];
+					skip = 1;
+				}
+			}
+			sim_core_step(&r->core, r->sems[i], &d);
+		}
+	}
+}
+
+static void run_free(struct run *r)
+{
+	sim_core_free(&r->core);
+	sim_semtab_close(r->t);
+}
+
+static double ipc(const struct run *r)
+{
+	return (double)r->core.insns / (double)sim_core_cycles(&r->core);
+}
+
+/* share - fraction of all lost slots charged to `cause`. */
+static double share(const struct run *r, int cause)
+{
+	double total = 0;
+
+	for (int i = 1; i < SIM_CAUSE_COUNT; i++)
+		total += r->core.stack[i];
+	return total > 0 ? r->core.stack[cause] / total : 0.0;
+}
+
+static int port_index(const struct run *r, const char *name)
+{
+	for (int p = 0; p < r->core.cfg.nports; p++)
+		if (!strcmp(r->core.cfg.port_names[p], name))
+			return p;
+	fail_msg("no port %s", name);
+	return -1;
+}
+
+static void check_stack_adds_up(const struct run *r)
+{
+	double stalls = 0;
+	double cycles = (double)sim_core_cycles(&r->core);
+
+	for (int i = 1; i < SIM_CAUSE_COUNT; i++)
+		stalls += r->core.stack[i];
+	/* base (instructions / width) + stalls = cycles, up to the last cycle */
+	assert_true(((double)r->core.insns + stalls) / r->core.width <= cycles + 1);
+	assert_true(((double)r->core.insns + stalls) / r->core.width >= cycles * 0.99 - 1);
+}
+
+#define ADD_RAX_RBX OP(K_PLAIN, 0x48, 0x01, 0xd8)
+#define DEC_RCX OP(K_PLAIN, 0x48, 0xff, 0xc9)
+
+static void test_dependent_adds(void **state)
+{
+	struct kop ops[] = { ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX,
+			     ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX, DEC_RCX, LOOP_BRANCH };
+	struct run r;
+
+	(void)state;
+	run_loop(&r, "zen4", NULL, ops, 10, 20000);
+	/* 8 adds of latency 1 in a chain: 8 cycles per 10 instructions */
+	assert_true(ipc(&r) > 1.25 * 0.98 && ipc(&r) < 1.25 * 1.02);
+	assert_true(share(&r, SIM_CAUSE_DEP_INT) > 0.9);
+	/* the adds carry the blame, not the loop overhead */
+	assert_true(r.sems[3]->stall[SIM_CAUSE_DEP_INT] > 20.0 * r.sems[8]->stall[SIM_CAUSE_DEP_INT]);
+	check_stack_adds_up(&r);
+	run_free(&r);
+
+	/* a 3-cycle add: one add per 3 cycles */
+	{
+		const char *sets[] = { "class.int_alu = ports=alu0,alu1,alu2,alu3 latency=3", NULL };
+
+		run_loop(&r, "zen4", sets, ops, 10, 5000);
+		assert_true(ipc(&r) > 10.0 / 26 * 0.97 && ipc(&r) < 10.0 / 24 * 1.03);
+		assert_true(share(&r, SIM_CAUSE_DEP_INT) > 0.9);
+		run_free(&r);
+	}
+}
+
+static void test_independent_adds_reach_width(void **state)
+{
+	struct kop ops[] = {
+		OP(K_PLAIN, 0x49, 0x83, 0xc0, 0x01), OP(K_PLAIN, 0x49, 0x83, 0xc1, 0x01),
+		OP(K_PLAIN, 0x49, 0x83, 0xc2, 0x01), OP(K_PLAIN, 0x49, 0x83, 0xc3, 0x01),
+		OP(K_PLAIN, 0x49, 0x83, 0xc4, 0x01), OP(K_PLAIN, 0x49, 0x83, 0xc5, 0x01),
+		OP(K_PLAIN, 0x49, 0x83, 0xc6, 0x01), OP(K_PLAIN, 0x49, 0x83, 0xc7, 0x01),
+		DEC_RCX, LOOP_BRANCH,
+	};
+	const char *w4[] = { "dispatch_width=4", "retire_width=4", NULL };
+	const char *w3[] = { "dispatch_width=3", "retire_width=3", NULL };
+	const char *w6[] = { "fetch_width=12", "class.int_alu = ports=alu0,alu1,alu2,alu3,ld0,ld1 latency=1",
+			     "class.branch = ports=st0 latency=1", NULL };
+	struct run r;
+
+	(void)state;
+	run_loop(&r, "zen4", w4, ops, 10, 20000);
+	assert_true(ipc(&r) > 4 * 0.98);
+	check_stack_adds_up(&r);
+	run_free(&r);
+	run_loop(&r, "zen4", w3, ops, 10, 20000);
+	assert_true(ipc(&r) > 3 * 0.98 && ipc(&r) <= 3.0);
+	run_free(&r);
+	/* the preset dispatches 6 a cycle: with ALUs for every add and a fetch
+	 * that is not cut by the taken branch it gets there */
+	run_loop(&r, "zen4", w6, ops, 10, 20000);
+	assert_true(ipc(&r) > 6 * 0.97 && ipc(&r) <= 6.0);
+	run_free(&r);
+	run_loop(&r, "inorder", NULL, ops, 10, 20000);
+	assert_true(ipc(&r) > 2 * 0.95 && ipc(&r) <= 2.0);
+	run_free(&r);
+}
+
+static void test_one_port_multiplies(void **state)
+{
+	struct kop ops[] = {
+		OP(K_PLAIN, 0x4d, 0x6b, 0xc1, 0x03), OP(K_PLAIN, 0x4d, 0x6b, 0xd1, 0x03),
+		OP(K_PLAIN, 0x4d, 0x6b, 0xd9, 0x03), OP(K_PLAIN, 0x4d, 0x6b, 0xe1, 0x03),
+		OP(K_PLAIN, 0x4d, 0x6b, 0xe9, 0x03), OP(K_PLAIN, 0x4d, 0x6b, 0xf1, 0x03),
+		OP(K_PLAIN, 0x4d, 0x6b, 0xf9, 0x03), OP(K_PLAIN, 0x49, 0x6b, 0xc1, 0x03),
+		DEC_RCX, LOOP_BRANCH,
+	};
+	struct run r;
+
+	(void)state;
+	run_loop(&r, "zen4", NULL, ops, 10, 20000);
+	/* one multiplier: 8 cycles per iteration of 10 */
+	assert_true(ipc(&r) > 1.25 * 0.98 && ipc(&r) < 1.25 * 1.02);
+	assert_true(share(&r, SIM_CAUSE_PORT0 + port_index(&r, "alu1")) > 0.85);
+	check_stack_adds_up(&r);
+	run_free(&r);
+}
+
+static void test_pointer_chase_is_memory_bound(void **state)
+{
+	struct kop ops[] = { OP(K_CHASE, 0x48, 0x8b, 0x00), DEC_RCX, LOOP_BRANCH };
+	struct run r;
+
+	(void)state;
+	run_loop(&r, "zen4", NULL, ops, 3, 5000);
+	assert_true(r.core.load_level[SIM_LVL_MEM] > 4900);
+	assert_true(share(&r, SIM_CAUSE_DCACHE_MEM) > 0.9);
+	/* one load per memory latency */
+	assert_true((double)sim_core_cycles(&r.core) > 0.98 * 5000 * r.core.mem.lat[SIM_LVL_MEM]);
+	assert_true(r.sems[0]->stall[SIM_CAUSE_DCACHE_MEM] > 0.9 * r.core.stack[SIM_CAUSE_DCACHE_MEM]);
+	check_stack_adds_up(&r);
+	run_free(&r);
+}
+
+static void test_branches(void **state)
+{
+	/* test al,1 ; jz +4 ; add rdx,1 ; dec rcx ; jnz */
+	struct kop ops[] = { OP(K_PLAIN, 0xa8, 0x01), OP(K_RANDOM_BRANCH, 0x74, 0x04),
+			     OP(K_PLAIN, 0x48, 0x83, 0xc2, 0x01), DEC_RCX, LOOP_BRANCH };
+	struct run r;
+	double rate;
+
+	(void)state;
+	run_loop(&r, "zen4", NULL, ops, 5, 20000);
+	rate = (double)r.sems[1]->branch_miss / (double)r.sems[1]->count;
+	assert_true(rate > 0.4 && rate < 0.6);
+	assert_true((double)r.sems[4]->branch_miss / (double)r.sems[4]->count < 0.01);
+	assert_true(share(&r, SIM_CAUSE_MISPREDICT) > 0.8);
+	/* the mispredicting branch is charged, not the instructions after it */
+	assert_true(r.sems[1]->stall[SIM_CAUSE_MISPREDICT] > 0.99 * r.core.stack[SIM_CAUSE_MISPREDICT]);
+	check_stack_adds_up(&r);
+	run_free(&r);
+}
+
+static void test_predictor_kinds(void **state)
+{
+	/* a branch that alternates taken / not taken */
+	struct kop ops[] = { OP(K_PLAIN, 0xa8, 0x01), OP(K_ALTERNATING_BRANCH, 0x74, 0x04),
+			     OP(K_PLAIN, 0x48, 0x83, 0xc2, 0x01), DEC_RCX, LOOP_BRANCH };
+	const char *bimodal[] = { "bpred=bimodal", NULL };
+	const char *gshare[] = { "bpred=gshare", NULL };
+	struct run r;
+
+	(void)state;
+	run_loop(&r, "zen4", bimodal, ops, 5, 10000);
+	assert_true(r.sems[1]->branch_miss > 4000); /* a counter cannot follow it */
+	run_free(&r);
+	run_loop(&r, "zen4", gshare, ops, 5, 10000);
+	assert_true(r.sems[1]->branch_miss < 100); /* history can */
+	run_free(&r);
+	run_loop(&r, "zen4", NULL, ops, 5, 10000); /* tage */
+	assert_true(r.sems[1]->branch_miss < 100);
+	run_free(&r);
+}
+
+static void test_inorder_dependent_adds(void **state)
+{
+	struct kop ops[] = { ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX,
+			     ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX, DEC_RCX, LOOP_BRANCH };
+	struct run r;
+
+	(void)state;
+	run_loop(&r, "inorder", NULL, ops, 10, 10000);
+	assert_true(ipc(&r) > 1.0 && ipc(&r) < 1.3);
+	assert_true(share(&r, SIM_CAUSE_DEP_INT) > 0.8);
+	check_stack_adds_up(&r);
+	run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dependent_adds),
+		cmocka_unit_test(test_independent_adds_reach_width),
+		cmocka_unit_test(test_one_port_multiplies),
+		cmocka_unit_test(test_pointer_chase_is_memory_bound),
+		cmocka_unit_test(test_branches),
+		cmocka_unit_test(test_predictor_kinds),
+		cmocka_unit_test(test_inorder_dependent_adds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
