@@ -12,7 +12,7 @@
  *       perf.data of perf record -e intel_bts//u --per-thread (AUXTRACE),
  *       -S snapshot mode (one snapshot of the last N records per thread at
  *       exit), or the legacy branches:u -c 1 -d samples
- *   bts-gen branches IN.itr [--kept]
+ *   bts-gen branches IN.itr [--kept [--legacy]]
  *       print "tid from to" for every taken BRANCH; --kept: the records a
  *       user-mode BTS would produce for IN, as itrace-import writes them
  *   bts-gen insns IN.itr
@@ -431,9 +431,9 @@ static void gen_branch(struct gen *g, const struct itrace_record *rec, uint64_t 
 {
 	if (g->o->legacy) {
 		/* sample_type IP|TID|TIME|ADDR|PERIOD */
-		size_t at = begin_record(g, 9, 2);
 		if (is_kernel(to))
 			return; /* the legacy path filters crossings in the kernel */
+		size_t at = begin_record(g, 9, 2);
 		put64(&g->data, from);
 		put32(&g->data, rec->pid);
 		put32(&g->data, rec->tid);
@@ -702,7 +702,7 @@ static int gen_perf(const char *in, const char *out, const struct gen_opts *o)
 
 /* ---- listing modes ---------------------------------------------------- */
 
-static int list(const char *in, int insns, int kept)
+static int list(const char *in, int insns, int kept, int legacy)
 {
 	struct itrace_reader *r = open_input(in);
 	struct itrace_record rec;
@@ -716,6 +716,8 @@ static int list(const char *in, int insns, int kept)
 		if (insns)
 			continue;
 		if (kept && derive(&d, &rec, &from, &to)) {
+			if (legacy && is_kernel(to))
+				continue; /* the legacy path filters crossings in the kernel */
 			/* what the importer writes: a system call returns after its 2 bytes */
 			printf("%u %llx %llx\n", rec.tid, (unsigned long long)from,
 			       (unsigned long long)(is_kernel(to) ? from + 2 : to));
@@ -779,9 +781,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "perf"))
 		return gen_perf(argv[2], argv[3], &o);
 	if (!strcmp(argv[1], "branches"))
-		return list(argv[2], 0, kept);
+		return list(argv[2], 0, kept, o.legacy);
 	if (!strcmp(argv[1], "insns"))
-		return list(argv[2], 1, 0);
+		return list(argv[2], 1, 0, 0);
 	fprintf(stderr, "bts-gen: unknown mode '%s'\n", argv[1]);
 	return 2;
 }

@@ -60,6 +60,7 @@ static void parse_args(int argc, char **argv, struct import_opts *o)
 	int c;
 
 	memset(o, 0, sizeof *o);
+	opterr = 0; /* our own message, in the tools' style */
 	while ((c = getopt_long(argc, argv, "o:qv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
@@ -69,7 +70,7 @@ static void parse_args(int argc, char **argv, struct import_opts *o)
 		case 'K': kernel = 1; break;
 		case 'h': usage(); exit(0);
 		case 'V': printf("itrace-import %s\n", itrace_version()); exit(0);
-		default: cli_usage_error("unknown option");
+		default: cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind + 1 != argc)

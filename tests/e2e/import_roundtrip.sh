@@ -1,0 +1,99 @@
+#!/bin/sh
+# itrace-import end to end on synthetic perf.data: a real program is
+# single-stepped by the ptrace backend, bts-gen writes what Intel BTS and
+# perf would have recorded for that run (AUXTRACE full trace, snapshot,
+# legacy samples, padding, inline and feature-section build-ids, truncated
+# AUX areas), and perf.data -> itrace-import -> itrace-fill must give back
+# the single-stepped instruction sequence.
+. tests/lib.sh
+GEN="$ITRACE_ROOT/$ITRACE_BUILD/tests/bts-gen"
+IMPORT="$BIN/itrace-import"
+FILL="$BIN/itrace-fill"
+DUMP="$BIN/itrace-dump"
+PROG="$DATA/bts_loops"
+
+insn_addrs() { "$DUMP" "$1" | awk '$2 == "INSN" { print $3 }'; }
+branch_list() { "$GEN" branches "$1" | cut -d' ' -f2-; }
+
+if ! "$BIN/itrace-collect" -q --level insn -o "$TMP/ref.itr" -- "$PROG" 2>"$TMP/collect.err"; then
+	fail "ptrace reference trace of bts_loops" "$(cat "$TMP/collect.err")"
+	done_testing
+	exit
+fi
+ok "ptrace reference trace of bts_loops"
+insn_addrs "$TMP/ref.itr" >"$TMP/ref.txt"
+"$GEN" branches "$TMP/ref.itr" --kept | cut -d' ' -f2- >"$TMP/expect.txt"
+check "the reference has instructions and branches" test -s "$TMP/ref.txt" -a -s "$TMP/expect.txt"
+
+# roundtrip NAME GEN-OPTIONS...: generate, import, compare branches and fill.
+roundtrip() {
+	name="$1"; shift
+	if ! "$GEN" perf "$TMP/ref.itr" "$TMP/$name.data" "$@" 2>"$TMP/gen.err"; then
+		fail "$name: bts-gen" "$(cat "$TMP/gen.err")"
+		return
+	fi
+	if ! "$IMPORT" -q "$TMP/$name.data" -o "$TMP/$name.itr" 2>"$TMP/imp.err"; then
+		fail "$name: itrace-import" "$(cat "$TMP/imp.err")"
+		return
+	fi
+	"$DUMP" -s "$TMP/$name.itr" >"$TMP/$name.sum"
+	check "$name: branch level, taken-only flag, complete" \
+		sh -c "grep -q '^level: branch' '$TMP/$name.sum' && grep -q '^flags: 0x4' '$TMP/$name.sum' && grep -q '^ended: complete' '$TMP/$name.sum'"
+	branch_list "$TMP/$name.itr" >"$TMP/$name.br"
+	if [ "$name" = legacy ]; then
+		# The kernel drops crossings into it on the legacy path: no system calls.
+		"$GEN" branches "$TMP/ref.itr" --kept --legacy | cut -d' ' -f2- >"$TMP/legacy-expect.txt"
+		check_files_eq "$name: imported branches = the run's user branches" "$TMP/legacy-expect.txt" "$TMP/$name.br"
+	else
+		check_files_eq "$name: imported branches = what BTS records for the run" "$TMP/expect.txt" "$TMP/$name.br"
+	fi
+	if ! "$FILL" -q "$TMP/$name.itr" -o "$TMP/$name-filled.itr" 2>"$TMP/fill.err"; then
+		fail "$name: itrace-fill" "$(cat "$TMP/fill.err")"
+		return
+	fi
+	insn_addrs "$TMP/$name-filled.itr" >"$TMP/$name.txt"
+	if [ "$name" = legacy ]; then
+		# Without the exit system call the fill stops at the last taken branch.
+		n=$(wc -l <"$TMP/$name.txt")
+		head -n "$n" "$TMP/ref.txt" >"$TMP/ref-prefix.txt"
+		check "$name: filled = single-stepped up to the last taken branch ($n of $(wc -l <"$TMP/ref.txt"))" \
+			sh -c "[ $n -gt 0 ] && cmp -s '$TMP/ref-prefix.txt' '$TMP/$name.txt'"
+	else
+		check_files_eq "$name: filled = single-stepped ($(wc -l <"$TMP/ref.txt") instructions)" "$TMP/ref.txt" "$TMP/$name.txt"
+	fi
+}
+
+roundtrip full
+roundtrip small-buffers --chunk 5 --pad 2
+roundtrip inline-buildid --inline-buildid --chunk 1000
+roundtrip legacy --legacy
+
+# Build-ids reach the MMAP records, from the feature section or MMAP2.
+id=$(readelf -n "$PROG" | awk '/Build ID/ { print $3 }')
+check "build-id from the feature section" sh -c "'$DUMP' '$TMP/full.itr' | grep MMAP | grep -q 'buildid=$id'"
+check "build-id from MMAP2 records" sh -c "'$DUMP' '$TMP/inline-buildid.itr' | grep MMAP | grep -q 'buildid=$id'"
+
+# Snapshot mode: one snapshot of the last 16 records at exit.
+"$GEN" perf "$TMP/ref.itr" "$TMP/snap.data" --snapshot 16
+"$IMPORT" -q "$TMP/snap.data" -o "$TMP/snap.itr"
+branch_list "$TMP/snap.itr" >"$TMP/snap.br"
+tail -n 16 "$TMP/expect.txt" >"$TMP/snap-expect.txt"
+check_files_eq "snapshot: the last 16 branches" "$TMP/snap-expect.txt" "$TMP/snap.br"
+check "snapshot: perf_mode metadata" sh -c "'$DUMP' -s '$TMP/snap.itr' | grep -q 'perf_mode=intel_bts snapshot'"
+
+# Truncated AUX areas become LOST records; the fill reports the gaps.
+"$GEN" perf "$TMP/ref.itr" "$TMP/trunc.data" --chunk 10 --truncate-every 3
+"$IMPORT" -q "$TMP/trunc.data" -o "$TMP/trunc.itr"
+areas=$(( ($(wc -l <"$TMP/expect.txt") + 9) / 10 ))
+lost=$("$DUMP" "$TMP/trunc.itr" | grep -c ' LOST ')
+check_eq "truncated AUX: one LOST record per truncated area" "$((areas / 3))" "$lost"
+"$FILL" "$TMP/trunc.itr" -o "$TMP/trunc-filled.itr" 2>"$TMP/trunc.err"
+check "truncated AUX: the fill reports lost-input gaps" sh -c "'$DUMP' '$TMP/trunc-filled.itr' | grep -q ' GAP '"
+
+# Standard input, and -o -.
+cat "$TMP/full.data" | "$IMPORT" -q - -o "$TMP/stdin.itr"
+check "reads perf.data from stdin" sh -c "[ \"\$('$GEN' branches '$TMP/stdin.itr' | wc -l)\" = \"\$(wc -l <'$TMP/expect.txt')\" ]"
+"$IMPORT" -q "$TMP/full.data" -o - >"$TMP/stdout.itr"
+check "writes to stdout with -o -" sh -c "'$DUMP' -q '$TMP/stdout.itr'"
+
+done_testing
