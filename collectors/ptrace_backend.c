@@ -241,11 +241,12 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-/* Is `sig` caught by a handler in thread `tid` (SigCgt of /proc/TID/status)? */
-static int signal_is_caught(pid_t tid, int sig)
+/* Signal mask `field` ("SigCgt:", "SigBlk:") of /proc/TID/status. */
+static unsigned long long status_mask(pid_t tid, const char *field)
 {
 	char path[64], line[256];
 	unsigned long long mask = 0;
+	size_t flen = strlen(field);
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
@@ -253,10 +254,21 @@ static int signal_is_caught(pid_t tid, int sig)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+		if (strncmp(line, field, flen) == 0 && sscanf(line + flen, "%llx", &mask) == 1)
 			break;
 	fclose(f);
-	return (mask >> (sig - 1)) & 1;
+	return mask;
+}
+
+/* Is `sig` caught by a handler in thread `tid`? */
+static int signal_is_caught(pid_t tid, int sig)
+{
+	return (status_mask(tid, "SigCgt:") >> (sig - 1)) & 1;
+}
+
+int pt_sigtrap_blocked(pid_t tid)
+{
+	return (status_mask(tid, "SigBlk:") >> (SIGTRAP - 1)) & 1;
 }
 
 /* ---- triggers ---------------------------------------------------------- */
@@ -379,6 +391,7 @@ static void resume(struct pt_session *s, struct pt_thread *t, int sig)
 	t->regs_fresh = 0;
 	t->stopped = 0;
 	t->deliver_sig = 0;
+	t->last_req = req;
 	ptrace(req, t->tid, 0, (long)sig);
 	if (s->steps % 65536 == 0)
 		cli_progress(&s->progress, s->steps);
@@ -402,6 +415,7 @@ static void finish_pending_signal(struct pt_session *s, struct pt_thread *t)
 	if (!t->pending_sig)
 		return;
 	t->pending_siginfo.handler = t->regs.rip;
+	t->trap_blocked = pt_sigtrap_blocked(t->tid); /* the handler's sa_mask */
 	write_signal(s, t, &t->pending_siginfo);
 	if (s->opts->level == ITRACE_LEVEL_BRANCH && t->mode != PT_MODE_SILENT)
 		pt_emit_branch(s, t, t->pending_siginfo.pc, t->regs.rip, ITRACE_BRANCH_INTERRUPT,
@@ -470,6 +484,24 @@ static void on_sigtrap(struct pt_session *s, struct pt_thread *t)
 		return;
 	}
 	on_signal(s, t, SIGTRAP); /* the program's own int3 or raise(SIGTRAP) */
+}
+
+/* Syscall stops come only from PTRACE_SYSCALL, used while SIGTRAP is
+ * (or may become) blocked; at the exit, see whether it still is. */
+static void on_syscall_stop(struct pt_session *s, struct pt_thread *t)
+{
+	t->in_syscall = !t->in_syscall;
+	if (t->in_syscall) {
+		/* rip is already past the syscall insn: nothing to decide yet */
+		t->stopped = 0;
+		t->regs_fresh = 0;
+		ptrace(PTRACE_SYSCALL, t->tid, 0, 0);
+		return;
+	}
+	if (t->has_pending && t->pending.is_syscall)
+		pt_commit(s, t, PT_COMMIT_STEP);
+	t->trap_blocked = pt_sigtrap_blocked(t->tid);
+	resume(s, t, 0);
 }
 
 static int is_stop_signal(int sig)
@@ -544,7 +576,9 @@ static void on_fork(struct pt_session *s, struct pt_thread *t, int vfork)
 			detach_child(s, c);
 		return;
 	}
-	c->mode = t->mode == PT_MODE_STEP && !t->window_rsp ? PT_MODE_STEP : initial_mode(s, cp);
+	/* the child is where the parent is: inside the same window, if any */
+	c->mode = t->mode == PT_MODE_SILENT ? PT_MODE_STEP : t->mode;
+	c->window_rsp = t->window_rsp;
 	write_process(s, ITRACE_PROCESS_FORK, parent->pid, (uint64_t)cp->pid, 0, NULL);
 	pt_code_changed(s, cp);
 	if (c->started && c->stopped)
@@ -582,6 +616,8 @@ static void on_exec(struct pt_session *s, struct pt_thread *t)
 	}
 	t->tid = p->pid;
 	t->has_pending = 0;
+	t->in_syscall = 0;
+	t->trap_blocked = pt_sigtrap_blocked(t->tid);
 	t->window_rsp = 0;
 	t->return_addr = 0;
 	t->reinsert_bp = 0;
@@ -632,8 +668,16 @@ static void on_event(struct pt_session *s, struct pt_thread *t, int event, int s
 	default:
 		break;
 	}
-	if (!s->io_error)
-		resume(s, t, 0);
+	if (s->io_error)
+		return;
+	if (event != PTRACE_EVENT_EXEC && t->has_pending && t->last_req) {
+		/* mid-instruction (clone, fork, a stop): carry on as before */
+		t->stopped = 0;
+		t->regs_fresh = 0;
+		ptrace(t->last_req, t->tid, 0, 0);
+		return;
+	}
+	resume(s, t, 0);
 }
 
 /* First stop of a thread we have not heard of yet (its clone/fork event
@@ -714,7 +758,7 @@ static void on_wait_status(struct pt_session *s, pid_t tid, int status)
 	else if (WSTOPSIG(status) == SIGTRAP)
 		on_sigtrap(s, t);
 	else if (WSTOPSIG(status) == (SIGTRAP | 0x80))
-		resume(s, t, 0);
+		on_syscall_stop(s, t);
 	else
 		on_signal(s, t, WSTOPSIG(status));
 }

@@ -70,6 +70,13 @@ struct pt_thread {
 	int silent_branch;	/* the last silently stepped insn was a branch */
 	int regs_fresh;		/* t->regs read at this stop */
 	int deliver_sig;	/* signal of the current signal-delivery-stop */
+	/* SIGTRAP blocked (in a handler, or sigprocmask): a step trap would make
+	 * the kernel reset the program's SIGTRAP handler, so the thread runs
+	 * to its next syscall instead (PTRACE_SYSCALL) and is not recorded. */
+	int trap_blocked;
+	int trap_gap;		/* TRACE_CTL off written for that stretch */
+	int in_syscall;		/* between syscall-enter and -exit stops */
+	int last_req;		/* ptrace request of the last resume */
 	uint64_t last_rep_addr; /* rep string insn already recorded (INSN once) */
 	uint64_t window_rsp;	/* --start without --stop: leave when rsp > this */
 	uint64_t reinsert_bp;	/* breakpoint lifted to step over it (0: none) */
@@ -150,6 +157,9 @@ void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, ui
 		    unsigned kind, unsigned flags);
 void pt_regs_to_arch(const struct user_regs_struct *r, struct arch_x86_regs *a);
 int pt_read_mem(struct pt_process *p, uint64_t addr, void *buf, size_t len);
+
+/* Is SIGTRAP in the blocked mask of thread tid (/proc/TID/status)? */
+int pt_sigtrap_blocked(pid_t tid);
 
 /* ptrace_bp.c */
 struct pt_bp *pt_bp_find(struct pt_process *p, uint64_t addr);

@@ -250,6 +250,13 @@ static int changes_code_mappings(uint64_t nr)
 	return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mprotect || nr == SYS_mremap;
 }
 
+static int is_jump(int kind)
+{
+	return kind == ITRACE_BRANCH_COND || kind == ITRACE_BRANCH_UNCOND ||
+	       kind == ITRACE_BRANCH_INDIRECT || kind == ITRACE_BRANCH_CALL ||
+	       kind == ITRACE_BRANCH_INDIRECT_CALL || kind == ITRACE_BRANCH_RETURN;
+}
+
 void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 {
 	const struct pt_pending *pd = &t->pending;
@@ -258,10 +265,11 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 
 	if (!t->has_pending)
 		return;
-	/* Still on it: it ran only if it repeats (rep string) or branches to
-	 * itself.  Otherwise a signal or the kernel's trap at syscall exit
-	 * (after execve, sigreturn) stopped the thread before it. */
-	if (returned && rip == pd->addr && !pd->is_rep_string && pd->kind == ARCH_X86_NOT_BRANCH) {
+	/* Still on it: after a step trap it ran if it repeats (rep string) or
+	 * jumps to itself; otherwise a signal, or the kernel's trap at a
+	 * syscall exit, stopped the thread before it. */
+	if (returned && rip == pd->addr &&
+	    !(how == PT_COMMIT_STEP && (pd->is_rep_string || is_jump(pd->kind)))) {
 		t->has_pending = 0;
 		return;
 	}
@@ -408,11 +416,24 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 	}
 	if (t->mode == PT_MODE_CONT)
 		return t->reinsert_bp ? PTRACE_SINGLESTEP : PTRACE_CONT;
+	if (t->trap_blocked) {
+		if (!t->trap_gap && t->mode == PT_MODE_STEP)
+			pt_write_ctl(s, t, 0, ITRACE_CTL_SCOPE, t->regs.rip);
+		t->trap_gap = 1;
+		t->has_pending = 0;
+		return PTRACE_SYSCALL;
+	}
+	if (t->trap_gap && t->mode == PT_MODE_STEP)
+		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, t->regs.rip);
+	t->trap_gap = 0;
 	ci = decode_at(s, p, t->regs.rip);
 	if (ci)
 		fill_pending(s, t, ci);
 	else
 		fill_undecoded(s, t);
 	s->steps++;
+	/* sigprocmask may block SIGTRAP: run it without a step trap */
+	if (t->pending.is_syscall && t->pending.sys_nr == SYS_rt_sigprocmask)
+		return PTRACE_SYSCALL;
 	return PTRACE_SINGLESTEP;
 }
