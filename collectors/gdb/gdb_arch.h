@@ -30,6 +30,8 @@ struct gdb_arch {
 	size_t n_required;	     /* the first n_required must exist */
 	unsigned pc, sp, link;	     /* indices into regs; link may be GDB_NO_REG */
 	unsigned bp_kind;	     /* Z0 kind: breakpoint length */
+	unsigned sys_nr, sys_ret;    /* system call number and result registers */
+	unsigned sys_args[6];	     /* system call argument registers */
 	unsigned fixed_len;	     /* instruction length, 0 = variable */
 	cs_arch cs_arch;
 	cs_mode cs_mode;	     /* without the endian bit */

@@ -74,6 +74,8 @@ struct gdb_session {
 	uint64_t prev_addr;
 	unsigned prev_len;
 	int prev_kind;
+	int in_syscall;		   /* the step just made was a system call */
+	uint64_t syscall_nr;
 	uint64_t steps;
 	int end_reason, end_status, exit_status;
 };
@@ -87,14 +89,14 @@ static char *find_program(const char *name)
 	char buf[PATH_MAX];
 
 	if (strchr(name, '/'))
-		return strdup(name);
+		return realpath(name, NULL); /* absolute, as /proc/PID/maps names files */
 	while (path && *path) {
 		const char *colon = strchr(path, ':');
 		size_t n = colon ? (size_t)(colon - path) : strlen(path);
 
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", name);
 		if (access(buf, X_OK) == 0)
-			return strdup(buf);
+			return realpath(buf, NULL);
 		path = colon ? colon + 1 : NULL;
 	}
 	return NULL;
@@ -330,13 +332,13 @@ static int write_process_start(struct gdb_session *s)
 	return 0;
 }
 
-static int write_ctl(struct gdb_session *s, int on, uint64_t addr)
+static int write_ctl(struct gdb_session *s, int on, int reason, uint64_t addr)
 {
 	struct itrace_record rec;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_TRACE_CTL;
-	rec.u.ctl = (struct itrace_trace_ctl){.on = (uint8_t)on, .reason = ITRACE_CTL_TRIGGER,
+	rec.u.ctl = (struct itrace_trace_ctl){.on = (uint8_t)on, .reason = (uint8_t)reason,
 					      .addr = addr};
 	return write_rec(s, &rec);
 }
@@ -349,6 +351,25 @@ static int write_signal(struct gdb_session *s, int gdb_sig)
 	rec.type = ITRACE_REC_SIGNAL;
 	rec.u.signal.signo = (uint32_t)gdb_signal_to_host(gdb_sig);
 	rec.u.signal.pc = s->t.vals[s->t.arch->pc];
+	return write_rec(s, &rec);
+}
+
+static int write_syscall(struct gdb_session *s, int dir)
+{
+	const struct gdb_arch *a = s->t.arch;
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_SYSCALL;
+	rec.u.syscall.dir = (uint8_t)dir;
+	rec.u.syscall.nr = s->syscall_nr;
+	if (dir == ITRACE_SYSCALL_ENTER) {
+		rec.u.syscall.nargs = 6;
+		for (int i = 0; i < 6; i++)
+			rec.u.syscall.args[i] = s->t.vals[a->sys_args[i]];
+	} else {
+		rec.u.syscall.ret = (int64_t)s->t.vals[a->sys_ret];
+	}
 	return write_rec(s, &rec);
 }
 
@@ -423,17 +444,23 @@ static int record_insn(struct gdb_session *s)
 			  (unsigned long long)pc);
 		return -1;
 	}
-	if (s->opts->level == ITRACE_LEVEL_INSN)
-		return emit_insn_level(s, pc, bytes, len, decoded);
 	{
 		struct itrace_decoded d;
 
 		s->prev_kind = itrace_decoder_decode(s->dec, bytes, (size_t)got, pc, &d) == 0
 				       ? d.kind : ITRACE_INSN_NOT_BRANCH;
 	}
+	if (s->opts->level == ITRACE_LEVEL_INSN && emit_insn_level(s, pc, bytes, len, decoded) < 0)
+		return -1;
 	s->prev_valid = 1;
 	s->prev_addr = pc;
 	s->prev_len = len;
+	if (s->prev_kind == ITRACE_BRANCH_SYSCALL) {
+		/* As the ptrace backend does: fill walks up to SYSCALL records. */
+		s->in_syscall = 1;
+		s->syscall_nr = s->t.vals[s->t.arch->sys_nr];
+		return write_syscall(s, ITRACE_SYSCALL_ENTER);
+	}
 	return 0;
 }
 
@@ -542,7 +569,7 @@ static int begin_window(struct gdb_session *s)
 	}
 	if (set_start_breakpoints(s, 0) < 0)
 		return -1;
-	return write_ctl(s, 1, reg(s, a->pc));
+	return write_ctl(s, 1, ITRACE_CTL_TRIGGER, reg(s, a->pc));
 }
 
 static int window_over(const struct gdb_session *s)
@@ -583,6 +610,11 @@ static int after_stop(struct gdb_session *s, const struct gdb_stop *st)
 	}
 	if (record_branch(s) < 0)
 		return -1;
+	if (s->in_syscall) {
+		s->in_syscall = 0;
+		if (write_syscall(s, ITRACE_SYSCALL_EXIT) < 0)
+			return -1;
+	}
 	if (st->sig != GDB_SIGTRAP && st->sig != 0) {
 		s->pending_sig = st->sig; /* delivered with the next resume */
 		return write_signal(s, st->sig);
@@ -636,9 +668,13 @@ static int step_one(struct gdb_session *s, struct gdb_stop *st)
 	if (window_over(s)) {
 		s->stepping = 0;
 		s->prev_valid = 0;
-		return write_ctl(s, 0, reg(s, s->t.arch->pc));
+		return write_ctl(s, 0, ITRACE_CTL_TRIGGER, reg(s, s->t.arch->pc));
 	}
-	if (record_insn(s) < 0 || resume(s, 1, st) < 0)
+	/* With a signal pending the instruction at pc does not run: the
+	 * signal is delivered first (or ends the program). */
+	if (!s->pending_sig && record_insn(s) < 0)
+		return -1;
+	if (resume(s, 1, st) < 0)
 		return -1;
 	s->steps++;
 	if (on_stop(s, st))
@@ -656,6 +692,8 @@ static int trace_loop(struct gdb_session *s)
 		return -1;
 	}
 	s->stepping = s->n_start == 0;
+	if (s->stepping && write_ctl(s, 1, ITRACE_CTL_START, reg(s, s->t.arch->pc)) < 0)
+		return -1;
 	if (s->n_start && is_start(s, reg(s, s->t.arch->pc)) && begin_window(s) < 0)
 		return -1;
 	while (rc == 0) {
@@ -766,6 +804,11 @@ static void write_exit(struct gdb_session *s)
 
 	if (s->end_reason != ITRACE_END_COMPLETE && s->end_reason != ITRACE_END_CRASHED)
 		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_THREAD;
+	rec.u.thread = (struct itrace_thread){.event = ITRACE_THREAD_EXIT, .tid = s->tid,
+					      .pid = s->pid, .other = (uint64_t)s->end_status};
+	write_rec(s, &rec);
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_PROCESS;
 	rec.u.process.event = ITRACE_PROCESS_EXIT;

@@ -315,10 +315,12 @@ uint64_t gdb_target_auxv_entry(struct gdb_target *t)
 int gdb_target_resume(struct gdb_target *t, int step, int sig, int timeout_ms,
 		      struct gdb_stop *st)
 {
-	char cmd[16];
+	char cmd[24];
 	const char *reply;
 
-	if (sig)
+	if (sig && step && rsp_supports(t->rsp, "vContSupported"))
+		snprintf(cmd, sizeof(cmd), "vCont;S%02x", sig & 0xff); /* qemu has no 'S' */
+	else if (sig)
 		snprintf(cmd, sizeof(cmd), "%c%02x", step ? 'S' : 'C', sig & 0xff);
 	else
 		snprintf(cmd, sizeof(cmd), "%c", step ? 's' : 'c');
