@@ -9,3 +9,10 @@ $(BUILD)/bin/itrace-sqlite: $(BUILD)/obj/sqlexport/itrace_sqlite.o $(BUILD)/lib/
 $(BUILD)/obj/sqlexport/%.o: ALL_CPPFLAGS += -Itools
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/sqlite_*.sh))
+
+# export-synth: synthetic instruction traces for the exporters' tests and
+# benchmark (built with the tests, not installed).
+TEST_DATA += $(BUILD)/tests/export-synth
+$(BUILD)/tests/export-synth: $(BUILD)/obj/sqlexport/export_synth.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)

@@ -1,0 +1,89 @@
+#!/bin/sh
+# itrace-sqlite: schema, counts, levels, views and errors, on a synthetic
+# trace (export-synth: counts known from the iteration count) and on a
+# real trace of tests/data/export_calls.S (itrace-collect).
+. tests/lib.sh
+SQL="$BIN/itrace-sqlite"
+q() { sqlite3 -batch "$1" "$2"; }
+
+# ---- synthetic: 1000 iterations = 10001 insns, 6000 branches, 1000 calls
+"$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/s.itr" 1000
+check "export synthetic trace" "$SQL" -q "$TMP/s.itr" -o "$TMP/s.db"
+check_eq "user_version holds the schema version" 1 "$(q "$TMP/s.db" 'PRAGMA user_version')"
+check_eq "metadata names the source trace" "$(cd "$TMP" && pwd -P)/s.itr" \
+	"$(q "$TMP/s.db" "SELECT value FROM metadata WHERE key='source_trace'")"
+check_eq "metadata says complete" 1 "$(q "$TMP/s.db" "SELECT value FROM metadata WHERE key='complete'")"
+check_eq "instruction count" 10001 "$(q "$TMP/s.db" "SELECT value FROM metadata WHERE key='insn_count'")"
+check_eq "one row per branch" 6000 "$(q "$TMP/s.db" 'SELECT count(*) FROM branches')"
+check_eq "taken branches" 5000 "$(q "$TMP/s.db" 'SELECT count(*) FROM branches WHERE taken')"
+check_eq "calls: 1000 + the root" 1001 "$(q "$TMP/s.db" 'SELECT count(*) FROM calls')"
+check_eq "every call has 8 instructions" "1000|8" \
+	"$(q "$TMP/s.db" "SELECT count(*), min(insn_count) FROM calls WHERE call_ip = 4198400")"
+check_eq "hot branch: inner jne executed 3000, taken 2000" "3000|2000|0x402005" \
+	"$(q "$TMP/s.db" "SELECT exec_count, taken_count, to_ip FROM hot_branches_view WHERE ip='0x402007'")"
+check_eq "branch types by name" "conditional jump|3000" \
+	"$(q "$TMP/s.db" "SELECT branch_type_name, count(*) FROM branches_view WHERE ip='0x402007' GROUP BY 1")"
+check_eq "blocks: the inner loop ran 3000 times" "0x402005|0x402009|3000" \
+	"$(q "$TMP/s.db" "SELECT start_ip, end_ip, exec_count FROM basic_blocks_view WHERE start_ip='0x402005'")"
+check_eq "indexes exist" 1 "$(q "$TMP/s.db" "SELECT count(*) FROM sqlite_master WHERE type='index' AND name='calls_parent'")"
+check_eq "integrity" ok "$(q "$TMP/s.db" 'PRAGMA integrity_check')"
+check_eq "no temporary file left" "s.db s.itr" "$(cd "$TMP" && ls -A | tr '\n' ' ' | sed 's/ $//')"
+
+check "--level summary" "$SQL" -q --level summary "$TMP/s.itr" -o "$TMP/sum.db"
+check_eq "summary: no per-event rows" "0|0|4" \
+	"$(q "$TMP/sum.db" 'SELECT (SELECT count(*) FROM branches), (SELECT count(*) FROM calls), (SELECT count(*) FROM hot_branches)')"
+check "--level insns" "$SQL" -q --level insns "$TMP/s.itr" -o "$TMP/ins.db"
+check_eq "insns: one row per instruction" 10001 "$(q "$TMP/ins.db" 'SELECT count(*) FROM instructions')"
+check_eq "insns: per-address counts" "0x402005|3000" \
+	"$(q "$TMP/ins.db" "SELECT ip, count(*) FROM instructions_view WHERE ip='0x402005' GROUP BY ip")"
+
+# ---- errors
+check_fails "missing input" "$SQL" "$TMP/nope.itr" -o "$TMP/x.db"
+out=$("$SQL" "$TMP/nope.itr" -o "$TMP/x.db" 2>&1); rc=$?
+check_eq "missing input: exit 1, one line" "1|itrace-sqlite: cannot open '$TMP/nope.itr': No such file or directory" "$rc|$out"
+"$SQL" "$TMP/s.itr" >/dev/null 2>&1; check_eq "no -o: usage error" 2 $?
+"$SQL" "$TMP/s.itr" -o - >/dev/null 2>&1; check_eq "-o -: usage error" 2 $?
+"$SQL" --level bogus "$TMP/s.itr" -o "$TMP/x.db" >/dev/null 2>&1; check_eq "bad level: usage error" 2 $?
+echo "not a trace" >"$TMP/bad.itr"
+check_fails "not a trace" "$SQL" "$TMP/bad.itr" -o "$TMP/x.db"
+check_eq "failed export leaves nothing" "" "$(cd "$TMP" && ls -A | grep -e '^x.db' -e '^\.x\.db')"
+# truncated trace: exit 1, but every record before the cut is exported
+size=$(wc -c <"$TMP/s.itr")
+head -c $((size - 200)) "$TMP/s.itr" >"$TMP/cut.itr"
+"$SQL" -q "$TMP/cut.itr" -o "$TMP/cut.db" 2>"$TMP/cut.err"; rc=$?
+check_eq "truncated: exit 1" 1 "$rc"
+check_eq "truncated: db written, marked incomplete" 0 \
+	"$(q "$TMP/cut.db" "SELECT value FROM metadata WHERE key='complete'")"
+check "truncated: error names the damage" grep -q "damaged" "$TMP/cut.err"
+# stdin
+check "trace from stdin" sh -c "'$SQL' -q - -o '$TMP/stdin.db' <'$TMP/s.itr'"
+check_eq "stdin: same counts" 6000 "$(q "$TMP/stdin.db" 'SELECT count(*) FROM branches')"
+
+# ---- progress appears on a terminal only
+"$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/big.itr" 150000
+script -qec "'$SQL' '$TMP/big.itr' -o '$TMP/tty.db'" /dev/null >"$TMP/tty.out" 2>&1
+check "progress line on a terminal" grep -q "rows, .*/s" "$TMP/tty.out"
+"$SQL" "$TMP/big.itr" -o "$TMP/pipe.db" 2>"$TMP/pipe.err"
+check_eq "no progress when stderr is not a terminal" "" "$(cat "$TMP/pipe.err")"
+rm -f "$TMP/big.itr" "$TMP/tty.db" "$TMP/pipe.db"
+
+# ---- a real trace of export_calls (itrace-collect single-steps it)
+if [ -x "$BIN/itrace-collect" ]; then
+	"$BIN/itrace-collect" -q -o "$TMP/c.itr" -- "$DATA/export_calls"
+	check "export collected trace" "$SQL" -q "$TMP/c.itr" -o "$TMP/c.db"
+	check_eq "per-function calls" "_start|0
+fact|20
+leaf|5" "$(q "$TMP/c.db" "SELECT symbol, call_count FROM functions_view WHERE symbol IN ('_start','leaf','fact') ORDER BY symbol")"
+	check_eq "name with <&>\", control byte, invalid UTF-8 kept as bound text" 1 \
+		"$(q "$TMP/c.db" "SELECT count(*) FROM symbols WHERE name = 'we<&>\"ird' || char(1) || CAST(x'ff' AS TEXT) || 'name'")"
+	check_eq "recursion: fact total counted once per outermost call" "140|140" \
+		"$(q "$TMP/c.db" "SELECT insn_count, total_insn_count FROM functions_view WHERE symbol='fact'")"
+	check_eq "deepest fact call path is 4 levels below _start" 5 \
+		"$(q "$TMP/c.db" "WITH RECURSIVE d(id, n) AS (SELECT id, 1 FROM call_paths WHERE parent_id = 0 UNION ALL SELECT p.id, d.n + 1 FROM call_paths p JOIN d ON p.parent_id = d.id) SELECT max(n) FROM d")"
+	ninsn=$("$BIN/itrace-dump" "$TMP/c.itr" | grep -c ' INSN ')
+	check_eq "instructions = what the reader counts" "$ninsn|$ninsn" \
+		"$(q "$TMP/c.db" "SELECT (SELECT value FROM metadata WHERE key='insn_count'), (SELECT sum(insn_count) FROM functions)")"
+	check_eq "module build-id recorded" 40 \
+		"$(q "$TMP/c.db" "SELECT length(build_id) FROM dsos WHERE short_name='export_calls'")"
+fi
+done_testing

@@ -1,0 +1,52 @@
+#!/bin/sh
+# itrace-sqlite is atomic: killed at any point (SIGKILL: no cleanup at
+# all; SIGTERM/SIGINT: cleanup), the target is either absent or the
+# previous complete database, never a half-written file.
+. tests/lib.sh
+SQL="$BIN/itrace-sqlite"
+q() { sqlite3 -batch "$1" "$2"; }
+SYNTH="$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth"
+
+"$SYNTH" "$TMP/small.itr" 10
+"$SYNTH" "$TMP/big.itr" 150000
+
+# kill_at SIGNAL SECONDS: start an export over out.db and kill it then.
+kill_at() {
+	"$SQL" -q "$TMP/big.itr" -o "$TMP/out.db" 2>/dev/null &
+	pid=$!
+	sleep "$2"
+	kill "-$1" "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+# Without a previous database: nothing appears under the final name.
+for t in 0.05 0.3 0.8; do
+	kill_at KILL "$t"
+	check_eq "SIGKILL after ${t}s, no previous db: no target" "" "$(ls "$TMP/out.db" 2>/dev/null)"
+done
+rm -f "$TMP"/.out.db.tmp-*
+
+# With a previous database: it stays, intact, until a run completes.
+"$SQL" -q "$TMP/small.itr" -o "$TMP/out.db"
+before=$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")
+check_eq "previous db holds the small trace" 101 "$before"
+for t in 0.05 0.3 0.8 1.2; do
+	kill_at KILL "$t"
+	check_eq "SIGKILL after ${t}s: previous db intact" "ok|101|1" \
+		"$(q "$TMP/out.db" "SELECT (SELECT * FROM pragma_integrity_check), (SELECT value FROM metadata WHERE key='insn_count'), (SELECT * FROM pragma_user_version)")"
+done
+# SIGKILL cannot be cleaned up after: the leftovers are hidden temporaries
+check_eq "only hidden temporaries left by SIGKILL" "" \
+	"$(cd "$TMP" && ls -A | grep -v -e '^\.out\.db\.tmp-' -e '^out.db$' -e '\.itr$')"
+rm -f "$TMP"/.out.db.tmp-*
+for sig in TERM INT; do
+	kill_at "$sig" 0.3
+	check_eq "SIG$sig: previous db intact and temporary removed" "101|" \
+		"$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")|$(ls -A "$TMP" | grep '^\.out\.db\.tmp-')"
+done
+
+# A run that completes replaces it.
+check "complete run" "$SQL" -q "$TMP/big.itr" -o "$TMP/out.db"
+check_eq "replaced by the complete export" 1500001 \
+	"$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")"
+done_testing

@@ -1,0 +1,71 @@
+#!/bin/sh
+# itrace-xml: every output validates (itrace-profile against
+# format/itrace-profile.xsd, Cobertura against coverage-04.dtd), hostile
+# names stay well-formed, and the counts are those of the trace.
+. tests/lib.sh
+XML="$BIN/itrace-xml"
+XSD="$ITRACE_ROOT/format/itrace-profile.xsd"
+DTD="$ITRACE_ROOT/xmlexport/coverage-04.dtd"
+xp() { xmllint --xpath "$2" "$1" 2>/dev/null; }
+
+# ---- synthetic trace: counts known from the iteration count
+"$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/s.itr" 1000
+check "export synthetic trace" "$XML" -q "$TMP/s.itr" -o "$TMP/s.xml"
+check "valid against the XSD" xmllint --noout --nonet --schema "$XSD" "$TMP/s.xml"
+check_eq "format version" 1 "$(xp "$TMP/s.xml" 'string(/itrace-profile/@version)')"
+check_eq "total instructions" 10001 "$(xp "$TMP/s.xml" 'string(/itrace-profile/totals/@instructions)')"
+check_eq "functions add up to the total" 10001 "$(xp "$TMP/s.xml" 'sum(//function/@instructions)')"
+check_eq "inner jne: executions and taken" "3000 2000" \
+	"$(xp "$TMP/s.xml" 'string(//branch[@from="0x402007"]/@executions)') $(xp "$TMP/s.xml" 'string(//branch[@from="0x402007"]/@taken)')"
+check_eq "call graph edges count the calls (root edges: activations)" "1000 1" \
+	"$(xp "$TMP/s.xml" 'sum(//edge[@caller!="0"]/@calls)') $(xp "$TMP/s.xml" 'sum(//edge[@caller="0"]/@calls)')"
+"$XML" -q "$TMP/s.itr" >"$TMP/stdout.xml"
+check_files_eq "stdout when no -o" "$TMP/s.xml" "$TMP/stdout.xml"
+check "Cobertura without line info is valid too" sh -c \
+	"'$XML' -q -f cobertura '$TMP/s.itr' | xmllint --noout --nonet --dtdvalid '$DTD' -"
+
+# ---- errors
+out=$("$XML" "$TMP/nope.itr" 2>&1); rc=$?
+check_eq "missing input: exit 1, one line" "1|itrace-xml: cannot open '$TMP/nope.itr': No such file or directory" "$rc|$out"
+"$XML" -f html "$TMP/s.itr" >/dev/null 2>&1; check_eq "bad format: usage error" 2 $?
+
+if [ -x "$BIN/itrace-collect" ]; then
+	# ---- hostile names: <&>", a control byte and a non-UTF-8 byte
+	"$BIN/itrace-collect" -q -o "$TMP/c.itr" -- "$DATA/export_calls"
+	check "export collected trace" "$XML" -q "$TMP/c.itr" -o "$TMP/c.xml"
+	check "well-formed and valid" xmllint --noout --nonet --schema "$XSD" "$TMP/c.xml"
+	check_eq "hostile name escaped, bad bytes as \\xHH" 'we<&>"ird\x01\xffname' \
+		"$(xp "$TMP/c.xml" 'string(//function[@calls="1"]/@name)')"
+	check_eq "recursion counted: fact 20 calls, 140 instructions" "20 140" \
+		"$(xp "$TMP/c.xml" 'string(//function[@name="fact"]/@calls)') $(xp "$TMP/c.xml" 'string(//function[@name="fact"]/@total-instructions)')"
+	n=$("$BIN/itrace-dump" "$TMP/c.itr" | grep -c ' INSN ')
+	check_eq "instructions = what the reader counts" "$n $n" \
+		"$(xp "$TMP/c.xml" 'string(//totals/@instructions)') $(xp "$TMP/c.xml" 'sum(//function/@instructions)')"
+
+	# ---- a C program with debug info: source lines and Cobertura
+	"$BIN/itrace-collect" -q --start main -o "$TMP/p.itr" -- "$DATA/export_prog" >/dev/null 2>&1
+	check "export C program" "$XML" -q "$TMP/p.itr" -o "$TMP/p.xml"
+	check "C program: valid against the XSD" xmllint --noout --nonet --schema "$XSD" "$TMP/p.xml"
+	check "Cobertura export" "$XML" -q -f cobertura "$TMP/p.itr" -o "$TMP/cov.xml"
+	check "Cobertura: valid against coverage-04.dtd" xmllint --noout --nonet --dtdvalid "$DTD" "$TMP/cov.xml"
+	src=$(grep -n 'for (i = 1; i < 12; i++)' "$SRCDATA/export_prog.c" | cut -d: -f1)
+	never=$(grep -n 'total += never_called(argc);' "$SRCDATA/export_prog.c" | cut -d: -f1)
+	check_eq "loop line executed" 1 \
+		"$(xp "$TMP/cov.xml" "count(//class[@name='export_prog.c']/lines/line[@number='$src' and @hits > 0])")"
+	check_eq "line never reached has hits 0" 0 \
+		"$(xp "$TMP/cov.xml" "string(//class[@name='export_prog.c']/lines/line[@number='$never']/@hits)")"
+	check_eq "some lines of the file not covered" true \
+		"$(xp "$TMP/cov.xml" "//class[@name='export_prog.c']/@line-rate < 1")"
+	check_eq "collatz loop condition (two jumps): all four outcomes seen" "true 100% (4/4)" \
+		"$(xp "$TMP/cov.xml" "string(//class[@name='export_prog.c']/lines/line[@branch='true'][1]/@branch)") $(xp "$TMP/cov.xml" "string(//class[@name='export_prog.c']/lines/line[@branch='true'][1]/@condition-coverage)")"
+	# XML and SQLite agree (the SQLite numbers are checked against callgrind)
+	if [ -x "$BIN/itrace-sqlite" ]; then
+		"$BIN/itrace-sqlite" -q "$TMP/p.itr" -o "$TMP/p.db"
+		for f in main fib collatz_steps deep; do
+			check_eq "$f: XML = SQLite" \
+				"$(sqlite3 "$TMP/p.db" "SELECT insn_count || ' ' || total_insn_count || ' ' || call_count FROM functions_view WHERE symbol='$f'")" \
+				"$(xp "$TMP/p.xml" "string(//function[@name='$f']/@instructions)") $(xp "$TMP/p.xml" "string(//function[@name='$f']/@total-instructions)") $(xp "$TMP/p.xml" "string(//function[@name='$f']/@calls)")"
+		done
+	fi
+fi
+done_testing
