@@ -320,6 +320,10 @@ void sim_report_text(FILE *out, const struct sim_report *r)
 			(unsigned long long)s->count, (unsigned long long)s->addr, causes, loc, s->text);
 		if (sym.file)
 			fprintf(out, "   %s:%d", base_name(sym.file), sym.line);
+		if (s->flags & SIM_SEM_BRANCH)
+			fprintf(out, "   [mispredicted %.1f%%]", 100.0 * (double)s->branch_miss / (double)s->count);
+		if (s->flags & SIM_SEM_LOAD)
+			fprintf(out, "   [L1D miss %.1f%%]", 100.0 * (double)s->l1d_miss / (double)s->count);
 		fputc('\n', out);
 	}
 	free(top);
