@@ -339,7 +339,7 @@ static int arm_triggers(struct pt_session *s, struct pt_process *p)
 
 /* After exec (or at start): wait for the entry point, where the libraries
  * are loaded and the symbols of --start/--stop/--only can be resolved. */
-static int plan_triggers(struct pt_session *s, struct pt_process *p)
+static int plan_triggers(struct pt_session *s, struct pt_process *p, uint64_t pc)
 {
 	uint64_t entry;
 
@@ -347,6 +347,8 @@ static int plan_triggers(struct pt_session *s, struct pt_process *p)
 	if (!s->use_triggers)
 		return 0;
 	entry = auxv_entry(p->pid);
+	if (entry && entry == pc)
+		return arm_triggers(s, p); /* static program: exec stops at entry */
 	if (!entry || pt_bp_add(p, entry, PT_BP_ENTRY)) {
 		cli_error("cannot find the entry point of process %d", (int)p->pid);
 		return -1;
@@ -635,7 +637,7 @@ static void on_exec(struct pt_session *s, struct pt_thread *t)
 		write_process(s, ITRACE_PROCESS_EXEC, p->pid, (uint64_t)former, 0, exe);
 		pt_code_changed(s, p);
 	}
-	if (plan_triggers(s, p)) {
+	if (plan_triggers(s, p, t->regs.rip)) {
 		s->io_error = 1;
 		return;
 	}

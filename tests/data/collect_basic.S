@@ -50,6 +50,7 @@ _start:
 	mov	$7, %edi
 	syscall
 
+	.type	fact, @function
 fact:					# rax = fact(rdi), recursive
 	push	%rbx
 	mov	%rdi, %rbx
@@ -62,10 +63,12 @@ fact:					# rax = fact(rdi), recursive
 2:	pop	%rbx
 	ret
 
+	.type	triple, @function
 triple:
 	lea	(%rdi,%rdi,2), %rax
 	ret
 
+	.type	pick, @function
 pick:					# switch (rdi) through a jump table
 	lea	table(%rip), %rax
 	jmp	*(%rax,%rdi,8)
