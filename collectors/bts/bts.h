@@ -276,4 +276,21 @@ int bts_elf_entry(const char *path, uint64_t start, uint64_t pgoff, uint64_t *en
 /* Writer options every BTS trace uses: branch level, taken-only flag. */
 void bts_writer_options(struct itrace_writer_options *o);
 
+/* ---- Why BTS is missing (bts_probe.c) -------------------------------- */
+
+#include <stdio.h>
+
+/* What /proc/cpuinfo says about BTS support. */
+struct bts_cpu_facts {
+	char vendor[32]; /* vendor_id, e.g. "GenuineIntel" */
+	int hypervisor, pti, dtes64;
+};
+
+/* bts_cpu_facts_parse - vendor and flags of the first CPU in cpuinfo text. */
+void bts_cpu_facts_parse(FILE *f, struct bts_cpu_facts *c);
+/* bts_cpu_facts - the same from /proc/cpuinfo. */
+void bts_cpu_facts(struct bts_cpu_facts *c);
+/* bts_explain_missing_pmu - why there is no intel_bts PMU, in words. */
+void bts_explain_missing_pmu(const struct bts_cpu_facts *c, char *buf, size_t len);
+
 #endif /* ITRACE_BTS_H */

@@ -96,46 +96,6 @@ static int has_cap(int bit)
 	return (int)((eff >> bit) & 1);
 }
 
-void bts_cpu_facts(struct bts_cpu_facts *c)
-{
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	char line[8192];
-
-	memset(c, 0, sizeof *c);
-	strcpy(c->vendor, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof line, f)) {
-		if (!strncmp(line, "vendor_id", 9)) {
-			char *v = strchr(line, ':');
-			if (v && sscanf(v + 1, "%31s", c->vendor) != 1)
-				strcpy(c->vendor, "unknown");
-		} else if (!strncmp(line, "flags", 5)) {
-			c->hypervisor = !!strstr(line, " hypervisor");
-			c->pti = !!strstr(line, " pti");
-			c->dtes64 = !!strstr(line, " dtes64");
-			break;
-		}
-	}
-	fclose(f);
-}
-
-/* Why the intel_bts PMU is missing, as precisely as the machine tells. */
-void bts_explain_missing_pmu(const struct bts_cpu_facts *c, char *buf, size_t len)
-{
-	if (strcmp(c->vendor, "GenuineIntel"))
-		snprintf(buf, len, "the CPU is %s and BTS exists only on Intel CPUs%s", c->vendor,
-			 c->hypervisor ? "; this is also a virtual machine" : "");
-	else if (c->hypervisor)
-		snprintf(buf, len, "this is a virtual machine (cpuinfo flag 'hypervisor') and hypervisors do not virtualise BTS");
-	else if (c->pti)
-		snprintf(buf, len, "page-table isolation is on (cpuinfo flag 'pti') and the kernel disables intel_bts under PTI; boot with pti=off to trade that protection for tracing");
-	else if (!c->dtes64)
-		snprintf(buf, len, "the CPU lacks the 64-bit debug store (no 'dtes64' flag)");
-	else
-		snprintf(buf, len, "the kernel registered no intel_bts PMU (kernel without CONFIG_CPU_SUP_INTEL perf support?)");
-}
-
 static int paranoid_level(void)
 {
 	long v;

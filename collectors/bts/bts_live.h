@@ -9,12 +9,6 @@
 
 #include "backend.h"
 
-/* What /proc/cpuinfo says about BTS support. */
-struct bts_cpu_facts {
-	char vendor[32]; /* vendor_id, e.g. "GenuineIntel" */
-	int hypervisor, pti, dtes64;
-};
-
 /* The chosen kernel path. */
 struct bts_method {
 	int aux;      /* intel_bts AUX PMU */
@@ -24,12 +18,6 @@ struct bts_method {
 
 /* bts_pmu_type - /sys/bus/event_source/devices/intel_bts/type, or -1. */
 int bts_pmu_type(void);
-
-/* bts_cpu_facts - read vendor and the hypervisor/pti/dtes64 flags. */
-void bts_cpu_facts(struct bts_cpu_facts *c);
-
-/* bts_explain_missing_pmu - why there is no intel_bts PMU, in words. */
-void bts_explain_missing_pmu(const struct bts_cpu_facts *c, char *buf, size_t len);
 
 /*
  * bts_choose_method - pick the intel_bts or legacy path for `o` and the

@@ -6,7 +6,7 @@ BTS_DIR := collectors/bts
 # The pure parts (no hardware): raw BTS conversion, perf records, perf.data
 # parser, itrace output.  Shared by the backend, itrace-import and tests.
 BTS_CORE_SRCS := $(BTS_DIR)/bts_convert.c $(BTS_DIR)/perf_record.c $(BTS_DIR)/perfdata.c \
-	$(BTS_DIR)/bts_sink.c $(BTS_DIR)/bts_entry.c
+	$(BTS_DIR)/bts_sink.c $(BTS_DIR)/bts_entry.c $(BTS_DIR)/bts_probe.c
 BTS_CORE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BTS_CORE_SRCS))
 BTS_LIB := $(BUILD)/lib/libbts.a
 

@@ -88,7 +88,7 @@ static void test_convert_skips_padding_and_sentinels(void **state)
 	bts_rec(buf + 120, 0x401104, KADDR, 0); /* into the kernel */
 	init_collected(&c);
 	assert_int_equal(bts_convert(buf, sizeof buf, 7, 8, BTS_SPACE_USER, collect, &c, &st), 0);
-	assert_int_equal(c.n, 2);
+	assert_int_equal(c.n, 3);
 	assert_int_equal(c.ev[0].type, BTS_EV_BRANCH);
 	assert_int_equal(c.ev[0].pid, 7);
 	assert_int_equal(c.ev[0].tid, 8);
@@ -99,7 +99,10 @@ static void test_convert_skips_padding_and_sentinels(void **state)
 	assert_int_equal(st.records, 6);
 	assert_int_equal(st.padding, 1);
 	assert_int_equal(st.sentinels, 2);
-	assert_int_equal(st.filtered, 1);
+	assert_int_equal(st.filtered, 0);
+	assert_int_equal(c.ev[2].type, BTS_EV_KENTRY); /* user -> kernel crossing */
+	assert_int_equal(c.ev[2].u.branch.from, 0x401104);
+	assert_int_equal(st.kentries, 1);
 	assert_int_equal(st.branches, 2);
 	assert_int_equal(st.trailing, 5);
 }
@@ -361,6 +364,103 @@ static void test_sink_writes_taken_only_branch_trace(void **state)
 	unlink(path);
 }
 
+/* ---- why BTS is missing ---------------------------------------------- */
+
+static void explain(const char *cpuinfo, char *buf, size_t len)
+{
+	struct bts_cpu_facts c;
+	FILE *f = fmemopen((void *)cpuinfo, strlen(cpuinfo), "r");
+
+	assert_non_null(f);
+	bts_cpu_facts_parse(f, &c);
+	fclose(f);
+	bts_explain_missing_pmu(&c, buf, len);
+}
+
+static void test_missing_pmu_reasons(void **state)
+{
+	char m[512];
+	(void)state;
+
+	explain("processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu vme hypervisor lahf_lm\n", m, sizeof m);
+	assert_non_null(strstr(m, "AuthenticAMD"));
+	assert_non_null(strstr(m, "virtual machine"));
+	explain("vendor_id\t: GenuineIntel\nflags\t\t: fpu dtes64 hypervisor\n", m, sizeof m);
+	assert_non_null(strstr(m, "hypervisor"));
+	explain("vendor_id\t: GenuineIntel\nflags\t\t: fpu dtes64 pti ssbd\n", m, sizeof m);
+	assert_non_null(strstr(m, "pti=off"));
+	/* 'pti' must be a whole flag, not part of another one */
+	explain("vendor_id\t: GenuineIntel\nflags\t\t: fpu ptiX dtes64\n", m, sizeof m);
+	assert_null(strstr(m, "pti=off"));
+	assert_non_null(strstr(m, "no intel_bts PMU"));
+	explain("vendor_id\t: GenuineIntel\nflags\t\t: fpu pae\n", m, sizeof m);
+	assert_non_null(strstr(m, "dtes64"));
+	explain("", m, sizeof m);
+	assert_non_null(strstr(m, "unknown"));
+}
+
+/* A user->kernel crossing from a syscall instruction becomes a SYSCALL branch. */
+static void test_sink_kernel_entry(void **state)
+{
+	char bin[] = "/tmp/test_bts_code_XXXXXX", out[] = "/tmp/test_bts_out_XXXXXX";
+	const uint8_t code[] = {0x90, 0x0f, 0x05, 0x90, 0xcd, 0x80};
+	int fd = mkstemp(bin), fo = mkstemp(out);
+	struct itrace_writer_options wo;
+	struct itrace_writer *w;
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	struct bts_sink sink;
+	struct bts_event ev;
+	(void)state;
+
+	assert_true(fd >= 0 && fo >= 0);
+	assert_int_equal(write(fd, code, sizeof code), (ssize_t)sizeof code);
+	close(fd);
+	close(fo);
+	bts_writer_options(&wo);
+	assert_int_equal(itrace_writer_open(out, &wo, &w), 0);
+	bts_sink_init(&sink, w, BTS_SPACE_USER);
+	memset(&ev, 0, sizeof ev);
+	ev.type = BTS_EV_MMAP;
+	ev.pid = ev.tid = 3;
+	ev.u.mmap.start = 0x10000;
+	ev.u.mmap.len = 0x1000;
+	ev.u.mmap.prot = PROT_READ | PROT_EXEC;
+	ev.u.mmap.path = bin;
+	ev.u.mmap.path_len = strlen(bin);
+	assert_int_equal(bts_sink_event(&sink, &ev), 0);
+	memset(&ev, 0, sizeof ev);
+	ev.type = BTS_EV_KENTRY;
+	ev.pid = ev.tid = 3;
+	ev.u.branch.to = KADDR;
+	ev.u.branch.from = 0x10000; /* nop: an interrupt, dropped */
+	assert_int_equal(bts_sink_event(&sink, &ev), 0);
+	ev.u.branch.from = 0x10001; /* syscall */
+	assert_int_equal(bts_sink_event(&sink, &ev), 0);
+	ev.u.branch.from = 0x10004; /* int 0x80 */
+	assert_int_equal(bts_sink_event(&sink, &ev), 0);
+	ev.pid = ev.tid = 4; /* another process: no mapping known */
+	assert_int_equal(bts_sink_event(&sink, &ev), 0);
+	assert_int_equal(sink.syscalls, 2);
+	assert_int_equal(sink.kentries_dropped, 2);
+	bts_sink_fini(&sink);
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+
+	assert_int_equal(itrace_reader_open(out, &r), 0);
+	int branches = 0;
+	while (itrace_reader_next(r, &rec) == 0) {
+		if (rec.type != ITRACE_REC_BRANCH)
+			continue;
+		assert_int_equal(rec.u.branch.kind, ITRACE_BRANCH_SYSCALL);
+		assert_int_equal(rec.u.branch.to, rec.u.branch.from + 2);
+		branches++;
+	}
+	assert_int_equal(branches, 2);
+	itrace_reader_close(r);
+	unlink(bin);
+	unlink(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +471,8 @@ int main(void)
 		cmocka_unit_test(test_sideband_mmap2),
 		cmocka_unit_test(test_sideband_comm_fork_exit),
 		cmocka_unit_test(test_sink_writes_taken_only_branch_trace),
+		cmocka_unit_test(test_missing_pmu_reasons),
+		cmocka_unit_test(test_sink_kernel_entry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
