@@ -1,0 +1,73 @@
+#!/bin/sh
+# itrace-collect on a dynamic C program (collect_prog.c), tracing main
+# (--start main) so ld.so start-up runs at full speed: output and exit
+# status as untraced, insn/branch agreement, and the records of signals,
+# threads, fork, exec, rep movs and vDSO calls.
+. tests/lib.sh
+. "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
+
+# trace MODE LEVEL [options]: trace one mode into $TMP/MODE.LEVEL.itr and
+# compare its output and status with an untraced run.
+trace() {
+	mode=$1 level=$2
+	shift 2
+	"$PROG" "$mode" >"$TMP/$mode.plain" 2>&1
+	prc=$?
+	"$COLLECT" -q --level "$level" --start main "$@" -o "$TMP/$mode.$level.itr" -- \
+		"$PROG" "$mode" >"$TMP/$mode.$level.out" 2>&1
+	trc=$?
+	if [ "$prc" = "$trc" ] && cmp -s "$TMP/$mode.plain" "$TMP/$mode.$level.out" &&
+		grep -q EXIT-SUCCESS "$TMP/$mode.$level.out"; then
+		ok "$mode ($level): output and exit status as untraced"
+	else
+		fail "$mode ($level): output and exit status as untraced" \
+			"status $trc (untraced $prc); output: $(cat "$TMP/$mode.$level.out")"
+	fi
+}
+
+for mode in work longjmp signal trap threads fork exec repmovs; do
+	trace "$mode" insn
+	trace "$mode" branch
+	check "$mode: insn and branch traces agree" \
+		"$TRACECHECK" agree "$TMP/$mode.insn.itr" "$TMP/$mode.branch.itr"
+done
+
+# A handled signal: delivered once, with the handler's address.
+check "signal: SIGUSR1 recorded with its handler" sh -c \
+	"'$DUMP' '$TMP/signal.insn.itr' | grep -q 'SIGNAL signo=10 .*handler=0x[1-9a-f]'"
+# The program's own int3 and raise(SIGTRAP) reach its handler.
+check_eq "trap: both SIGTRAPs recorded" 2 \
+	"$("$DUMP" "$TMP/trap.insn.itr" | grep -c 'SIGNAL signo=5 ')"
+check_eq "threads: three THREAD create records" 3 \
+	"$("$DUMP" "$TMP/threads.insn.itr" | grep -c ' THREAD create ')"
+check "exec: PROCESS exec record" sh -c "'$DUMP' '$TMP/exec.insn.itr' | grep -q ' PROCESS exec '"
+check_eq "exec: main traced in both images" 2 \
+	"$("$DUMP" "$TMP/exec.insn.itr" | grep -c 'TRACE_ON trigger')"
+
+# rep movsb over 64 bytes: one INSN, then 64 loads and 64 stores.
+"$DUMP" "$TMP/repmovs.insn.itr" | awk '
+	$2 == "INSN" { counting = ($NF == "bytes=f3a4"); if (counting) insns++; next }
+	counting && $2 == "MEM" { mem[$3]++ }
+	END { printf "%d %d %d\n", insns, mem["load"], mem["store"] }' >"$TMP/rep.txt"
+check_eq "rep movsb: one INSN, 64 loads, 64 stores" "1 64 64" "$(cat "$TMP/rep.txt")"
+
+# --follow-fork: the child is traced as its own process.
+"$COLLECT" -q --follow-fork --start main -o "$TMP/ff.itr" -- "$PROG" fork >/dev/null 2>&1
+check "follow-fork: PROCESS fork record" sh -c "'$DUMP' '$TMP/ff.itr' | grep -q ' PROCESS fork '"
+check "follow-fork: the child's exit status" sh -c \
+	"'$DUMP' '$TMP/ff.itr' | grep -q ' PROCESS exit pid=[0-9]* status=13'"
+check_eq "follow-fork: two threads with instructions" 2 \
+	"$("$DUMP" "$TMP/ff.itr" | awk '$2 == "INSN" { t[$1] = 1 } END { print length(t) }')"
+check_eq "no follow-fork: only the parent has instructions" 1 \
+	"$("$DUMP" "$TMP/fork.insn.itr" | awk '$2 == "INSN" { t[$1] = 1 } END { print length(t) }')"
+
+# clock_gettime runs in the vDSO: its instructions are traced there.
+trace vdso insn
+vdso_range=$("$DUMP" "$TMP/vdso.insn.itr" | awk '$2 == "MMAP" && $NF == "'"'[vdso]'"'" { print $4 }')
+lo=${vdso_range%-*} hi=${vdso_range#*-}
+check_eq "vdso: CODE record at the [vdso] mapping" "$lo" \
+	"$("$DUMP" "$TMP/vdso.insn.itr" | awk '$2 == "CODE" { print $3 }')"
+n=$("$DUMP" "$TMP/vdso.insn.itr" | awk -v lo="$lo" -v hi="$hi" \
+	'$2 == "INSN" && length($3) == length(lo) && $3 >= lo && $3 < hi { n++ } END { print n + 0 }')
+if [ "$n" -gt 0 ]; then ok "vdso: $n instructions inside [vdso]"; else fail "vdso: instructions inside [vdso]" "range $vdso_range"; fi
+done_testing
