@@ -584,11 +584,11 @@ int sim_report_kanata(FILE *out, const struct sim_report *r)
 			fprintf(out, "I\t%llu\t%llu\t%u\n", (unsigned long long)v->id, (unsigned long long)e->seq, e->tid);
 			fprintf(out, "L\t%llu\t0\t%llx: %s\n", (unsigned long long)v->id,
 				(unsigned long long)e->sem->addr, e->sem->text);
-			fprintf(out, "L\t%llu\t1\t%s%s%s, %.1f slots lost\n", (unsigned long long)v->id,
+			fprintf(out, "L\t%llu\t1\t%s%s%s, %.1f cycles lost\n", (unsigned long long)v->id,
 				e->cause == SIM_CAUSE_BASE ? "no stall" : sim_core_cause_name(c, e->cause, nb, sizeof(nb)),
 				e->mispredict ? ", mispredicted" : "",
 				e->level ? (e->level == 1 ? ", L2 hit" : e->level == 2 ? ", LLC hit" : ", memory") : "",
-				(double)e->lost);
+				(double)e->lost / c->width);
 			break;
 		case KV_START:
 		case KV_END:

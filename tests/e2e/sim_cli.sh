@@ -1,0 +1,95 @@
+#!/bin/sh
+# pipeline-sim's command line: outputs (--json, --kanata, --timeline,
+# --print-core), inputs (ppc64le itrace, qtrace), and errors on bad input
+# and bad usage.
+. tests/lib.sh
+SIM="$BIN/pipeline-sim"
+GEN="$ITRACE_ROOT/$ITRACE_BUILD/bench/sim_gen"
+QGEN="$ITRACE_ROOT/$ITRACE_BUILD/bench/qtrace_gen"
+
+check "generate a trace" "$GEN" mix 20000 "$TMP/mix.itr"
+check "text report" "$SIM" -q -o "$TMP/mix.txt" "$TMP/mix.itr"
+check "report has a CPI stack" grep -q '^CPI stack' "$TMP/mix.txt"
+check_eq "instructions counted" 20000 "$(awk '$1 == "instructions" { print $2; exit }' "$TMP/mix.txt")"
+
+# --json: valid JSON with the same numbers
+check "--json" "$SIM" -q --json -o "$TMP/mix.json" "$TMP/mix.itr"
+if command -v python3 >/dev/null 2>&1; then
+	check "--json parses" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["instructions"] == 20000
+stack = d["cpi_stack"]
+total = stack["base"] + sum(stack["stalls"].values())
+assert abs(total - d["cycles"]) <= 0.01 * d["cycles"] + 1, (total, d["cycles"])
+assert d["top_instructions"] and d["functions"]
+assert all("disassembly" in i and "causes" in i for i in d["top_instructions"])
+' "$TMP/mix.json"
+else
+	ok "# SKIP python3 not installed (JSON parse check)"
+fi
+check_eq "JSON and text agree on cycles" "$(awk '$1 == "cycles" { print $2; exit }' "$TMP/mix.txt")" \
+	"$(sed 's/.*"cycles":\([0-9]*\).*/\1/' "$TMP/mix.json")"
+
+# --kanata: a Kanata v4 log Konata can open
+check "--kanata" "$SIM" -q --kanata "$TMP/k.log" --kanata-max 500 -o /dev/null "$TMP/mix.itr"
+check_eq "Kanata header" "$(printf 'Kanata\t0004')" "$(head -1 "$TMP/k.log")"
+check_eq "500 instructions started" 500 "$(grep -c '^I	' "$TMP/k.log")"
+check_eq "500 instructions retired" 500 "$(grep -c '^R	' "$TMP/k.log")"
+check "every stage start has its end" sh -c "[ \$(grep -c '^S	' '$TMP/k.log') -eq \$(grep -c '^E	' '$TMP/k.log') ]"
+check "cycle deltas are positive" sh -c "! grep -q '^C	-' '$TMP/k.log' && ! grep -q '^C	0$' '$TMP/k.log'"
+check "stall lane names a cause" grep -q '^S	[0-9]*	1	\(dcache-mem\|dep-int\|dep-mem\|branch-mispredict\)' "$TMP/k.log"
+
+# --timeline
+"$SIM" -q --timeline 25 "$TMP/mix.itr" >"$TMP/tl.txt" 2>&1
+check_eq "--timeline 25 prints 25 rows" 25 "$(grep -c '^\[[0-9]*\] ' "$TMP/tl.txt")"
+check "timeline rows show fetch and retire" sh -c "grep '^\[3\] ' '$TMP/tl.txt' | grep -q 'FffffD.*[R>]'"
+
+# presets and overrides
+check "--list-cores" sh -c "'$SIM' --list-cores | grep -q '^zen4' && '$SIM' --list-cores | grep -q '^power10' && '$SIM' --list-cores | grep -q '^inorder'"
+"$SIM" --print-core --core zen4 >"$TMP/zen4.core"
+"$SIM" -q -o "$TMP/a.txt" "$TMP/mix.itr"
+"$SIM" -q -o "$TMP/b.txt" --core "$TMP/zen4.core" "$TMP/mix.itr"
+check "--print-core output is a core file giving the same result" \
+	sh -c "sed 1d '$TMP/a.txt' >'$TMP/a2'; sed 1d '$TMP/b.txt' >'$TMP/b2'; cmp -s '$TMP/a2' '$TMP/b2'"
+"$SIM" -q --set bpred=bimodal "$TMP/mix.itr" >"$TMP/bim.txt"
+check "--set changes the predictor" grep -q 'Branches (bimodal)' "$TMP/bim.txt"
+
+# POWER: ppc64le itrace and the same run as qtrace
+if [ -x "$QGEN" ] && [ -x "$BIN/qtrace-conv" ]; then
+	"$QGEN" 5000 "$TMP/ppc.itr" && "$BIN/qtrace-conv" -q -o "$TMP/ppc.qt" "$TMP/ppc.itr"
+	"$SIM" -q --core power10 "$TMP/ppc.itr" >"$TMP/ppc1.txt" 2>&1
+	"$SIM" -q --core power10 "$TMP/ppc.qt" >"$TMP/ppc2.txt" 2>&1
+	check_eq "ppc64le itrace simulated" 20001 "$(awk '$1 == "instructions" { print $2; exit }' "$TMP/ppc1.txt")"
+	check "ppc64le decoded by capstone" grep -q 'ld r4, 8(r1)' "$TMP/ppc1.txt"
+	check_eq "qtrace gives the same cycles" "$(awk '$1 == "cycles" { print $2; exit }' "$TMP/ppc1.txt")" \
+		"$(awk '$1 == "cycles" { print $2; exit }' "$TMP/ppc2.txt")"
+else
+	ok "# SKIP qtrace_gen or qtrace-conv not built"
+fi
+
+# bad input: exit 1, one line naming the file
+"$SIM" "$TMP/none.itr" >/dev/null 2>"$TMP/err"; rc=$?
+check_eq "missing trace exits 1" 1 "$rc"
+check_eq "missing trace message" "pipeline-sim: cannot open '$TMP/none.itr': No such file or directory" "$(cat "$TMP/err")"
+# random addresses do not compress: a chase trace is long enough to cut
+"$GEN" chase 20000 "$TMP/chase.itr"
+head -c 12000 "$TMP/chase.itr" >"$TMP/cut.itr"
+"$SIM" -q "$TMP/cut.itr" >"$TMP/cut.txt" 2>"$TMP/err"; rc=$?
+check_eq "truncated trace exits 1" 1 "$rc"
+check "truncated trace: error names the file" grep -q "^pipeline-sim: '$TMP/cut.itr': .*instructions before it" "$TMP/err"
+check "truncated trace: report of what came before" grep -q '^CPI stack' "$TMP/cut.txt"
+printf 'not a trace at all' >"$TMP/junk"
+check_fails "junk input fails" "$SIM" -q "$TMP/junk"
+# bad usage: exit 2
+"$SIM" >/dev/null 2>&1; rc=$?
+check_eq "no trace: usage error" 2 "$rc"
+"$SIM" --core nosuch "$TMP/mix.itr" >/dev/null 2>"$TMP/err"; rc=$?
+check_eq "unknown core exits 2" 2 "$rc"
+check "unknown core lists presets" grep -q "presets: .*zen4" "$TMP/err"
+"$SIM" --set "l2=size=3K assoc=8 line=64 latency=1" "$TMP/mix.itr" >/dev/null 2>"$TMP/err"; rc=$?
+check_eq "bad geometry exits 2" 2 "$rc"
+check "bad geometry explained" grep -q "l2: number of sets (6) must be a power of two" "$TMP/err"
+check "--help" sh -c "'$SIM' --help | grep -q '^usage: pipeline-sim'"
+check "--version" sh -c "'$SIM' --version | grep -q '^pipeline-sim'"
+done_testing
