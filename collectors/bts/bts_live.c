@@ -502,25 +502,33 @@ static int drain(struct live *L)
 	return rc;
 }
 
-/* --ring: the AUX area is an overwrite ring; keep its last N records. */
+/*
+ * --ring: the AUX area is an overwrite ring.  The hardware fills 24-byte
+ * slots from the start of the buffer and wraps; in overwrite mode the
+ * kernel reports aux_head as the offset inside the buffer where the next
+ * record goes.  Oldest to newest is therefore the slots from aux_head to
+ * the end, then from the start to aux_head; never-written slots are zero
+ * and skipped.  The last N branches are kept.
+ */
 static int snapshot(struct live *L, uint32_t pid)
 {
 	uint64_t head = __atomic_load_n(&L->s.pg->aux_head, __ATOMIC_ACQUIRE);
-	size_t size = L->s.aux_size, n = head < size ? (size_t)head : size;
-	const uint8_t *p = ring_bytes(L, L->s.aux, size, head - n, n);
-	size_t keep = 0, start = n - n % BTS_RECORD_SIZE;
+	size_t slots = L->s.aux_size / BTS_RECORD_SIZE, next = (size_t)(head % L->s.aux_size) / BTS_RECORD_SIZE;
+	size_t n = 0, keep = 0, first;
 
-	if (!p)
+	if (scratch_reserve(L, slots * BTS_RECORD_SIZE))
 		return -ITRACE_E_NOMEM;
-	/* Walk back over whole records until N non-padding records are kept. */
-	while (start >= BTS_RECORD_SIZE && keep < L->o->ring) {
-		start -= BTS_RECORD_SIZE;
-		const uint8_t *r = p + (n % BTS_RECORD_SIZE) + start;
-		if (bts_le64(r) || bts_le64(r + 8))
-			keep++;
+	for (size_t k = 0; k < slots; k++) {
+		const uint8_t *r = L->s.aux + ((next + k) % slots) * BTS_RECORD_SIZE;
+		if (!bts_le64(r) && !bts_le64(r + 8))
+			continue;
+		memcpy(L->scratch + n * BTS_RECORD_SIZE, r, BTS_RECORD_SIZE);
+		n++;
 	}
-	return bts_convert(p + n % BTS_RECORD_SIZE + start, n - n % BTS_RECORD_SIZE - start, pid, pid,
-			   L->spaces, live_event, L, &L->cst);
+	for (first = n; first > 0 && keep < L->o->ring; first--)
+		keep++;
+	return bts_convert(L->scratch + first * BTS_RECORD_SIZE, keep * BTS_RECORD_SIZE, pid, pid, L->spaces,
+			   live_event, L, &L->cst);
 }
 
 /* ---- starting the program --------------------------------------------- */
