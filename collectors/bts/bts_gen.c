@@ -399,7 +399,7 @@ static void emit_aux(struct gen *g, struct thread_buf *t, const uint8_t *bytes, 
 	at = begin_record(g, 71, 0);
 	put64(&g->data, total);
 	put64(&g->data, t->head);
-	put64(&g->data, ++g->reference);
+	put64(&g->data, ++g->time); /* reference: the TSC at copy time */
 	put32(&g->data, t->idx);
 	put32(&g->data, t->tid);
 	put32(&g->data, CPU_ANY);
@@ -611,10 +611,10 @@ static void auxtrace_info(struct gen *g)
 	put32(&g->data, 2); /* PERF_AUXTRACE_INTEL_BTS */
 	put32(&g->data, 0);
 	put64(&g->data, PMU_TYPE_BTS);
-	put64(&g->data, 0);
-	put64(&g->data, 0);
-	put64(&g->data, 0);
-	put64(&g->data, 0);
+	put64(&g->data, 0); /* TIME_SHIFT */
+	put64(&g->data, 1); /* TIME_MULT: perf time = TSC */
+	put64(&g->data, 0); /* TIME_ZERO */
+	put64(&g->data, 1); /* CAP_USER_TIME_ZERO */
 	put64(&g->data, g->o->snapshot ? 1 : 0);
 	end_record(g, at);
 }
