@@ -33,3 +33,18 @@ TEST_DATA += $(QTRACE_GEN)
 $(QTRACE_GEN): $(BUILD)/obj/bench/qtrace_gen.o $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+# bench/qtrace_read: the plain-read baseline of bench/qtrace_conv.sh.
+QTRACE_READ := $(BUILD)/bench/qtrace_read
+TEST_DATA += $(QTRACE_READ)
+$(QTRACE_READ): $(BUILD)/obj/bench/qtrace_read.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+BENCHES += bench/qtrace_conv.sh
+
+# Fuzz target tests/fuzz/fuzz_qtrace.c (reader on any bytes, writer round trip).
+FUZZ_TARGETS += fuzz_qtrace
+FUZZ_LIBS_fuzz_qtrace := $(QTRACE_LIB)
+FUZZ_EXTRA_SRCS_fuzz_qtrace := $(QTRACE_LIB_SRCS)
+$(BUILD)/obj/tests/fuzz/fuzz_qtrace.o: ALL_CPPFLAGS += $(QTRACE_CPPFLAGS)
+$(BUILD)/fuzz-replay/fuzz_qtrace: $(QTRACE_LIB)
