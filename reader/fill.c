@@ -61,7 +61,8 @@ static struct fill_thread *get_thread(struct fill_ctx *c, uint32_t tid, uint32_t
 	struct fill_thread *th = thread_slot(&c->threads, tid);
 
 	if (th->used) {
-		th->pid = pid;
+		if (pid)
+			th->pid = pid;
 		return th;
 	}
 	if ((c->threads.count + 1) * 2 > c->threads.cap) {
@@ -80,35 +81,46 @@ static struct fill_thread *get_thread(struct fill_ctx *c, uint32_t tid, uint32_t
 
 /* ---- Output ---------------------------------------------------------- */
 
-int fill_buffer_append(struct fill_buffer *b, const struct itrace_record *rec);
-
 static int output(struct fill_ctx *c, const struct itrace_record *rec)
 {
+	if (c->dry)
+		return 0;
 	c->st->records_out++;
 	if (c->buf)
 		return fill_buffer_append(c->buf, rec);
 	return c->out(c->out_arg, rec);
 }
 
-/* Make the output stream's current thread `th` before its instructions. */
-static int switch_output_to(struct fill_ctx *c, const struct fill_thread *th)
+/*
+ * Put the output stream on thread tid before its records.  The output's
+ * thread is forgotten at every input chunk start (a parallel fill starts
+ * each chunk without knowing it), so each chunk's first record may bring a
+ * redundant THREAD switch; -j 1 does the same, keeping outputs identical.
+ */
+static int switch_output(struct fill_ctx *c, uint32_t tid, uint32_t pid)
 {
 	struct itrace_record rec;
 
-	if (c->out_tid == th->tid)
+	if (c->out_known && c->out_tid == tid)
 		return 0;
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_THREAD;
 	rec.u.thread.event = ITRACE_THREAD_SWITCH;
-	rec.u.thread.tid = th->tid;
-	rec.u.thread.pid = th->pid;
-	c->out_tid = th->tid;
-	c->out_pid = th->pid;
-	c->insn_rec.tid = th->tid;
-	c->insn_rec.pid = th->pid;
-	rec.tid = th->tid;
-	rec.pid = th->pid;
+	rec.u.thread.tid = tid;
+	rec.u.thread.pid = pid;
+	rec.tid = tid;
+	rec.pid = pid;
+	c->out_tid = tid;
+	c->out_pid = pid;
+	c->out_known = 1;
+	c->insn_rec.tid = tid;
+	c->insn_rec.pid = pid;
 	return output(c, &rec);
+}
+
+static int switch_output_to(struct fill_ctx *c, const struct fill_thread *th)
+{
+	return switch_output(c, th->tid, th->pid);
 }
 
 int fill_emit_record(struct fill_ctx *c, const struct itrace_record *rec)
@@ -116,21 +128,36 @@ int fill_emit_record(struct fill_ctx *c, const struct itrace_record *rec)
 	if (rec->type == ITRACE_REC_THREAD && rec->u.thread.event == ITRACE_THREAD_SWITCH) {
 		c->out_tid = rec->u.thread.tid;
 		c->out_pid = rec->u.thread.pid;
+		c->out_known = 1;
 		c->insn_rec.tid = c->out_tid;
 		c->insn_rec.pid = c->out_pid;
+	} else if (rec->tid) {
+		int rc = switch_output(c, rec->tid, rec->pid);
+
+		if (rc < 0)
+			return rc;
 	}
 	return output(c, rec);
+}
+
+void fill_chunk_start(struct fill_ctx *c)
+{
+	c->out_known = 0;
 }
 
 static inline int emit_insn(struct fill_ctx *c, uint64_t addr, unsigned len, const uint8_t *bytes)
 {
 	struct itrace_insn *in = &c->insn_rec.u.insn;
 
+	c->st->insns++;
+	if (c->buf) {
+		c->st->records_out++;
+		return fill_buffer_insn(c->buf, addr, len, c->with_bytes ? bytes : NULL);
+	}
 	in->addr = addr;
 	in->len = (uint8_t)len;
 	if (c->with_bytes)
 		memcpy(in->bytes, bytes, len);
-	c->st->insns++;
 	return output(c, &c->insn_rec);
 }
 
@@ -139,7 +166,7 @@ static void note_gap_module(struct fill_ctx *c, uint32_t pid, int reason, uint64
 {
 	struct itrace_image_loc loc;
 
-	if (!c->gap_module)
+	if (!c->gap_module || c->dry)
 		return;
 	itrace_image_lookup(c->img, pid, addr, &loc);
 	snprintf(c->gap_module[reason], sizeof(c->gap_module[reason]), "%s", loc.path ? loc.path : "");
@@ -381,6 +408,7 @@ struct walk {
 	enum walk_mode mode;
 	uint64_t to;
 	uint64_t steps;
+	int silent;	   /* pass over the instructions without emitting */
 	int reason;	   /* GAP reason when the walk failed */
 	uint64_t gap_addr; /* where it failed */
 };
@@ -421,13 +449,37 @@ static int continue_after(struct fill_ctx *c, const struct fill_block *b, uint64
  * where the walk ended: after the goal instruction (or at it for
  * WALK_TO_EXCL).
  */
+static int walk_blocks(struct fill_ctx *c, struct fill_thread *th, struct walk *w);
+
 static int walk(struct fill_ctx *c, struct fill_thread *th, struct walk *w)
 {
-	uint64_t pc = th->pc;
-	int rc = switch_output_to(c, th);
+	int rc;
 
+	w->reason = 0;
+	if (c->dry)
+		return 0;
+	while (th->skip_syscalls) {
+		/* A new thread starts after its parent's clone/fork syscall. */
+		struct walk skip = { .mode = WALK_TO_SYSCALL, .silent = 1 };
+
+		th->skip_syscalls--;
+		rc = walk_blocks(c, th, &skip);
+		if (rc < 0 || skip.reason) {
+			*w = skip;
+			return rc;
+		}
+	}
+	rc = switch_output_to(c, th);
 	if (rc < 0)
 		return rc;
+	return walk_blocks(c, th, w);
+}
+
+static int walk_blocks(struct fill_ctx *c, struct fill_thread *th, struct walk *w)
+{
+	uint64_t pc = th->pc;
+	int rc;
+
 	w->reason = 0;
 	for (;;) {
 		int reason;
@@ -448,14 +500,14 @@ static int walk(struct fill_ctx *c, struct fill_thread *th, struct walk *w)
 
 			if (a == w->to && w->mode != WALK_TO_SYSCALL) {
 				if (w->mode == WALK_TO_INCL) {
-					if ((rc = emit_insn(c, a, len, p)) < 0)
+					if (!w->silent && (rc = emit_insn(c, a, len, p)) < 0)
 						return rc;
 					a += len;
 				}
 				th->pc = a;
 				return 0;
 			}
-			if ((rc = emit_insn(c, a, len, p)) < 0)
+			if (!w->silent && (rc = emit_insn(c, a, len, p)) < 0)
 				return rc;
 			if (++w->steps > c->opts->max_walk) {
 				w->reason = ITRACE_GAP_BRANCH_NOT_REACHED;
@@ -515,7 +567,8 @@ static int on_branch(struct fill_ctx *c, struct fill_thread *th, const struct it
 {
 	struct walk w = { .mode = b->kind == ITRACE_BRANCH_INTERRUPT ? WALK_TO_EXCL : WALK_TO_INCL,
 			  .to = b->from };
-	int is_syscall = b->kind == ITRACE_BRANCH_SYSCALL;
+	/* sigreturn and execve are syscalls that branch; their SYSCALL record follows. */
+	int is_syscall = b->kind == ITRACE_BRANCH_SYSCALL || b->kind == ITRACE_BRANCH_SIGRETURN;
 	int rc;
 
 	c->st->branches++;
@@ -543,6 +596,7 @@ static int on_branch(struct fill_ctx *c, struct fill_thread *th, const struct it
 	th->known = 1;
 	th->pending_reason = 0;
 	th->pending_count = 0;
+	th->skip_syscalls = 0;
 	return 0;
 }
 
@@ -557,6 +611,37 @@ static void lose_position(struct fill_thread *th, int reason, uint64_t count)
 	th->pending_reason = (uint8_t)reason;
 	th->pending_count += count;
 	th->lazy_syscalls = 0;
+	th->skip_syscalls = 0;
+}
+
+/*
+ * A new thread (or the first thread of a forked process) continues where
+ * its parent is: after the parent's syscalls not yet walked and the clone
+ * or fork itself.
+ */
+static int inherit_position(struct fill_ctx *c, uint32_t parent_tid, uint32_t tid, uint32_t pid)
+{
+	struct fill_thread *parent = get_thread(c, parent_tid, 0), *child;
+	uint64_t pc;
+	uint32_t skip;
+	int known;
+
+	if (!parent)
+		return -ITRACE_E_NOMEM;
+	known = parent->known && parent->skip_syscalls == 0;
+	pc = parent->pc;
+	skip = parent->lazy_syscalls + 1;
+	child = get_thread(c, tid, pid);
+	if (!child)
+		return -ITRACE_E_NOMEM;
+	if (!known || child->known)
+		return 0;
+	child->pc = pc;
+	child->known = 1;
+	child->pending_reason = 0;
+	child->lazy_syscalls = 0;
+	child->skip_syscalls = skip;
+	return 0;
 }
 
 static int on_trace_ctl(struct fill_ctx *c, struct fill_thread *th, const struct itrace_trace_ctl *t)
@@ -567,6 +652,7 @@ static int on_trace_ctl(struct fill_ctx *c, struct fill_thread *th, const struct
 		rc = walk_lazy_syscalls(c, th, 0);
 		th->pc = t->addr;
 		th->known = t->addr != 0;
+		th->skip_syscalls = 0;
 		th->pending_reason = th->known ? 0 : ITRACE_GAP_TRACE_OFF;
 		th->pending_count = 0;
 		return rc;
@@ -591,6 +677,7 @@ static int on_thread_end(struct fill_ctx *c, struct fill_thread *th)
 	th->known = 0;
 	th->pending_reason = ITRACE_GAP_TRACE_OFF;
 	th->pending_addr = 0;
+	th->skip_syscalls = 0;
 	return rc;
 }
 
@@ -623,8 +710,12 @@ static int update_state(struct fill_ctx *c, const struct itrace_record *rec)
 		th->known = rec->u.gap.resume != 0;
 		th->pending_reason = 0;
 		th->lazy_syscalls = 0;
+		th->skip_syscalls = 0;
 		break;
 	case ITRACE_REC_THREAD:
+		if (rec->u.thread.event == ITRACE_THREAD_CREATE && rec->u.thread.other)
+			rc = inherit_position(c, (uint32_t)rec->u.thread.other, rec->u.thread.tid,
+					      rec->u.thread.pid);
 		if (rec->u.thread.event == ITRACE_THREAD_EXIT) {
 			struct fill_thread *ex = get_thread(c, rec->u.thread.tid, rec->u.thread.pid);
 
@@ -635,6 +726,9 @@ static int update_state(struct fill_ctx *c, const struct itrace_record *rec)
 		if (rec->u.process.event == ITRACE_PROCESS_EXIT ||
 		    rec->u.process.event == ITRACE_PROCESS_EXEC)
 			rc = on_thread_end(c, th);
+		else if (rec->u.process.event == ITRACE_PROCESS_FORK)
+			rc = inherit_position(c, rec->tid, (uint32_t)rec->u.process.other,
+					      (uint32_t)rec->u.process.other);
 		break;
 	default:
 		break;

@@ -42,8 +42,10 @@ struct fill_thread {
 	uint8_t used;
 	uint8_t known;		 /* pc is where the thread is */
 	uint8_t pending_reason;	 /* GAP to emit at the next branch (0: none) */
-	uint8_t syscall_branch;	 /* last event was a SYSCALL-kind branch */
+	uint8_t syscall_branch;	 /* last event was a syscall-like branch */
 	uint32_t lazy_syscalls;	 /* syscalls entered since pc, not walked */
+	uint32_t skip_syscalls;	 /* new thread: its parent's syscalls to pass
+				  * silently before its own code starts */
 	uint64_t pc;
 	uint64_t pending_addr, pending_count;
 };
@@ -78,8 +80,10 @@ struct fill_ctx {
 	struct fill_loc_cache loc;
 	int taken_only;
 	int with_bytes;
-	uint32_t out_tid; /* thread the output stream is on */
+	uint32_t out_tid; /* thread the output stream is on, */
 	uint32_t out_pid;
+	int out_known;	  /* ... when known: forgotten at chunk starts */
+	int dry;	  /* state transitions only: no walks, no output */
 	/* output */
 	itrace_fill_output_fn out;
 	void *out_arg;
@@ -100,7 +104,35 @@ int fill_record(struct fill_ctx *c, const struct itrace_record *rec);
 /* fill_finish - walk what threads still owe at a clean end of input. */
 int fill_finish(struct fill_ctx *c);
 
+/* fill_chunk_start - a new input chunk begins: forget the output's thread. */
+void fill_chunk_start(struct fill_ctx *c);
+
 /* fill_emit_record - emit a record to the output (switching thread first). */
 int fill_emit_record(struct fill_ctx *c, const struct itrace_record *rec);
+
+/* ---- Drivers (fill_run.c, fill_par.c) ---- */
+
+struct itrace_filler;
+
+/* What the parallel driver needs from itrace_filler_run. */
+struct fill_par_args {
+	const struct itrace_fill_options *opts;
+	itrace_fill_output_fn out;
+	void *out_arg;
+	struct itrace_fill_stats *st;
+	char (*gap_module)[256];
+	struct itrace_fill_stats dry_stats; /* discarded */
+};
+
+/* fill_sequential - fill what r delivers into c; 0, damage code or error. */
+int fill_sequential(struct itrace_filler *f, struct fill_ctx *c, struct itrace_reader *r);
+
+/* fill_parallel - see fill_par.c; -ITRACE_E_NOTSUP when not possible. */
+int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *path,
+		  struct fill_par_args *a);
+
+/* Output buffers of the parallel fill. */
+int fill_buffer_append(struct fill_buffer *b, const struct itrace_record *rec);
+int fill_buffer_insn(struct fill_buffer *b, uint64_t addr, unsigned len, const uint8_t *bytes);
 
 #endif

@@ -162,13 +162,19 @@ static void progress(const struct itrace_fill_options *o, uint64_t n)
  * reader resynchronises and delivers a GAP); other damage ends the input.
  * Returns 0, the damage code, or a negative error.
  */
-static int fill_sequential(struct itrace_filler *f, struct fill_ctx *c, struct itrace_reader *r)
+int fill_sequential(struct itrace_filler *f, struct fill_ctx *c, struct itrace_reader *r)
 {
 	struct itrace_record rec;
+	uint64_t chunk = UINT64_MAX;
 	int damage = 0;
 
 	for (;;) {
 		int rc = itrace_reader_next(r, &rec);
+
+		if (rc == 0 && rec.chunk != chunk) {
+			chunk = rec.chunk;
+			fill_chunk_start(c);
+		}
 
 		if (rc == ITRACE_EOF)
 			break;
@@ -204,9 +210,13 @@ static int fill_sequential(struct itrace_filler *f, struct fill_ctx *c, struct i
 	return damage;
 }
 
-int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *path,
-		  itrace_fill_output_fn out, void *out_arg, struct itrace_fill_stats *st,
-		  char *err, size_t errlen);
+/* Name errors that did not come with a message. */
+static int finish_error(struct itrace_filler *f, int rc)
+{
+	if (rc < 0 && !f->err[0])
+		snprintf(f->err, sizeof(f->err), "%s", itrace_errstr(rc));
+	return rc;
+}
 
 int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const char *path,
 		      itrace_fill_output_fn out, void *out_arg)
@@ -225,9 +235,11 @@ int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const ch
 	if (rc < 0)
 		return rc;
 	if (f->opts.jobs > 1 && path) {
-		rc = fill_parallel(f, r, path, out, out_arg, &f->st, f->err, sizeof(f->err));
+		struct fill_par_args a = { &f->opts, out, out_arg, &f->st, f->gap_module, { 0 } };
+
+		rc = fill_parallel(f, r, path, &a);
 		if (rc != -ITRACE_E_NOTSUP)
-			return rc;
+			return finish_error(f, rc);
 		memset(&f->st, 0, sizeof(f->st)); /* not parallelisable: do it here */
 	}
 	rc = fill_ctx_init(&c, &f->opts, h, &f->st);
@@ -241,7 +253,7 @@ int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const ch
 	c.gap_module = f->gap_module;
 	rc = fill_sequential(f, &c, r);
 	fill_ctx_fini(&c);
-	return rc;
+	return finish_error(f, rc);
 }
 
 const char *itrace_filler_gap_module(const struct itrace_filler *f, int reason)
