@@ -42,11 +42,13 @@
  * the core does for its own log file.  Without it the program would see
  * the trace pipe as one of its descriptors. */
 extern Int VG_(safe_fd)(Int oldfd);
+/* Exported by the core as well (it maps vgdb's shared memory with it). */
+extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd,
+						       Off64T offset);
 /* Also exported by the core: the program's auxiliary vector (AT_ENTRY,
  * AT_SYSINFO_EHDR), which the tool interface does not offer. */
 extern UWord *VG_(client_auxv);
 
-#define VGI_BUF_WORDS (256 * 1024)	/* 2 MiB per hand-over */
 #define VGI_RESERVE_WORDS 8192		/* more than any superblock writes */
 #define VGI_MAX_THREADS 1024
 #define VGI_MAX_SIG 65
@@ -55,6 +57,8 @@ extern UWord *VG_(client_auxv);
 /* ---- Options ------------------------------------------------------------ */
 
 static Int clo_fd = -1;
+static Int clo_ack_fd = -1;
+static Int clo_shm_fd = -1;
 static Bool clo_branch = False;	   /* --itrace-level=branch */
 static Bool clo_mem = True;	   /* MEM words at insn level */
 static const HChar *clo_only = NULL;	/* module to trace, NULL = all */
@@ -69,6 +73,8 @@ static Bool itrace_process_cmd_line_option(const HChar *arg)
 	const HChar *level = NULL;
 
 	if VG_INT_CLO (arg, "--itrace-fd", clo_fd) {
+	} else if VG_INT_CLO (arg, "--itrace-ack-fd", clo_ack_fd) {
+	} else if VG_INT_CLO (arg, "--itrace-shm-fd", clo_shm_fd) {
 	} else if VG_STR_CLO (arg, "--itrace-level", level) {
 		if (VG_(strcmp)(level, "branch") == 0)
 			clo_branch = True;
@@ -90,7 +96,8 @@ static Bool itrace_process_cmd_line_option(const HChar *arg)
 
 static void itrace_print_usage(void)
 {
-	VG_(printf)("    --itrace-fd=N            pipe to itrace-collect (required)\n"
+	VG_(printf)("    --itrace-fd=N --itrace-ack-fd=N --itrace-shm-fd=N\n"
+		    "                             channels to itrace-collect (required)\n"
 		    "    --itrace-level=insn|branch  what to record [insn]\n"
 		    "    --itrace-mem=yes|no      loads and stores at insn level [yes]\n"
 		    "    --itrace-only=MODULE     record only code of MODULE\n"
@@ -107,47 +114,94 @@ static void itrace_print_debug_usage(void)
 /* ---- The buffer ----------------------------------------------------------- */
 
 /*
- * `vgi_cursor` is read and written by generated code; its address and the
- * buffer's bounds are constants in the generated code, so they never move
- * after post_clo_init.
+ * The words go into VGW_SLOTS slots of a memory file shared with the
+ * collector (--itrace-shm-fd): a full slot is announced on the pipe
+ * (--itrace-fd) and the collector gives it back with one byte on the ack
+ * pipe (--itrace-ack-fd) once converted, so nothing is copied through the
+ * kernel.  Generated code reads `vgi_cursor` and `vgi_limit` (the slot's
+ * end less the reserve) from these globals, so slots can change under it.
  */
-static ULong *vgi_buf;
+static ULong *vgi_buf;		/* start of the current slot */
 static ULong *vgi_buf_end;
 static ULong *vgi_cursor;
-static Int vgi_fd = -1;		/* -1 once the pipe is gone or in a child */
-static Bool vgi_pipe_broken = False;
+static ULong *vgi_limit;	/* flush when the cursor passes this */
+static ULong *vgi_shm;		/* the slots */
+static UInt vgi_slot;		/* current slot */
+static UInt vgi_outstanding;	/* slots handed over and not yet given back */
+static Int vgi_fd = -1;		/* -1 once the collector is gone or in a child */
+static Int vgi_ack_fd = -1;
 
 /* All ones while recording, zero while a trigger has recording off:
  * generated code commits `words * 8 & mask`. */
 static ULong vgi_on_mask = ~0ULL;
 
-static void write_all(const void *p, SizeT n)
+static void use_buffer(ULong *base, SizeT words)
 {
-	const UChar *b = p;
-
-	while (n > 0 && !vgi_pipe_broken) {
-		Int chunk = n > (1u << 30) ? (1 << 30) : (Int)n;
-		Int r = VG_(write)(vgi_fd, b, chunk);
-		if (r <= 0) {
-			/* The collector is gone; the program keeps running
-			 * untraced rather than dying of SIGPIPE-like errors. */
-			vgi_pipe_broken = True;
-			return;
-		}
-		b += r;
-		n -= r;
-	}
+	vgi_buf = base;
+	vgi_buf_end = base + words;
+	vgi_cursor = base;
+	vgi_limit = vgi_buf_end - VGI_RESERVE_WORDS;
 }
 
-/* Hand the filled part of the buffer to the collector and start over. */
+/*
+ * The collector is gone (or this is a forked child, which is not traced):
+ * keep running the program untraced, writing into a private buffer that
+ * is simply reset when full.
+ */
+static void detach_collector(void)
+{
+	static ULong *private_buf;
+
+	if (vgi_fd >= 0)
+		VG_(close)(vgi_fd);
+	if (vgi_ack_fd >= 0)
+		VG_(close)(vgi_ack_fd);
+	vgi_fd = vgi_ack_fd = -1;
+	if (private_buf == NULL)
+		private_buf = VG_(malloc)("itrace.private", VGW_SLOT_WORDS * sizeof(ULong));
+	use_buffer(private_buf, VGW_SLOT_WORDS);
+}
+
+/* Wait until the collector gives back at least one slot. */
+static Bool wait_for_slot(void)
+{
+	UChar acks[VGW_SLOTS];
+
+	while (vgi_outstanding >= VGW_SLOTS) {
+		Int n = VG_(read)(vgi_ack_fd, acks, sizeof(acks));
+		if (n <= 0)
+			return False;
+		vgi_outstanding -= (UInt)n > vgi_outstanding ? vgi_outstanding : (UInt)n;
+	}
+	return True;
+}
+
+/* Hand the filled part of the slot to the collector and move to the next. */
 static void flush_buffer(void)
 {
-	if (vgi_fd >= 0 && vgi_cursor > vgi_buf)
-		write_all(vgi_buf, (SizeT)((UChar *)vgi_cursor - (UChar *)vgi_buf));
-	vgi_cursor = vgi_buf;
+	ULong note;
+
+	if (vgi_fd < 0) {
+		vgi_cursor = vgi_buf;
+		return;
+	}
+	if (vgi_cursor == vgi_buf)
+		return;
+	note = ((ULong)vgi_slot << 32) | (ULong)((UChar *)vgi_cursor - (UChar *)vgi_buf);
+	if (VG_(write)(vgi_fd, &note, sizeof(note)) != sizeof(note)) {
+		detach_collector();
+		return;
+	}
+	vgi_outstanding++;
+	vgi_slot = (vgi_slot + 1) % VGW_SLOTS;
+	if (!wait_for_slot()) {
+		detach_collector();
+		return;
+	}
+	use_buffer(vgi_shm + (SizeT)vgi_slot * VGW_SLOT_WORDS, VGW_SLOT_WORDS);
 }
 
-/* Called from generated code (guarded) when the buffer is nearly full. */
+/* Called from generated code (guarded) when the slot is nearly full. */
 static VG_REGPARM(0) void vgi_flush_helper(void)
 {
 	flush_buffer();
@@ -181,7 +235,7 @@ static void put_event_bytes(UInt type, const ULong *head, UInt nhead, const void
 	ULong *w;
 	UInt i;
 
-	if (nhead + nb + 1 > VGI_BUF_WORDS - VGI_RESERVE_WORDS)
+	if (nhead + nb + 1 > VGW_SLOT_WORDS - 2 * VGI_RESERVE_WORDS)
 		return; /* cannot happen for paths and the vDSO; never overflow */
 	w = reserve_words(nhead + nb + 1);
 	w[0] = ((ULong)VGW_EVENT << VGW_TAG_SHIFT) | ((ULong)type << VGW_AUX_SHIFT) | (nhead + nb);
@@ -672,12 +726,12 @@ static void open_segment(struct sb *sb, Bool check_room)
 {
 	if (check_room) {
 		IRTemp cur = new_tmp(sb, load_global(&vgi_cursor));
+		IRTemp lim = new_tmp(sb, load_global(&vgi_limit));
 		IRTemp full = newIRTemp(sb->out->tyenv, Ity_I1);
 		IRDirty *d;
 
 		addStmtToIRSB(sb->out,
-			      IRStmt_WrTmp(full, IRExpr_Binop(Iop_CmpLT64U,
-							      u64((ULong)(HWord)(vgi_buf_end - VGI_RESERVE_WORDS)),
+			      IRStmt_WrTmp(full, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(lim),
 							      IRExpr_RdTmp(cur))));
 		d = unsafeIRDirty_0_N(0, "vgi_flush_helper", VG_(fnptr_to_fnentry)(&vgi_flush_helper),
 				      mkIRExprVec_0());
@@ -1099,31 +1153,41 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 static void fork_child(ThreadId tid)
 {
 	(void)tid;
-	/* The child is not traced: drop its copy of the pipe and of the
-	 * parent's unsent words. */
-	if (vgi_fd >= 0)
-		VG_(close)(vgi_fd);
-	vgi_fd = -1;
-	vgi_cursor = vgi_buf;
+	/* The child is not traced: it must neither write into the shared
+	 * slots nor send the parent's unsent words. */
+	detach_collector();
 }
 
 static void itrace_post_clo_init(void)
 {
 	ULong hello[4];
 
-	if (clo_fd < 0) {
+	SysRes shm;
+	Int shm_fd;
+
+	if (clo_fd < 0 || clo_ack_fd < 0 || clo_shm_fd < 0) {
 		VG_(message)(Vg_UserMsg, "itrace: this tool is started by itrace-collect "
-					 "(--itrace-fd missing)\n");
+					 "(--itrace-fd, --itrace-ack-fd, --itrace-shm-fd)\n");
 		VG_(exit)(1);
 	}
+	/* Out of the program's sight, before it starts. */
 	vgi_fd = VG_(safe_fd)(clo_fd);
-	if (vgi_fd < 0) {
-		VG_(message)(Vg_UserMsg, "itrace: --itrace-fd=%d is not open\n", clo_fd);
+	vgi_ack_fd = VG_(safe_fd)(clo_ack_fd);
+	shm_fd = VG_(safe_fd)(clo_shm_fd);
+	if (vgi_fd < 0 || vgi_ack_fd < 0 || shm_fd < 0) {
+		VG_(message)(Vg_UserMsg, "itrace: the descriptors from itrace-collect are not open\n");
 		VG_(exit)(1);
 	}
-	vgi_buf = VG_(malloc)("itrace.buf", VGI_BUF_WORDS * sizeof(ULong));
-	vgi_buf_end = vgi_buf + VGI_BUF_WORDS;
-	vgi_cursor = vgi_buf;
+	shm = VG_(am_shared_mmap_file_float_valgrind)((SizeT)VGW_SLOTS * VGW_SLOT_WORDS * 8,
+						      VKI_PROT_READ | VKI_PROT_WRITE, shm_fd, 0);
+	VG_(close)(shm_fd);
+	if (sr_isError(shm)) {
+		VG_(message)(Vg_UserMsg, "itrace: cannot map the buffer shared with itrace-collect\n");
+		VG_(exit)(1);
+	}
+	vgi_shm = (ULong *)sr_Res(shm);
+	vgi_slot = 0;
+	use_buffer(vgi_shm, VGW_SLOT_WORDS);
 	if (clo_start_addr)
 		start_addr = (Addr)VG_(strtoull16)(clo_start_addr, NULL);
 	if (clo_stop_addr)
@@ -1155,8 +1219,8 @@ static void itrace_fini(Int exitcode)
 		return;
 	put_event(VGW_EV_EXIT, p, 1);
 	flush_buffer();
-	VG_(close)(vgi_fd);
-	vgi_fd = -1;
+	/* The collector reads the pipe to its end: closing it says "done". */
+	detach_collector();
 }
 
 static void itrace_pre_clo_init(void)

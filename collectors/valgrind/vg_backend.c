@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -34,7 +35,7 @@
 #endif
 
 #define VG_TOOL_NAME "itrace-amd64-linux"
-#define VG_READ_BYTES (4u << 20)
+#define VG_SHM_BYTES ((size_t)VGW_SLOTS * VGW_SLOT_WORDS * 8)
 
 /* ---- Finding valgrind and the tool ---------------------------------------- */
 
@@ -229,7 +230,9 @@ static int resolve_program(const char *prog, char *out, size_t outlen)
 
 struct vg_child {
 	pid_t pid;
-	int rd;			/* read end of the words pipe */
+	int rd;			/* read end of the notes pipe */
+	int ack;		/* write end of the acknowledgement pipe */
+	uint64_t *shm;		/* the slots, shared with the tool */
 	char logdir[256];
 	char logfile[300];
 };
@@ -253,13 +256,49 @@ static void only_arg(const struct collect_options *o, const char *prog, char *bu
 		snprintf(buf, len, "--itrace-only=%s", o->only_module);
 }
 
+/*
+ * The channels to the tool, all close-on-exec here: fds[0]/[1] the notes
+ * pipe (tool writes), fds[2]/[3] the acknowledgement pipe (tool reads),
+ * fds[4] the shared slots (a memory file, also mapped at c->shm).
+ */
+static int open_channels(struct vg_child *c, int fds[5])
+{
+	int shm;
+
+	if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(fds + 2, O_CLOEXEC) != 0) {
+		cli_error("cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	shm = memfd_create("itrace-valgrind", MFD_CLOEXEC);
+	if (shm < 0 || ftruncate(shm, (off_t)VG_SHM_BYTES) != 0) {
+		cli_error("cannot create the buffer shared with valgrind: %s", strerror(errno));
+		return -1;
+	}
+	c->shm = mmap(NULL, VG_SHM_BYTES, PROT_READ, MAP_SHARED, shm, 0);
+	if (c->shm == MAP_FAILED) {
+		cli_error("cannot map the buffer shared with valgrind: %s", strerror(errno));
+		close(shm);
+		return -1;
+	}
+	fds[4] = shm;
+	return 0;
+}
+
+static void close_channels(struct vg_child *c, int fds[5])
+{
+	for (int i = 0; i < 5; i++)
+		close(fds[i]);
+	munmap(c->shm, VG_SHM_BYTES);
+	c->shm = NULL;
+}
+
 static int start_valgrind(const struct collect_options *o, const struct vg_setup *s,
 			  const char *prog, struct vg_child *c)
 {
-	char fdarg[32], logarg[320], levelarg[32], onlyarg[PATH_MAX + 20];
+	char fdarg[32], ackarg[32], shmarg[32], logarg[320], levelarg[32], onlyarg[PATH_MAX + 20];
 	char startarg[300], stoparg[300], saddr[64], eaddr[64];
 	char *argv[VG_MAX_ARGS + 256];
-	int fds[2], argc = 0, extra;
+	int fds[5], argc = 0, extra;
 	size_t nprog = 0;
 
 	const char *tmp = getenv("TMPDIR");
@@ -272,14 +311,11 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 		return -1;
 	}
 	snprintf(c->logfile, sizeof(c->logfile), "%s/valgrind.log", c->logdir);
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		cli_error("cannot create a pipe: %s", strerror(errno));
+	if (open_channels(c, fds) != 0)
 		return -1;
-	}
-	/* Bigger than the default 64 KiB: the tool hands over 2 MiB at a time. */
-	fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);
-
 	snprintf(fdarg, sizeof(fdarg), "--itrace-fd=%d", fds[1]);
+	snprintf(ackarg, sizeof(ackarg), "--itrace-ack-fd=%d", fds[2]);
+	snprintf(shmarg, sizeof(shmarg), "--itrace-shm-fd=%d", fds[4]);
 	snprintf(logarg, sizeof(logarg), "--log-file=%s", c->logfile);
 	snprintf(levelarg, sizeof(levelarg), "--itrace-level=%s",
 		 o->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
@@ -292,6 +328,8 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	add_arg(argv, &argc, "--run-libc-freeres=no");
 	add_arg(argv, &argc, "--run-cxx-freeres=no");
 	add_arg(argv, &argc, fdarg);
+	add_arg(argv, &argc, ackarg);
+	add_arg(argv, &argc, shmarg);
 	add_arg(argv, &argc, levelarg);
 	if (o->only_module) {
 		only_arg(o, prog, onlyarg, sizeof(onlyarg));
@@ -328,14 +366,15 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	c->pid = fork();
 	if (c->pid < 0) {
 		cli_error("cannot fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
+		close_channels(c, fds);
 		return -1;
 	}
 	if (c->pid == 0) {
-		/* The write end must survive exec; the tool moves it out of
+		/* The tool's ends must survive exec; it moves them out of
 		 * the program's sight before the program starts. */
 		fcntl(fds[1], F_SETFD, 0);
+		fcntl(fds[2], F_SETFD, 0);
+		fcntl(fds[4], F_SETFD, 0);
 		setenv("VALGRIND_LAUNCHER", s->launcher, 1);
 		unsetenv("VALGRIND_LIB");
 		execv(s->tool, argv);
@@ -343,7 +382,10 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 		_exit(127);
 	}
 	close(fds[1]);
+	close(fds[2]);
+	close(fds[4]);
 	c->rd = fds[0];
+	c->ack = fds[3];
 	return 0;
 }
 
@@ -374,44 +416,60 @@ static void remove_logdir(const struct vg_child *c)
 
 /* ---- The conversion loop ---------------------------------------------------- */
 
-/* Read everything the tool sends, converting as it arrives. */
-static int pump(struct vg_convert *conv, int rd, struct cli_progress *prog, pid_t child)
+/*
+ * Convert the slots as the tool announces them, giving each back at once.
+ * Returns 0 at the end of the notes, 1 if interrupted, or a negative code.
+ */
+static int pump(struct vg_convert *conv, const struct vg_child *c, struct cli_progress *prog)
 {
-	uint64_t *buf = malloc(VG_READ_BYTES);
-	size_t have = 0; /* bytes in buf */
+	uint64_t notes[64];
+	uint8_t acks[64];
+	size_t have = 0; /* bytes of notes read */
 	int rc = 0;
 
-	if (!buf)
-		return -ITRACE_E_NOMEM;
+	memset(acks, 1, sizeof(acks));
 	for (;;) {
-		ssize_t n = read(rd, (char *)buf + have, VG_READ_BYTES - have);
-		size_t words, used;
+		ssize_t n = read(c->rd, (char *)notes + have, sizeof(notes) - have);
+		size_t count;
 
 		if (n < 0 && errno == EINTR) {
 			if (collect_interrupted) {
-				kill(child, SIGKILL);
-				rc = 1;
-				break;
+				kill(c->pid, SIGKILL);
+				return 1;
 			}
 			continue;
 		}
 		if (n <= 0)
 			break;
 		have += (size_t)n;
-		words = have / 8;
-		rc = vg_convert_words(conv, buf, words, &used);
-		if (rc < 0)
-			break;
-		have -= used * 8;
-		memmove(buf, buf + used, have);
-		if (have == VG_READ_BYTES) {
-			snprintf(conv->error, sizeof(conv->error), "tool stream: record too long");
-			rc = -ITRACE_E_CORRUPT;
-			break;
+		count = have / 8;
+		for (size_t i = 0; i < count && rc >= 0; i++) {
+			uint64_t slot = notes[i] >> 32, bytes = notes[i] & 0xffffffffu, used;
+			if (slot >= VGW_SLOTS || bytes > VGW_SLOT_WORDS * 8 || bytes % 8) {
+				snprintf(conv->error, sizeof(conv->error), "tool stream: bad note %#llx",
+					 (unsigned long long)notes[i]);
+				return -ITRACE_E_CORRUPT;
+			}
+			rc = vg_convert_words(conv, c->shm + slot * VGW_SLOT_WORDS, bytes / 8, &used);
+			if (rc >= 0 && used != bytes / 8) {
+				snprintf(conv->error, sizeof(conv->error),
+					 "tool stream: record cut at the end of a slot");
+				rc = -ITRACE_E_CORRUPT;
+			}
 		}
+		if (rc < 0)
+			return rc;
+		/* The tool may be waiting for a slot: give them back.  After
+		 * its last slot it has closed its end (EPIPE): nothing waits. */
+		if (count && write(c->ack, acks, count) < 0 && errno != EPIPE) {
+			snprintf(conv->error, sizeof(conv->error), "cannot answer valgrind: %s",
+				 strerror(errno));
+			return -ITRACE_E_IO;
+		}
+		have -= count * 8;
+		memmove(notes, (char *)notes + count * 8, have);
 		cli_progress(prog, conv->words);
 	}
-	free(buf);
 	return rc;
 }
 
@@ -482,6 +540,8 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		kill(child.pid, SIGKILL);
 		wait_child(child.pid, &status);
 		close(child.rd);
+		close(child.ack);
+		munmap(child.shm, VG_SHM_BYTES);
 		remove_logdir(&child);
 		return -1;
 	}
@@ -489,9 +549,11 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	vg_convert_init(&conv, w, o->only_module != NULL);
 	cli_progress_init(&prog, "words", 0, o->quiet);
 	if (rc >= 0)
-		rc = pump(&conv, child.rd, &prog, child.pid);
+		rc = pump(&conv, &child, &prog);
 	cli_progress_end(&prog);
 	close(child.rd);
+	close(child.ack);
+	munmap(child.shm, VG_SHM_BYTES);
 	if (rc < 0 && rc != -ITRACE_E_CORRUPT)
 		kill(child.pid, SIGKILL);
 	wait_child(child.pid, &status);

@@ -56,6 +56,14 @@ enum vgw_event {
 	VGW_EV_ERROR = 11,	  /* message bytes padded: the tool gives up */
 };
 
+/*
+ * The buffer shared between the tool and the collector: VGW_SLOTS slots of
+ * VGW_SLOT_WORDS words.  A slot always holds whole records.  The pipe
+ * carries one 64-bit note per filled slot: slot << 32 | bytes used.
+ */
+#define VGW_SLOTS 8
+#define VGW_SLOT_WORDS (128 * 1024)
+
 #define VGW_VERSION 1
 #define VGW_LEVEL_BRANCH 1
 #define VGW_LEVEL_INSN 2
