@@ -175,6 +175,8 @@ static uint64_t issue_on(struct sim_core *c, uint32_t mask, uint64_t t, unsigned
 		if (at < best) {
 			best = at;
 			bp = p;
+			if (at == t)
+				break; /* nothing can be earlier */
 		}
 	}
 	if (bp < 0) { /* a class without ports (nop) */

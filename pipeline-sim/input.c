@@ -15,7 +15,8 @@ struct sim_input {
 	struct qtrace_reader *qr;
 	struct itrace_image *img;
 	struct itrace_symbolizer *sym;
-	struct sim_dyn cur;  /* instruction waiting for its successor */
+	struct sim_dyn slot[2]; /* the one handed out, the one being read */
+	int cur_slot;	     /* slot[cur_slot]: waiting for its successor */
 	uint32_t cur_pid;
 	int have_cur;
 	int pending_error;   /* report after delivering `cur` */
@@ -134,17 +135,23 @@ void sim_input_stats(const struct sim_input *in, struct sim_input_stats *st)
 	*st = in->st;
 }
 
-/* emit - hand out the held instruction, with `next` as its successor. */
-static void emit(struct sim_input *in, struct sim_dyn *d, uint64_t next)
+#define CUR(in) (&(in)->slot[(in)->cur_slot])
+
+/* emit - hand out the held instruction, with `next` as its successor;
+ * the other slot receives the next one (no copying). */
+static void emit(struct sim_input *in, const struct sim_dyn **d, uint64_t next)
 {
-	*d = in->cur;
-	d->next_addr = next;
+	struct sim_dyn *c = CUR(in);
+
+	c->next_addr = next;
+	*d = c;
+	in->cur_slot ^= 1;
 	in->have_cur = 0;
 }
 
 static void start_insn(struct sim_input *in, const struct itrace_record *rec)
 {
-	struct sim_dyn *c = &in->cur;
+	struct sim_dyn *c = CUR(in);
 
 	c->addr = rec->u.insn.addr;
 	c->len = rec->u.insn.len;
@@ -160,7 +167,7 @@ static void start_insn(struct sim_input *in, const struct itrace_record *rec)
 	in->have_cur = 1;
 }
 
-static int next_itrace(struct sim_input *in, struct sim_dyn *d)
+static int next_itrace(struct sim_input *in, const struct sim_dyn **d)
 {
 	struct itrace_record rec;
 
@@ -191,7 +198,7 @@ static int next_itrace(struct sim_input *in, struct sim_dyn *d)
 		switch (rec.type) {
 		case ITRACE_REC_INSN:
 			if (in->have_cur) {
-				uint64_t next = rec.tid == in->cur.tid ? rec.u.insn.addr : 0;
+				uint64_t next = rec.tid == CUR(in)->tid ? rec.u.insn.addr : 0;
 
 				emit(in, d, next);
 				start_insn(in, &rec);
@@ -200,8 +207,8 @@ static int next_itrace(struct sim_input *in, struct sim_dyn *d)
 			start_insn(in, &rec);
 			break;
 		case ITRACE_REC_MEM:
-			if (in->have_cur && in->cur.nmem < SIM_MAX_MEMS) {
-				struct sim_memref *m = &in->cur.mem[in->cur.nmem++];
+			if (in->have_cur && CUR(in)->nmem < SIM_MAX_MEMS) {
+				struct sim_memref *m = &CUR(in)->mem[CUR(in)->nmem++];
 
 				m->addr = rec.u.mem.addr;
 				m->size = (uint32_t)(rec.u.mem.size > 64 ? 64 : rec.u.mem.size);
@@ -235,8 +242,9 @@ static int next_itrace(struct sim_input *in, struct sim_dyn *d)
 	}
 }
 
-static int next_qtrace(struct sim_input *in, struct sim_dyn *d)
+static int next_qtrace(struct sim_input *in, const struct sim_dyn **dp)
 {
+	struct sim_dyn *d = &in->slot[0];
 	struct qtrace_record q;
 	int rc;
 
@@ -266,10 +274,11 @@ static int next_qtrace(struct sim_input *in, struct sim_dyn *d)
 	}
 	d->has_data_addr = q.has_data_addr;
 	d->data_addr = q.data_addr;
+	*dp = d;
 	return 0;
 }
 
-int sim_input_next(struct sim_input *in, struct sim_dyn *d)
+int sim_input_next(struct sim_input *in, const struct sim_dyn **d)
 {
 	return in->format == SIM_FMT_ITRACE ? next_itrace(in, d) : next_qtrace(in, d);
 }

@@ -31,11 +31,12 @@ void sim_input_close(struct sim_input *in);
 int sim_input_arch(const struct sim_input *in);
 
 /*
- * sim_input_next - the next executed instruction.  Returns 0, 1 at the
+ * sim_input_next - the next executed instruction, in *d (valid until the
+ * call after next: the input alternates two buffers).  Returns 0, 1 at the
  * end, -1 on damage (every instruction before it has been delivered;
  * sim_input_error() says what).
  */
-int sim_input_next(struct sim_input *in, struct sim_dyn *d);
+int sim_input_next(struct sim_input *in, const struct sim_dyn **d);
 const char *sim_input_error(const struct sim_input *in);
 
 /*

@@ -244,18 +244,18 @@ static int simulate(const struct options *o, struct sim_input *in, struct sim_se
 		    struct sim_core *core)
 {
 	struct cli_progress prog;
-	struct sim_dyn d;
+	const struct sim_dyn *d;
 	int rc;
 
 	cli_progress_init(&prog, "instructions", 0, o->quiet);
 	while ((rc = sim_input_next(in, &d)) == 0) {
-		struct sim_sem *s = semantics_of(t, in, &d);
+		struct sim_sem *s = semantics_of(t, in, d);
 
 		if (!s) {
 			cli_error("out of memory");
 			exit(CLI_EXIT_BAD_INPUT);
 		}
-		sim_core_step(core, s, &d);
+		sim_core_step(core, s, d);
 		if ((core->insns & 0xffff) == 0)
 			cli_progress(&prog, core->insns);
 		if (o->max_insns && core->insns >= o->max_insns)

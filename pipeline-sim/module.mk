@@ -46,3 +46,9 @@ $(BUILD)/bench/sim_gen: $(BUILD)/obj/bench/sim_gen.o $(LIBITRACE)
 E2E_TESTS += $(sort $(wildcard tests/e2e/sim_*.sh))
 BENCHES += $(sort $(wildcard bench/sim_*.sh))
 TEST_DATA += $(BUILD)/bench/sim_gen
+
+# bench/sim_read: the plain-read baseline of the benchmark.
+$(BUILD)/bench/sim_read: $(BUILD)/obj/bench/sim_read.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+TEST_DATA += $(BUILD)/bench/sim_read
