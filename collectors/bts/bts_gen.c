@@ -8,7 +8,7 @@
  *   bts-gen raw IN.itr OUT [--pad-every N] [--pred]
  *       raw BTS buffer: 24-byte {from, to, flags} records
  *   bts-gen perf IN.itr OUT [--legacy] [--snapshot N] [--chunk N] [--pad N]
- *                [--inline-buildid] [--truncate-every N]
+ *                [--inline-buildid] [--truncate-every N] [--repeat N]
  *       perf.data of perf record -e intel_bts//u --per-thread (AUXTRACE),
  *       -S snapshot mode (one snapshot of the last N records per thread at
  *       exit), or the legacy branches:u -c 1 -d samples
@@ -317,6 +317,12 @@ struct gen_opts {
 	unsigned long pad;	/* zero records after each buffer */
 	int inline_buildid;
 	unsigned long truncate_every; /* mark every Nth AUX area TRUNCATED */
+	unsigned long repeat;	      /* emit the branch stream this many times (benchmarks) */
+};
+
+struct saved_branch {
+	struct itrace_record rec;
+	uint64_t from, to;
 };
 
 struct thread_buf {
@@ -644,15 +650,26 @@ static int gen_perf(const char *in, const char *out, const struct gen_opts *o)
 		auxtrace_info(&g);
 	struct derive d;
 	uint64_t from, to;
+	struct saved_branch *saved = NULL;
+	size_t nsaved = 0;
 
 	derive_init(&d, r);
 	while (next_record(r, &rec)) {
-		if (derive(&d, &rec, &from, &to))
+		if (derive(&d, &rec, &from, &to)) {
 			gen_branch(&g, &rec, from, to, &cur);
-		else if (rec.type != ITRACE_REC_BRANCH && rec.type != ITRACE_REC_INSN)
+			if (o->repeat > 1) {
+				saved = xrealloc(saved, (nsaved + 1) * sizeof *saved);
+				saved[nsaved++] = (struct saved_branch){rec, from, to};
+			}
+		} else if (rec.type != ITRACE_REC_BRANCH && rec.type != ITRACE_REC_INSN) {
 			gen_sideband(&g, &rec);
+		}
 	}
 	itrace_reader_close(r);
+	for (unsigned long k = 1; k < o->repeat; k++)
+		for (size_t i = 0; i < nsaved; i++)
+			gen_branch(&g, &saved[i].rec, saved[i].from, saved[i].to, &cur);
+	free(saved);
 	free(d.t);
 	if (o->snapshot)
 		final_snapshots(&g);
@@ -769,6 +786,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--pad") && has_val) o.pad = num(argv[++i]);
 		else if (!strcmp(a, "--pad-every") && has_val) pad_every = num(argv[++i]);
 		else if (!strcmp(a, "--truncate-every") && has_val) o.truncate_every = num(argv[++i]);
+		else if (!strcmp(a, "--repeat") && has_val) o.repeat = num(argv[++i]);
 		else {
 			fprintf(stderr, "bts-gen: unknown option '%s'\n", a);
 			return 2;

@@ -50,3 +50,5 @@ FUZZ_LIBS_fuzz_bts_raw := $(BTS_LIB)
 FUZZ_EXTRA_SRCS_fuzz_perfdata := $(BTS_DIR)/perfdata.c $(BTS_DIR)/perf_record.c $(BTS_DIR)/bts_convert.c
 FUZZ_EXTRA_SRCS_fuzz_bts_raw := $(BTS_DIR)/bts_convert.c
 $(BUILD)/fuzz-replay/fuzz_perfdata $(BUILD)/fuzz-replay/fuzz_bts_raw: $(BTS_LIB)
+
+BENCHES += bench/bts_import.sh
