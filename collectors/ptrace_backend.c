@@ -312,6 +312,20 @@ static int resolve_trigger(pid_t pid, const char *func, int has_addr, uint64_t a
 	return 0;
 }
 
+/* --only: a breakpoint on every function of the module, so that calls
+ * back into it from excluded code (main from libc, callbacks) are seen. */
+static int guard_module_entries(struct pt_process *p)
+{
+	uint64_t *addrs = NULL;
+	size_t n = 0;
+	int rc = symbols_functions_in(p->pid, p->only_lo, p->only_hi, &addrs, &n);
+
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = pt_bp_add(p, addrs[i], PT_BP_SCOPE);
+	free(addrs);
+	return rc;
+}
+
 /* Resolve --start/--stop/--only in process p and set their breakpoints.
  * Called at the program's entry (libraries loaded) or after attaching. */
 static int arm_triggers(struct pt_session *s, struct pt_process *p)
@@ -329,7 +343,8 @@ static int arm_triggers(struct pt_session *s, struct pt_process *p)
 		return -1;
 	}
 	if ((p->start_addr && pt_bp_add(p, p->start_addr, PT_BP_START)) ||
-	    (p->stop_addr && pt_bp_add(p, p->stop_addr, PT_BP_STOP))) {
+	    (p->stop_addr && pt_bp_add(p, p->stop_addr, PT_BP_STOP)) ||
+	    (o->only_module && guard_module_entries(p))) {
 		cli_error("cannot set a breakpoint in process %d: %m", (int)p->pid);
 		return -1;
 	}
@@ -621,7 +636,7 @@ static void on_exec(struct pt_session *s, struct pt_thread *t)
 	t->in_syscall = 0;
 	t->trap_blocked = pt_sigtrap_blocked(t->tid);
 	t->window_rsp = 0;
-	t->return_addr = 0;
+	t->nreturns = 0; /* their breakpoints went with the old image */
 	t->reinsert_bp = 0;
 	close(p->mem_fd);
 	p->mem_fd = open_mem(p->pid);
@@ -716,6 +731,7 @@ static void on_exit_status(struct pt_session *s, struct pt_thread *t, int status
 
 	if (WIFEXITED(status) && is_exit_syscall(t) && t->mode != PT_MODE_CONT)
 		pt_commit(s, t, PT_COMMIT_EXIT);
+	pt_drop_returns(t);
 	write_thread(s, ITRACE_THREAD_EXIT, t->tid, p->pid, (uint64_t)pstatus);
 	if (leader) {
 		write_process(s, ITRACE_PROCESS_EXIT, p->pid, 0, pstatus, NULL);

@@ -33,6 +33,14 @@ enum pt_bp_kind {
 	PT_BP_STOP = 1u << 1,	/* --stop trigger */
 	PT_BP_ENTRY = 1u << 2,	/* program entry: libraries are loaded */
 	PT_BP_RETURN = 1u << 3, /* --only: back from an excluded module */
+	PT_BP_SCOPE = 1u << 4,	/* --only: a function of the traced module */
+};
+
+/* --only: return addresses into the module, of calls out of it. */
+#define PT_RETURNS_MAX 8
+struct pt_return {
+	uint64_t addr; /* PT_BP_RETURN breakpoint */
+	uint64_t rsp;  /* rsp when that return executes */
 };
 
 struct pt_bp {
@@ -67,7 +75,7 @@ struct pt_thread {
 	enum pt_mode mode;
 	int has_pending;
 	struct pt_pending pending;
-	int silent_branch;	/* the last silently stepped insn was a branch */
+	int last_kind;		/* branch kind of the last executed insn */
 	int regs_fresh;		/* t->regs read at this stop */
 	int deliver_sig;	/* signal of the current signal-delivery-stop */
 	/* SIGTRAP blocked (in a handler, or sigprocmask): a step trap would make
@@ -80,8 +88,8 @@ struct pt_thread {
 	uint64_t last_rep_addr; /* rep string insn already recorded (INSN once) */
 	uint64_t window_rsp;	/* --start without --stop: leave when rsp > this */
 	uint64_t reinsert_bp;	/* breakpoint lifted to step over it (0: none) */
-	uint64_t return_addr;	/* --only: PT_BP_RETURN this thread waits at */
-	uint64_t return_rsp;	/* rsp expected when it is hit */
+	struct pt_return returns[PT_RETURNS_MAX]; /* innermost last */
+	int nreturns;
 	int pending_sig;	/* signal whose handler address is learnt next stop */
 	struct itrace_signal pending_siginfo;
 	struct user_regs_struct regs;
@@ -148,6 +156,8 @@ enum pt_commit_how {
 void pt_commit(struct pt_session *s, struct pt_thread *t, int how);
 /* A thread in full-speed mode stopped at breakpoint bp (rip rewound). */
 void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *bp);
+/* Forget the return breakpoints of t (exec, exit). */
+void pt_drop_returns(struct pt_thread *t);
 /* Decide the mode and prepare the next instruction; returns the
  * ptrace request to resume with (PTRACE_SINGLESTEP or PTRACE_CONT). */
 int pt_prepare_resume(struct pt_session *s, struct pt_thread *t);

@@ -274,7 +274,7 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 		return;
 	}
 	t->has_pending = 0;
-	t->silent_branch = pd->kind != ARCH_X86_NOT_BRANCH;
+	t->last_kind = pd->kind;
 	if (!learn_length(&t->pending, rip)) {
 		if (t->mode == PT_MODE_STEP && !s->ring_on)
 			write_lost_insn(s, t);
@@ -318,25 +318,65 @@ static int follows_call(struct pt_process *p, uint64_t ret)
 	return 0;
 }
 
-/* --only: the thread left the traced module.  Run at full speed to the
- * return address if the stack holds one into the module, else step
- * silently until it comes back. */
+static void drop_return(struct pt_thread *t, int i)
+{
+	struct pt_bp *bp = pt_bp_find(t->proc, t->returns[i].addr);
+
+	if (bp && bp->returners && --bp->returners == 0)
+		pt_bp_drop_kind(t->proc, bp->addr, PT_BP_RETURN);
+	t->returns[i] = t->returns[--t->nreturns];
+}
+
+void pt_drop_returns(struct pt_thread *t)
+{
+	while (t->nreturns)
+		drop_return(t, t->nreturns - 1);
+}
+
+/* Remember a return into the module at ret, reached with rsp. */
+static int push_return(struct pt_thread *t, uint64_t ret, uint64_t rsp)
+{
+	if (t->nreturns == PT_RETURNS_MAX)
+		drop_return(t, 0); /* the outermost is the least likely to come */
+	if (pt_bp_add(t->proc, ret, PT_BP_RETURN) != 0)
+		return -1;
+	pt_bp_find(t->proc, ret)->returners++;
+	t->returns[t->nreturns++] = (struct pt_return){ret, rsp};
+	return 0;
+}
+
+/* Is an outer frame of the module guarded by a return breakpoint? */
+static int outer_return_guarded(const struct pt_thread *t)
+{
+	for (int i = 0; i < t->nreturns; i++)
+		if (t->returns[i].rsp > t->regs.rsp)
+			return 1;
+	return 0;
+}
+
+/* --only: the thread is outside the traced module.  Run at full speed
+ * when every way back is guarded: it left by a call (its return address
+ * gets a breakpoint), or by a ret from the module to excluded code whose
+ * own caller chain is guarded; calls into the module hit its function-entry breakpoints.
+ * Otherwise (a jump, lazy binding) step silently and look again after
+ * each branch. */
 static void leave_scope(struct pt_session *s, struct pt_thread *t)
 {
 	struct pt_process *p = t->proc;
+	int leaving = t->mode == PT_MODE_STEP;
 	uint64_t ret = 0;
 
-	if (t->mode == PT_MODE_STEP)
+	if (leaving)
 		pt_write_ctl(s, t, 0, ITRACE_CTL_SCOPE, t->regs.rip);
 	t->mode = PT_MODE_SILENT;
-	if (pt_read_mem(p, t->regs.rsp, &ret, 8) != 8 || !in_scope(p, ret) || !follows_call(p, ret))
+	if (leaving && t->last_kind == ITRACE_BRANCH_RETURN && outer_return_guarded(t)) {
+		t->mode = PT_MODE_CONT;
 		return;
-	if (pt_bp_add(p, ret, PT_BP_RETURN) != 0)
-		return;
-	pt_bp_find(p, ret)->returners++;
-	t->return_addr = ret;
-	t->return_rsp = t->regs.rsp + 8;
-	t->mode = PT_MODE_CONT;
+	}
+	if (pt_read_mem(p, t->regs.rsp, &ret, 8) == 8 && in_scope(p, ret) && follows_call(p, ret) &&
+	    push_return(t, ret, t->regs.rsp + 8) == 0)
+		t->mode = PT_MODE_CONT;
+
 }
 
 static void tracing_off(struct pt_session *s, struct pt_thread *t, int reason)
@@ -363,29 +403,41 @@ static void update_mode(struct pt_session *s, struct pt_thread *t)
 		if (in_scope(p, rip)) {
 			t->mode = PT_MODE_STEP;
 			pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, rip);
-		} else if (t->silent_branch) {
+		} else if (t->last_kind != ARCH_X86_NOT_BRANCH) {
 			leave_scope(s, t);
 		}
 	}
+}
+
+/* A return breakpoint of this thread, hit in the frame it guards? */
+static int take_return(struct pt_thread *t, uint64_t addr)
+{
+	for (int i = t->nreturns - 1; i >= 0; i--) {
+		if (t->returns[i].addr != addr || t->returns[i].rsp != t->regs.rsp)
+			continue;
+		/* this frame and every deeper one are done */
+		for (int j = t->nreturns - 1; j >= 0; j--)
+			if (t->returns[j].rsp <= t->regs.rsp)
+				drop_return(t, j);
+		return 1;
+	}
+	return 0;
 }
 
 void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *bp)
 {
 	struct pt_process *p = t->proc;
 	uint64_t addr = bp->addr;
+	unsigned kinds = bp->kinds;
 
-	if ((bp->kinds & PT_BP_RETURN) && t->return_addr == addr && t->regs.rsp == t->return_rsp) {
-		t->return_addr = 0;
-		if (--bp->returners == 0)
-			pt_bp_drop_kind(p, addr, PT_BP_RETURN);
-		t->mode = PT_MODE_STEP;
+	if (t->mode != PT_MODE_CONT)
+		return;
+	if (((kinds & PT_BP_RETURN) && take_return(t, addr)) ||
+	    ((kinds & PT_BP_SCOPE) && p->only_hi && !p->start_addr)) {
+		t->mode = PT_MODE_STEP; /* back in the traced module */
+		pt_code_changed(s, p);
 		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, addr);
-		bp = pt_bp_find(p, addr);
-		if (!bp)
-			return;
-	}
-	if ((bp->kinds & PT_BP_START) && t->mode == PT_MODE_CONT && addr == p->start_addr &&
-	    !t->return_addr) {
+	} else if ((kinds & PT_BP_START) && addr == p->start_addr) {
 		t->mode = PT_MODE_STEP;
 		if (!p->stop_addr)
 			t->window_rsp = t->regs.rsp; /* only while inside the function */
@@ -408,6 +460,7 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 	}
 	if (t->mode != PT_MODE_CONT)
 		update_mode(s, t);
+
 	bp = pt_bp_find(p, t->regs.rip);
 	if (bp && bp->inserted) {
 		/* execute the original instruction: lift the int3 for one step */

@@ -6,6 +6,8 @@
 #include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -158,4 +160,101 @@ static int search_mapped_files(pid_t pid, const char *name, uint64_t *addr)
 int symbols_lookup(pid_t pid, const char *name, uint64_t *addr)
 {
 	return search_mapped_files(pid, name, addr);
+}
+
+struct addr_list {
+	uint64_t *v;
+	size_t n, cap;
+	int nomem;
+};
+
+static void add_addr(struct addr_list *l, uint64_t a)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		uint64_t *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->nomem = 1;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = a;
+}
+
+/* Functions of one symbol table, mapped through mapping e (pgoff-based). */
+static void collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			      const struct maps_entry *e, struct addr_list *l)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; data && i < n; i++) {
+		GElf_Sym sym;
+		uint64_t off;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0 ||
+		    vaddr_to_offset(elf, sym.st_value, &off) != 0)
+			continue;
+		if (off >= e->pgoff && off < e->pgoff + (e->end - e->start))
+			add_addr(l, e->start + (off - e->pgoff));
+	}
+}
+
+/* The functions of `path` that lie in its executable mapping e. */
+static void functions_of_mapping(const struct maps_entry *e, struct addr_list *l)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL;
+	GElf_Shdr sh, dynsh;
+	int fd = open(e->path, O_RDONLY | O_CLOEXEC), found = 0;
+	Elf *elf;
+
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && elf_kind(elf) == ELF_K_ELF && (scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB) {
+			collect_functions(elf, scn, &sh, e, l);
+			found = 1;
+		} else if (sh.sh_type == SHT_DYNSYM) {
+			dyn = scn;
+			dynsh = sh;
+		}
+	}
+	if (!found && dyn)
+		collect_functions(elf, dyn, &dynsh, e, l);
+	elf_end(elf);
+	close(fd);
+}
+
+int symbols_functions_in(pid_t pid, uint64_t lo, uint64_t hi, uint64_t **addrs, size_t *n)
+{
+	struct addr_list l = {0};
+	char mpath[64], line[4200];
+	struct maps_entry e;
+	FILE *f;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ITRACE_E_ELF;
+	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", (int)pid);
+	f = fopen(mpath, "re");
+	if (!f)
+		return -ITRACE_E_IO;
+	while (fgets(line, sizeof(line), f))
+		if (maps_parse_line(line, &e) == 0 && e.path[0] == '/' && (e.prot & PROT_EXEC) &&
+		    e.start >= lo && e.end <= hi)
+			functions_of_mapping(&e, &l);
+	fclose(f);
+	if (l.nomem) {
+		free(l.v);
+		return -ITRACE_E_NOMEM;
+	}
+	*addrs = l.v;
+	*n = l.n;
+	return 0;
 }

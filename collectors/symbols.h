@@ -28,4 +28,12 @@ int symbols_lookup(pid_t pid, const char *name, uint64_t *addr);
  */
 int symbols_file_offset(const char *path, const char *name, uint64_t *offset);
 
+/*
+ * symbols_functions_in - run-time addresses of every function defined in
+ * the ELF files mapped executable inside [lo, hi) of process `pid`
+ * (.symtab, else .dynsym).  *addrs is malloc'd (caller frees), *n its
+ * length.  Returns 0, -ITRACE_E_IO, -ITRACE_E_NOMEM.
+ */
+int symbols_functions_in(pid_t pid, uint64_t lo, uint64_t hi, uint64_t **addrs, size_t *n);
+
 #endif
