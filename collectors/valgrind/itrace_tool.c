@@ -42,7 +42,10 @@
  * the core does for its own log file.  Without it the program would see
  * the trace pipe as one of its descriptors. */
 extern Int VG_(safe_fd)(Int oldfd);
-/* Exported by the core as well (it maps vgdb's shared memory with it). */
+/* Exported by the core as well: discarding without the "safely" check
+ * (which only allows it inside client requests), and the mapping the
+ * core uses for vgdb's shared memory. */
+extern void VG_(discard_translations)(Addr start, ULong range, const HChar *who);
 extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd,
 						       Off64T offset);
 /* Also exported by the core: the program's auxiliary vector (AT_ENTRY,
@@ -610,8 +613,10 @@ static VG_REGPARM(0) void vgi_start_helper(Addr pc, Addr sp)
 		t->ret_addr = *(const Addr *)sp;
 		if (!is_watched(t->ret_addr) && n_watched < VGI_MAX_WATCH) {
 			watched[n_watched++] = t->ret_addr;
-			/* Translated before without a check: retranslate. */
-			VG_(discard_translations_safely)(t->ret_addr, 1, "itrace trigger");
+			/* Translated before without a check: retranslate.  The
+			 * running translation (FUNC's entry block) ends at a
+			 * branch, so it never covers the return address. */
+			VG_(discard_translations)(t->ret_addr, 1, "itrace trigger");
 		}
 	}
 }

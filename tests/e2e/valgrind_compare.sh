@@ -1,0 +1,100 @@
+#!/bin/sh
+# itrace-collect --backend valgrind against the ptrace backend on the same
+# deterministic programs: for code in the main executable the instruction
+# addresses, the loads and stores (kind, size, address; the stack is placed
+# elsewhere by Valgrind, so stack addresses compare relative to the first
+# one) and the branches are identical; start/stop windows cover the same
+# instructions; program output and exit status are those of a plain run.
+. "$ITRACE_ROOT/tests/lib.sh"
+COLLECT="$BIN/itrace-collect"
+DUMP="$BIN/itrace-dump"
+NORM="$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk"
+MEMP="$DATA/vg_mem"
+PROG="$DATA/vg_prog"
+
+# normalized MODE PROGRAM TRACE: the main executable's INSN/MEM records.
+normalized() {
+	"$DUMP" "$3" | awk -v EXE="$2" -v MODE="$1" -f "$NORM"
+}
+branches() {
+	"$DUMP" "$1" | awk '$2 == "BRANCH" { $1 = ""; print }'
+}
+
+# --- vg_mem: static assembly, every kind of access -------------------------
+"$MEMP" >"$TMP/native.out"
+native_rc=$?
+"$COLLECT" -q --backend valgrind -o "$TMP/vi.itr" -- "$MEMP" >"$TMP/vi.out"
+check_eq "vg_mem: exit status unchanged under valgrind" "$native_rc" $?
+check_files_eq "vg_mem: output unchanged under valgrind" "$TMP/native.out" "$TMP/vi.out"
+"$COLLECT" -q --backend ptrace -o "$TMP/pi.itr" -- "$MEMP" >/dev/null
+normalized static "$MEMP" "$TMP/vi.itr" >"$TMP/vi.txt"
+normalized static "$MEMP" "$TMP/pi.itr" >"$TMP/pi.txt"
+check "vg_mem: the trace has instructions and memory accesses" \
+	sh -c "grep -q '^INSN' '$TMP/vi.txt' && grep -q '^MEM store data' '$TMP/vi.txt'"
+check_files_eq "vg_mem: insn level equals ptrace (addresses, MEM)" "$TMP/pi.txt" "$TMP/vi.txt"
+
+"$COLLECT" -q --backend valgrind --level branch -o "$TMP/vb.itr" -- "$MEMP" >/dev/null
+"$COLLECT" -q --backend ptrace --level branch -o "$TMP/pb.itr" -- "$MEMP" >/dev/null
+branches "$TMP/vb.itr" >"$TMP/vb.txt"
+branches "$TMP/pb.itr" >"$TMP/pb.txt"
+check "vg_mem: branch trace has cond, call, indirect-call, indirect, return" sh -c \
+	"for k in cond call indirect-call indirect return uncond; do grep -q \" \$k taken\" '$TMP/vb.txt' || exit 1; done"
+check_files_eq "vg_mem: branch level equals ptrace" "$TMP/pb.txt" "$TMP/vb.txt"
+check "vg_mem: insn and branch traces agree" \
+	"$BIN/../tests/collect-tracecheck" agree "$TMP/vi.itr" "$TMP/vb.itr"
+
+# --- vg_prog: C program with a thread and signals ------------------------
+"$PROG" >"$TMP/native.out" 2>"$TMP/native.err"
+native_rc=$?
+"$COLLECT" -q --backend valgrind -o "$TMP/vp.itr" -- "$PROG" >"$TMP/vp.out" 2>"$TMP/vp.err"
+check_eq "vg_prog: exit status unchanged under valgrind" "$native_rc" $?
+check_files_eq "vg_prog: stdout unchanged" "$TMP/native.out" "$TMP/vp.out"
+check_files_eq "vg_prog: stderr unchanged (nothing of valgrind's)" "$TMP/native.err" "$TMP/vp.err"
+
+# Inside main (a per-thread window, libc calls included) both backends
+# record the same instructions of the executable.
+"$COLLECT" -q --backend valgrind --start main -o "$TMP/vs.itr" -- "$PROG" >/dev/null 2>&1
+"$COLLECT" -q --backend ptrace --start main -o "$TMP/ps.itr" -- "$PROG" >/dev/null 2>&1
+normalized dynamic "$PROG" "$TMP/vs.itr" >"$TMP/vs.txt"
+normalized dynamic "$PROG" "$TMP/ps.itr" >"$TMP/ps.txt"
+check "vg_prog --start main: executable code recorded" test "$(wc -l <"$TMP/vs.txt")" -gt 100
+check_files_eq "vg_prog --start main: executable's insns and MEMs equal ptrace" \
+	"$TMP/ps.txt" "$TMP/vs.txt"
+
+# Windows: each call of vg_window, from its entry to its return.
+# vg_window is called three times; vg_after once, after the last call.
+for trig in "--start vg_window:3" "--start vg_window --stop vg_after:1"; do
+	windows=${trig#*:}
+	trig=${trig%:*}
+	# shellcheck disable=SC2086
+	"$COLLECT" -q --backend valgrind $trig -o "$TMP/vw.itr" -- "$PROG" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	"$COLLECT" -q --backend ptrace $trig -o "$TMP/pw.itr" -- "$PROG" >/dev/null 2>&1
+	"$DUMP" "$TMP/vw.itr" | awk '$2 ~ /^(INSN|MEM|TRACE_ON|TRACE_OFF)$/ { $1 = ""; print }' |
+		sed 's/ bytes=.*//' >"$TMP/vw.txt"
+	"$DUMP" "$TMP/pw.itr" | awk '$2 ~ /^(INSN|MEM|TRACE_ON|TRACE_OFF)$/ { $1 = ""; print }' |
+		sed 's/ bytes=.*//' >"$TMP/pw.txt"
+	normalized dynamic "$PROG" "$TMP/vw.itr" >"$TMP/vwn.txt"
+	normalized dynamic "$PROG" "$TMP/pw.itr" >"$TMP/pwn.txt"
+	check_eq "$trig: $windows window(s)" "$windows" "$(grep -c TRACE_ON "$TMP/vw.txt")"
+	check_eq "$trig: as many windows as ptrace" \
+		"$(grep -c TRACE_ON "$TMP/pw.txt")" "$(grep -c TRACE_ON "$TMP/vw.txt")"
+	check_files_eq "$trig: the same instructions as ptrace" "$TMP/pwn.txt" "$TMP/vwn.txt"
+	check_eq "$trig: as many instructions in total as ptrace" \
+		"$(grep -c ' INSN ' "$TMP/pw.txt")" "$(grep -c ' INSN ' "$TMP/vw.txt")"
+done
+# The first instruction after each TRACE_ON is vg_window's entry: the
+# executable's load address (its first mapping) plus the symbol's value.
+entry=$(nm "$PROG" | awk '$3 == "vg_window" { print $1 }')
+"$COLLECT" -q --backend valgrind --start vg_window -o "$TMP/vw.itr" -- "$PROG" >/dev/null 2>&1
+"$DUMP" "$TMP/vw.itr" | awk -v exe="'$PROG'" '
+	function hex(s, n, i) { n = 0; sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n }
+	$2 == "MMAP" && $NF == exe { split($4, r, "-"); if (!base || hex(r[1]) < base) base = hex(r[1]) }
+	$2 == "TRACE_ON" { on = 1; next }
+	on && $2 == "INSN" { printf "%x\n", hex($3) - base; on = 0 }' | sort -u >"$TMP/first.txt"
+printf '%x\n' "0x$entry" >"$TMP/entry.txt"
+check_files_eq "--start vg_window: every window starts at the function's entry" \
+	"$TMP/entry.txt" "$TMP/first.txt"
+done_testing
