@@ -10,3 +10,10 @@ COLLECT_BACKEND_OBJS += $(GDB_BACKEND_OBJS)
 COLLECT_BACKEND_LIBS += $(shell pkg-config --libs libxml-2.0 2>/dev/null)
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/gdb_*.sh))
+
+# Unit test tests/unit/test_qtrace_gdb.c: arch_ppc, tdesc, rsp (the objects
+# are prerequisites, so the generic rule's $^ links them).
+UNIT_LIBS_qtrace_gdb := $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+$(BUILD)/tests/test_qtrace_gdb: $(BUILD)/obj/collectors/gdb/arch_ppc.o \
+	$(BUILD)/obj/collectors/gdb/tdesc.o $(BUILD)/obj/collectors/gdb/rsp.o
+$(BUILD)/obj/tests/unit/test_qtrace_gdb.o: ALL_CPPFLAGS += -Icollectors/gdb
