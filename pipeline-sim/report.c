@@ -157,7 +157,8 @@ static void collect_funcs(const struct sim_report *r, struct funcs *fs)
 			f->stall[k] += s->stall[k];
 		f->lost += stall_total(s->stall, nc);
 	}
-	qsort(fs->v, fs->n, sizeof(fs->v[0]), by_lost);
+	if (fs->n)
+		qsort(fs->v, fs->n, sizeof(fs->v[0]), by_lost);
 }
 
 static int sem_by_lost(const void *a, const void *b)
@@ -190,7 +191,8 @@ static struct sim_sem **top_insns(const struct sim_report *r, size_t *np)
 		if (s->count)
 			v[k++] = s;
 	}
-	qsort(v, k, sizeof(*v), sem_by_lost);
+	if (k)
+		qsort(v, k, sizeof(*v), sem_by_lost);
 	*np = k;
 	return v;
 }

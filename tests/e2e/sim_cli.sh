@@ -72,13 +72,17 @@ fi
 "$SIM" "$TMP/none.itr" >/dev/null 2>"$TMP/err"; rc=$?
 check_eq "missing trace exits 1" 1 "$rc"
 check_eq "missing trace message" "pipeline-sim: cannot open '$TMP/none.itr': No such file or directory" "$(cat "$TMP/err")"
-# random addresses do not compress: a chase trace is long enough to cut
-"$GEN" chase 20000 "$TMP/chase.itr"
-head -c 12000 "$TMP/chase.itr" >"$TMP/cut.itr"
+# random addresses do not compress: a chase trace of several chunks,
+# cut inside its last one
+"$GEN" chase 600000 "$TMP/chase.itr"
+size=$(wc -c <"$TMP/chase.itr")
+head -c $((size * 9 / 10)) "$TMP/chase.itr" >"$TMP/cut.itr"
 "$SIM" -q "$TMP/cut.itr" >"$TMP/cut.txt" 2>"$TMP/err"; rc=$?
 check_eq "truncated trace exits 1" 1 "$rc"
 check "truncated trace: error names the file" grep -q "^pipeline-sim: '$TMP/cut.itr': .*instructions before it" "$TMP/err"
 check "truncated trace: report of what came before" grep -q '^CPI stack' "$TMP/cut.txt"
+n=$(awk '$1 == "instructions" { print $2; exit }' "$TMP/cut.txt")
+check "truncated trace: the complete chunks were simulated ($n)" test "${n:-0}" -gt 100000 -a "${n:-0}" -lt 600000
 printf 'not a trace at all' >"$TMP/junk"
 check_fails "junk input fails" "$SIM" -q "$TMP/junk"
 # bad usage: exit 2

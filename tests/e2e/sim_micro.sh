@@ -33,9 +33,9 @@ else
 fi
 trace() {
 	if [ "$how" = collected ]; then
-		"$COLLECT" -q -o "$TMP/$1.itr" -- "$DATA/sim_$1" >/dev/null 2>"$TMP/$1.err"
+		"$COLLECT" -q -o "$TMP/$1.itr" -- "$DATA/sim_$1" >/dev/null
 	else
-		"$GEN" "$2" "$3" "$TMP/$1.itr" ${4:-} 2>"$TMP/$1.err"
+		"$GEN" "$2" "$3" "$TMP/$1.itr" ${4:-}
 	fi
 }
 echo "# traces: $how"
