@@ -723,6 +723,19 @@ static int is_exit_syscall(const struct pt_thread *t)
 	       (t->pending.sys_nr == SYS_exit || t->pending.sys_nr == SYS_exit_group);
 }
 
+/* --ring: write the kept branches (once), before the exit records. */
+static void flush_ring(struct pt_session *s)
+{
+	int rc;
+
+	if (!s->ring_on || !s->w || s->io_error)
+		return;
+	s->ring_on = 0;
+	rc = collect_ring_write(&s->ring, s->w, &s->last_tid);
+	if (rc < 0)
+		pt_fail_io(s, rc);
+}
+
 static void on_exit_status(struct pt_session *s, struct pt_thread *t, int status)
 {
 	struct pt_process *p = t->proc;
@@ -732,6 +745,8 @@ static void on_exit_status(struct pt_session *s, struct pt_thread *t, int status
 	if (WIFEXITED(status) && is_exit_syscall(t) && t->mode != PT_MODE_CONT)
 		pt_commit(s, t, PT_COMMIT_EXIT);
 	pt_drop_returns(t);
+	if (s->live_threads == 1)
+		flush_ring(s); /* the last thread: how it got here comes first */
 	write_thread(s, ITRACE_THREAD_EXIT, t->tid, p->pid, (uint64_t)pstatus);
 	if (leader) {
 		write_process(s, ITRACE_PROCESS_EXIT, p->pid, 0, pstatus, NULL);
@@ -928,8 +943,8 @@ static int attach_program(struct pt_session *s, pid_t pid)
 		return -1;
 	for (struct pt_thread *t = s->threads; t; t = t->next) {
 		t->mode = initial_mode(s, p);
-		if (t->mode == PT_MODE_STEP)
-			pt_write_ctl(s, t, 1, ITRACE_CTL_ATTACH, 0);
+		if (t->mode == PT_MODE_STEP && get_regs(t) == 0)
+			pt_write_ctl(s, t, 1, ITRACE_CTL_ATTACH, t->regs.rip);
 	}
 	for (struct pt_thread *t = s->threads; t; t = t->next)
 		if (t->stopped)
@@ -951,6 +966,32 @@ static void kill_all(struct pt_session *s)
 		if (t && !WIFSTOPPED(status))
 			on_exit_status(s, t, status);
 	}
+}
+
+/*
+ * A thread interrupted for detaching may still have the SIGTRAP of its
+ * last step queued: let it take that signal-delivery-stop now, and drop
+ * the signal if it is ours, or the program would die of it after detach.
+ */
+static void drain_own_sigtrap(struct pt_thread *t)
+{
+	siginfo_t si;
+	int status;
+
+	if (!t->stopped || !((status_mask(t->tid, "SigPnd:") >> (SIGTRAP - 1)) & 1))
+		return;
+	if (ptrace(PTRACE_CONT, t->tid, 0, 0) != 0 || waitpid(t->tid, &status, __WALL) != t->tid ||
+	    !WIFSTOPPED(status))
+		return;
+	t->regs_fresh = 0;
+	t->deliver_sig = status >> 16 ? 0 : WSTOPSIG(status);
+	memset(&si, 0, sizeof(si));
+	if (t->deliver_sig != SIGTRAP || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) != 0)
+		return;
+	if (si.si_code > 0 && si.si_code != SI_KERNEL)
+		t->deliver_sig = 0; /* a step trap */
+	else if (si.si_code == SI_KERNEL && get_regs(t) == 0 && pt_bp_find(t->proc, t->regs.rip - 1))
+		t->deliver_sig = 0; /* our int3 (rip is rewound by the caller) */
 }
 
 /* Attached program: stop every thread, remove our int3s, let go. */
@@ -977,6 +1018,7 @@ static void detach_all(struct pt_session *s)
 	for (struct pt_thread *t = s->threads; t; t = t->next) {
 		struct pt_bp *bp;
 
+		drain_own_sigtrap(t);
 		if (get_regs(t) == 0 && (bp = pt_bp_find(t->proc, t->regs.rip - 1)) && bp->inserted &&
 		    t->mode == PT_MODE_CONT) {
 			t->regs.rip--; /* stopped on our int3: undo it */
@@ -1060,11 +1102,7 @@ static int finish_trace(struct pt_session *s, struct collect_result *res)
 
 	if (!s->w)
 		return s->main_status >= 0 ? s->main_status : -1;
-	if (s->ring_on && !s->io_error) {
-		rc = collect_ring_write(&s->ring, s->w, &s->last_tid);
-		if (rc < 0)
-			pt_fail_io(s, rc);
-	}
+	flush_ring(s);
 	if (collect_interrupted) {
 		end = ITRACE_END_INTERRUPTED, status = collect_interrupted;
 	} else if (s->io_error) {
