@@ -547,26 +547,27 @@ static int write_metadata(struct exporter *x, const struct options *o, struct it
 
 /* ---- the export ------------------------------------------------------------ */
 
-static int open_db(struct exporter *x, const struct options *o)
-{
-	char pragmas[128];
+/* No journal and no syncing inside SQLite: the file is private until it
+ * is renamed (after one fsync), and a failed run deletes it.  Large pages
+ * and an in-memory sorter make the bulk load and the index builds cheaper. */
+static const char pragmas[] =
+	"PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	" PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;";
 
-	if (sqlite3_open_v2(tmp_path, &x->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+static int open_db(struct exporter *x)
+{
+	/* one thread uses the connection: no mutexes */
+	if (sqlite3_open_v2(tmp_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
 		cli_error("cannot open '%s': %s", tmp_path, x->db ? sqlite3_errmsg(x->db) : "no memory");
 		return -1;
 	}
-	/* No journal: the file is private until renamed; a failure deletes it. */
-	snprintf(pragmas, sizeof(pragmas),
-		 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-		 " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;");
-	if (exec_sql(x, pragmas) < 0 || exec_sql(x, "BEGIN") < 0 ||
-	    exec_sql(x, schema_tables) < 0)
+	if (exec_sql(x, pragmas) < 0 || exec_sql(x, "BEGIN") < 0 || exec_sql(x, schema_tables) < 0)
 		return -1;
 	if (prepare(x, "INSERT INTO branches VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &x->branch) < 0 ||
 	    prepare(x, "INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &x->call) < 0 ||
 	    prepare(x, "INSERT INTO instructions VALUES (?,?,?,?,?,?,?)", &x->insn) < 0)
 		return -1;
-	(void)o;
 	return 0;
 }
 
@@ -634,7 +635,7 @@ static int export(const struct options *o)
 		itrace_reader_close(r);
 		return CLI_EXIT_BAD_INPUT;
 	}
-	if (open_db(&x, o) < 0)
+	if (open_db(&x) < 0)
 		goto out;
 	cli_progress_init(&x.progress, "rows", 0, o->quiet);
 	itrace_analysis_options_init(&ao);

@@ -16,3 +16,10 @@ TEST_DATA += $(BUILD)/tests/export-synth
 $(BUILD)/tests/export-synth: $(BUILD)/obj/sqlexport/export_synth.o $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+# bench: itrace-sqlite rows/s against a bare prepared-insert loop.
+BENCHES += bench/export_sqlite.sh
+bench/export_sqlite.sh: $(BUILD)/bench/export-sqlite-baseline $(BUILD)/tests/export-synth $(BUILD)/bin/itrace-sqlite
+$(BUILD)/bench/export-sqlite-baseline: $(BUILD)/obj/bench/export_sqlite_baseline.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lsqlite3

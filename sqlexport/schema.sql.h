@@ -53,8 +53,6 @@ static const char schema_tables[] =
 /* Indexes are created after the rows: building them once is cheaper. */
 static const char schema_indexes[] =
 	"CREATE INDEX branches_ip ON branches(ip);\n"
-	"CREATE INDEX branches_symbol ON branches(symbol_id);\n"
-	"CREATE INDEX branches_thread ON branches(thread_id);\n"
 	"CREATE INDEX instructions_ip ON instructions(ip);\n"
 	"CREATE INDEX calls_parent_call_path ON calls(parent_call_path_id);\n"
 	"CREATE INDEX calls_parent ON calls(parent_id);\n"
