@@ -410,7 +410,7 @@ static void resume(struct pt_session *s, struct pt_thread *t, int sig)
 	t->deliver_sig = 0;
 	t->last_req = req;
 	ptrace(req, t->tid, 0, (long)sig);
-	if (s->steps % 65536 == 0)
+	if (s->steps % 4096 == 0)
 		cli_progress(&s->progress, s->steps);
 }
 

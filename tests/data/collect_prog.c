@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 		char buf[64];
 		unsigned sum = 0;
 
-		for (int i = 0; i < 200; i++) {
+		for (int i = 0; i < 50; i++) {
 			snprintf(buf, sizeof(buf), "%d-%x", i, i * 7);
 			sum += (unsigned)strlen(buf) + (unsigned)helper(i);
 		}
