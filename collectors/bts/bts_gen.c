@@ -57,6 +57,8 @@ static void *xrealloc(void *p, size_t n)
 
 static void put(struct buf *b, const void *src, size_t n)
 {
+	if (!n)
+		return;
 	if (b->len + n > b->cap) {
 		b->cap = (b->len + n) * 2 + 4096;
 		b->p = xrealloc(b->p, b->cap);

@@ -333,6 +333,7 @@ static void test_sink_writes_taken_only_branch_trace(void **state)
 	ev.u.lost.unit = ITRACE_UNIT_RECORDS;
 	ev.u.lost.count = 3;
 	assert_int_equal(bts_sink_event(&sink, &ev), 0);
+	bts_sink_fini(&sink);
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
 
 	assert_int_equal(itrace_reader_open(path, &r), 0);
