@@ -289,11 +289,12 @@ static void test_bts_full_trace(void **state)
 	assert_int_equal(st.mode, PERFDATA_MODE_BTS);
 	assert_int_equal(st.auxtrace_buffers, 2);
 	assert_int_equal(st.bts.padding, 1);
-	assert_int_equal(st.bts.filtered, 1);
+	assert_int_equal(st.bts.kentries, 1);
 	assert_int_equal(st.buildids, 1);
 	assert_int_equal(st.truncated_aux, 1);
-	/* COMM, MMAP, 2 branches of 51, LOST (after the data it follows), 1 of 50 */
-	assert_int_equal(c.n, 6);
+	/* COMM, MMAP, 2 branches of 51, LOST (after the data it follows), 1 of 50, kernel entry */
+	assert_int_equal(c.n, 7);
+	assert_int_equal(c.ev[6].type, BTS_EV_KENTRY);
 	assert_int_equal(c.ev[0].type, BTS_EV_COMM);
 	assert_int_equal(c.ev[1].type, BTS_EV_MMAP);
 	assert_int_equal(c.ev[1].u.mmap.buildid_len, 20);
