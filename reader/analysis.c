@@ -1284,7 +1284,8 @@ static int build_lines(struct itrace_analysis *a, const uint32_t *order)
 	map2_free(&at);
 	if (rc < 0)
 		return rc;
-	qsort(a->lines.v, a->lines.n, sizeof(*a->lines.v), cmp_line);
+	if (a->lines.n) /* qsort(NULL, 0) is undefined */
+		qsort(a->lines.v, a->lines.n, sizeof(*a->lines.v), cmp_line);
 	for (i = 0; i < a->lines.n; i++)
 		a->lines.v[i].id = i + 1;
 	return 0;
