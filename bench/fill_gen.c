@@ -265,5 +265,12 @@ int main(int argc, char **argv)
 			die("cannot finish the instruction output");
 	}
 	itrace_decoder_free(d);
+	if (all.v != e1.v)
+		free(all.v);
+	free(e1.v);
+	free(e2.v);
+	free(s1.v);
+	if (reps > 1)
+		free(s2.v);
 	return 0;
 }

@@ -154,6 +154,11 @@ static inline int emit_insn(struct fill_ctx *c, uint64_t addr, unsigned len, con
 		c->st->records_out++;
 		return fill_buffer_insn(c->buf, addr, len, c->with_bytes ? bytes : NULL);
 	}
+	if (c->out == itrace_fill_output_writer) {
+		/* The common case, without the record round trip. */
+		c->st->records_out++;
+		return itrace_write_insn(c->out_arg, addr, len, c->with_bytes ? bytes : NULL);
+	}
 	in->addr = addr;
 	in->len = (uint8_t)len;
 	if (c->with_bytes)

@@ -66,6 +66,7 @@ struct itrace_image {
 	size_t nprocs, capprocs;
 	uint32_t next_module;
 	uint64_t generation;
+	uint32_t last_mmap_pid; /* owner of CODE records that name no process */
 };
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -289,6 +290,7 @@ int itrace_image_add_mmap(struct itrace_image *img, const struct itrace_mmap *mm
 	}
 	p->maps[p->nmaps++] = m;
 	qsort(p->maps, p->nmaps, sizeof(m), map_cmp);
+	img->last_mmap_pid = mm->pid;
 	img->generation++;
 	return 0;
 }
@@ -376,7 +378,9 @@ int itrace_image_apply(struct itrace_image *img, const struct itrace_record *rec
 		rc = itrace_image_add_mmap(img, &rec->u.mmap);
 		break;
 	case ITRACE_REC_CODE:
-		rc = itrace_image_add_code(img, rec->pid, &rec->u.code);
+		/* Before the first THREAD record a CODE record has no process:
+		 * it belongs with the MMAP records it follows. */
+		rc = itrace_image_add_code(img, rec->pid ? rec->pid : img->last_mmap_pid, &rec->u.code);
 		break;
 	case ITRACE_REC_PROCESS:
 		if (rec->u.process.event == ITRACE_PROCESS_FORK)

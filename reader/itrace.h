@@ -645,7 +645,9 @@ int itrace_image_add_code(struct itrace_image *img, uint32_t pid, const struct i
 
 /*
  * itrace_image_apply - update the image from one trace record: MMAP and
- * CODE add code, PROCESS FORK copies the parent's mappings to the child,
+ * CODE add code (a CODE record of pid 0, written before any THREAD record,
+ * goes to the process of the last MMAP record), PROCESS FORK copies the
+ * parent's mappings to the child,
  * PROCESS EXEC forgets the process's mappings.  Other records are ignored.
  * Returns 1 if the image changed, 0 if not, or a negative code as above.
  */

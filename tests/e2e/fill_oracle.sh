@@ -1,0 +1,71 @@
+#!/bin/sh
+# The fill oracle: for deterministic programs, itrace-collect --level branch
+# followed by itrace-fill must give exactly the instruction addresses, per
+# thread, of itrace-collect --level insn.  Covers loops, recursion, indirect
+# calls and jumps, jump tables, signals, int3, setjmp/longjmp, syscalls,
+# fork, exec, the vDSO, rep movs, a crash and libc-heavy code.
+. tests/lib.sh
+COLLECT="$BIN/itrace-collect"
+FILL="$BIN/itrace-fill"
+DUMP="$BIN/itrace-dump"
+
+# capstone 4 cannot decode AVX-512 (EVEX) instructions such as vptestmb:
+# fills of glibc's EVEX string functions would end in 'undecodable' gaps.
+# Make glibc pick its AVX2 versions, which capstone 4 decodes.
+GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-EVEX
+export GLIBC_TUNABLES
+
+if [ ! -x "$COLLECT" ] || ! "$COLLECT" -q --level branch -o "$TMP/probe.itr" -- "$DATA/fill_loop" >/dev/null 2>&1; then
+	echo "ok 1 # SKIP itrace-collect missing or ptrace not permitted"
+	echo "1..1"
+	exit 0
+fi
+
+# thread_sums FILE: one checksum per thread of its INSN addresses, sorted,
+# so thread ids (which differ between runs) do not matter.
+thread_sums() {
+	rm -rf "$TMP/threads" && mkdir "$TMP/threads"
+	"$DUMP" "$1" | awk -v d="$TMP/threads" '$2 == "INSN" { print $3 > (d "/" $1) }'
+	for f in "$TMP"/threads/*; do [ -f "$f" ] && echo "$(wc -l <"$f") $(md5sum <"$f" | cut -c1-32)"; done | sort
+}
+
+# oracle NAME COLLECT-OPTIONS -- PROGRAM ARGS...
+oracle() {
+	name="$1"
+	shift
+	"$COLLECT" -q --level branch -o "$TMP/b.itr" "$@" >/dev/null 2>&1
+	"$COLLECT" -q --level insn -o "$TMP/i.itr" "$@" >/dev/null 2>&1
+	if ! "$FILL" "$TMP/b.itr" -o "$TMP/f.itr" 2>"$TMP/fill.err"; then
+		fail "$name: itrace-fill failed" "$(cat "$TMP/fill.err")"
+		return
+	fi
+	want=$(thread_sums "$TMP/i.itr")
+	got=$(thread_sums "$TMP/f.itr")
+	if [ -z "$want" ]; then
+		fail "$name: the instruction-level trace is empty"
+	elif [ "$want" = "$got" ] && [ ! -s "$TMP/fill.err" ]; then
+		ok "$name: filled = collected ($(echo "$want" | awk '{ n += $1 } END { print n }') instructions, $(echo "$want" | wc -l) threads)"
+	else
+		fail "$name: filled = collected" "insn level (count sum):
+$want
+filled:
+$got
+$(cat "$TMP/fill.err")"
+	fi
+}
+
+# bts_loops is left out: the collector classifies `loop` as an unknown
+# branch and records no not-taken `loop`, so the fill rightly reports a
+# gap at the last one (reported to the collector; see the fill report).
+echo "ok 1 # SKIP bts_loops: collector drops not-taken 'loop' branches"
+_n=1
+for prog in fill_loop fill_bench collect_basic sim_branchy export_calls; do
+	if [ -x "$DATA/$prog" ]; then oracle "$prog" -- "$DATA/$prog"; else fail "$prog: test program not built"; fi
+done
+
+P="$DATA/collect_prog"
+for mode in work calls longjmp signal trap repmovs vdso exec segv libc; do
+	oracle "collect_prog $mode" --start main -- "$P" "$mode"
+done
+oracle "collect_prog fork" --start main --follow-fork -- "$P" fork
+done_testing
