@@ -181,9 +181,13 @@ static int remember(struct maps_seen *seen, const struct maps_entry *e)
 {
 	struct maps_seen_entry k = {e->start, e->end, e->pgoff, hash_path(e->path), e->prot};
 
-	for (size_t i = 0; i < seen->n; i++)
-		if (memcmp(&seen->v[i], &k, sizeof(k)) == 0)
+	for (size_t i = 0; i < seen->n; i++) {
+		const struct maps_seen_entry *o = &seen->v[i];
+
+		if (o->start == k.start && o->end == k.end && o->pgoff == k.pgoff &&
+		    o->path_hash == k.path_hash && o->prot == k.prot)
 			return 0;
+	}
 	if (seen->n == seen->cap) {
 		size_t cap = seen->cap ? 2 * seen->cap : 64;
 		struct maps_seen_entry *v = realloc(seen->v, cap * sizeof(*v));

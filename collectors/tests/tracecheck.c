@@ -150,23 +150,37 @@ static int agree_thread(const struct evlist *in, const struct evlist *br, uint64
 	return 0;
 }
 
-/* Threads are matched by order of appearance: tids differ between runs. */
-static int agree(const char *insn_path, const char *branch_path)
+static void free_threads(struct threads *ts)
 {
-	struct threads in = {0}, br = {0};
+	for (size_t i = 0; i < ts->n; i++)
+		free(ts->t[i].v);
+	free(ts->t);
+}
+
+/* Threads are matched by order of appearance: tids differ between runs. */
+static int compare(struct threads *in, struct threads *br)
+{
 	uint64_t count = 0;
 
-	if (load(insn_path, &in) || load(branch_path, &br))
-		return 1;
-	if (in.n != br.n) {
-		printf("%zu threads in the insn trace, %zu in the branch trace\n", in.n, br.n);
+	if (in->n != br->n) {
+		printf("%zu threads in the insn trace, %zu in the branch trace\n", in->n, br->n);
 		return 1;
 	}
-	for (size_t i = 0; i < in.n; i++)
-		if (agree_thread(&in.t[i], &br.t[i], &count))
+	for (size_t i = 0; i < in->n; i++)
+		if (agree_thread(&in->t[i], &br->t[i], &count))
 			return 1;
 	printf("agree: %" PRIu64 " branches\n", count);
 	return 0;
+}
+
+static int agree(const char *insn_path, const char *branch_path)
+{
+	struct threads in = {0}, br = {0};
+	int rc = load(insn_path, &in) || load(branch_path, &br) ? 1 : compare(&in, &br);
+
+	free_threads(&in);
+	free_threads(&br);
+	return rc;
 }
 
 int main(int argc, char **argv)
