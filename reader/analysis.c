@@ -11,7 +11,6 @@
 #include "itrace.h"
 #include "itrace_format.h"
 
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -247,8 +246,7 @@ struct itrace_analysis {
 	struct itrace_analysis_options opts;
 	struct itrace_image *image; /* code bytes from here when set (run) */
 	char run_error[256];
-	csh cs;
-	cs_insn *csi;
+	struct itrace_decoder *dec;
 	bool finished;
 	uint64_t time_ns;
 	uint64_t next_call_id;
@@ -441,42 +439,19 @@ static size_t code_bytes(struct itrace_analysis *a, const struct space *s, uint6
 	return got > 0 ? (size_t)got : 0;
 }
 
-static bool op_is_imm(const cs_insn *ci)
+/* class_of - the analysis' class of a decoded instruction. */
+static enum insn_class class_of(const struct itrace_decoded *d)
 {
-	const cs_x86 *x = &ci->detail->x86;
-
-	return x->op_count >= 1 && x->operands[0].type == X86_OP_IMM;
-}
-
-/* classify - the control-transfer class of the decoded instruction. */
-static enum insn_class classify(const cs_insn *ci)
-{
-	const cs_detail *d = ci->detail;
-	uint8_t i;
-	bool jump = false, call = false, ret = false, intr = false;
-
-	for (i = 0; i < d->groups_count; i++) {
-		switch (d->groups[i]) {
-		case CS_GRP_JUMP: jump = true; break;
-		case CS_GRP_CALL: call = true; break;
-		case CS_GRP_RET:
-		case CS_GRP_IRET: ret = true; break;
-		case CS_GRP_INT: intr = true; break;
-		default: break;
-		}
+	switch (d->kind) {
+	case ITRACE_INSN_NOT_BRANCH: return IC_NONE;
+	case ITRACE_BRANCH_COND: return IC_COND;
+	case ITRACE_BRANCH_UNCOND: return IC_UNCOND;
+	case ITRACE_BRANCH_CALL: return IC_CALL;
+	case ITRACE_BRANCH_RETURN: return IC_RETURN;
+	case ITRACE_BRANCH_INDIRECT: return IC_INDIRECT;
+	case ITRACE_BRANCH_INDIRECT_CALL: return IC_INDIRECT_CALL;
+	default: return IC_SYSCALL; /* syscall, int, sigreturn: into the kernel */
 	}
-	if (ci->id == X86_INS_SYSCALL || ci->id == X86_INS_SYSENTER)
-		intr = true;
-	if (call)
-		return op_is_imm(ci) ? IC_CALL : IC_INDIRECT_CALL;
-	if (ret)
-		return IC_RETURN;
-	if (jump) {
-		if (ci->id == X86_INS_JMP || ci->id == X86_INS_LJMP)
-			return op_is_imm(ci) ? IC_UNCOND : IC_INDIRECT;
-		return IC_COND;
-	}
-	return intr ? IC_SYSCALL : IC_NONE;
 }
 
 static uint8_t class_kind(uint8_t cls)
@@ -499,6 +474,7 @@ static void decode_insn(struct itrace_analysis *a, const struct space *s, struct
 {
 	uint8_t buf[ITRACE_INSN_MAX_LEN];
 	const uint8_t *p = buf;
+	struct itrace_decoded d;
 	size_t n;
 	uint64_t addr = in->addr;
 
@@ -508,10 +484,10 @@ static void decode_insn(struct itrace_analysis *a, const struct space *s, struct
 	} else {
 		n = code_bytes(a, s, in->addr, buf, in->len ? in->len : sizeof(buf));
 	}
-	if (n && cs_disasm_iter(a->cs, &p, &n, &addr, a->csi)) {
-		in->cls = (uint8_t)classify(a->csi);
+	if (n && itrace_decoder_decode(a->dec, p, n, addr, &d) == 0) {
+		in->cls = (uint8_t)class_of(&d);
 		if (!in->len)
-			in->len = (uint8_t)a->csi->size;
+			in->len = d.len;
 		return;
 	}
 	in->cls = IC_NONE;
@@ -1330,33 +1306,32 @@ void itrace_analysis_options_init(struct itrace_analysis_options *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
 	opts->machine = EM_X86_64_;
+	opts->endian = 1;
 }
 
 int itrace_analysis_alloc(const struct itrace_analysis_options *opts, struct itrace_analysis **ap)
 {
 	struct itrace_analysis *a;
 	struct dso_int *unknown;
+	int rc;
 
 	if (!ap)
 		return -ITRACE_E_INVAL;
 	*ap = NULL;
 	if (!opts || opts->size < sizeof(*opts))
 		return -ITRACE_E_INVAL;
-	if (opts->machine != EM_X86_64_)
-		return -ITRACE_E_NOTSUP;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ITRACE_E_NOMEM;
 	a->opts = *opts;
 	a->last_thread = -1;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &a->cs) != CS_ERR_OK) {
+	rc = itrace_decoder_alloc(opts->machine, opts->endian, &a->dec);
+	if (rc < 0) {
 		free(a);
-		return -ITRACE_E_DECODE;
+		return rc == -ITRACE_E_INTERNAL ? -ITRACE_E_DECODE : rc;
 	}
-	cs_option(a->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	a->csi = cs_malloc(a->cs);
 	/* module 1 is "[unknown]": code outside every mapping */
-	if (!a->csi || VEC_PUSH_SLOT(a->dsos, &unknown) < 0 ||
+	if (VEC_PUSH_SLOT(a->dsos, &unknown) < 0 ||
 	    !(unknown->pub.path = strdup("[unknown]"))) {
 		itrace_analysis_free(a);
 		return -ITRACE_E_NOMEM;
@@ -1374,9 +1349,7 @@ void itrace_analysis_free(struct itrace_analysis *a)
 
 	if (!a)
 		return;
-	if (a->csi)
-		cs_free(a->csi, 1);
-	cs_close(&a->cs);
+	itrace_decoder_free(a->dec);
 	free(a->insns.v);
 	map2_free(&a->insn_map);
 	for (i = 0; i < a->spaces.n; i++) {
@@ -1592,6 +1565,7 @@ int itrace_analysis_run(struct itrace_reader *r, const char *path,
 		return -ITRACE_E_INVAL;
 	ao = *aopts;
 	ao.machine = itrace_reader_header(r)->machine;
+	ao.endian = itrace_reader_header(r)->target_endian;
 	ao.symbolize = run_symbolize;
 	ao.symbolize_ctx = &c;
 	c.ro = ropts;

@@ -912,9 +912,9 @@ const char *itrace_filler_error(const struct itrace_filler *f);
  * functions, call paths), not with the trace length: per-event rows
  * (branches, calls, instructions) are handed to callbacks as they happen.
  *
- * How the stream is interpreted (x86-64):
+ * How the stream is interpreted:
  *  - Each INSN record is one executed instruction.  Its kind (call, return,
- *    jump, ...) comes from decoding its bytes with capstone; the bytes come
+ *    jump, ...) comes from the decoder (section 5); the bytes come
  *    from the record, from CODE records seen earlier, or from the file of
  *    the MMAP record that covers the address (read once per address).
  *  - A branch instruction is "taken" when the next instruction of the same
@@ -1015,7 +1015,8 @@ struct itrace_analysis_call {
 
 struct itrace_analysis_options {
 	size_t size; /* sizeof(struct itrace_analysis_options) */
-	uint16_t machine; /* ELF e_machine of the trace (EM_X86_64 only) */
+	uint16_t machine; /* ELF e_machine of the trace: what the decoder
+			   * (section 5) supports, EM_X86_64 or EM_PPC64 */
 	itrace_analysis_symbolize_fn symbolize; /* NULL: no symbols */
 	void *symbolize_ctx;
 	/* Per-event callbacks (NULL: not wanted).  A negative return aborts
@@ -1024,17 +1025,20 @@ struct itrace_analysis_options {
 	int (*on_insn)(void *ctx, const struct itrace_analysis_insn_event *ev);
 	int (*on_call)(void *ctx, const struct itrace_analysis_call *call);
 	void *cb_ctx;
+	uint8_t endian;	  /* 1 little, 2 big (ELF EI_DATA), as in the trace */
 };
 
-/* itrace_analysis_options_init - x86-64, no symbolizer, no callbacks. */
+/* itrace_analysis_options_init - x86-64 little-endian, no symbolizer,
+ * no callbacks. */
 void itrace_analysis_options_init(struct itrace_analysis_options *opts);
 
 struct itrace_analysis;
 
 /*
  * itrace_analysis_alloc - start an analysis.  Returns 0 and *ap, or
- * -ITRACE_E_INVAL (bad options), -ITRACE_E_NOTSUP (machine other than
- * x86-64), -ITRACE_E_NOMEM, -ITRACE_E_DECODE (capstone unavailable).
+ * -ITRACE_E_INVAL (bad options), -ITRACE_E_NOTSUP (machine or byte order
+ * the decoder does not support), -ITRACE_E_NOMEM, -ITRACE_E_DECODE
+ * (capstone cannot be opened).
  */
 int itrace_analysis_alloc(const struct itrace_analysis_options *opts,
 			  struct itrace_analysis **ap);

@@ -414,6 +414,35 @@ static void test_undecodable(void **state)
 	assert_int_equal(t.branches, 0);
 }
 
+/* ppc64le through the same decoder: bl / blr pair like call / ret. */
+static void test_ppc64le(void **state)
+{
+	static const uint8_t BL[] = {0x01, 0x10, 0x00, 0x48};  /* bl +0x1000 */
+	static const uint8_t BLR[] = {0x20, 0x00, 0x80, 0x4e}; /* blr */
+	static const uint8_t PNOP[] = {0x00, 0x00, 0x00, 0x60}; /* nop */
+	struct fixture *fx = *state;
+	struct itrace_analysis_options o;
+
+	itrace_analysis_free(fx->a);
+	itrace_analysis_options_init(&o);
+	o.machine = 21; /* EM_PPC64 */
+	o.endian = 1;
+	o.symbolize = fake_symbolize;
+	o.on_call = collect_call;
+	o.cb_ctx = fx;
+	assert_int_equal(itrace_analysis_alloc(&o, &fx->a), 0);
+	INSN(fx, 0x1000, BL);
+	INSN(fx, 0x2000, PNOP);
+	INSN(fx, 0x2004, BLR);
+	INSN(fx, 0x1004, PNOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+	assert_int_equal(call_of(fx, "f", 0)->insn_count, 2);
+	assert_int_equal(call_of(fx, "f", 0)->flags, 0);
+	assert_int_equal(branch_at(fx, 0x1000)->kind, ITRACE_BRANCH_CALL);
+	assert_int_equal(branch_at(fx, 0x2004)->kind, ITRACE_BRANCH_RETURN);
+	assert_int_equal(fn_named(fx, "main")->total_insns, 4);
+}
+
 static void test_bad_options(void **state)
 {
 	struct itrace_analysis_options o;
@@ -421,7 +450,7 @@ static void test_bad_options(void **state)
 
 	(void)state;
 	itrace_analysis_options_init(&o);
-	o.machine = 21; /* ppc64 */
+	o.machine = 40; /* ARM: no decoder */
 	assert_int_equal(itrace_analysis_alloc(&o, &a), -ITRACE_E_NOTSUP);
 	assert_null(a);
 	o.machine = 62;
@@ -441,6 +470,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_branches_and_rep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undecodable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ppc64le, setup, teardown),
 		cmocka_unit_test(test_bad_options),
 	};
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
