@@ -240,6 +240,9 @@ struct bts_sink {
 	uint32_t cur_tid;
 	int have_tid;
 	int include_kernel_maps;
+	/* perf's build-id cache (~/.debug): [vdso]/<build-id>/vdso gives the
+	 * vDSO's bytes for a CODE record; NULL = do not look. */
+	const char *buildid_dir;
 	/* The start of a program exec'd during the recording (bts_entry.c). */
 	struct {
 		uint32_t pid;
@@ -249,7 +252,7 @@ struct bts_sink {
 	} exec;
 	uint64_t branches, mmaps, lost_events;
 	uint64_t lost_count;
-	uint64_t syscalls, kentries_dropped;
+	uint64_t syscalls, kentries_dropped, vdso_code;
 	/* Code mappings seen, to read the instruction at a kernel entry. */
 	struct bts_map {
 		uint32_t pid;
@@ -260,6 +263,11 @@ struct bts_sink {
 };
 
 void bts_sink_init(struct bts_sink *s, struct itrace_writer *w, unsigned spaces);
+/*
+ * bts_sink_code - write a CODE record with `len` bytes at `addr` (the vDSO
+ * of a live process).  Returns 0 or a negative -ITRACE_E_* code.
+ */
+int bts_sink_code(struct bts_sink *s, uint64_t addr, const uint8_t *bytes, size_t len);
 /* bts_sink_fini - free what the sink holds (not the writer). */
 void bts_sink_fini(struct bts_sink *s);
 /* bts_sink_event - a bts_event_fn; ctx is the struct bts_sink. */

@@ -9,6 +9,7 @@
  *       raw BTS buffer: 24-byte {from, to, flags} records
  *   bts-gen perf IN.itr OUT [--legacy] [--snapshot N] [--chunk N] [--pad N]
  *                [--inline-buildid] [--truncate-every N] [--repeat N]
+ *                [--buildid-dir DIR]
  *       perf.data of perf record -e intel_bts//u --per-thread (AUXTRACE),
  *       -S snapshot mode (one snapshot of the last N records per thread at
  *       exit), or the legacy branches:u -c 1 -d samples
@@ -320,6 +321,7 @@ struct gen_opts {
 	int inline_buildid;
 	unsigned long truncate_every; /* mark every Nth AUX area TRUNCATED */
 	unsigned long repeat;	      /* emit the branch stream this many times (benchmarks) */
+	const char *buildid_dir;      /* write the vDSO into a perf build-id cache here */
 };
 
 struct saved_branch {
@@ -342,6 +344,7 @@ struct bid {
 
 struct gen {
 	const struct gen_opts *o;
+	uint64_t vdso_start; /* from the [vdso] MMAP record */
 	struct buf data;
 	struct thread_buf *threads;
 	size_t nthreads;
@@ -472,6 +475,8 @@ static const char *base_name(const char *s, size_t n, size_t *out_len)
 	return b;
 }
 
+static void add_bid(struct gen *g, const char *path, size_t n, const uint8_t *id, uint8_t len);
+
 static void gen_mmap(struct gen *g, const struct itrace_record *rec)
 {
 	const struct itrace_mmap *m = &rec->u.mmap;
@@ -500,17 +505,7 @@ static void gen_mmap(struct gen *g, const struct itrace_record *rec)
 
 	if (!m->buildid_len || m->buildid_len > 20 || inline_id)
 		return;
-	for (size_t i = 0; i < g->nbids; i++)
-		if (strlen(g->bids[i].path) == m->path_len && !memcmp(g->bids[i].path, m->path, m->path_len))
-			return;
-	g->bids = xrealloc(g->bids, (g->nbids + 1) * sizeof *g->bids);
-	struct bid *b = &g->bids[g->nbids++];
-	b->path = xrealloc(NULL, m->path_len + 1);
-	memcpy(b->path, m->path, m->path_len);
-	b->path[m->path_len] = 0;
-	b->len = m->buildid_len;
-	memset(b->id, 0, sizeof b->id);
-	memcpy(b->id, m->buildid, m->buildid_len);
+	add_bid(g, m->path, m->path_len, m->buildid, m->buildid_len);
 }
 
 static void gen_comm(struct gen *g, uint32_t pid, uint32_t tid, const char *name, size_t n, int exec)
@@ -538,6 +533,53 @@ static void gen_task(struct gen *g, uint32_t type, uint32_t pid, uint32_t ppid, 
 	end_record(g, at);
 }
 
+static void add_bid(struct gen *g, const char *path, size_t n, const uint8_t *id, uint8_t len)
+{
+	for (size_t i = 0; i < g->nbids; i++)
+		if (strlen(g->bids[i].path) == n && !memcmp(g->bids[i].path, path, n))
+			return;
+	g->bids = xrealloc(g->bids, (g->nbids + 1) * sizeof *g->bids);
+	struct bid *b = &g->bids[g->nbids++];
+	b->path = xrealloc(NULL, n + 1);
+	memcpy(b->path, path, n);
+	b->path[n] = 0;
+	b->len = len;
+	memset(b->id, 0, sizeof b->id);
+	memcpy(b->id, id, len);
+}
+
+/*
+ * The vDSO's bytes go where perf's build-id cache keeps them,
+ * DIR/[vdso]/<build-id>/vdso, under a synthetic build-id (FNV-1a of the
+ * bytes), which the feature section then lists for "[vdso]".
+ */
+static void gen_vdso(struct gen *g, const struct itrace_code *c)
+{
+	uint8_t id[20];
+	uint64_t h = 0xcbf29ce484222325ull;
+	char dir[4096], hex[41];
+	struct buf b = {0};
+
+	if (!g->o->buildid_dir || !g->vdso_start || c->addr != g->vdso_start)
+		return;
+	for (size_t i = 0; i < c->len; i++)
+		h = (h ^ c->bytes[i]) * 0x100000001b3ull;
+	for (int i = 0; i < 20; i++)
+		id[i] = (uint8_t)(h >> (8 * (i % 8))) ^ (uint8_t)i;
+	for (int i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	snprintf(dir, sizeof dir, "mkdir -p '%s/[vdso]/%s'", g->o->buildid_dir, hex);
+	if (system(dir)) {
+		fprintf(stderr, "bts-gen: cannot create the build-id cache in '%s'\n", g->o->buildid_dir);
+		exit(1);
+	}
+	snprintf(dir, sizeof dir, "%s/[vdso]/%s/vdso", g->o->buildid_dir, hex);
+	put(&b, c->bytes, c->len);
+	write_file(dir, &b);
+	free(b.p);
+	add_bid(g, "[vdso]", 6, id, 20);
+}
+
 static void gen_sideband(struct gen *g, const struct itrace_record *rec)
 {
 	const struct itrace_thread *t = &rec->u.thread;
@@ -545,7 +587,11 @@ static void gen_sideband(struct gen *g, const struct itrace_record *rec)
 
 	if (rec->type == ITRACE_REC_MMAP) {
 		flush_all(g);
+		if (rec->u.mmap.path_len == 6 && !memcmp(rec->u.mmap.path, "[vdso]", 6))
+			g->vdso_start = rec->u.mmap.start;
 		gen_mmap(g, rec);
+	} else if (rec->type == ITRACE_REC_CODE) {
+		gen_vdso(g, &rec->u.code);
 	} else if (rec->type == ITRACE_REC_THREAD && t->event == ITRACE_THREAD_NAME) {
 		gen_comm(g, t->pid, t->tid, t->name, t->name_len, 0);
 	} else if (rec->type == ITRACE_REC_THREAD && t->event == ITRACE_THREAD_CREATE) {
@@ -789,6 +835,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--pad-every") && has_val) pad_every = num(argv[++i]);
 		else if (!strcmp(a, "--truncate-every") && has_val) o.truncate_every = num(argv[++i]);
 		else if (!strcmp(a, "--repeat") && has_val) o.repeat = num(argv[++i]);
+		else if (!strcmp(a, "--buildid-dir") && has_val) o.buildid_dir = argv[++i];
 		else {
 			fprintf(stderr, "bts-gen: unknown option '%s'\n", a);
 			return 2;

@@ -20,6 +20,7 @@
  * and faults resume at the interrupted instruction: they are dropped.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -217,6 +218,59 @@ static int sink_start(struct bts_sink *s)
 	return itrace_writer_write(s->w, &r);
 }
 
+int bts_sink_code(struct bts_sink *s, uint64_t addr, const uint8_t *bytes, size_t len)
+{
+	struct itrace_record r;
+
+	memset(&r, 0, sizeof r);
+	r.type = ITRACE_REC_CODE;
+	r.u.code.addr = addr;
+	r.u.code.bytes = bytes;
+	r.u.code.len = len;
+	s->vdso_code++;
+	return itrace_writer_write(s->w, &r);
+}
+
+/*
+ * perf keeps the vDSO of a recording in its build-id cache as
+ * <dir>/[vdso]/<build-id hex>/vdso; a CODE record with those bytes lets
+ * the fill walk through vDSO calls.
+ */
+/* Returns the bytes read (malloc'd in *out), 0 if not cached, or < 0. */
+static ssize_t vdso_from_cache(struct bts_sink *s, const struct bts_event *ev, uint8_t **out)
+{
+	char path[ITRACE_PATH_MAX], hex[2 * ITRACE_BUILDID_MAX + 1];
+	size_t max = ev->u.mmap.len < ITRACE_CODE_MAX ? (size_t)ev->u.mmap.len : ITRACE_CODE_MAX;
+	uint8_t *buf;
+	ssize_t n;
+	int fd;
+
+	*out = NULL;
+	if (!s->buildid_dir || !ev->u.mmap.buildid_len || ev->u.mmap.path_len != 6 ||
+	    memcmp(ev->u.mmap.path, "[vdso]", 6) || !max)
+		return 0;
+	for (unsigned i = 0; i < ev->u.mmap.buildid_len; i++)
+		sprintf(hex + 2 * i, "%02x", ev->u.mmap.buildid[i]);
+	if (snprintf(path, sizeof path, "%s/[vdso]/%s/vdso", s->buildid_dir, hex) >= (int)sizeof path)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* not cached: the fill reports the vDSO as code it cannot see */
+	buf = malloc(max);
+	if (!buf) {
+		close(fd);
+		return -ITRACE_E_NOMEM;
+	}
+	n = pread(fd, buf, max, 0);
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return 0;
+	}
+	*out = buf;
+	return n;
+}
+
 static int sink_mmap(struct bts_sink *s, const struct bts_event *ev)
 {
 	struct itrace_record r;
@@ -240,7 +294,17 @@ static int sink_mmap(struct bts_sink *s, const struct bts_event *ev)
 	r.u.mmap.path = ev->u.mmap.path;
 	r.u.mmap.path_len = ev->u.mmap.path_len;
 	s->mmaps++;
-	return itrace_writer_write(s->w, &r);
+	uint8_t *code;
+	ssize_t n = vdso_from_cache(s, ev, &code);
+	if (n < 0)
+		return (int)n;
+	if (n > 0)
+		r.u.mmap.buildid_len = 0; /* the CODE record says what is there, as collectors write it */
+	int rc = itrace_writer_write(s->w, &r);
+	if (!rc && n > 0)
+		rc = bts_sink_code(s, ev->u.mmap.start, code, (size_t)n);
+	free(code);
+	return rc;
 }
 
 static int sink_comm(struct bts_sink *s, const struct bts_event *ev)

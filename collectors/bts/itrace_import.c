@@ -26,6 +26,7 @@
 struct import_opts {
 	const char *input;
 	const char *output;
+	const char *buildid_dir; /* perf's build-id cache, for the vDSO */
 	unsigned spaces;
 	int quiet, verbose;
 };
@@ -41,6 +42,8 @@ static void usage(void)
 	       "  -o FILE      output file ('-' = stdout, the default when not a terminal)\n"
 	       "  --user       keep user-space branches (default)\n"
 	       "  --kernel     keep kernel branches (with --user: both)\n"
+	       "  --buildid-dir DIR  perf's build-id cache, where the vDSO of the\n"
+	       "               recording is found ($PERF_BUILDID_DIR, else ~/.debug)\n"
 	       "  -q           quiet\n"
 	       "  -v           print statistics of the conversion\n"
 	       "  --help       this text\n"
@@ -54,7 +57,8 @@ static void parse_args(int argc, char **argv, struct import_opts *o)
 	static const struct option longopts[] = {
 		{"user", no_argument, NULL, 'U'},    {"kernel", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},    {"version", no_argument, NULL, 'V'},
-		{"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0},
+		{"output", required_argument, NULL, 'o'}, {"buildid-dir", required_argument, NULL, 'B'},
+		{NULL, 0, NULL, 0},
 	};
 	unsigned user = 0, kernel = 0;
 	int c;
@@ -68,6 +72,7 @@ static void parse_args(int argc, char **argv, struct import_opts *o)
 		case 'v': o->verbose++; break;
 		case 'U': user = 1; break;
 		case 'K': kernel = 1; break;
+		case 'B': o->buildid_dir = optarg; break;
 		case 'h': usage(); exit(0);
 		case 'V': printf("itrace-import %s\n", itrace_version()); exit(0);
 		default: cli_usage_error("unknown option '%s'", argv[optind - 1]);
@@ -76,6 +81,13 @@ static void parse_args(int argc, char **argv, struct import_opts *o)
 	if (optind + 1 != argc)
 		cli_usage_error(optind == argc ? "no input file given" : "more than one input file given");
 	o->input = argv[optind];
+	if (!o->buildid_dir)
+		o->buildid_dir = getenv("PERF_BUILDID_DIR");
+	if (!o->buildid_dir && getenv("HOME")) {
+		static char home_debug[4096];
+		snprintf(home_debug, sizeof home_debug, "%s/.debug", getenv("HOME"));
+		o->buildid_dir = home_debug;
+	}
 	o->spaces = (user || !kernel ? BTS_SPACE_USER : 0) | (kernel ? BTS_SPACE_KERNEL : 0);
 }
 
@@ -188,6 +200,7 @@ static int import(const struct import_opts *o, const uint8_t *buf, size_t len)
 	}
 	/* Pass 2: the same parse, now writing. */
 	bts_sink_init(&sink, w, o->spaces);
+	sink.buildid_dir = o->buildid_dir;
 	rc = perfdata_parse(buf, len, o->spaces, bts_sink_event, &sink, &st, err2, sizeof err2);
 	bts_sink_fini(&sink);
 	if (rc && rc == check) {

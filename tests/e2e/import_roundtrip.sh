@@ -109,18 +109,25 @@ else
 fi
 
 # A dynamically linked program: the start is the interpreter's entry, then
-# PLT calls, libc and system calls.  glibc is kept off its AVX-512/AVX2
+# PLT calls, libc, system calls and a vDSO call (its bytes come from perf's
+# build-id cache, which bts-gen fills as perf record would).  glibc is kept off its AVX-512/AVX2
 # string functions so every instruction decodes with the system capstone.
 if GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2 \
 	"$BIN/itrace-collect" -q --level insn -o "$TMP/dyn.itr" -- "$DATA/bts_dyn" >/dev/null 2>"$TMP/dyn.err"; then
-	"$GEN" perf "$TMP/dyn.itr" "$TMP/dyn.data" --pad 1
-	"$IMPORT" -q "$TMP/dyn.data" -o "$TMP/dyn-imp.itr"
+	"$GEN" perf "$TMP/dyn.itr" "$TMP/dyn.data" --pad 1 --buildid-dir "$TMP/debug"
+	"$IMPORT" -q --buildid-dir "$TMP/debug" "$TMP/dyn.data" -o "$TMP/dyn-imp.itr"
 	check "dynamic: the start is the interpreter's entry point" \
 		sh -c "'$DUMP' '$TMP/dyn-imp.itr' | grep -m1 TRACE_ON | grep -q \"start \$('$DUMP' '$TMP/dyn.itr' | awk '\$2 == \"INSN\" { print \$3; exit }')\""
 	"$FILL" -q "$TMP/dyn-imp.itr" -o "$TMP/dyn-filled.itr"
 	insn_addrs "$TMP/dyn.itr" >"$TMP/dyn-ref.txt"
 	insn_addrs "$TMP/dyn-filled.itr" >"$TMP/dyn.txt"
 	check_files_eq "dynamic: filled = single-stepped ($(wc -l <"$TMP/dyn-ref.txt") instructions)" "$TMP/dyn-ref.txt" "$TMP/dyn.txt"
+	check "dynamic: the vDSO bytes came from the build-id cache" sh -c "'$DUMP' '$TMP/dyn-imp.itr' | grep -q ' CODE '"
+	# Without the cache the vDSO code is unknown: the fill says so with a gap.
+	mkdir -p "$TMP/empty"
+	"$IMPORT" -q --buildid-dir "$TMP/empty" "$TMP/dyn.data" -o "$TMP/dyn-nocache.itr"
+	"$FILL" -q "$TMP/dyn-nocache.itr" -o "$TMP/dyn-nocache-filled.itr" 2>/dev/null
+	check "dynamic: no cached vDSO gives an explicit gap" sh -c "'$DUMP' '$TMP/dyn-nocache-filled.itr' | grep -q ' GAP '"
 else
 	fail "dynamic: ptrace reference trace of bts_dyn" "$(cat "$TMP/dyn.err")"
 fi
