@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
@@ -378,11 +379,46 @@ static const uint8_t *ring_bytes(struct live *L, const uint8_t *ring, size_t siz
 	return L->scratch;
 }
 
+/*
+ * Our own vDSO: the kernel maps the same image into every process, so its
+ * bytes describe the traced program's [vdso] too (at its own address).
+ */
+static size_t own_vdso(const uint8_t **bytes)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	unsigned long long lo, hi;
+	size_t len = 0;
+
+	*bytes = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	if (!f || !*bytes) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	while (fgets(line, sizeof line, f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 &&
+		    lo == (unsigned long long)(uintptr_t)*bytes) {
+			len = (size_t)(hi - lo);
+			break;
+		}
+	fclose(f);
+	return len;
+}
+
 /* Mappings reported by the kernel carry no build-id; read it from the file. */
 static int live_event(void *ctx, const struct bts_event *ev)
 {
 	struct live *L = ctx;
 
+	if (ev->type == BTS_EV_MMAP && ev->u.mmap.path_len == 6 && !memcmp(ev->u.mmap.path, "[vdso]", 6)) {
+		const uint8_t *vdso;
+		size_t n = own_vdso(&vdso);
+		int rc = bts_sink_event(&L->sink, ev);
+		if (!rc && n && n == ev->u.mmap.len)
+			rc = bts_sink_code(&L->sink, ev->u.mmap.start, vdso, n);
+		return rc;
+	}
 	if (ev->type == BTS_EV_MMAP && !ev->u.mmap.buildid_len && ev->u.mmap.path_len &&
 	    ev->u.mmap.path[0] == '/') {
 		struct bts_event e = *ev;
