@@ -4,7 +4,10 @@
  * and benchmarks.
  *
  *   fill-gen [--taken-only] [--chunk-bytes N] [--insn-out FILE]
- *            [--extrapolate N] -o OUT PROG
+ *            [--extrapolate N] [--qemu-ppc64le] -o OUT PROG
+ *
+ * With --qemu-ppc64le, PROG is a static ppc64le program run under
+ * qemu-ppc64le -singlestep -d exec, whose log names every executed pc.
  *
  * The program is stepped with ptrace; its mappings come from /proc/PID/maps
  * (build-ids read from the files, [vdso] bytes as a CODE record).  With
@@ -20,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <fcntl.h>
+#include <gelf.h>
 
 #include "fill_stepper.h"
 #include "itrace_format.h"
@@ -191,15 +196,115 @@ static void step(const char *prog, int nargs, const char *out, int taken_only, s
 		die("single-stepping failed (ptrace not allowed?)");
 }
 
+
+/* ---- ppc64le through qemu ------------------------------------------- */
+
+/* Executable PT_LOAD segments of a static ELF: MMAP records and code. */
+struct segs {
+	struct { uint64_t vaddr, off, size; } v[8];
+	int n;
+	int fd;
+};
+
+static void read_segments(const char *prog, struct segs *sg)
+{
+	Elf *elf;
+	size_t n;
+
+	elf_version(EV_CURRENT);
+	sg->n = 0;
+	sg->fd = open(prog, O_RDONLY);
+	if (sg->fd < 0 || !(elf = elf_begin(sg->fd, ELF_C_READ, NULL)) || elf_getphdrnum(elf, &n) != 0)
+		die("cannot read the program's ELF headers");
+	for (size_t i = 0; i < n && sg->n < 8; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			sg->v[sg->n].vaddr = ph.p_vaddr;
+			sg->v[sg->n].off = ph.p_offset;
+			sg->v[sg->n].size = ph.p_filesz;
+			sg->n++;
+		}
+	}
+	elf_end(elf);
+}
+
+static void code_bytes(const struct segs *sg, uint64_t addr, uint8_t *buf)
+{
+	memset(buf, 0, 16);
+	for (int i = 0; i < sg->n; i++)
+		if (addr >= sg->v[i].vaddr && addr < sg->v[i].vaddr + sg->v[i].size) {
+			if (pread(sg->fd, buf, 16, (off_t)(sg->v[i].off + addr - sg->v[i].vaddr)) < 4)
+				die("cannot read code");
+			return;
+		}
+	die("an executed pc lies outside the program's code");
+}
+
+static void qemu_steps(const char *prog, const struct segs *sg, struct steps *s)
+{
+	char cmd[4096 + 128], line[512];
+	FILE *fp;
+
+	memset(s, 0, sizeof(*s));
+	/* The log goes to stderr, read through the pipe; the program's output is dropped. */
+	snprintf(cmd, sizeof(cmd), "qemu-ppc64le -singlestep -d exec,nochain -D /dev/stderr '%s' 2>&1 >/dev/null",
+		 prog);
+	fp = popen(cmd, "r");
+	if (!fp)
+		die("cannot run qemu-ppc64le");
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long long pc;
+		char *p = strchr(line, '[');
+
+		if (strncmp(line, "Trace ", 6) != 0 || !p || sscanf(p, "[%*x/%llx", &pc) != 1)
+			continue;
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 256;
+			s->v = realloc(s->v, s->cap * sizeof(*s->v));
+			if (!s->v)
+				die("out of memory");
+		}
+		s->v[s->n].addr = pc;
+		s->v[s->n].rax = 0;
+		code_bytes(sg, pc, s->v[s->n].bytes);
+		s->n++;
+	}
+	pclose(fp);
+	if (!s->n)
+		die("qemu-ppc64le logged no instructions");
+}
+
+static void write_segment_mmaps(struct itrace_writer *w, const char *prog, const struct segs *sg)
+{
+	for (int i = 0; i < sg->n; i++) {
+		struct itrace_record rec = { .type = ITRACE_REC_MMAP, .tid = 1, .pid = 1 };
+		struct itrace_mmap *m = &rec.u.mmap;
+		int rc;
+
+		m->pgoff = sg->v[i].off & ~0xffffull;
+		m->start = sg->v[i].vaddr - (sg->v[i].off - m->pgoff);
+		m->len = (sg->v[i].size + (sg->v[i].off - m->pgoff) + 0xffff) & ~0xffffull;
+		m->pid = 1;
+		m->prot = 5;
+		m->path = prog;
+		m->path_len = strlen(prog);
+		if ((rc = itrace_elf_build_id(prog, m->buildid, sizeof(m->buildid))) > 0)
+			m->buildid_len = (uint8_t)rc;
+		write_or_die(w, &rec);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "taken-only", no_argument, NULL, 't' }, { "chunk-bytes", required_argument, NULL, 'c' },
 		{ "insn-out", required_argument, NULL, 'i' }, { "extrapolate", required_argument, NULL, 'x' },
-		{ NULL, 0, NULL, 0 },
+		{ "qemu-ppc64le", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *insn_out = NULL;
-	int taken_only = 0, c;
+	int taken_only = 0, ppc = 0, c;
+	uint16_t machine = EM_X86_64;
 	size_t chunk = 0;
 	uint64_t reps = 0;
 	struct itrace_decoder *d;
@@ -215,14 +320,39 @@ int main(int argc, char **argv)
 		case 'c': chunk = strtoull(optarg, NULL, 0); break;
 		case 'i': insn_out = optarg; break;
 		case 'x': reps = strtoull(optarg, NULL, 0); break;
+		case 'q': ppc = 1, machine = EM_PPC64; break;
 		default: return 2;
 		}
 	}
 	if (!out || optind + 1 != argc)
 		die("usage: fill-gen [--taken-only] [--chunk-bytes N] [--insn-out FILE] [--extrapolate N] -o OUT PROG");
-	if (itrace_decoder_alloc(EM_X86_64, ELFDATA2LSB, &d) < 0)
+	if (itrace_decoder_alloc(machine, ELFDATA2LSB, &d) < 0)
 		die("cannot open capstone");
-	step(argv[optind], 0, out, taken_only, chunk, &s1, &w);
+	if (ppc) {
+		struct itrace_writer_options o;
+		struct segs sg;
+
+		if (reps > 1)
+			die("--extrapolate is for x86-64 programs");
+		read_segments(argv[optind], &sg);
+		qemu_steps(argv[optind], &sg, &s1);
+		close(sg.fd);
+		itrace_writer_options_init(&o);
+		o.machine = EM_PPC64;
+		o.level = ITRACE_LEVEL_BRANCH;
+		o.flags = taken_only ? ITRACE_FF_TAKEN_ONLY : 0;
+		if (chunk)
+			o.chunk_bytes = chunk;
+		if (itrace_writer_open(out, &o, &w) < 0)
+			die("cannot create the output");
+		rec.type = ITRACE_REC_THREAD;
+		rec.u.thread = (struct itrace_thread){ .event = ITRACE_THREAD_SWITCH, .tid = 1, .pid = 1 };
+		write_or_die(w, &rec);
+		write_segment_mmaps(w, argv[optind], &sg);
+		rec = (struct itrace_record){ .type = ITRACE_REC_TRACE_CTL };
+	} else {
+		step(argv[optind], 0, out, taken_only, chunk, &s1, &w);
+	}
 	rec.u.ctl = (struct itrace_trace_ctl){ .on = 1, .reason = ITRACE_CTL_START, .addr = s1.v[0].addr };
 	write_or_die(w, &rec);
 	derive_events(d, &s1, taken_only, &e1);
@@ -252,6 +382,7 @@ int main(int argc, char **argv)
 		struct itrace_writer_options o;
 
 		itrace_writer_options_init(&o);
+		o.machine = machine;
 		if (itrace_writer_open(insn_out, &o, &w) < 0)
 			die("cannot create the instruction output");
 		for (size_t i = 0; i < s1.n; i++) {

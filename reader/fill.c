@@ -568,6 +568,25 @@ static int walk_lazy_syscalls(struct fill_ctx *c, struct fill_thread *th, uint32
 	return 0;
 }
 
+static int on_branch(struct fill_ctx *c, struct fill_thread *th, const struct itrace_branch *b);
+
+/*
+ * A signal interrupted the thread before signal->pc: walk up to it (a
+ * fatal signal has no branch to the handler after it).  The branch to the
+ * handler that follows, if any, then walks nothing.
+ */
+static int on_signal(struct fill_ctx *c, struct fill_thread *th, const struct itrace_signal *sig)
+{
+	struct itrace_branch b = { sig->pc, sig->pc, ITRACE_BRANCH_INTERRUPT, ITRACE_BRANCH_TAKEN };
+	int rc;
+
+	if (!sig->pc)
+		return 0;
+	rc = on_branch(c, th, &b);
+	c->st->branches--; /* not a branch of the input */
+	return rc;
+}
+
 static int on_branch(struct fill_ctx *c, struct fill_thread *th, const struct itrace_branch *b)
 {
 	struct walk w = { .mode = b->kind == ITRACE_BRANCH_INTERRUPT ? WALK_TO_EXCL : WALK_TO_INCL,
@@ -705,6 +724,9 @@ static int update_state(struct fill_ctx *c, const struct itrace_record *rec)
 		break;
 	case ITRACE_REC_TRACE_CTL:
 		rc = on_trace_ctl(c, th, &rec->u.ctl);
+		break;
+	case ITRACE_REC_SIGNAL:
+		rc = on_signal(c, th, &rec->u.signal);
 		break;
 	case ITRACE_REC_LOST:
 		lose_position(th, ITRACE_GAP_LOST_INPUT, rec->u.lost.count);

@@ -778,7 +778,9 @@ int itrace_elf_find_symbol(const char *path, const char *name, struct itrace_elf
  * GAP) pass through in order; BRANCH records are consumed.
  *
  * Walk rules.  INTERRUPT branches stop before `from` (the interrupted
- * instruction has not run); every other kind includes it.  Direct
+ * instruction has not run); every other kind includes it.  A SIGNAL record
+ * walks up to (not including) its pc, so a fatal signal's last
+ * instructions are not lost.  Direct
  * unconditional jumps and calls met on the way are followed.  A conditional
  * branch met on the way that is not the record's source is not taken when
  * the input has ITRACE_FF_TAKEN_ONLY, and a gap otherwise.  syscall met on
