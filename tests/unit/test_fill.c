@@ -352,6 +352,145 @@ static void test_branch_not_reached(void **state)
 	free(c.addrs);
 }
 
+/* Every output record, flattened for comparison (pointers dropped). */
+struct flat {
+	struct itrace_record *v;
+	size_t n, cap;
+};
+
+static int flatten(void *arg, const struct itrace_record *rec)
+{
+	struct flat *f = arg;
+	struct itrace_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = rec->type;
+	r.u = rec->u;
+	if (rec->type == ITRACE_REC_MMAP)
+		r.u.mmap.path = NULL;
+	else if (rec->type == ITRACE_REC_CODE)
+		r.u.code.bytes = NULL;
+	else if (rec->type == ITRACE_REC_THREAD)
+		r.u.thread.name = NULL;
+	else if (rec->type == ITRACE_REC_PROCESS)
+		r.u.process.name = NULL;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 1024;
+		f->v = realloc(f->v, f->cap * sizeof(*f->v));
+	}
+	f->v[f->n++] = r;
+	return 0;
+}
+
+static void fill_flat(unsigned jobs, struct flat *f)
+{
+	struct itrace_fill_options o;
+	struct itrace_filler *fl;
+	struct itrace_reader *r;
+
+	memset(f, 0, sizeof(*f));
+	itrace_fill_options_init(&o);
+	o.jobs = jobs;
+	assert_int_equal(itrace_filler_alloc(&o, &fl), 0);
+	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
+	assert_int_equal(itrace_filler_run(fl, r, trace_path(), flatten, f), 0);
+	itrace_reader_close(r);
+	itrace_filler_free(fl);
+}
+
+/*
+ * -j N against -j 1 on a trace whose thread state crosses many chunk
+ * boundaries: three threads running the oracle's branches interleaved at
+ * random, with syscalls left to walk lazily, LOST records, tracing turned
+ * off and on, input gaps, signals and a thread created from another.
+ */
+static void test_parallel_equals_sequential(void **state)
+{
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+	struct itrace_record rec;
+	struct itrace_mmap m;
+	struct flat one, many;
+	size_t pos[3] = { 0, 0, 0 };
+	uint32_t tids[3] = { 500, 501, 502 };
+	unsigned seed = 12345;
+
+	(void)state;
+	itrace_writer_options_init(&o);
+	o.level = ITRACE_LEVEL_BRANCH;
+	o.chunk_bytes = 256;
+	assert_int_equal(itrace_writer_open(trace_path(), &o, &w), 0);
+	assert_int_equal(test_text_mmap(prog, "_start", 0x1000, &m), 0);
+	m.pid = 500;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_MMAP;
+	rec.u.mmap = m;
+	assert_int_equal(itrace_writer_write(w, &rec), 0);
+	for (int round = 0; round < 400; round++) {
+		int t = (int)((seed = seed * 1103515245 + 12345) >> 16) % 3;
+		int what = (int)((seed = seed * 1103515245 + 12345) >> 16) % 20;
+		const struct step *st;
+		struct itrace_decoded di;
+
+		memset(&rec, 0, sizeof(rec));
+		rec.type = ITRACE_REC_THREAD;
+		rec.u.thread = (struct itrace_thread){ .event = ITRACE_THREAD_SWITCH, .tid = tids[t], .pid = 500 };
+		assert_int_equal(itrace_writer_write(w, &rec), 0);
+		if (pos[t] == 0 || pos[t] + 1 >= oracle.n) {
+			if (t == 2 && round > 0) {
+				rec.u.thread = (struct itrace_thread){ .event = ITRACE_THREAD_CREATE, .tid = tids[2],
+								       .pid = 500, .other = tids[0] };
+			} else {
+				rec.type = ITRACE_REC_TRACE_CTL;
+				rec.u.ctl = (struct itrace_trace_ctl){ 1, ITRACE_CTL_START, oracle.v[0].addr };
+			}
+			assert_int_equal(itrace_writer_write(w, &rec), 0);
+			pos[t] = 0;
+		}
+		memset(&rec, 0, sizeof(rec));
+		if (what == 0) {
+			rec.type = ITRACE_REC_LOST;
+			rec.u.lost = (struct itrace_lost){ ITRACE_LOST_OVERFLOW, ITRACE_UNIT_BRANCHES, 2 };
+		} else if (what == 1) {
+			rec.type = ITRACE_REC_TRACE_CTL;
+			rec.u.ctl = (struct itrace_trace_ctl){ 0, ITRACE_CTL_SCOPE, oracle.v[pos[t]].addr };
+		} else if (what == 2) {
+			rec.type = ITRACE_REC_GAP;
+			rec.u.gap = (struct itrace_gap){ ITRACE_GAP_TRACE_OFF, 0, oracle.v[pos[t]].addr, 0 };
+		} else if (what == 3) {
+			rec.type = ITRACE_REC_SIGNAL;
+			rec.u.signal = (struct itrace_signal){ 10, 0, 0, oracle.v[pos[t]].addr, 0 };
+		}
+		if (rec.type)
+			assert_int_equal(itrace_writer_write(w, &rec), 0);
+		/* Then this thread's next few steps, as a full-style trace. */
+		for (int k = 0; k < 4 && pos[t] + 1 < oracle.n; k++, pos[t]++) {
+			st = &oracle.v[pos[t]];
+			assert_int_equal(itrace_decoder_decode(dec, st->bytes, 16, st->addr, &di), 0);
+			if (di.kind == ITRACE_BRANCH_SYSCALL) {
+				memset(&rec, 0, sizeof(rec));
+				rec.type = ITRACE_REC_SYSCALL;
+				rec.u.syscall.dir = ITRACE_SYSCALL_ENTER;
+				assert_int_equal(itrace_writer_write(w, &rec), 0);
+			} else if (di.kind != ITRACE_INSN_NOT_BRANCH) {
+				assert_int_equal(itrace_write_branch(w, st->addr, oracle.v[pos[t] + 1].addr, di.kind,
+								     ITRACE_BRANCH_TAKEN), 0);
+			}
+		}
+	}
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+	fill_flat(1, &one);
+	fill_flat(3, &many);
+	assert_true(one.n > 1000);
+	assert_int_equal(many.n, one.n);
+	for (size_t i = 0; i < one.n; i++)
+		if (memcmp(&one.v[i], &many.v[i], sizeof(one.v[i])) != 0)
+			fail_msg("record %zu differs: %s vs %s", i, itrace_rec_type_name(one.v[i].type),
+				 itrace_rec_type_name(many.v[i].type));
+	free(one.v);
+	free(many.v);
+}
+
 static void test_refuses_insn_level(void **state)
 {
 	struct itrace_writer_options o;
@@ -416,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_no_mapping_gap),
 		cmocka_unit_test(test_lost_input_resyncs),
 		cmocka_unit_test(test_branch_not_reached),
+		cmocka_unit_test(test_parallel_equals_sequential),
 		cmocka_unit_test(test_refuses_insn_level),
 		cmocka_unit_test(test_bad_options),
 	};
