@@ -810,20 +810,75 @@ static int do_return(struct itrace_analysis *a, struct thread *t, const struct i
 
 /* A jump that left the current function: longjmp-like unwinding when the
  * target belongs to an outer frame's function. */
+static bool is_unknown(const struct itrace_analysis *a, uint32_t function)
+{
+	return a->functions.v[function].start == 0 && a->functions.v[function].size == 0;
+}
+
+/* is_trampoline - code that only forwards a call: PLT stubs (no symbol)
+ * and the dynamic linker's lazy-binding resolver, which ends by jumping to
+ * the function it resolved. */
+static bool is_trampoline(const struct itrace_analysis *a, uint32_t function)
+{
+	return is_unknown(a, function) ||
+	       strncmp(a->functions.v[function].name, "_dl_runtime_resolve", 19) == 0;
+}
+
+/*
+ * retarget_top - the top activation entered a trampoline that jumped to
+ * the start of a real function: it is really a call of that function, so
+ * move its call path, edge and counts there.
+ */
+static int retarget_top(struct itrace_analysis *a, struct thread *t, const struct insn *to)
+{
+	struct frame *f = &t->stack.v[t->stack.n - 1];
+	const struct frame *caller = t->stack.n > 1 ? f - 1 : NULL;
+	bool called = !(f->flags & (ITRACE_CALL_NO_CALL | ITRACE_CALL_SIGNAL));
+	int64_t path, edge;
+	int rc;
+
+	path = path_get(a, caller ? caller->call_path + 1 : 0, to->function, to->addr);
+	if (path < 0)
+		return (int)path;
+	edge = edge_get(a, caller ? caller->function + 1 : 0, to->function + 1);
+	if (edge < 0)
+		return (int)edge;
+	a->paths.v[f->call_path].calls--;
+	a->edges.v[f->edge].calls--;
+	a->paths.v[path].calls++;
+	a->edges.v[edge].calls++;
+	if (called) {
+		a->functions.v[f->function].calls--;
+		a->functions.v[to->function].calls++;
+	}
+	active_add(t, f->function, -1, &rc);
+	if (rc < 0)
+		return rc;
+	f->outermost = active_add(t, to->function, +1, &rc) == 1;
+	f->function = to->function;
+	f->call_path = (uint32_t)path;
+	f->edge = (uint32_t)edge;
+	return rc;
+}
+
 static int do_jump_out(struct itrace_analysis *a, struct thread *t, const struct insn *to)
 {
+	const struct frame *top;
 	size_t i;
 
 	if (!t->stack.n || t->stack.v[t->stack.n - 1].function == to->function)
 		return 0;
-	if (a->functions.v[to->function].start == 0 && a->functions.v[to->function].size == 0)
+	if (is_unknown(a, to->function))
 		return 0; /* "[unknown]" says nothing about frames */
 	for (i = t->stack.n - 1; i-- > 0;) {
 		/* siglongjmp may leave a handler: signal frames do not stop it */
 		if (t->stack.v[i].function == to->function)
 			return pop_to(a, t, i + 1, ITRACE_CALL_NO_RETURN | ITRACE_CALL_UNWOUND);
 	}
-	return 0; /* tail call or jump into a stub: stays in this frame */
+	top = &t->stack.v[t->stack.n - 1];
+	if (to->addr == a->functions.v[to->function].start && is_trampoline(a, top->function))
+		return retarget_top(a, t, to);
+	return 0; /* a tail call: stays in this frame */
 }
 
 static uint64_t function_offset(const struct itrace_analysis *a, const struct insn *in)

@@ -928,6 +928,12 @@ const char *itrace_filler_error(const struct itrace_filler *f);
  *    a new root frame (trace started inside a deeper call).
  *  - A jump that lands inside the function of a frame further down the
  *    stack (longjmp, siglongjmp, exceptions) unwinds to that frame.
+ *  - An activation entered at a trampoline (code without a symbol, i.e.
+ *    a PLT stub, or the dynamic linker's _dl_runtime_resolve*) that jumps
+ *    to the start of a function becomes an activation of that function
+ *    (call path, call graph and call counts move there; the trampoline's
+ *    own instructions stay counted under its own name).  Other jumps to
+ *    another function (tail calls) stay in the jumping activation.
  *  - A signal (SIGNAL record with a handler, an INTERRUPT branch, or a
  *    discontinuity after a non-branch instruction) pushes a SIGNAL frame
  *    that remembers where the thread was interrupted; reaching that place

@@ -268,6 +268,33 @@ static void test_longjmp(void **state)
 	assert_int_equal(branch_at(fx, 0x3001)->kind, ITRACE_BRANCH_INDIRECT);
 }
 
+/* main calls a PLT-like stub (no symbol) that jumps to g: a call of g. */
+static void test_plt_stub(void **state)
+{
+	struct fixture *fx = *state;
+	size_t i;
+
+	INSN(fx, 0x1000, CALL);
+	INSN(fx, 0x5000, JMP_RAX); /* no symbol at 0x5000 */
+	INSN(fx, 0x3000, RET);
+	INSN(fx, 0x1005, NOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+	assert_int_equal(call_of(fx, "g", 0)->insn_count, 2);
+	assert_int_equal(call_of(fx, "g", 0)->call_ip, 0x1000);
+	assert_int_equal(fn_named(fx, "g")->calls, 1);
+	assert_int_equal(fn_named(fx, "g")->total_insns, 2);
+	assert_int_equal(fn_named(fx, "[unknown]")->calls, 0);
+	assert_int_equal(fn_named(fx, "[unknown]")->insns, 1);
+	for (i = 0; i < itrace_analysis_edge_count(fx->a); i++) {
+		const struct itrace_analysis_edge *e = itrace_analysis_edge_at(fx->a, i);
+
+		if (e->callee_id == fn_named(fx, "g")->id)
+			assert_int_equal(e->calls, 1);
+		if (e->callee_id == fn_named(fx, "[unknown]")->id)
+			assert_int_equal(e->calls, 0);
+	}
+}
+
 static void add_signal(struct fixture *fx, uint64_t pc, uint64_t handler)
 {
 	struct itrace_record r;
@@ -465,6 +492,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_call_return, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_longjmp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plt_stub, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_handler, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_async_discontinuity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_branches_and_rep, setup, teardown),

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Call reconstruction across signal handlers, sigreturn, siglongjmp and
+# lazily bound PLT calls, on a real trace of tests/data/export_signal.c.
+. tests/lib.sh
+SQL="$BIN/itrace-sqlite"
+q() { sqlite3 -batch "$TMP/s.db" "$1"; }
+
+if [ ! -x "$BIN/itrace-collect" ]; then
+	echo "ok 1 # SKIP itrace-collect not built"
+	echo "1..1"
+	exit 0
+fi
+"$BIN/itrace-collect" -q --start main -o "$TMP/s.itr" -- "$DATA/export_signal"
+check_eq "program ran as expected under the collector" 0 $?
+check "export" "$SQL" -q "$TMP/s.itr" -o "$TMP/s.db"
+check_eq "two handler activations, both signal frames" "signal
+no return signal unwound" "$(q "SELECT flags FROM calls_view WHERE symbol='handler' ORDER BY id")"
+check_eq "handlers run on top of raise's pthread_kill" "pthread_kill@@GLIBC_2.34
+pthread_kill@@GLIBC_2.34" \
+	"$(q "SELECT p.symbol FROM calls_view c JOIN calls_view p ON p.id = c.parent_id WHERE c.symbol='handler' ORDER BY c.id")"
+check_eq "in_handler called once per handler, from it" "2|2" \
+	"$(q "SELECT count(*), sum(p.symbol = 'handler') FROM calls_view c JOIN calls_view p ON p.id = c.parent_id WHERE c.symbol='in_handler'")"
+check_eq "first worker returned, second was unwound by siglongjmp" "|no return unwound" \
+	"$(q "SELECT group_concat(flags, '|') FROM (SELECT flags FROM calls_view WHERE symbol='worker' ORDER BY id)")"
+check_eq "after siglongjmp main goes on: it is the only open frame" "main|no call no return" \
+	"$(q "SELECT symbol || '|' || flags FROM calls_view WHERE flags LIKE '%no return%' AND flags NOT LIKE '%unwound%'")"
+check_eq "the first handler's frame ends at sigreturn, in raise" 1 \
+	"$(q "SELECT count(*) FROM calls c JOIN calls h ON h.id = (SELECT id FROM calls_view WHERE symbol='handler' ORDER BY id LIMIT 1) WHERE c.id = h.parent_id AND c.return_insn > h.return_insn")"
+check_eq "PLT calls become calls of their targets" "main|worker|2
+worker|raise|2
+handler|in_handler|2
+handler|siglongjmp|1" \
+	"$(q "SELECT caller || '|' || callee || '|' || call_count FROM call_graph_view WHERE (caller IN ('main','worker','handler') AND callee IN ('worker','raise','in_handler','siglongjmp')) ORDER BY id")"
+check_eq "no call charged to a PLT stub" 0 \
+	"$(q "SELECT count(*) FROM call_graph_view WHERE callee='[unknown]' AND call_count > 0")"
+check "itrace-xml: valid" sh -c "'$BIN/itrace-xml' -q '$TMP/s.itr' | xmllint --noout --nonet --schema '$ITRACE_ROOT/format/itrace-profile.xsd' -"
+done_testing
