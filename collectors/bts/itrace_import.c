@@ -138,6 +138,22 @@ static int count_event(void *ctx, const struct bts_event *ev)
 	return 0;
 }
 
+/* Pass 2's event function: the sink, plus a progress line on a terminal. */
+struct import_ctx {
+	struct bts_sink sink;
+	struct cli_progress progress;
+	uint64_t events;
+};
+
+static int import_event(void *ctx, const struct bts_event *ev)
+{
+	struct import_ctx *ic = ctx;
+
+	if ((++ic->events & 0xffff) == 0)
+		cli_progress(&ic->progress, ic->sink.branches);
+	return bts_sink_event(&ic->sink, ev);
+}
+
 static const char *mode_name(int mode)
 {
 	switch (mode) {
@@ -170,7 +186,8 @@ static int import(const struct import_opts *o, const uint8_t *buf, size_t len)
 	struct perfdata_stats st;
 	struct itrace_writer_options wo;
 	struct itrace_writer *w;
-	struct bts_sink sink;
+	struct import_ctx ic;
+	struct bts_sink *sink = &ic.sink;
 	char err[512], err2[512];
 	int check, rc;
 	const char *out = cli_output_path(o->output, 1);
@@ -199,14 +216,17 @@ static int import(const struct import_opts *o, const uint8_t *buf, size_t len)
 		return CLI_EXIT_BAD_INPUT;
 	}
 	/* Pass 2: the same parse, now writing. */
-	bts_sink_init(&sink, w, o->spaces);
-	sink.buildid_dir = o->buildid_dir;
-	rc = perfdata_parse(buf, len, o->spaces, bts_sink_event, &sink, &st, err2, sizeof err2);
-	bts_sink_fini(&sink);
+	memset(&ic, 0, sizeof ic);
+	bts_sink_init(sink, w, o->spaces);
+	sink->buildid_dir = o->buildid_dir;
+	cli_progress_init(&ic.progress, "branches", 0, o->quiet);
+	rc = perfdata_parse(buf, len, o->spaces, import_event, &ic, &st, err2, sizeof err2);
+	cli_progress_end(&ic.progress);
+	bts_sink_fini(sink);
 	if (rc && rc == check) {
 		itrace_writer_close(w, ITRACE_END_ERROR, -rc);
 		cli_error("%s: %s (the %llu branches before it were written)", o->input, err,
-			  (unsigned long long)sink.branches);
+			  (unsigned long long)sink->branches);
 		return CLI_EXIT_BAD_INPUT;
 	}
 	if (rc) {
@@ -220,11 +240,11 @@ static int import(const struct import_opts *o, const uint8_t *buf, size_t len)
 		return CLI_EXIT_BAD_INPUT;
 	}
 	if (o->verbose)
-		print_stats(&st, &sink);
+		print_stats(&st, sink);
 	if (!o->quiet && st.bts.trailing)
 		cli_warn("%s: %llu bytes after the last whole BTS record were ignored", o->input,
 			 (unsigned long long)st.bts.trailing);
-	if (!o->quiet && !sink.branches)
+	if (!o->quiet && !sink->branches)
 		cli_warn("%s: the trace holds no branches", o->input);
 	return 0;
 }
