@@ -480,6 +480,32 @@ static int walk(struct fill_ctx *c, struct fill_thread *th, struct walk *w)
 	return walk_blocks(c, th, w);
 }
 
+/*
+ * Emit the first n instructions of block b, which starts at pc.  A parallel
+ * worker stores the block and count, not each instruction (cached blocks
+ * live as long as the worker).
+ */
+static int emit_range(struct fill_ctx *c, const struct fill_block *b, uint64_t pc, uint32_t n)
+{
+	const uint8_t *p = b->bytes;
+	int rc;
+
+	if (c->buf && b != c->scratch) {
+		c->st->insns += n;
+		c->st->records_out += n;
+		return fill_buffer_block(c->buf, pc, b, n);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned len = b->lens[i];
+
+		if ((rc = emit_insn(c, pc, len, p)) < 0)
+			return rc;
+		pc += len;
+		p += len;
+	}
+	return 0;
+}
+
 static int walk_blocks(struct fill_ctx *c, struct fill_thread *th, struct walk *w)
 {
 	uint64_t pc = th->pc;
@@ -487,10 +513,10 @@ static int walk_blocks(struct fill_ctx *c, struct fill_thread *th, struct walk *
 
 	w->reason = 0;
 	for (;;) {
-		int reason;
+		int reason, stop = 0;
 		const struct fill_block *b = block_at(c, th->pid, pc, &reason);
 		uint64_t a = pc;
-		const uint8_t *p;
+		uint32_t i;
 
 		if (!b) {
 			if (reason < 0)
@@ -499,29 +525,35 @@ static int walk_blocks(struct fill_ctx *c, struct fill_thread *th, struct walk *
 			w->gap_addr = pc;
 			return 0;
 		}
-		p = b->bytes;
-		for (uint32_t i = 0; i < b->ninsn; i++) {
-			unsigned len = b->lens[i];
-
+		/* How far into the block: to the goal, to the step limit, or through. */
+		for (i = 0; i < b->ninsn; i++) {
 			if (a == w->to && w->mode != WALK_TO_SYSCALL) {
-				if (w->mode == WALK_TO_INCL) {
-					if (!w->silent && (rc = emit_insn(c, a, len, p)) < 0)
-						return rc;
-					a += len;
-				}
-				th->pc = a;
-				return 0;
+				stop = 1;
+				break;
 			}
-			if (!w->silent && (rc = emit_insn(c, a, len, p)) < 0)
-				return rc;
 			if (++w->steps > c->opts->max_walk) {
-				w->reason = ITRACE_GAP_BRANCH_NOT_REACHED;
-				w->gap_addr = a;
-				return 0;
+				stop = 2;
+				break;
 			}
-			p += len;
-			a += len;
+			a += b->lens[i];
 		}
+		if (stop == 1) {
+			int incl = w->mode == WALK_TO_INCL;
+
+			if (!w->silent && (rc = emit_range(c, b, pc, i + incl)) < 0)
+				return rc;
+			th->pc = a + (incl ? b->lens[i] : 0);
+			return 0;
+		}
+		if (stop == 2) {
+			if (!w->silent && (rc = emit_range(c, b, pc, i + 1)) < 0)
+				return rc;
+			w->reason = ITRACE_GAP_BRANCH_NOT_REACHED;
+			w->gap_addr = a;
+			return 0;
+		}
+		if (!w->silent && (rc = emit_range(c, b, pc, b->ninsn)) < 0)
+			return rc;
 		if (b->end == BLOCK_END_DECODE) {
 			w->reason = ITRACE_GAP_UNDECODABLE;
 			w->gap_addr = a;

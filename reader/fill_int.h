@@ -134,5 +134,6 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 /* Output buffers of the parallel fill. */
 int fill_buffer_append(struct fill_buffer *b, const struct itrace_record *rec);
 int fill_buffer_insn(struct fill_buffer *b, uint64_t addr, unsigned len, const uint8_t *bytes);
+int fill_buffer_block(struct fill_buffer *b, uint64_t addr, const struct fill_block *blk, uint32_t n);
 
 #endif

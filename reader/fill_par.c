@@ -82,7 +82,7 @@ struct fill_buffer {
 	size_t nblobs, capblobs;
 };
 
-enum { BUF_INSN = 'I', BUF_RECORD = 'R' };
+enum { BUF_INSN = 'I', BUF_BLOCK = 'B', BUF_RECORD = 'R' };
 
 static int buffer_reserve(struct fill_buffer *b, size_t n)
 {
@@ -115,6 +115,24 @@ int fill_buffer_insn(struct fill_buffer *b, uint64_t addr, unsigned len, const u
 	if (bytes)
 		memcpy(p + 10, bytes, len);
 	b->len += 10 + (bytes ? len : 0);
+	return 0;
+}
+
+/* The first n instructions of cached block blk, starting at addr. */
+int fill_buffer_block(struct fill_buffer *b, uint64_t addr, const struct fill_block *blk, uint32_t n)
+{
+	uint8_t *p;
+
+	if (n == 0)
+		return 0;
+	if (buffer_reserve(b, 21) < 0)
+		return -ITRACE_E_NOMEM;
+	p = b->data + b->len;
+	p[0] = BUF_BLOCK;
+	memcpy(p + 1, &addr, 8);
+	memcpy(p + 9, &blk, sizeof(blk));
+	memcpy(p + 17, &n, 4);
+	b->len += 21;
 	return 0;
 }
 
@@ -155,28 +173,54 @@ static void buffer_free(struct fill_buffer *b)
 	free(b->blobs);
 }
 
+/* One instruction to the output; straight to the writer when it is one. */
+static int replay_insn(struct itrace_record *insn, uint64_t addr, unsigned len, const uint8_t *bytes,
+		       itrace_fill_output_fn out, void *arg)
+{
+	if (out == itrace_fill_output_writer)
+		return itrace_write_insn(arg, addr, len, insn->u.insn.has_bytes ? bytes : NULL);
+	insn->u.insn.addr = addr;
+	insn->u.insn.len = (uint8_t)len;
+	if (insn->u.insn.has_bytes)
+		memcpy(insn->u.insn.bytes, bytes, len);
+	return out(arg, insn);
+}
+
 /* Hand a chunk's buffered output to the caller's output function. */
 static int buffer_replay(const struct fill_buffer *b, int with_bytes, itrace_fill_output_fn out,
 			 void *arg)
 {
 	struct itrace_record insn, rec;
 	size_t i = 0;
+	int rc = 0;
 
 	memset(&insn, 0, sizeof(insn));
 	insn.type = ITRACE_REC_INSN;
 	insn.u.insn.has_bytes = (uint8_t)with_bytes;
-	while (i < b->len) {
-		int rc;
+	while (i < b->len && rc >= 0) {
+		uint64_t addr;
 
-		if (b->data[i] == BUF_INSN) {
-			memcpy(&insn.u.insn.addr, b->data + i + 1, 8);
-			insn.u.insn.len = b->data[i + 9];
-			i += 10;
-			if (with_bytes) {
-				memcpy(insn.u.insn.bytes, b->data + i, insn.u.insn.len);
-				i += insn.u.insn.len;
+		if (b->data[i] == BUF_BLOCK) {
+			const struct fill_block *blk;
+			const uint8_t *p;
+			uint32_t n;
+
+			memcpy(&addr, b->data + i + 1, 8);
+			memcpy(&blk, b->data + i + 9, sizeof(blk));
+			memcpy(&n, b->data + i + 17, 4);
+			i += 21;
+			p = blk->bytes;
+			for (uint32_t k = 0; k < n && rc >= 0; k++) {
+				rc = replay_insn(&insn, addr, blk->lens[k], p, out, arg);
+				addr += blk->lens[k];
+				p += blk->lens[k];
 			}
-			rc = out(arg, &insn);
+		} else if (b->data[i] == BUF_INSN) {
+			unsigned len = b->data[i + 9];
+
+			memcpy(&addr, b->data + i + 1, 8);
+			rc = replay_insn(&insn, addr, len, b->data + i + 10, out, arg);
+			i += 10 + (with_bytes ? len : 0);
 		} else {
 			memcpy(&rec, b->data + i + 1, sizeof(rec));
 			i += 1 + sizeof(rec);
@@ -186,10 +230,8 @@ static int buffer_replay(const struct fill_buffer *b, int with_bytes, itrace_fil
 			}
 			rc = out(arg, &rec);
 		}
-		if (rc < 0)
-			return rc;
 	}
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- Chunks ---------------------------------------------------------- */
