@@ -2,8 +2,10 @@
  * export_synth.c - write a synthetic instruction-level trace for the
  * exporters' tests and benchmark (test helper, not installed).
  *
- *   export-synth OUT ITERATIONS
+ *   export-synth OUT ITERATIONS [FLUSH_EVERY]
  *
+ * FLUSH_EVERY ends a chunk every that many iterations, so that damage
+ * tests can cut the file inside a later chunk and keep the earlier ones.
  * The trace is one thread running ITERATIONS times a loop that calls a
  * function with an inner loop of three, using real x86-64 encodings
  * carried in the INSN records (so no binary is needed to decode it):
@@ -53,14 +55,16 @@ int main(int argc, char **argv)
 	struct itrace_writer_options o;
 	struct itrace_writer *w;
 	struct itrace_record rec;
-	unsigned long long n, i;
+	unsigned long long n, i, every = 0;
 	size_t k;
 	int rc;
 
-	if (argc != 3 || !(n = strtoull(argv[2], NULL, 0))) {
-		fprintf(stderr, "usage: export-synth OUT ITERATIONS\n");
+	if (argc < 3 || argc > 4 || !(n = strtoull(argv[2], NULL, 0))) {
+		fprintf(stderr, "usage: export-synth OUT ITERATIONS [FLUSH_EVERY]\n");
 		return 2;
 	}
+	if (argc == 4)
+		every = strtoull(argv[3], NULL, 0);
 	itrace_writer_options_init(&o);
 	o.flags = ITRACE_FF_INSN_BYTES;
 	if ((rc = itrace_writer_open(argv[1], &o, &w)) < 0)
@@ -71,11 +75,14 @@ int main(int argc, char **argv)
 	rec.u.thread.tid = rec.u.thread.pid = 4242;
 	if ((rc = itrace_writer_write(w, &rec)) < 0)
 		return fail("thread", rc);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		for (k = 0; k < sizeof(loop_body) / sizeof(*loop_body); k++)
 			if ((rc = itrace_write_insn(w, loop_body[k].addr, loop_body[k].len,
 						    loop_body[k].bytes)) < 0)
 				return fail("insn", rc);
+		if (every && (i + 1) % every == 0 && (rc = itrace_writer_flush(w)) < 0)
+			return fail("flush", rc);
+	}
 	/* end where the loop starts again, so the last jmp is judged taken */
 	if ((rc = itrace_write_insn(w, loop_body[0].addr, loop_body[0].len, loop_body[0].bytes)) < 0)
 		return fail("insn", rc);

@@ -601,15 +601,22 @@ static int write_aggregates(struct exporter *x, const struct options *o, struct 
 	return exec_sql(x, version);
 }
 
-static void close_db(struct exporter *x)
+/* close_db - finalize and close; -1 if SQLite reports a failure (then the
+ * file must not be published). */
+static int close_db(struct exporter *x)
 {
-	sqlite3_finalize(x->branch);
+	int rc = 0;
+
+	sqlite3_finalize(x->branch); /* step errors were checked when met */
 	sqlite3_finalize(x->call);
 	sqlite3_finalize(x->insn);
 	x->branch = x->call = x->insn = NULL;
-	if (x->db)
-		sqlite3_close(x->db);
+	if (x->db && sqlite3_close(x->db) != SQLITE_OK) {
+		cli_error("SQLite: cannot close '%s': %s", tmp_path, sqlite3_errmsg(x->db));
+		rc = -1;
+	}
 	x->db = NULL;
+	return rc;
 }
 
 /* export - returns the exit status. */
@@ -669,8 +676,7 @@ static int export(const struct options *o)
 	}
 	if (write_aggregates(&x, o, r, a, damage) < 0 || exec_sql(&x, "COMMIT") < 0)
 		goto out;
-	close_db(&x);
-	if (publish(o->output) < 0)
+	if (close_db(&x) < 0 || publish(o->output) < 0)
 		goto out;
 	if (o->verbose) {
 		struct itrace_analysis_totals t;

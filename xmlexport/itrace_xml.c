@@ -535,7 +535,9 @@ static void write_cobertura_doc(struct out *o, const struct itrace_analysis *a)
 	attr(o, "timestamp", stamp);
 	start(o, "sources");
 	start(o, "source");
-	if (xmlTextWriterWriteString(o->w, BAD_CAST "/") < 0)
+	/* file names are as DWARF has them: relative ones are relative to the
+	 * directory the program was built in, usually where the report is read */
+	if (xmlTextWriterWriteString(o->w, BAD_CAST ".") < 0)
 		o->failed = 1;
 	end(o);
 	end(o);

@@ -48,13 +48,18 @@ echo "not a trace" >"$TMP/bad.itr"
 check_fails "not a trace" "$SQL" "$TMP/bad.itr" -o "$TMP/x.db"
 check_eq "failed export leaves nothing" "" "$(cd "$TMP" && ls -A | grep -e '^x.db' -e '^\.x\.db')"
 # truncated trace: exit 1, but every record before the cut is exported
-size=$(wc -c <"$TMP/s.itr")
-head -c $((size - 200)) "$TMP/s.itr" >"$TMP/cut.itr"
+"$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/chunks.itr" 1000 100
+size=$(wc -c <"$TMP/chunks.itr")
+head -c $((size - 400)) "$TMP/chunks.itr" >"$TMP/cut.itr"   # past the footer, into a chunk
 "$SQL" -q "$TMP/cut.itr" -o "$TMP/cut.db" 2>"$TMP/cut.err"; rc=$?
 check_eq "truncated: exit 1" 1 "$rc"
 check_eq "truncated: db written, marked incomplete" 0 \
 	"$(q "$TMP/cut.db" "SELECT value FROM metadata WHERE key='complete'")"
 check "truncated: error names the damage" grep -q "damaged" "$TMP/cut.err"
+read_insns=$("$BIN/itrace-dump" "$TMP/cut.itr" 2>/dev/null | grep -c ' INSN ')
+check "truncated: the cut is inside the records" test "$read_insns" -gt 0 -a "$read_insns" -lt 10001
+check_eq "truncated: every instruction the reader delivers is exported" "$read_insns" \
+	"$(q "$TMP/cut.db" "SELECT value FROM metadata WHERE key='insn_count'")"
 # stdin
 check "trace from stdin" sh -c "'$SQL' -q - -o '$TMP/stdin.db' <'$TMP/s.itr'"
 check_eq "stdin: same counts" 6000 "$(q "$TMP/stdin.db" 'SELECT count(*) FROM branches')"

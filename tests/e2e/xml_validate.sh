@@ -24,6 +24,17 @@ check_files_eq "stdout when no -o" "$TMP/s.xml" "$TMP/stdout.xml"
 check "Cobertura without line info is valid too" sh -c \
 	"'$XML' -q -f cobertura '$TMP/s.itr' | xmllint --noout --nonet --dtdvalid '$DTD' -"
 
+# ---- damaged input: exit 1, the records before the damage still exported
+"$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/chunks.itr" 1000 100
+size=$(wc -c <"$TMP/chunks.itr")
+head -c $((size - 400)) "$TMP/chunks.itr" >"$TMP/cut.itr"   # past the footer, into a chunk
+"$XML" -q "$TMP/cut.itr" -o "$TMP/cut.xml" 2>"$TMP/cut.err"
+check_eq "truncated: exit 1" 1 $?
+check "truncated: still valid" xmllint --noout --nonet --schema "$XSD" "$TMP/cut.xml"
+check_eq "truncated: marked incomplete, with instructions" "false true" \
+	"$(xp "$TMP/cut.xml" 'string(//source/@complete)') $(xp "$TMP/cut.xml" '//totals/@instructions > 0')"
+check "truncated: one-line error naming the damage" grep -q "^itrace-xml: '.*cut.itr' is damaged" "$TMP/cut.err"
+
 # ---- errors
 out=$("$XML" "$TMP/nope.itr" 2>&1); rc=$?
 check_eq "missing input: exit 1, one line" "1|itrace-xml: cannot open '$TMP/nope.itr': No such file or directory" "$rc|$out"
