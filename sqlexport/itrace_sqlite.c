@@ -50,6 +50,7 @@ struct exporter {
 /* ---- temporary file and signals ----------------------------------------- */
 
 static char tmp_path[PATH_MAX];
+static const char *target_path = ""; /* for messages */
 
 static void remove_tmp_and_die(int sig)
 {
@@ -133,7 +134,7 @@ static int publish(const char *target)
 
 static int sql_fail(struct exporter *x, const char *what)
 {
-	cli_error("SQLite: %s: %s", what, sqlite3_errmsg(x->db));
+	cli_error("cannot write '%s': SQLite: %s: %s", target_path, what, sqlite3_errmsg(x->db));
 	return -1;
 }
 
@@ -142,7 +143,8 @@ static int exec_sql(struct exporter *x, const char *sql)
 	char *err = NULL;
 
 	if (sqlite3_exec(x->db, sql, NULL, NULL, &err) != SQLITE_OK) {
-		cli_error("SQLite: %s", err ? err : sqlite3_errmsg(x->db));
+		cli_error("cannot write '%s': SQLite: %s", target_path,
+			  err ? err : sqlite3_errmsg(x->db));
 		sqlite3_free(err);
 		return -1;
 	}
@@ -612,7 +614,7 @@ static int close_db(struct exporter *x)
 	sqlite3_finalize(x->insn);
 	x->branch = x->call = x->insn = NULL;
 	if (x->db && sqlite3_close(x->db) != SQLITE_OK) {
-		cli_error("SQLite: cannot close '%s': %s", tmp_path, sqlite3_errmsg(x->db));
+		cli_error("cannot write '%s': SQLite: close: %s", target_path, sqlite3_errmsg(x->db));
 		rc = -1;
 	}
 	x->db = NULL;
@@ -774,6 +776,7 @@ int main(int argc, char **argv)
 
 	cli_init(argv[0]);
 	parse_args(argc, argv, &o);
+	target_path = o.output;
 	catch_signals();
 	return export(&o);
 }

@@ -49,7 +49,7 @@ done
 # and the temporary file removed; the previous db stays.
 (ulimit -f 2048; trap '' XFSZ; exec "$SQL" -q "$TMP/big.itr" -o "$TMP/out.db") 2>"$TMP/efbig.err"
 check_eq "write failure: exit 1" 1 $?
-check "write failure: SQLite's error reported" grep -q "^itrace-sqlite: SQLite: " "$TMP/efbig.err"
+check "write failure: SQLite's error reported" grep -q "^itrace-sqlite: cannot write '.*out.db': SQLite: " "$TMP/efbig.err"
 check_eq "write failure: previous db intact, no temporary" "101|" \
 	"$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")|$(ls -A "$TMP" | grep '^\.out\.db\.tmp-')"
 
