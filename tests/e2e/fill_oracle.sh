@@ -30,17 +30,24 @@ thread_sums() {
 }
 
 # oracle NAME COLLECT-OPTIONS -- PROGRAM ARGS...
+# The two levels come from two runs of the program.  A few paths are not
+# deterministic (the vDSO's clock_gettime retries its read when the kernel
+# updates the time meanwhile), so a mismatch is retried with fresh runs up
+# to 3 times: a fill error fails every time, a race only once in a while.
 oracle() {
 	name="$1"
 	shift
-	"$COLLECT" -q --level branch -o "$TMP/b.itr" "$@" >/dev/null 2>&1
-	"$COLLECT" -q --level insn -o "$TMP/i.itr" "$@" >/dev/null 2>&1
-	if ! "$FILL" "$TMP/b.itr" -o "$TMP/f.itr" 2>"$TMP/fill.err"; then
-		fail "$name: itrace-fill failed" "$(cat "$TMP/fill.err")"
-		return
-	fi
-	want=$(thread_sums "$TMP/i.itr")
-	got=$(thread_sums "$TMP/f.itr")
+	for attempt in 1 2 3; do
+		"$COLLECT" -q --level branch -o "$TMP/b.itr" "$@" >/dev/null 2>&1
+		"$COLLECT" -q --level insn -o "$TMP/i.itr" "$@" >/dev/null 2>&1
+		if ! "$FILL" "$TMP/b.itr" -o "$TMP/f.itr" 2>"$TMP/fill.err"; then
+			fail "$name: itrace-fill failed" "$(cat "$TMP/fill.err")"
+			return
+		fi
+		want=$(thread_sums "$TMP/i.itr")
+		got=$(thread_sums "$TMP/f.itr")
+		[ "$want" = "$got" ] && break
+	done
 	if [ -z "$want" ]; then
 		fail "$name: the instruction-level trace is empty"
 	elif [ "$want" = "$got" ] && [ ! -s "$TMP/fill.err" ]; then
