@@ -485,6 +485,8 @@ static void on_sigtrap(struct pt_session *s, struct pt_thread *t)
 	if (si.si_code == SI_KERNEL && bp && bp->inserted) {
 		t->regs.rip--;
 		ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
+		if (t->mode != PT_MODE_CONT)
+			pt_commit(s, t, PT_COMMIT_STOP); /* a block step ran into it */
 		if ((bp->kinds & PT_BP_ENTRY) && on_entry_breakpoint(s, t, bp)) {
 			s->io_error = 1; /* fatal: stop the session */
 			return;
@@ -1096,6 +1098,13 @@ static int probe_singleblock(void)
 
 /* ---- the backend ------------------------------------------------------------ */
 
+static int getenv_flag(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, "1") == 0;
+}
+
 static int finish_trace(struct pt_session *s, struct collect_result *res)
 {
 	int end, status, rc;
@@ -1169,10 +1178,12 @@ static int ptrace_run(const struct collect_options *opts, struct collect_result 
 	s.ring_on = opts->ring != 0;
 	if (opts->level == ITRACE_LEVEL_BRANCH) {
 		s.singleblock = probe_singleblock();
-		if (!opts->quiet)
-			cli_warn("%s", s.singleblock
-				 ? "PTRACE_SINGLEBLOCK works here but is not used yet; single-stepping and keeping the branches"
-				 : "PTRACE_SINGLEBLOCK is not honoured on this machine; single-stepping and keeping the branches");
+		/* ITRACE_COLLECT_BLOCKSTEP=1 forces the block-step path (tests: on a
+		 * machine without it, each block is one instruction) */
+		s.blockstep = s.singleblock || getenv_flag("ITRACE_COLLECT_BLOCKSTEP");
+		if (!s.singleblock && !opts->quiet)
+			cli_warn("PTRACE_SINGLEBLOCK is not honoured on this machine; "
+				 "single-stepping and keeping the branches");
 	}
 	cli_progress_init(&s.progress, "steps", 0, opts->quiet);
 	rc = opts->attach_pid ? attach_program(&s, opts->attach_pid) : start_program(&s);

@@ -58,6 +58,7 @@ struct pt_pending {
 	uint8_t bytes[16];
 	int8_t kind;	/* enum itrace_branch_kind, or ARCH_X86_NOT_BRANCH */
 	uint8_t is_syscall, is_rep_string, is_trap;
+	uint8_t is_block;	/* a PTRACE_SINGLEBLOCK block starting at addr */
 	int nmem;
 	struct arch_x86_mem_access mem[ARCH_X86_MAX_ACCESSES];
 	uint64_t sys_nr, sys_args[6];
@@ -125,6 +126,7 @@ struct pt_session {
 	uint32_t last_tid;	/* thread of the last record written */
 	int io_error;		/* writer failed: stop, report */
 	int singleblock;	/* PTRACE_SINGLEBLOCK honoured */
+	int blockstep;		/* branch level steps by blocks */
 	int use_triggers;	/* --start/--stop/--only given */
 	uint64_t steps;
 	uint64_t undecoded;	/* steps over instructions capstone cannot decode */

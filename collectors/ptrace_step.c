@@ -110,6 +110,7 @@ static void fill_pending(struct pt_session *s, struct pt_thread *t, const cs_ins
 	const struct user_regs_struct *r = &t->regs;
 
 	pd->addr = ci->address;
+	pd->is_block = 0;
 	pd->len = (uint8_t)ci->size;
 	memcpy(pd->bytes, ci->bytes, ci->size);
 	pd->kind = (int8_t)arch_x86_branch_kind(ci);
@@ -250,6 +251,76 @@ static int changes_code_mappings(uint64_t nr)
 	return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mprotect || nr == SYS_mremap;
 }
 
+/* Target of a direct branch (immediate operand), 0 for indirect ones. */
+static uint64_t direct_target(const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	return x->op_count == 1 && x->operands[0].type == X86_OP_IMM ? (uint64_t)x->operands[0].imm
+								      : 0;
+}
+
+/*
+ * A block step ran from `start` to `rip`: walk the code in between.
+ * Conditional branches passed on the way were not taken; the block ends
+ * with the taken branch that led to rip, or without one when a signal
+ * or a syscall cut it short (pc reaches rip).
+ */
+static void commit_block(struct pt_session *s, struct pt_thread *t, uint64_t start, uint64_t rip)
+{
+	uint64_t pc = start;
+
+	for (int n = 0; n < 65536; n++) {
+		const cs_insn *ci;
+		int kind;
+
+		if (pc == rip && n > 0)
+			return;
+		ci = decode_at(s, t->proc, pc);
+		if (!ci) {
+			write_lost_insn(s, t);
+			return;
+		}
+		if (n == 0 && pc == rip && arch_x86_is_rep_string(ci))
+			return; /* a rep iteration (a trap came before the next insn) */
+		kind = arch_x86_branch_kind(ci);
+		if (kind == ITRACE_BRANCH_COND && direct_target(ci) != rip) {
+			pt_emit_branch(s, t, pc, pc + ci->size, ITRACE_BRANCH_COND, 0);
+		} else if (kind != ARCH_X86_NOT_BRANCH && kind != ITRACE_BRANCH_SYSCALL &&
+			   kind != ITRACE_BRANCH_INTERRUPT) {
+			pt_emit_branch(s, t, pc, rip, (unsigned)kind, ITRACE_BRANCH_TAKEN);
+			return;
+		}
+		pc += ci->size;
+	}
+	write_lost_insn(s, t); /* a block longer than any real one: give up */
+}
+
+/*
+ * Can the next stretch run as one block?  Not if a syscall, trap or
+ * undecodable instruction lies on the fall-through path before the first
+ * unconditional branch: those are single-stepped (syscall records, the
+ * SIGTRAP-handler precautions) as at insn level.
+ */
+static int block_is_plain(struct pt_session *s, struct pt_process *p, uint64_t pc)
+{
+	for (int n = 0; n < 256; n++) {
+		const cs_insn *ci = decode_at(s, p, pc);
+		int kind;
+
+		if (!ci || pt_bp_find(p, pc))
+			return 0;
+		kind = arch_x86_branch_kind(ci);
+		if (kind == ITRACE_BRANCH_SYSCALL || kind == ITRACE_BRANCH_INTERRUPT ||
+		    ci->id == X86_INS_UD2 || ci->id == X86_INS_INT1)
+			return 0;
+		if (kind != ARCH_X86_NOT_BRANCH && kind != ITRACE_BRANCH_COND)
+			return 1;
+		pc += ci->size;
+	}
+	return 0;
+}
+
 static int is_jump(int kind)
 {
 	return kind == ITRACE_BRANCH_COND || kind == ITRACE_BRANCH_UNCOND ||
@@ -265,6 +336,13 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 
 	if (!t->has_pending)
 		return;
+	if (pd->is_block) {
+		t->has_pending = 0;
+		/* a stop other than the block trap at its start: nothing ran */
+		if (t->mode == PT_MODE_STEP && (how == PT_COMMIT_STEP || (how == PT_COMMIT_STOP && rip != pd->addr)))
+			commit_block(s, t, pd->addr, rip);
+		return;
+	}
 	/* Still on it: after a step trap it ran if it repeats (rep string) or
 	 * jumps to itself; otherwise a signal, or the kernel's trap at a
 	 * syscall exit, stopped the thread before it. */
@@ -479,12 +557,22 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 	if (t->trap_gap && t->mode == PT_MODE_STEP)
 		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, t->regs.rip);
 	t->trap_gap = 0;
+	s->steps++;
+	if (s->blockstep && t->mode == PT_MODE_STEP && !t->reinsert_bp &&
+	    block_is_plain(s, p, t->regs.rip)) {
+		memset(&t->pending, 0, sizeof(t->pending));
+		t->pending.addr = t->regs.rip;
+		t->pending.kind = ARCH_X86_NOT_BRANCH;
+		t->pending.is_block = 1;
+		t->pending.is_trap = 1; /* the program's own SIGTRAP may end it */
+		t->has_pending = 1;
+		return PTRACE_SINGLEBLOCK;
+	}
 	ci = decode_at(s, p, t->regs.rip);
 	if (ci)
 		fill_pending(s, t, ci);
 	else
 		fill_undecoded(s, t);
-	s->steps++;
 	/* sigprocmask may block SIGTRAP: run it without a step trap */
 	if (t->pending.is_syscall && t->pending.sys_nr == SYS_rt_sigprocmask)
 		return PTRACE_SYSCALL;

@@ -23,6 +23,13 @@ normalize "$TMP/branch.itr" >"$TMP/branch.txt"
 check_files_eq "insn trace equals the golden trace" "$SRCDATA/collect_basic_insn.golden" "$TMP/insn.txt"
 check_files_eq "branch trace equals the golden trace" "$SRCDATA/collect_basic_branch.golden" "$TMP/branch.txt"
 check "insn and branch traces agree" "$TRACECHECK" agree "$TMP/insn.itr" "$TMP/branch.itr"
+
+# The PTRACE_SINGLEBLOCK path (forced: where the CPU ignores it, each
+# block is one instruction) gives the same branch trace.
+ITRACE_COLLECT_BLOCKSTEP=1 "$COLLECT" -q --level branch -o "$TMP/block.itr" -- "$basic" >/dev/null 2>&1
+normalize "$TMP/block.itr" >"$TMP/block.txt"
+check_files_eq "block-step branch trace equals the golden trace" \
+	"$SRCDATA/collect_basic_branch.golden" "$TMP/block.txt"
 check_eq "footer: complete with the exit status" "complete, status 7" "$(ended "$TMP/insn.itr")"
 
 # Two runs trace the same addresses: ASLR is off.
