@@ -853,6 +853,13 @@ int fill_finish(struct fill_ctx *c)
 	return rc;
 }
 
+uint64_t fill_thread_position(struct fill_ctx *c, uint32_t tid)
+{
+	struct fill_thread *th = thread_slot(&c->threads, tid);
+
+	return th->used && th->known ? th->pc : 0;
+}
+
 /* ---- Context --------------------------------------------------------- */
 
 int fill_ctx_init(struct fill_ctx *c, const struct itrace_fill_options *o,

@@ -104,6 +104,9 @@ int fill_record(struct fill_ctx *c, const struct itrace_record *rec);
 /* fill_finish - walk what threads still owe at a clean end of input. */
 int fill_finish(struct fill_ctx *c);
 
+/* fill_thread_position - where thread tid is (0 if unknown). */
+uint64_t fill_thread_position(struct fill_ctx *c, uint32_t tid);
+
 /* fill_chunk_start - a new input chunk begins: forget the output's thread. */
 void fill_chunk_start(struct fill_ctx *c);
 

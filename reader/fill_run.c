@@ -135,19 +135,22 @@ static int check_input(struct itrace_filler *f, const struct itrace_header *h)
 }
 
 /* GAP for damage of the input at the thread the output is on. */
-static int report_damage(struct fill_ctx *c, struct itrace_filler *f, struct itrace_reader *r, int code)
+/* GAP for damage that ends the input, where the current thread was. */
+static int report_damage(struct fill_ctx *c, struct itrace_filler *f, struct itrace_reader *r)
 {
 	struct itrace_record rec;
 
 	snprintf(f->err, sizeof(f->err), "%s", itrace_reader_error(r));
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_GAP;
+	rec.tid = c->out_known ? c->out_tid : 0;
+	rec.pid = c->out_known ? c->out_pid : 0;
 	rec.u.gap.reason = ITRACE_GAP_CORRUPT_CHUNK;
+	rec.u.gap.addr = rec.tid ? fill_thread_position(c, rec.tid) : 0;
 	c->st->gaps++;
 	if (!c->st->gap_reason[ITRACE_GAP_CORRUPT_CHUNK])
-		c->st->first_gap_addr[ITRACE_GAP_CORRUPT_CHUNK] = 0;
+		c->st->first_gap_addr[ITRACE_GAP_CORRUPT_CHUNK] = rec.u.gap.addr;
 	c->st->gap_reason[ITRACE_GAP_CORRUPT_CHUNK]++;
-	(void)code;
 	return fill_emit_record(c, &rec);
 }
 
@@ -189,7 +192,7 @@ int fill_sequential(struct itrace_filler *f, struct fill_ctx *c, struct itrace_r
 			break;
 		}
 		if (rc < 0) {
-			int rc2 = report_damage(c, f, r, rc);
+			int rc2 = report_damage(c, f, r);
 
 			return rc2 < 0 ? rc2 : rc;
 		}

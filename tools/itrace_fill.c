@@ -121,7 +121,7 @@ static void print_insn(struct listing *l, const struct itrace_insn *in)
 
 		if (itrace_symbolizer_lookup(l->sym, l->pid, in->addr, ITRACE_SYM_NAME | ITRACE_SYM_LINE, &s) == 0 &&
 		    s.name)
-			snprintf(where, sizeof(where), "%s+%#llx", s.name, (unsigned long long)s.offset);
+			snprintf(where, sizeof(where), "%s+0x%llx", s.name, (unsigned long long)s.offset);
 		else
 			s.file = NULL;
 		fprintf(l->fp, " %-28s", where);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int fill_square(int x);
+int __attribute__((noinline)) fill_square(int x);
 
 int fill_square(int x)
 {

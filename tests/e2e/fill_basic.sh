@@ -76,6 +76,25 @@ check "rebuilt binary: build-id mismatch reported" grep -q "buildid-mismatch.*'$
 check_eq "rebuilt binary: no instruction invented" "0" "$(insn_addrs "$TMP/prog-filled.itr" | wc -l)"
 check "rebuilt binary: GAP records in the output" sh -c "'$DUMP' '$TMP/prog-filled.itr' | grep -q GAP"
 
+# Binaries found under --sysroot, or by build-id under --debug-dir.
+mkdir -p "$TMP/root/opt" "$TMP/dbg"
+cp "$DATA/fill_loop" "$TMP/root/opt/moved"
+"$GEN" -o "$TMP/moved.itr" "$TMP/root/opt/moved" 2>/dev/null
+mv "$TMP/root/opt/moved" "$TMP/root/opt/moved.real"
+"$FILL" "$TMP/moved.itr" -o "$TMP/moved-filled.itr" 2>"$TMP/err.txt"
+check "missing binary: no-binary gap with advice" grep -q "use --sysroot" "$TMP/err.txt"
+rm -rf "$TMP/root2" && mkdir -p "$TMP/root2$TMP/root/opt"
+cp "$TMP/root/opt/moved.real" "$TMP/root2$TMP/root/opt/moved"
+"$FILL" --sysroot "$TMP/root2" "$TMP/moved.itr" -o "$TMP/moved-filled.itr" 2>"$TMP/err.txt"
+check_eq "--sysroot: filled without gaps" "$(insn_addrs "$TMP/fill_loop-filled.itr" | wc -l) " \
+	"$(insn_addrs "$TMP/moved-filled.itr" | wc -l) $(cat "$TMP/err.txt")"
+id=$("$DUMP" "$TMP/moved.itr" | sed -n "s/.*buildid=\([0-9a-f]*\) '.*moved'/\1/p" | head -n 1)
+mkdir -p "$TMP/dbg/.build-id/$(echo "$id" | cut -c1-2)"
+cp "$TMP/root/opt/moved.real" "$TMP/dbg/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)"
+"$FILL" --debug-dir "$TMP/dbg" "$TMP/moved.itr" -o "$TMP/moved-filled.itr" 2>"$TMP/err.txt"
+check_eq "--debug-dir: found by build-id, filled without gaps" "$(insn_addrs "$TMP/fill_loop-filled.itr" | wc -l) " \
+	"$(insn_addrs "$TMP/moved-filled.itr" | wc -l) $(cat "$TMP/err.txt")"
+
 # Truncated input: everything before the damage, then a GAP, exit 1.
 "$GEN" --extrapolate 400 --chunk-bytes 256 -o "$TMP/long.itr" "$DATA/fill_bench" 2>/dev/null
 "$FILL" -q "$TMP/long.itr" -o "$TMP/long-filled.itr"

@@ -75,4 +75,10 @@ for mode in work calls longjmp signal trap repmovs vdso exec segv libc; do
 	oracle "collect_prog $mode" --start main -- "$P" "$mode"
 done
 oracle "collect_prog fork" --start main --follow-fork -- "$P" fork
+
+# The listing names functions and source lines (libdw) of a -g program.
+"$COLLECT" -q --level branch --start main -o "$TMP/lines.itr" -- "$DATA/fill_lines" >/dev/null 2>&1
+"$FILL" --text --symbols "$TMP/lines.itr" >"$TMP/list.txt" 2>&1
+check "listing: fill_square+0x0 at fill_lines.c" grep -q "fill_square+0x0 .*fill_lines.c:[0-9]" "$TMP/list.txt"
+check "listing: libc symbols (printf)" grep -q "printf+0x" "$TMP/list.txt"
 done_testing
