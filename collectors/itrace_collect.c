@@ -47,6 +47,7 @@ static void usage(void)
 	       "      --only MODULE     trace only MODULE ('main' = the executable, a path\n"
 	       "                        or a basename); calls elsewhere run at full speed\n"
 	       "      --follow-fork     trace forked children too\n"
+	       "      --user-only       user code only (the default; syscalls are SYSCALL records)\n"
 	       "      --aslr            keep address-space randomisation (off by default)\n"
 	       "      --ring N          flight recorder: keep the last N branches, write\n"
 	       "                        them when the program ends (implies --level branch)\n"
@@ -66,7 +67,7 @@ static void usage(void)
 enum long_only {
 	OPT_START = 256, OPT_STOP, OPT_START_ADDR, OPT_STOP_ADDR, OPT_ONLY, OPT_FOLLOW_FORK,
 	OPT_ASLR, OPT_RING, OPT_BACKEND, OPT_REMOTE, OPT_HELP, OPT_VERSION, OPT_LIST,
-	OPT_NO_COMPRESS,
+	OPT_NO_COMPRESS, OPT_USER_ONLY,
 };
 
 static const struct option long_options[] = {
@@ -81,6 +82,7 @@ static const struct option long_options[] = {
 	{"stop-addr", required_argument, NULL, OPT_STOP_ADDR},
 	{"only", required_argument, NULL, OPT_ONLY},
 	{"follow-fork", no_argument, NULL, OPT_FOLLOW_FORK},
+	{"user-only", no_argument, NULL, OPT_USER_ONLY},
 	{"aslr", no_argument, NULL, OPT_ASLR},
 	{"ring", required_argument, NULL, OPT_RING},
 	{"backend", required_argument, NULL, OPT_BACKEND},
@@ -149,6 +151,7 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 			break;
 		case OPT_ONLY: o->only_module = optarg; break;
 		case OPT_FOLLOW_FORK: o->follow_fork = 1; break;
+		case OPT_USER_ONLY: break; /* the only mode: kernel code is never stepped */
 		case OPT_ASLR: o->aslr = 1; break;
 		case OPT_RING:
 			o->ring = parse_number("--ring", optarg);

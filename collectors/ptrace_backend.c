@@ -1109,8 +1109,8 @@ static int finish_trace(struct pt_session *s, struct collect_result *res)
 {
 	int end, status, rc;
 
-	if (!s->w)
-		return s->main_status >= 0 ? s->main_status : -1;
+	if (!s->w) /* never started tracing: exec failed (127) or no trace file */
+		return s->io_error || s->main_status < 0 ? -1 : s->main_status;
 	flush_ring(s);
 	if (collect_interrupted) {
 		end = ITRACE_END_INTERRUPTED, status = collect_interrupted;

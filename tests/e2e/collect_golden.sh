@@ -56,6 +56,11 @@ check "CODE record with the vDSO bytes" sh -c "'$DUMP' '$TMP/insn.itr' | grep -q
 check_eq "missing program: exit status 127" 127 "$?"
 check "missing program: message names it" grep -q "cannot run '$TMP/no-such-program'" "$TMP/none.out"
 
+# An output that cannot be written: exit 1, the program does not run on.
+"$COLLECT" -q -o /dev/full -- "$basic" >"$TMP/full.out" 2>&1
+check_eq "unwritable output: exit status 1" 1 "$?"
+check "unwritable output: message names the file" grep -q "'/dev/full': No space left" "$TMP/full.out"
+
 "$COLLECT" --level foo -- "$basic" >/dev/null 2>&1
 check_eq "bad usage: exit status 2" 2 "$?"
 done_testing
