@@ -492,7 +492,8 @@ static void decode_insn(struct itrace_analysis *a, const struct space *s, struct
 	}
 	in->cls = IC_NONE;
 	in->flags |= IF_UNDECODED;
-	a->totals.decode_failures++;
+	if (!a->totals.decode_failures++)
+		a->totals.first_decode_failure = in->addr;
 }
 
 /* ---- functions --------------------------------------------------------- */
@@ -1584,9 +1585,12 @@ static int add_unexecuted(struct itrace_analysis *a)
 		while (addr < end) {
 			struct itrace_insn probe = {.addr = addr};
 			uint64_t failures = a->totals.decode_failures;
+			uint64_t first = a->totals.first_decode_failure;
 			int64_t at = insn_get(a, sp, a->spaces.v[sp].pid, &probe);
 
-			a->totals.decode_failures = failures; /* only executed ones count */
+			/* only executed instructions count as failures */
+			a->totals.decode_failures = failures;
+			a->totals.first_decode_failure = first;
 			if (at < 0)
 				return (int)at;
 			if (!a->insns.v[at].len)

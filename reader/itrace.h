@@ -1077,6 +1077,7 @@ int itrace_analysis_finish(struct itrace_analysis *a);
 struct itrace_analysis_totals {
 	uint64_t insns, branches, calls, threads, decode_failures;
 	uint64_t gaps, lost;
+	uint64_t first_decode_failure; /* address of the first one (0: none) */
 };
 void itrace_analysis_totals(const struct itrace_analysis *a, struct itrace_analysis_totals *t);
 

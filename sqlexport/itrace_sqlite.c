@@ -621,6 +621,19 @@ static int close_db(struct exporter *x)
 	return rc;
 }
 
+/* Instructions whose bytes were missing or invalid count as plain ones. */
+static void warn_decode_failures(const struct itrace_analysis *a, int quiet)
+{
+	struct itrace_analysis_totals t;
+
+	itrace_analysis_totals(a, &t);
+	if (t.decode_failures && !quiet)
+		cli_warn("%llu executed instruction%s could not be decoded (first at %#llx); "
+			 "they count as non-branch instructions",
+			 (unsigned long long)t.decode_failures, t.decode_failures == 1 ? "" : "s",
+			 (unsigned long long)t.first_decode_failure);
+}
+
 /* export - returns the exit status. */
 static int export(const struct options *o)
 {
@@ -676,6 +689,7 @@ static int export(const struct options *o)
 		cli_error("'%s' is damaged: %s (%s); exporting the records before it", o->input,
 			  itrace_errstr(rc), itrace_analysis_run_error(a));
 	}
+	warn_decode_failures(a, o->quiet);
 	if (write_aggregates(&x, o, r, a, damage) < 0 || exec_sql(&x, "COMMIT") < 0)
 		goto out;
 	if (close_db(&x) < 0 || publish(o->output) < 0)

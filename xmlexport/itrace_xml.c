@@ -570,6 +570,19 @@ static void progress_cb(void *arg, uint64_t records)
 	cli_progress(arg, records);
 }
 
+/* Instructions whose bytes were missing or invalid count as plain ones. */
+static void warn_decode_failures(const struct itrace_analysis *a, int quiet)
+{
+	struct itrace_analysis_totals t;
+
+	itrace_analysis_totals(a, &t);
+	if (t.decode_failures && !quiet)
+		cli_warn("%llu executed instruction%s could not be decoded (first at %#llx); "
+			 "they count as non-branch instructions",
+			 (unsigned long long)t.decode_failures, t.decode_failures == 1 ? "" : "s",
+			 (unsigned long long)t.first_decode_failure);
+}
+
 /* export - returns the exit status. */
 static int export(const struct options *opt)
 {
@@ -611,6 +624,7 @@ static int export(const struct options *opt)
 		cli_error("'%s' is damaged: %s (%s); exporting the records before it", opt->input,
 			  itrace_errstr(rc), itrace_analysis_run_error(a));
 	}
+	warn_decode_failures(a, opt->quiet);
 	o.w = xmlNewTextWriterFilename(strcmp(path, "-") ? path : "/dev/stdout", 0);
 	if (!o.w) {
 		cli_error("cannot write '%s': %s", path, strerror(errno));
