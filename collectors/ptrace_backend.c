@@ -616,19 +616,31 @@ void pt_code_changed(struct pt_session *s, struct pt_process *p)
 		pt_fail_io(s, rc);
 }
 
-static void on_exec(struct pt_session *s, struct pt_thread *t)
+/* Returns the thread that carries on (the one that exec'd). */
+static struct pt_thread *on_exec(struct pt_session *s, struct pt_thread *t)
 {
 	struct pt_process *p = t->proc;
 	unsigned long former = 0;
 	char exe[4096];
 
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former);
+	if ((pid_t)former != t->tid) {
+		/* a non-leader exec'd: it carries on under the pid, in its own state */
+		struct pt_thread *e = find_thread(s, (pid_t)former);
+
+		if (e) {
+			e->stopped = 1;
+			e->regs_fresh = 0;
+			t = e;
+		}
+	}
 	get_regs(t);
 	pt_commit(s, t, PT_COMMIT_EXEC);
-	/* every other thread is gone; a non-leader that exec'd took the pid */
+	/* every other thread is gone */
 	for (struct pt_thread *o = s->threads, *next; o; o = next) {
 		next = o->next;
 		if (o != t && o->proc == p) {
+			pt_drop_returns(o);
 			write_thread(s, ITRACE_THREAD_EXIT, o->tid, p->pid, 0);
 			free_thread(s, o);
 		}
@@ -636,6 +648,8 @@ static void on_exec(struct pt_session *s, struct pt_thread *t)
 	t->tid = p->pid;
 	t->has_pending = 0;
 	t->in_syscall = 0;
+	t->trap_gap = 0;
+	t->pending_sig = 0;
 	t->trap_blocked = pt_sigtrap_blocked(t->tid);
 	t->window_rsp = 0;
 	t->nreturns = 0; /* their breakpoints went with the old image */
@@ -649,18 +663,19 @@ static void on_exec(struct pt_session *s, struct pt_thread *t)
 	s->last_tid = 0;
 	if (!s->w) {
 		if (!start_process(s, p->pid))
-			return;
+			return t;
 	} else {
 		write_process(s, ITRACE_PROCESS_EXEC, p->pid, (uint64_t)former, 0, exe);
 		pt_code_changed(s, p);
 	}
 	if (plan_triggers(s, p, t->regs.rip)) {
 		s->io_error = 1;
-		return;
+		return t;
 	}
 	t->mode = initial_mode(s, p);
 	if (t->mode == PT_MODE_STEP)
 		pt_write_ctl(s, t, 1, ITRACE_CTL_START, t->regs.rip);
+	return t;
 }
 
 static void on_event(struct pt_session *s, struct pt_thread *t, int event, int sig)
@@ -674,7 +689,7 @@ static void on_event(struct pt_session *s, struct pt_thread *t, int event, int s
 		on_fork(s, t, event == PTRACE_EVENT_VFORK);
 		break;
 	case PTRACE_EVENT_EXEC:
-		on_exec(s, t);
+		t = on_exec(s, t);
 		break;
 	case PTRACE_EVENT_STOP:
 		if (is_stop_signal(sig)) {

@@ -109,6 +109,24 @@ static int mode_exec(const char *self)
 	return 1;
 }
 
+static void *exec_thread(void *self)
+{
+	execl((const char *)self, (const char *)self, "calls", (char *)NULL);
+	perror("execl");
+	return NULL;
+}
+
+/* exec from a thread that is not the leader: the pid stays, the tid changes */
+static int mode_threadexec(const char *self)
+{
+	pthread_t th;
+
+	fflush(stdout);
+	pthread_create(&th, NULL, exec_thread, (void *)self);
+	pthread_join(th, NULL);
+	return 1;
+}
+
 static int mode_repmovs(void)
 {
 	char src[64], dst[64];
@@ -156,6 +174,8 @@ int main(int argc, char **argv)
 		rc = mode_fork();
 	} else if (strcmp(mode, "exec") == 0) {
 		return mode_exec(argv[0]);
+	} else if (strcmp(mode, "threadexec") == 0) {
+		return mode_threadexec(argv[0]);
 	} else if (strcmp(mode, "repmovs") == 0) {
 		rc = mode_repmovs();
 	} else if (strcmp(mode, "vdso") == 0) {

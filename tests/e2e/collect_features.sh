@@ -57,6 +57,13 @@ check "exec: PROCESS exec record" sh -c "'$DUMP' '$TMP/exec.insn.itr' | grep -q 
 check_eq "exec: main traced in both images" 2 \
 	"$("$DUMP" "$TMP/exec.insn.itr" | grep -c 'TRACE_ON trigger')"
 
+# exec from a thread that is not the leader: the exec'ing thread goes on
+# under the process id, main is traced again in the new image.
+trace threadexec insn
+check_eq "threadexec: main traced in both images" 2 \
+	"$("$DUMP" "$TMP/threadexec.insn.itr" | grep -c 'TRACE_ON trigger')"
+check "threadexec: PROCESS exec record" sh -c "'$DUMP' '$TMP/threadexec.insn.itr' | grep -q ' PROCESS exec '"
+
 # rep movsb over 64 bytes: one INSN, then 64 loads and 64 stores.
 "$DUMP" "$TMP/repmovs.insn.itr" | awk '
 	$2 == "INSN" { counting = ($NF == "bytes=f3a4"); if (counting) insns++; next }
