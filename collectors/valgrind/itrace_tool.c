@@ -500,7 +500,12 @@ static Addr client_auxv_value(UWord type)
 	return 0;
 }
 
-/* The vDSO has no file: send its bytes so the trace can be decoded. */
+/*
+ * The vDSO has no file: send its bytes so the trace can be decoded.
+ * (Valgrind 3.19 on amd64 unmaps it and marks AT_SYSINFO_EHDR ignored, so
+ * the program makes real system calls instead; this only matters for a
+ * Valgrind that hands it over.)
+ */
 static void put_vdso(void)
 {
 	Addr vdso = client_auxv_value(33 /* AT_SYSINFO_EHDR */);

@@ -429,16 +429,16 @@ static int pump(struct vg_convert *conv, const struct vg_child *c, struct cli_pr
 
 	memset(acks, 1, sizeof(acks));
 	for (;;) {
-		ssize_t n = read(c->rd, (char *)notes + have, sizeof(notes) - have);
+		ssize_t n;
 		size_t count;
 
-		if (n < 0 && errno == EINTR) {
-			if (collect_interrupted) {
-				kill(c->pid, SIGKILL);
-				return 1;
-			}
-			continue;
+		if (collect_interrupted) {
+			kill(c->pid, SIGKILL);
+			return 1;
 		}
+		n = read(c->rd, (char *)notes + have, sizeof(notes) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0)
 			break;
 		have += (size_t)n;

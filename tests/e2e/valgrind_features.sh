@@ -1,0 +1,133 @@
+#!/bin/sh
+# itrace-collect --backend valgrind: the records besides INSN/MEM (threads,
+# signals, system calls, mappings with build-ids, the vDSO), --only, how a
+# trace ends (exit code, fatal signal, exec, interrupt) and the errors for
+# a missing or mismatched valgrind and programs that cannot run.
+. "$ITRACE_ROOT/tests/lib.sh"
+COLLECT="$BIN/itrace-collect"
+DUMP="$BIN/itrace-dump"
+PROG="$DATA/vg_prog"
+
+hexaddr() { # symbol's run-time address: first mapping of the executable + value
+	"$DUMP" "$1" | awk -v exe="'$PROG'" -v off="$(nm "$PROG" | awk -v s="$2" '$3 == s { print $1 }')" '
+		function hex(s, n, i) { n = 0; sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return n }
+		$2 == "MMAP" && $NF == exe { split($4, r, "-"); if (!base || hex(r[1]) < base) base = hex(r[1]) }
+		END { printf "0x%x\n", base + hex(off) }'
+}
+
+"$COLLECT" -q --backend valgrind -o "$TMP/p.itr" -- "$PROG" >/dev/null 2>&1
+"$DUMP" "$TMP/p.itr" >"$TMP/p.txt"
+"$DUMP" --summary "$TMP/p.itr" >"$TMP/sum.txt"
+check "the trace ends complete with the program's status" grep -q '^ended: complete, status 5$' "$TMP/sum.txt"
+check "metadata names the backend and valgrind's version" \
+	sh -c "grep -q '^meta: backend=valgrind$' '$TMP/sum.txt' && grep -q '^meta: valgrind=3\.' '$TMP/sum.txt'"
+
+# Signals: SIGUSR1 from raise() (si_code SI_TKILL) into on_usr1, and the
+# SIGSEGV of a store to address 16 (SEGV_MAPERR) into on_segv.
+usr1=$(hexaddr "$TMP/p.itr" on_usr1)
+segv=$(hexaddr "$TMP/p.itr" on_segv)
+check "SIGNAL 10: si_code SI_TKILL and the handler's address" \
+	grep -q "SIGNAL signo=10 code=-6 addr=0x0 pc=0x[0-9a-f]* handler=$usr1\$" "$TMP/p.txt"
+check "SIGNAL 11: SEGV_MAPERR at 0x10 and the handler's address" \
+	grep -q "SIGNAL signo=11 code=1 addr=0x10 pc=0x[0-9a-f]* handler=$segv\$" "$TMP/p.txt"
+pc=$(awk '$2 == "SIGNAL" && $3 == "signo=11" { sub(/pc=/, "", $6); print $6 }' "$TMP/p.txt")
+check "the faulting store is not recorded as executed" sh -c "! grep -q 'INSN $pc ' '$TMP/p.txt'"
+check "the handler's first instruction follows the SIGNAL" sh -c \
+	"grep -A1 'SIGNAL signo=11' '$TMP/p.txt' | tail -1 | grep -q 'INSN $segv '"
+
+# Threads: the worker is created, runs its own instructions, exits.
+worker=$(awk '$2 == "THREAD" && $3 == "create" { sub(/tid=/, "", $4); print $4; exit }' "$TMP/p.txt")
+check "THREAD create names the worker" test -n "$worker"
+check "the worker's instructions belong to it" sh -c \
+	"awk '\$2 == \"INSN\" { print \$1 }' '$TMP/p.txt' | grep -qx '$worker'"
+check "THREAD switch before the worker's records" grep -q "^$worker THREAD switch tid=$worker " "$TMP/p.txt"
+check "THREAD exit for the worker" grep -q "THREAD exit tid=$worker " "$TMP/p.txt"
+check "the main thread exits with the process status" grep -q "THREAD exit tid=[0-9]* pid=[0-9]* status=5" "$TMP/p.txt"
+
+# System calls, mappings, vDSO.
+check "SYSCALL write of the output line, with its result" sh -c \
+	"grep -q 'SYSCALL enter nr=1 args=0x1,' '$TMP/p.txt' && grep -q 'SYSCALL exit nr=1 ret=31' '$TMP/p.txt'"
+id=$(readelf -n "$PROG" | awk '/Build ID/ { print $3 }')
+check "MMAP of the executable carries its build-id" grep -q "buildid=$id '$PROG'" "$TMP/p.txt"
+check "MMAP of libc" grep -q "MMAP .*buildid=[0-9a-f]* '.*/libc.so.6'" "$TMP/p.txt"
+# Valgrind 3.19 gives the program no vDSO (clock_gettime is a system call),
+# so every executed instruction must lie in a file mapping of the trace.
+check "every instruction lies in an executable mapping of the trace" sh -c "
+	awk '
+		function hex(s, n, i) { n = 0; sub(/^0x/, \"\", s)
+			for (i = 1; i <= length(s); i++) n = n * 16 + index(\"0123456789abcdef\", substr(s, i, 1)) - 1
+			return n }
+		\$2 == \"MMAP\" && \$6 ~ /x/ { split(\$4, r, \"-\"); lo[n] = hex(r[1]); hi[n++] = hex(r[2]) }
+		\$2 == \"INSN\" { a = hex(\$3); ok = 0; for (i = 0; i < n; i++) if (a >= lo[i] && a < hi[i]) { ok = 1; break }
+			if (!ok) { print \"outside: \" \$3; exit 1 } }' '$TMP/p.txt'"
+check "no mapping of valgrind's preload library reaches the trace unnamed" sh -c \
+	"! grep -q \"MMAP .* ''\" '$TMP/p.txt'"
+
+# --only main: only the executable's instructions, with scope records.
+"$COLLECT" -q --backend valgrind --only main -o "$TMP/o.itr" -- "$PROG" >/dev/null 2>&1
+check_eq "--only main: exit status" 5 $?
+"$DUMP" "$TMP/o.itr" >"$TMP/o.txt"
+check "--only main: every INSN is in the executable" sh -c "
+	awk -v exe=\"'$PROG'\" '
+		function hex(s, n, i) { n = 0; sub(/^0x/, \"\", s)
+			for (i = 1; i <= length(s); i++) n = n * 16 + index(\"0123456789abcdef\", substr(s, i, 1)) - 1
+			return n }
+		\$2 == \"MMAP\" && \$NF == exe { split(\$4, r, \"-\"); lo[n] = hex(r[1]); hi[n++] = hex(r[2]) }
+		\$2 == \"INSN\" { a = hex(\$3); ok = 0; for (i = 0; i < n; i++) if (a >= lo[i] && a < hi[i]) ok = 1
+			if (!ok) bad++; good += ok }
+		END { exit !(good > 100 && bad == 0) }' '$TMP/o.txt'"
+check "--only main: tracing starts at the entry point" grep -q "TRACE_ON start $(hexaddr "$TMP/o.itr" _start)\$" "$TMP/o.txt"
+check "--only main: leaving and re-entering the executable is recorded" sh -c \
+	"grep -q 'TRACE_OFF scope' '$TMP/o.txt' && grep -q 'TRACE_ON scope' '$TMP/o.txt'"
+
+# How traces end: a shell that forks, execs and dies of SIGSEGV.
+/bin/sh -c 'echo a; /bin/echo b | cat; kill -SEGV $$' >"$TMP/n.out" 2>/dev/null
+"$COLLECT" -q --backend valgrind -o "$TMP/s.itr" -- /bin/sh -c 'echo a; /bin/echo b | cat; kill -SEGV $$' \
+	>"$TMP/s.out" 2>"$TMP/s.err"
+check_eq "killed by SIGSEGV: itrace-collect exits 128+11" 139 $?
+check_files_eq "fork and exec inside: output unchanged" "$TMP/n.out" "$TMP/s.out"
+check "killed by SIGSEGV: trace ends 'target crashed, status 11'" sh -c \
+	"'$DUMP' --summary '$TMP/s.itr' | grep -q '^ended: target crashed, status 11$'"
+check_eq "killed by SIGSEGV: nothing of valgrind's on stderr" "" "$(cat "$TMP/s.err")"
+
+"$COLLECT" -q --backend valgrind -o "$TMP/x.itr" -- /bin/sh -c 'exec /bin/true' >/dev/null 2>&1
+check_eq "exec: the exit status of the new program" 0 $?
+check "exec: the trace ends complete" sh -c \
+	"'$DUMP' --summary '$TMP/x.itr' | grep -q '^ended: complete, status 0$'"
+
+"$COLLECT" -q --backend valgrind -o "$TMP/i.itr" -- "$DATA/vg_work" 1000000 >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+check_eq "SIGINT: itrace-collect exits 128+2" 130 $?
+check "SIGINT: the trace is readable and marked interrupted" sh -c \
+	"'$DUMP' --summary '$TMP/i.itr' | grep -q '^ended: interrupted'"
+
+# Errors.
+"$COLLECT" -q --backend valgrind -o "$TMP/e.itr" -- "$TMP/nonexistent" 2>"$TMP/e.err"
+check_eq "missing program: exit 1" 1 $?
+check "missing program: one clear line" grep -qx "itrace-collect: cannot run '$TMP/nonexistent': No such file or directory" "$TMP/e.err"
+
+ITRACE_VALGRIND=/nonexistent/valgrind "$COLLECT" -q --backend valgrind -o "$TMP/e.itr" -- /bin/true 2>"$TMP/e.err"
+check_eq "valgrind missing: exit 1" 1 $?
+check "valgrind missing: says to install it" grep -q "valgrind is not installed (apt-get install valgrind" "$TMP/e.err"
+
+printf '#!/bin/sh\necho valgrind-3.10.0\n' >"$TMP/oldvg"
+chmod +x "$TMP/oldvg"
+ITRACE_VALGRIND="$TMP/oldvg" "$COLLECT" -q --backend valgrind -o "$TMP/e.itr" -- /bin/true 2>"$TMP/e.err"
+check_eq "other valgrind release: exit 1" 1 $?
+check "other valgrind release: names both versions" grep -q "valgrind 3.10.0 is installed but itrace's tool was built for valgrind 3\." "$TMP/e.err"
+
+cp /bin/true "$TMP/badelf"
+printf '\267\000' | dd of="$TMP/badelf" bs=1 seek=18 conv=notrunc 2>/dev/null
+"$COLLECT" -q --backend valgrind -o "$TMP/e.itr" -- "$TMP/badelf" 2>"$TMP/e.err"
+check_eq "program valgrind cannot run (aarch64 ELF): exit 1" 1 $?
+check "program valgrind cannot run: says so" grep -q "itrace-collect: valgrind could not run '$TMP/badelf'" "$TMP/e.err"
+
+"$COLLECT" -q --backend valgrind -p 1 -o "$TMP/e.itr" 2>"$TMP/e.err"
+check_eq "-p: exit 1" 1 $?
+check "-p: valgrind cannot attach" grep -q "valgrind cannot attach" "$TMP/e.err"
+done_testing
