@@ -35,6 +35,16 @@ check_eq "truncated: marked incomplete, with instructions" "false true" \
 	"$(xp "$TMP/cut.xml" 'string(//source/@complete)') $(xp "$TMP/cut.xml" '//totals/@instructions > 0')"
 check "truncated: one-line error naming the damage" grep -q "^itrace-xml: '.*cut.itr' is damaged" "$TMP/cut.err"
 
+# ---- memory stays flat: a 40x longer trace of the same code, same peak
+if [ -x /usr/bin/time ]; then
+	"$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/m1.itr" 10000
+	"$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/m40.itr" 400000
+	r1=$(/usr/bin/time -f %M "$XML" -q "$TMP/m1.itr" -o /dev/null 2>&1)
+	r40=$(/usr/bin/time -f %M "$XML" -q "$TMP/m40.itr" -o /dev/null 2>&1)
+	check "peak memory flat (${r1} kB vs ${r40} kB)" test "$r40" -le $((r1 + r1 / 10))
+	rm -f "$TMP/m1.itr" "$TMP/m40.itr"
+fi
+
 # ---- errors
 out=$("$XML" "$TMP/nope.itr" 2>&1); rc=$?
 check_eq "missing input: exit 1, one line" "1|itrace-xml: cannot open '$TMP/nope.itr': No such file or directory" "$rc|$out"
