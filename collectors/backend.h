@@ -2,9 +2,10 @@
  * backend.h - the interface between itrace-collect and its backends.
  *
  * itrace-collect parses the command line into a struct collect_options,
- * picks a backend (--backend NAME, or the first available one in the
- * registration order: ptrace, bts, gdb, valgrind), checks it with probe()
- * and calls run().  The backend starts or attaches to the program, writes
+ * picks a backend (--backend NAME; by default ptrace, or gdb when --remote
+ * is given), checks that it supports the level and that probe() succeeds,
+ * and calls run().  --list-backends shows every linked-in backend (in the
+ * order ptrace, bts, gdb, valgrind) with its probe result.  The backend starts or attaches to the program, writes
  * the trace through libitrace's writer and returns the program's exit
  * status.  Everything in the format (records, metadata, footer) goes through
  * reader/itrace.h; no backend writes trace bytes itself.

@@ -160,8 +160,9 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how);
 void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *bp);
 /* Forget the return breakpoints of t (exec, exit). */
 void pt_drop_returns(struct pt_thread *t);
-/* Decide the mode and prepare the next instruction; returns the
- * ptrace request to resume with (PTRACE_SINGLESTEP or PTRACE_CONT). */
+/* Decide the mode and prepare the next instruction (or block); returns
+ * the ptrace request to resume with: PTRACE_SINGLESTEP, PTRACE_SINGLEBLOCK,
+ * PTRACE_SYSCALL (SIGTRAP blocked, or rt_sigprocmask) or PTRACE_CONT. */
 int pt_prepare_resume(struct pt_session *s, struct pt_thread *t);
 void pt_invalidate_code(struct pt_process *p);
 /* A BRANCH record (or a ring entry with --ring). */
