@@ -101,6 +101,24 @@ static int mode_fork(void)
 	return 0;
 }
 
+/* A child that stops itself (SIGSTOP) and is continued by its parent. */
+static int mode_stopcont(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		raise(SIGSTOP);
+		_exit(helper(2));
+	}
+	waitpid(pid, &status, WUNTRACED);
+	printf("stopped %d\n", WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
+	kill(pid, SIGCONT);
+	waitpid(pid, &status, 0);
+	printf("child exit %d\n", WEXITSTATUS(status));
+	return 0;
+}
+
 static int mode_exec(const char *self)
 {
 	fflush(stdout);
@@ -172,6 +190,8 @@ int main(int argc, char **argv)
 		rc = mode_threads();
 	} else if (strcmp(mode, "fork") == 0) {
 		rc = mode_fork();
+	} else if (strcmp(mode, "stopcont") == 0) {
+		rc = mode_stopcont();
 	} else if (strcmp(mode, "exec") == 0) {
 		return mode_exec(argv[0]);
 	} else if (strcmp(mode, "threadexec") == 0) {

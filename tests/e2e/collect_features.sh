@@ -80,6 +80,11 @@ check "follow-fork: the child's exit status" sh -c \
 	"'$DUMP' '$TMP/ff.itr' | grep -q ' PROCESS exit pid=[0-9]* status=13'"
 check_eq "follow-fork: two threads with instructions" 2 \
 	"$("$DUMP" "$TMP/ff.itr" | awk '$2 == "INSN" { t[$1] = 1 } END { print length(t) }')"
+# A traced child that stops itself (SIGSTOP) stays stopped until its
+# parent's SIGCONT, as without the tracer.
+trace stopcont insn --follow-fork
+check_eq "stopcont: both processes traced" 2 \
+	"$("$DUMP" "$TMP/stopcont.insn.itr" | awk '$2 == "INSN" { t[$1] = 1 } END { print length(t) }')"
 check_eq "no follow-fork: only the parent has instructions" 1 \
 	"$("$DUMP" "$TMP/fork.insn.itr" | awk '$2 == "INSN" { t[$1] = 1 } END { print length(t) }')"
 
