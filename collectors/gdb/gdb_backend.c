@@ -375,7 +375,7 @@ static int write_syscall(struct gdb_session *s, int dir)
 
 /* ---- One instruction --------------------------------------------------- */
 
-static uint64_t reg(struct gdb_session *s, unsigned i)
+static uint64_t reg(const struct gdb_session *s, unsigned i)
 {
 	return s->t.vals[i];
 }
@@ -574,12 +574,11 @@ static int begin_window(struct gdb_session *s)
 
 static int window_over(const struct gdb_session *s)
 {
-	uint64_t pc = reg((struct gdb_session *)s, s->t.arch->pc);
+	uint64_t pc = reg(s, s->t.arch->pc);
 
 	if (is_stop(s, pc))
 		return 1;
-	return s->window && pc == s->window_ret && reg((struct gdb_session *)s, s->t.arch->sp) >=
-								  s->window_sp;
+	return s->window && pc == s->window_ret && reg(s, s->t.arch->sp) >= s->window_sp;
 }
 
 /* ---- The loop ---------------------------------------------------------- */
@@ -622,12 +621,27 @@ static int after_stop(struct gdb_session *s, const struct gdb_stop *st)
 	return 0;
 }
 
+/* end_interrupted - SIGINT/SIGTERM: the trace ends here, cleanly. */
+static int end_interrupted(struct gdb_session *s)
+{
+	s->end_reason = ITRACE_END_INTERRUPTED;
+	s->end_status = collect_interrupted;
+	s->exit_status = 128 + collect_interrupted;
+	return 1;
+}
+
+/*
+ * resume - step or continue, delivering a pending signal.  Returns 0, 1
+ * when an interrupt ended the wait (the trace is over), or -1.
+ */
 static int resume(struct gdb_session *s, int step, struct gdb_stop *st)
 {
 	int sig = s->pending_sig;
 
 	s->pending_sig = 0;
 	if (gdb_target_resume(&s->t, step, sig, step ? 30000 : -1, st) < 0) {
+		if (collect_interrupted)
+			return end_interrupted(s);
 		cli_error("%s", s->t.err);
 		return -1;
 	}
@@ -638,11 +652,12 @@ static int resume(struct gdb_session *s, int step, struct gdb_stop *st)
 static int run_free(struct gdb_session *s, struct gdb_stop *st)
 {
 	uint64_t pc = reg(s, s->t.arch->pc);
+	int rc;
 
 	if (s->n_start && is_start(s, pc)) {
 		/* Leave the breakpoint address first, or 'c' stops right here. */
-		if (resume(s, 1, st) < 0)
-			return -1;
+		if ((rc = resume(s, 1, st)) != 0)
+			return rc;
 		if (on_stop(s, st))
 			return 1;
 		if (gdb_target_read_regs(&s->t) < 0) {
@@ -652,8 +667,8 @@ static int run_free(struct gdb_session *s, struct gdb_stop *st)
 	}
 	if (s->n_start && set_start_breakpoints(s, 1) < 0)
 		return -1;
-	if (resume(s, 0, st) < 0)
-		return -1;
+	if ((rc = resume(s, 0, st)) != 0)
+		return rc;
 	if (on_stop(s, st))
 		return 1;
 	if (after_stop(s, st) < 0)
@@ -665,6 +680,8 @@ static int run_free(struct gdb_session *s, struct gdb_stop *st)
 
 static int step_one(struct gdb_session *s, struct gdb_stop *st)
 {
+	int rc;
+
 	if (window_over(s)) {
 		s->stepping = 0;
 		s->prev_valid = 0;
@@ -674,8 +691,8 @@ static int step_one(struct gdb_session *s, struct gdb_stop *st)
 	 * signal is delivered first (or ends the program). */
 	if (!s->pending_sig && record_insn(s) < 0)
 		return -1;
-	if (resume(s, 1, st) < 0)
-		return -1;
+	if ((rc = resume(s, 1, st)) != 0)
+		return rc;
 	s->steps++;
 	if (on_stop(s, st))
 		return 1;
@@ -697,12 +714,8 @@ static int trace_loop(struct gdb_session *s)
 	if (s->n_start && is_start(s, reg(s, s->t.arch->pc)) && begin_window(s) < 0)
 		return -1;
 	while (rc == 0) {
-		if (collect_interrupted) {
-			s->end_reason = ITRACE_END_INTERRUPTED;
-			s->end_status = collect_interrupted;
-			s->exit_status = 128 + collect_interrupted;
-			return 1;
-		}
+		if (collect_interrupted)
+			return end_interrupted(s);
 		rc = s->stepping ? step_one(s, &st) : run_free(s, &st);
 	}
 	return rc;
@@ -748,6 +761,7 @@ static int connect_target(struct gdb_session *s)
 	} else if (start_qemu(s, &rsp) < 0) {
 		return -1;
 	}
+	rsp_set_interrupt(rsp, &collect_interrupted);
 	if (gdb_target_attach(&s->t, rsp, s->have_elf ? s->elf.machine : 0,
 			      s->have_elf ? s->elf.endian : 0, &first) < 0) {
 		cli_error("%s: %s", s->remote, s->t.err);

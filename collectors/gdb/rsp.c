@@ -25,6 +25,8 @@ struct rsp {
 	int noack;
 	int timeout_ms;
 	size_t packet_size;  /* stub's PacketSize */
+	volatile sig_atomic_t *interrupt; /* see rsp_set_interrupt */
+	int break_sent;
 	char *features;      /* qSupported reply */
 	uint8_t in[65536];   /* receive buffer */
 	size_t in_pos, in_len;
@@ -49,6 +51,11 @@ static void set_err(struct rsp *r, const char *fmt, ...)
 const char *rsp_error(const struct rsp *r)
 {
 	return r->error;
+}
+
+void rsp_set_interrupt(struct rsp *r, volatile sig_atomic_t *flag)
+{
+	r->interrupt = flag;
 }
 
 void rsp_set_timeout(struct rsp *r, int ms)
@@ -213,11 +220,23 @@ static int get_byte(struct rsp *r)
 		ssize_t k;
 		int rc;
 
-		do
-			rc = poll(&pfd, 1, r->timeout_ms);
-		while (rc < 0 && errno == EINTR);
+		for (;;) {
+			/* After a break, give the stub a second: qemu-user
+			 * does not read the connection while the target runs. */
+			int ms = r->break_sent && (r->timeout_ms < 0 || r->timeout_ms > 1000)
+					 ? 1000 : r->timeout_ms;
+
+			rc = poll(&pfd, 1, ms);
+			if (rc >= 0 || errno != EINTR)
+				break;
+			if (r->interrupt && *r->interrupt && !r->break_sent) {
+				r->break_sent = 1; /* ^C for the stub: stop the target */
+				send(r->fd, "\x03", 1, MSG_NOSIGNAL);
+			}
+		}
 		if (rc == 0) {
-			set_err(r, "the gdb stub did not answer within %d ms", r->timeout_ms);
+			set_err(r, r->break_sent ? "the target did not stop when interrupted"
+						 : "the gdb stub did not answer in time");
 			return -1;
 		}
 		do

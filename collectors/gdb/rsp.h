@@ -10,6 +10,7 @@
 #ifndef ITRACE_GDB_RSP_H
 #define ITRACE_GDB_RSP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,13 @@ long rsp_read_memory(struct rsp *r, uint64_t addr, uint8_t *buf, size_t len);
 
 /* rsp_error - the last connection error ("" if none). */
 const char *rsp_error(const struct rsp *r);
+
+/*
+ * rsp_set_interrupt - while waiting for a reply, a non-zero *flag (set by
+ * a signal handler, the wait returning EINTR) makes the client send the
+ * break byte 0x03 once, so that a running target stops and answers.
+ */
+void rsp_set_interrupt(struct rsp *r, volatile sig_atomic_t *flag);
 
 /* rsp_set_timeout - reply timeout in milliseconds (default 30000). */
 void rsp_set_timeout(struct rsp *r, int ms);

@@ -103,6 +103,24 @@ check "SIGSEGV: signal record at the faulting store" grep -q 'SIGNAL signo=11 .*
 check "SIGSEGV: trace ends as crashed" sh -c "'$BIN/itrace-dump' -s '$TMP/segv.itr' | grep -qi 'crash'"
 check "SIGSEGV: store to address 0 recorded" sh -c "'$BIN/itrace-dump' '$TMP/segv.itr' | grep -q 'MEM store 0x0 size=4'"
 
+# SIGINT ends the trace cleanly, while stepping and while running free.
+SPIN="$DATA/ppc64le/gdb_spin"
+for mode in step free; do
+	[ $mode = free ] && set -- --start never || set --
+	"$COLLECT" --backend gdb -q "$@" -o "$TMP/spin.itr" -- "$SPIN" & cpid=$!
+	sleep 1
+	kill -INT $cpid
+	wait $cpid
+	check_eq "SIGINT while $mode: exit status 130" "130" "$?"
+	check "SIGINT while $mode: trace ends as interrupted" \
+		sh -c "'$BIN/itrace-dump' -s '$TMP/spin.itr' | grep -q '^ended: interrupted'"
+	if [ $mode = step ]; then
+		n=$("$BIN/itrace-dump" "$TMP/spin.itr" | grep -c ' INSN ')
+		check_eq "SIGINT while stepping: the instructions before it are kept" "yes" \
+			"$([ "$n" -gt 100 ] && echo yes)"
+	fi
+done
+
 out=$("$COLLECT" --backend gdb -q --remote 127.0.0.1:1 -o "$TMP/x.itr" 2>&1); rc=$?
 check_eq "--remote to a closed port: exit 1" "1" "$rc"
 printf '%s\n' "$out" >"$TMP/err"
