@@ -33,3 +33,6 @@ $(BUILD)/obj/bench/fill_gen.o: ALL_CPPFLAGS += -Itests/unit
 $(FILL_GEN): $(BUILD)/obj/bench/fill_gen.o $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+# Fuzz target: any bytes through the reader and the filler.
+FUZZ_TARGETS += fuzz_fill
