@@ -50,6 +50,11 @@ if command -v qemu-ppc64le >/dev/null 2>&1; then
 			fi
 		done
 	done
+	# The pipeline of the issue: itrace-fill in.itr | qtrace-conv
+	if [ -x "$BIN/qtrace-conv" ]; then
+		"$GEN" --qemu-ppc64le -o "$TMP/ppc.itr" "$DATA/ppc64le/qtrace_golden" 2>/dev/null
+		check "itrace-fill | qtrace-conv" sh -c "'$FILL' -q '$TMP/ppc.itr' | '$BIN/qtrace-conv' -q -o '$TMP/ppc.qt' - && test -s '$TMP/ppc.qt'"
+	fi
 else
 	ok "ppc64le # SKIP qemu-ppc64le not installed"
 fi
