@@ -223,7 +223,7 @@ struct perfdata_stats {
  * -ITRACE_E_* code and writes a one-line reason into err[errlen] (naming
  * the file offset for damage); every event before the fault has been
  * delivered.  -ITRACE_E_NOTSUP is valid perf.data that itrace cannot
- * import (other PMU, compressed, pipe mode, big-endian).
+ * import (other PMU, compressed, big-endian).  Pipe-mode streams are read too.
  */
 int perfdata_parse(const uint8_t *buf, size_t len, unsigned spaces, bts_event_fn fn, void *ctx,
 		   struct perfdata_stats *st, char *err, size_t errlen);

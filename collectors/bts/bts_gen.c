@@ -9,10 +9,11 @@
  *       raw BTS buffer: 24-byte {from, to, flags} records
  *   bts-gen perf IN.itr OUT [--legacy] [--snapshot N] [--chunk N] [--pad N]
  *                [--inline-buildid] [--truncate-every N] [--repeat N]
- *                [--buildid-dir DIR]
+ *                [--buildid-dir DIR] [--pipe]
  *       perf.data of perf record -e intel_bts//u --per-thread (AUXTRACE),
  *       -S snapshot mode (one snapshot of the last N records per thread at
- *       exit), or the legacy branches:u -c 1 -d samples
+ *       exit), or the legacy branches:u -c 1 -d samples; --pipe writes the
+ *       stream format of perf record -o -
  *   bts-gen branches IN.itr [--kept [--legacy]]
  *       print "tid from to" for every taken BRANCH; --kept: the records a
  *       user-mode BTS would produce for IN, as itrace-import writes them
@@ -322,6 +323,7 @@ struct gen_opts {
 	unsigned long truncate_every; /* mark every Nth AUX area TRUNCATED */
 	unsigned long repeat;	      /* emit the branch stream this many times (benchmarks) */
 	const char *buildid_dir;      /* write the vDSO into a perf build-id cache here */
+	int pipe;		      /* pipe mode (perf record -o -) */
 };
 
 struct saved_branch {
@@ -607,8 +609,8 @@ static void gen_sideband(struct gen *g, const struct itrace_record *rec)
 	}
 }
 
-static void put_attr(struct buf *b, uint32_t type, uint64_t config, uint64_t period,
-		     uint64_t sample_type, uint64_t flags, uint64_t ids_off)
+static void put_attr_body(struct buf *b, uint32_t type, uint64_t config, uint64_t period,
+			  uint64_t sample_type, uint64_t flags)
 {
 	size_t start = b->len;
 	put32(b, type);
@@ -619,8 +621,47 @@ static void put_attr(struct buf *b, uint32_t type, uint64_t config, uint64_t per
 	put64(b, 0); /* read_format */
 	put64(b, flags);
 	put_zero(b, ATTR_SIZE - (b->len - start));
+}
+
+/* File mode: the attr, then its ids section {offset, size}. */
+static void put_attr(struct buf *b, uint32_t type, uint64_t config, uint64_t period,
+		     uint64_t sample_type, uint64_t flags, uint64_t ids_off)
+{
+	put_attr_body(b, type, config, period, sample_type, flags);
 	put64(b, ids_off);
 	put64(b, 8);
+}
+
+/* Pipe mode: PERF_RECORD_HEADER_ATTR {header, attr, u64 id}. */
+static void put_header_attr(struct buf *b, uint32_t type, uint64_t config, uint64_t period,
+			    uint64_t sample_type, uint64_t flags, uint64_t id)
+{
+	put32(b, 64);
+	put16(b, 0);
+	put16(b, (uint16_t)(8 + ATTR_SIZE + 8));
+	put_attr_body(b, type, config, period, sample_type, flags);
+	put64(b, id);
+}
+
+/*
+ * build_id_event entries {header, pid, build_id[20], size, pad[3], name
+ * padded to 64}: the HEADER_BUILD_ID feature (type 0) or, in pipe mode,
+ * PERF_RECORD_HEADER_BUILD_ID records (type 67).
+ */
+static void put_buildids(struct gen *g, struct buf *b, uint32_t type)
+{
+	for (size_t i = 0; i < g->nbids; i++) {
+		size_t at = b->len, n = strlen(g->bids[i].path);
+		put32(b, type);
+		put16(b, (uint16_t)(2 | 1u << 15)); /* USER | BUILD_ID_SIZE */
+		put16(b, 0);
+		put32(b, 0xffffffffu); /* pid: host */
+		put(b, g->bids[i].id, 20);
+		uint8_t sz[4] = {g->bids[i].len, 0, 0, 0};
+		put(b, sz, 4);
+		put_str(b, g->bids[i].path, n, 64);
+		patch16(b, at + 6, (uint16_t)(b->len - at));
+	}
 }
 
 static void put_features(struct gen *g, struct buf *f, uint64_t base)
@@ -628,18 +669,7 @@ static void put_features(struct gen *g, struct buf *f, uint64_t base)
 	/* Table: BUILD_ID (bit 2), PMU_MAPPINGS (bit 16); sections follow it. */
 	struct buf bid = {0}, pmu = {0};
 
-	for (size_t i = 0; i < g->nbids; i++) {
-		size_t at = bid.len, n = strlen(g->bids[i].path);
-		put32(&bid, 0);
-		put16(&bid, (uint16_t)(2 | 1u << 15)); /* USER | BUILD_ID_SIZE */
-		put16(&bid, 0);
-		put32(&bid, 0xffffffffu); /* pid: host */
-		put(&bid, g->bids[i].id, 20);
-		uint8_t sz[4] = {g->bids[i].len, 0, 0, 0};
-		put(&bid, sz, 4);
-		put_str(&bid, g->bids[i].path, n, 64);
-		patch16(&bid, at + 6, (uint16_t)(bid.len - at));
-	}
+	put_buildids(g, &bid, 0);
 	put32(&pmu, 2);
 	put32(&pmu, 4);
 	put32(&pmu, 64);
@@ -723,8 +753,22 @@ static int gen_perf(const char *in, const char *out, const struct gen_opts *o)
 		final_snapshots(&g);
 	flush_all(&g);
 
-	/* Layout: header | attrs | ids | data | feature table + sections. */
 	struct buf f = {0};
+	if (o->pipe) {
+		/* Stream: header {magic, 16} | HEADER_ATTRs | data | HEADER_BUILD_IDs. */
+		put(&f, "PERFILE2", 8);
+		put64(&f, 16);
+		if (o->legacy) {
+			put_header_attr(&f, 0, 4, 1, st, track, ID_LEGACY);
+		} else {
+			put_header_attr(&f, PMU_TYPE_BTS, 0, 1, st, 1u << 5 | 1u << 18, ID_BTS);
+			put_header_attr(&f, 1, 9, 1, st, track, ID_DUMMY);
+		}
+		put(&f, g.data.p, g.data.len);
+		put_buildids(&g, &f, 67);
+		goto write;
+	}
+	/* Layout: header | attrs | ids | data | feature table + sections. */
 	size_t nattr = o->legacy ? 1 : 2, attr_entry = ATTR_SIZE + 16;
 	uint64_t attrs_off = 104, ids_off = attrs_off + nattr * attr_entry;
 	uint64_t data_off = ids_off + nattr * 8, feat_off = data_off + g.data.len;
@@ -752,6 +796,7 @@ static int gen_perf(const char *in, const char *out, const struct gen_opts *o)
 	put(&f, g.data.p, g.data.len);
 	put_features(&g, &f, feat_off);
 	patch64(&f, 48, g.data.len);
+write:
 	write_file(out, &f);
 
 	free(f.p);
@@ -836,6 +881,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--truncate-every") && has_val) o.truncate_every = num(argv[++i]);
 		else if (!strcmp(a, "--repeat") && has_val) o.repeat = num(argv[++i]);
 		else if (!strcmp(a, "--buildid-dir") && has_val) o.buildid_dir = argv[++i];
+		else if (!strcmp(a, "--pipe")) o.pipe = 1;
 		else {
 			fprintf(stderr, "bts-gen: unknown option '%s'\n", a);
 			return 2;

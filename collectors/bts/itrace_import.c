@@ -49,7 +49,7 @@ static void usage(void)
 	       "  --help       this text\n"
 	       "  --version    print the version\n"
 	       "\n"
-	       "PERF.DATA '-' reads standard input.\n");
+	       "PERF.DATA '-' reads standard input, e.g. perf record -o - ... | itrace-import -\n");
 }
 
 static void parse_args(int argc, char **argv, struct import_opts *o)

@@ -1,7 +1,8 @@
 /*
  * perfdata.c - read perf.data files holding branch traces.
  *
- * Supported: file-mode ("PERFILE2", little-endian) recordings of
+ * Supported: file-mode and pipe-mode (perf record -o -) little-endian
+ * "PERFILE2" recordings of
  *   - perf record -e intel_bts//u --per-thread [-S]: AUXTRACE_INFO of
  *     type INTEL_BTS, AUXTRACE records followed by raw BTS bytes;
  *   - perf record -e branches:u -c 1 -d: legacy BTS branch samples
@@ -30,6 +31,8 @@
 #define PD_FEAT_PMU_MAPPINGS 16
 #define PD_AUXTRACE_INTEL_BTS 2
 #define PD_AUXTRACE_HDR 48
+#define PR_HEADER_TRACING_DATA 66
+#define PR_HEADER_BUILD_ID 67
 
 #define PD_SAMPLE_IP (1ull << 0)
 #define PD_SAMPLE_TID (1ull << 1)
@@ -81,7 +84,8 @@ struct pd {
 	size_t errlen;
 
 	struct pd_attr *attrs;
-	size_t nattrs;
+	size_t nattrs, capattrs;
+	int pipe; /* pipe-mode stream: attributes and build-ids come as records */
 	struct pd_buildid *bids;
 	size_t nbids, capbids;
 	struct pd_queue *queues;
@@ -195,9 +199,10 @@ static int pd_check_magic(struct pd *p)
 			       "perf.data version 1 (magic PERFFILE) is not supported; record with a newer perf");
 	if (memcmp(p->buf, "PERFILE2", 8))
 		return pd_fail(p, -ITRACE_E_BADMAGIC, "not a perf.data file (no PERFILE2 magic)");
-	if (bts_le64(p->buf + 8) == 16)
-		return pd_fail(p, -ITRACE_E_NOTSUP,
-			       "pipe-mode perf.data (perf record -o -) is not supported; record into a file");
+	if (bts_le64(p->buf + 8) == 16) {
+		p->pipe = 1; /* perf record -o -: no sections, everything in-stream */
+		return 0;
+	}
 	if (p->len < PD_HEADER_SIZE)
 		return pd_fail(p, -ITRACE_E_TRUNCATED, "file is %zu bytes, too short for the %d-byte header",
 			       p->len, PD_HEADER_SIZE);
@@ -207,20 +212,17 @@ static int pd_check_magic(struct pd *p)
 	return 0;
 }
 
-static int pd_read_attr(struct pd *p, const uint8_t *a, size_t attr_size, struct pd_attr *at)
+/* The fields itrace needs from a perf_event_attr of `len` >= 64 bytes. */
+static int pd_attr_fields(struct pd *p, const uint8_t *a, const uint8_t *ids, size_t nids,
+			  struct pd_attr *at)
 {
-	struct pd_section ids = pd_section_at(a + attr_size - PD_SECTION_SIZE);
-
 	at->type = bts_le32(a);
 	at->config = bts_le64(a + 8);
 	at->period = bts_le64(a + 16);
 	at->sample_type = bts_le64(a + 24);
 	at->flags = bts_le64(a + 40);
-	if (!pd_section_ok(p, ids) || ids.size % 8)
-		return pd_fail(p, -ITRACE_E_CORRUPT, "event ids section {%llu, %llu} lies outside the file",
-			       (unsigned long long)ids.off, (unsigned long long)ids.size);
-	at->ids = p->buf + ids.off;
-	at->nids = ids.size / 8;
+	at->ids = ids;
+	at->nids = nids;
 	at->legacy_branches = at->type == PD_TYPE_HARDWARE && at->config == PD_HW_BRANCH_INSTRUCTIONS;
 	if (at->legacy_branches && ((at->flags & PD_ATTR_FLAG_FREQ) || at->period != 1))
 		return pd_fail(p, -ITRACE_E_NOTSUP,
@@ -232,7 +234,46 @@ static int pd_read_attr(struct pd *p, const uint8_t *a, size_t attr_size, struct
 		return pd_fail(p, -ITRACE_E_NOTSUP,
 			       "the branches samples lack the target address or thread (sample_type %#llx); record with 'perf record -e branches:u -c 1 -d'",
 			       (unsigned long long)at->sample_type);
+	p->have_legacy |= at->legacy_branches;
 	return 0;
+}
+
+/* File mode: an attrs entry is the attr, then its ids section {offset, size}. */
+static int pd_read_attr(struct pd *p, const uint8_t *a, size_t attr_size, struct pd_attr *at)
+{
+	struct pd_section ids = pd_section_at(a + attr_size - PD_SECTION_SIZE);
+
+	if (!pd_section_ok(p, ids) || ids.size % 8)
+		return pd_fail(p, -ITRACE_E_CORRUPT, "event ids section {%llu, %llu} lies outside the file",
+			       (unsigned long long)ids.off, (unsigned long long)ids.size);
+	return pd_attr_fields(p, a, p->buf + ids.off, ids.size / 8, at);
+}
+
+/* Pipe mode: PERF_RECORD_HEADER_ATTR {header, attr[attr.size], u64 ids[]}. */
+static int pd_header_attr(struct pd *p, const uint8_t *rec, size_t size, size_t pos)
+{
+	uint32_t asize;
+
+	if (size < PR_HEADER_SIZE + PD_ATTR_MIN)
+		return pd_fail(p, -ITRACE_E_CORRUPT, "HEADER_ATTR record at offset %zu is too short", pos);
+	asize = bts_le32(rec + PR_HEADER_SIZE + 4);
+	if (asize < PD_ATTR_MIN || asize > size - PR_HEADER_SIZE || (size - PR_HEADER_SIZE - asize) % 8)
+		return pd_fail(p, -ITRACE_E_CORRUPT, "HEADER_ATTR record at offset %zu has attribute size %u",
+			       pos, asize);
+	if (p->nattrs == p->capattrs) {
+		size_t ncap = p->capattrs ? p->capattrs * 2 : 4;
+		struct pd_attr *n = realloc(p->attrs, ncap * sizeof *n);
+		if (!n)
+			return -ITRACE_E_NOMEM;
+		p->attrs = n;
+		p->capattrs = ncap;
+	}
+	const uint8_t *ids = rec + PR_HEADER_SIZE + asize;
+	int rc = pd_attr_fields(p, rec + PR_HEADER_SIZE, ids, (size - PR_HEADER_SIZE - asize) / 8,
+				&p->attrs[p->nattrs]);
+	if (!rc)
+		p->nattrs++;
+	return rc;
 }
 
 static int pd_read_attrs(struct pd *p)
@@ -248,7 +289,7 @@ static int pd_read_attrs(struct pd *p)
 			       (unsigned long long)s.off, (unsigned long long)s.size);
 	if (!s.size)
 		return pd_fail(p, -ITRACE_E_CORRUPT, "perf.data lists no events");
-	p->nattrs = s.size / attr_size; /* bounded by the file size */
+	p->nattrs = p->capattrs = s.size / attr_size; /* bounded by the file size */
 	p->attrs = calloc(p->nattrs, sizeof *p->attrs);
 	if (!p->attrs)
 		return -ITRACE_E_NOMEM;
@@ -256,7 +297,6 @@ static int pd_read_attrs(struct pd *p)
 		int rc = pd_read_attr(p, p->buf + s.off + i * attr_size, attr_size, &p->attrs[i]);
 		if (rc)
 			return rc;
-		p->have_legacy |= p->attrs[i].legacy_branches;
 	}
 	return 0;
 }
@@ -284,35 +324,43 @@ static int pd_add_buildid(struct pd *p, const char *path, size_t path_len, const
  * HEADER_BUILD_ID: a sequence of build_id_event {header, pid, build_id[24],
  * filename[]}; with misc bit 15 the id's length is byte 20 of build_id.
  */
+static int pd_buildid_entry(struct pd *p, const uint8_t *q, size_t size)
+{
+	uint16_t misc = bts_le16(q + 4);
+	const uint8_t *nul;
+	uint8_t len = 20;
+
+	if (size < 37)
+		return pd_fail(p, -ITRACE_E_CORRUPT, "build-id entry at offset %zu has invalid size %zu",
+			       (size_t)(q - p->buf), size);
+	nul = memchr(q + 36, 0, size - 36);
+	if (!nul)
+		return pd_fail(p, -ITRACE_E_CORRUPT, "build-id entry at offset %zu: file name without NUL",
+			       (size_t)(q - p->buf));
+	if (misc & (1u << 15)) {
+		len = q[12 + 20];
+		if (len > 20)
+			return pd_fail(p, -ITRACE_E_CORRUPT, "build-id entry at offset %zu: length %u over 20",
+				       (size_t)(q - p->buf), len);
+	}
+	p->st->buildids++;
+	return pd_add_buildid(p, (const char *)q + 36, (size_t)(nul - (q + 36)), q + 12, len);
+}
+
 static int pd_read_buildids(struct pd *p, struct pd_section s)
 {
 	const uint8_t *q = p->buf + s.off, *end = q + s.size;
 
 	while (end - q >= PR_HEADER_SIZE) {
 		size_t size = bts_le16(q + 6);
-		uint16_t misc = bts_le16(q + 4);
-		const uint8_t *nul;
-		uint8_t len = 20;
 		int rc;
 
-		if (size < 37 || size > (size_t)(end - q))
+		if (size > (size_t)(end - q))
 			return pd_fail(p, -ITRACE_E_CORRUPT, "build-id entry at offset %zu has invalid size %zu",
 				       (size_t)(q - p->buf), size);
-		nul = memchr(q + 36, 0, size - 36);
-		if (!nul)
-			return pd_fail(p, -ITRACE_E_CORRUPT, "build-id entry at offset %zu: file name without NUL",
-				       (size_t)(q - p->buf));
-		if (misc & (1u << 15)) {
-			len = q[12 + 20];
-			if (len > 20)
-				return pd_fail(p, -ITRACE_E_CORRUPT,
-					       "build-id entry at offset %zu: length %u over 20",
-					       (size_t)(q - p->buf), len);
-		}
-		rc = pd_add_buildid(p, (const char *)q + 36, (size_t)(nul - (q + 36)), q + 12, len);
+		rc = pd_buildid_entry(p, q, size);
 		if (rc)
 			return rc;
-		p->st->buildids++;
 		q += size;
 	}
 	return 0;
@@ -523,9 +571,12 @@ static int pd_auxtrace(struct pd *p, const uint8_t *rec, size_t hsize, size_t po
 /* The attribute a sample belongs to, or NULL. */
 static const struct pd_attr *pd_sample_attr(const struct pd *p, const uint8_t *body, size_t n)
 {
-	uint64_t st = p->attrs[0].sample_type, id;
+	uint64_t st, id;
 	size_t off;
 
+	if (!p->nattrs)
+		return NULL; /* pipe mode: a sample before any HEADER_ATTR */
+	st = p->attrs[0].sample_type;
 	if (p->nattrs == 1)
 		return &p->attrs[0];
 	if (st & PD_SAMPLE_IDENTIFIER) {
@@ -598,6 +649,44 @@ static int pd_sample(struct pd *p, const uint8_t *rec, size_t size, size_t pos)
 	return pd_emit(p, &ev);
 }
 
+/*
+ * Bytes a record occupies in the stream: header.size, plus the payload
+ * that AUXTRACE and HEADER_TRACING_DATA records carry after themselves.
+ * 0 if that payload does not fit in `avail`.
+ */
+static size_t pd_extent(const uint8_t *rec, size_t size, size_t avail)
+{
+	uint32_t type = bts_le32(rec);
+	uint64_t extra = 0;
+
+	if (type == PR_AUXTRACE && size >= PD_AUXTRACE_HDR)
+		extra = bts_le64(rec + 8);
+	else if (type == PR_HEADER_TRACING_DATA && size >= 12)
+		extra = (bts_le32(rec + 8) + 7ull) & ~7ull;
+	if (extra > avail - size)
+		return 0;
+	return size + (size_t)extra;
+}
+
+/* Pipe mode sends build-ids at the end: collect them before the MMAPs need them. */
+static int pd_prescan_buildids(struct pd *p, size_t pos, size_t end)
+{
+	while (end - pos >= PR_HEADER_SIZE) {
+		size_t size = bts_le16(p->buf + pos + 6), ext;
+		int rc;
+
+		if (size < PR_HEADER_SIZE || size > end - pos)
+			return 0; /* the main pass reports it */
+		ext = pd_extent(p->buf + pos, size, end - pos);
+		if (!ext)
+			return 0;
+		if (bts_le32(p->buf + pos) == PR_HEADER_BUILD_ID && (rc = pd_buildid_entry(p, p->buf + pos, size)))
+			return rc;
+		pos += ext;
+	}
+	return 0;
+}
+
 static int pd_record(struct pd *p, const uint8_t *rec, size_t size, size_t pos, size_t avail,
 		     size_t *consumed)
 {
@@ -616,11 +705,19 @@ static int pd_record(struct pd *p, const uint8_t *rec, size_t size, size_t pos, 
 		return pd_sample(p, rec, size, pos);
 	case PR_AUXTRACE_INFO:
 		return pd_auxtrace_info(p, rec, size, pos);
-	case PR_AUXTRACE: {
-		if (size >= PD_AUXTRACE_HDR && bts_le64(rec + 8) <= avail - size)
-			*consumed = size + (size_t)bts_le64(rec + 8);
+	case PR_AUXTRACE:
+		if (pd_extent(rec, size, avail))
+			*consumed = pd_extent(rec, size, avail);
 		return pd_auxtrace(p, rec, size, pos, avail);
-	}
+	case PR_HEADER_ATTR:
+		return pd_header_attr(p, rec, size, pos);
+	case PR_HEADER_BUILD_ID:
+		return 0; /* taken by pd_prescan_buildids */
+	case PR_HEADER_TRACING_DATA:
+		*consumed = pd_extent(rec, size, avail);
+		if (!*consumed)
+			return pd_fail(p, -ITRACE_E_TRUNCATED, "tracing data at offset %zu runs past the end", pos);
+		return 0;
 	case PR_AUX:
 		if (perf_record_aux(rec, size, &aux))
 			return pd_fail(p, -ITRACE_E_CORRUPT, "AUX record at offset %zu is too short", pos);
@@ -700,6 +797,14 @@ int perfdata_parse(const uint8_t *buf, size_t len, unsigned spaces, bts_event_fn
 	rc = pd_check_magic(&p);
 	if (rc)
 		goto out;
+	if (p.pipe) {
+		data.off = 16;
+		data.size = len - 16;
+		rc = pd_prescan_buildids(&p, 16, len);
+		if (!rc)
+			rc = pd_read_data(&p, data);
+		goto check;
+	}
 	data = pd_section_at(buf + 40);
 	if (!pd_section_ok(&p, data)) {
 		rc = pd_fail(&p, -ITRACE_E_TRUNCATED, "data section {%llu, %llu} runs past the file end (%zu bytes)",
@@ -716,6 +821,7 @@ int perfdata_parse(const uint8_t *buf, size_t len, unsigned spaces, bts_event_fn
 		rc = pd_read_features(&p, data);
 	if (!rc)
 		rc = pd_read_data(&p, data);
+check:
 	if (!rc && !p.have_auxtrace_info && !p.have_legacy)
 		rc = pd_fail(&p, -ITRACE_E_NOTSUP,
 			     "perf.data holds no branch trace; record with 'perf record -e intel_bts//u --per-thread' or 'perf record -e branches:u -c 1 -d'");

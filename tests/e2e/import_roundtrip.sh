@@ -28,6 +28,8 @@ check "the reference has instructions and branches" test -s "$TMP/ref.txt" -a -s
 # roundtrip NAME GEN-OPTIONS...: generate, import, compare branches and fill.
 roundtrip() {
 	name="$1"; shift
+	legacy=no
+	case " $* " in *" --legacy "*) legacy=yes ;; esac
 	if ! "$GEN" perf "$TMP/ref.itr" "$TMP/$name.data" "$@" 2>"$TMP/gen.err"; then
 		fail "$name: bts-gen" "$(cat "$TMP/gen.err")"
 		return
@@ -40,7 +42,7 @@ roundtrip() {
 	check "$name: branch level, taken-only flag, complete" \
 		sh -c "grep -q '^level: branch' '$TMP/$name.sum' && grep -q '^flags: 0x4' '$TMP/$name.sum' && grep -q '^ended: complete' '$TMP/$name.sum'"
 	branch_list "$TMP/$name.itr" >"$TMP/$name.br"
-	if [ "$name" = legacy ]; then
+	if [ "$legacy" = yes ]; then
 		# The kernel drops crossings into it on the legacy path: no system calls.
 		"$GEN" branches "$TMP/ref.itr" --kept --legacy | cut -d' ' -f2- >"$TMP/legacy-expect.txt"
 		check_files_eq "$name: imported branches = the run's user branches" "$TMP/legacy-expect.txt" "$TMP/$name.br"
@@ -52,7 +54,7 @@ roundtrip() {
 		return
 	fi
 	insn_addrs "$TMP/$name-filled.itr" >"$TMP/$name.txt"
-	if [ "$name" = legacy ]; then
+	if [ "$legacy" = yes ]; then
 		# Without the exit system call the fill stops at the last taken branch.
 		n=$(wc -l <"$TMP/$name.txt")
 		head -n "$n" "$TMP/ref.txt" >"$TMP/ref-prefix.txt"
@@ -67,6 +69,8 @@ roundtrip full
 roundtrip small-buffers --chunk 5 --pad 2
 roundtrip inline-buildid --inline-buildid --chunk 1000
 roundtrip legacy --legacy
+roundtrip pipe --pipe --pad 1
+roundtrip pipe-legacy --pipe --legacy
 
 # Build-ids reach the MMAP records, from the feature section or MMAP2.
 id=$(readelf -n "$PROG" | awk '/Build ID/ { print $3 }')
@@ -104,6 +108,8 @@ if command -v perf >/dev/null 2>&1; then
 		"$(($(wc -l <"$TMP/expect.txt") - $(wc -l <"$TMP/user.txt")))" "$(grep -c ' ffffffff' "$TMP/perf-bts.txt")"
 	perf script -i "$TMP/legacy.data" -F ip,addr 2>/dev/null | awk '{ print $1, $3 }' >"$TMP/perf-legacy.txt"
 	check_files_eq "perf script reads the synthetic legacy samples identically" "$TMP/user.txt" "$TMP/perf-legacy.txt"
+	perf script -i "$TMP/pipe-legacy.data" -F ip,addr 2>/dev/null | awk '{ print $1, $3 }' >"$TMP/perf-pipe.txt"
+	check_files_eq "perf script reads the synthetic pipe-mode stream identically" "$TMP/user.txt" "$TMP/perf-pipe.txt"
 else
 	ok "perf script cross-check # SKIP perf is not installed"
 fi

@@ -413,12 +413,65 @@ static void test_unsupported_content(void **state)
 	memcpy(F.b, "2ELIFREP", 8);
 	assert_int_equal(parse(&F, F.len, &c, &st, err), -ITRACE_E_NOTSUP);
 	build_bts(0);
-	set64(&F, 8, 16);
-	assert_int_equal(parse(&F, F.len, &c, &st, err), -ITRACE_E_NOTSUP);
-	assert_non_null(strstr(err, "pipe"));
-	build_bts(0);
 	memcpy(F.b, "NOTPERF!", 8);
 	assert_int_equal(parse(&F, F.len, &c, &st, err), -ITRACE_E_BADMAGIC);
+}
+
+/* perf record -o -: a 16-byte header, attributes and build-ids as records. */
+static void test_pipe_mode(void **state)
+{
+	struct collected c;
+	struct perfdata_stats st;
+	char err[256];
+	(void)state;
+
+	memset(&F, 0, sizeof F);
+	memcpy(F.b, "PERFILE2", 8);
+	F.len = 8;
+	p64(&F, 16);
+	rec_sample(&F, 7, 8, 0x1000, 0x2000); /* before any attribute: not ours */
+	size_t at = rec_begin(&F, 64, 0);     /* HEADER_ATTR {attr, id} */
+	size_t a0 = F.len;
+	p32(&F, legacy_attr.type);
+	p32(&F, ATTR_SZ);
+	p64(&F, legacy_attr.config);
+	p64(&F, legacy_attr.period);
+	p64(&F, legacy_attr.sample_type);
+	p64(&F, 0);
+	p64(&F, legacy_attr.flags);
+	pz(&F, ATTR_SZ - (F.len - a0));
+	p64(&F, legacy_attr.id);
+	rec_end(&F, at);
+	rec_mmap2(&F, 7, 0x400000, "/bin/p", NULL);
+	rec_sample(&F, 7, 8, 0x400010, 0x400100);
+	at = rec_begin(&F, 67, 2 | 1u << 15); /* HEADER_BUILD_ID, at the end as perf sends it */
+	p32(&F, 0xffffffffu);
+	memcpy(F.b + F.len, bid, 20);
+	F.len += 20;
+	pz(&F, 4);
+	F.b[F.len - 4] = 20; /* build-id size */
+	memcpy(F.b + F.len, "/bin/p", 7);
+	F.len += 7;
+	pz(&F, 64 - 7);
+	rec_end(&F, at);
+
+	assert_int_equal(parse(&F, F.len, &c, &st, err), 0);
+	assert_int_equal(st.mode, PERFDATA_MODE_LEGACY);
+	assert_int_equal(st.other_samples, 1);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.ev[0].type, BTS_EV_MMAP);
+	assert_int_equal(c.ev[0].u.mmap.buildid_len, 20); /* from the later record */
+	assert_memory_equal(c.ev[0].u.mmap.buildid, bid, 20);
+	assert_int_equal(c.ev[1].u.branch.to, 0x400100);
+
+	/* an attribute size larger than its record (the record follows the 48-byte sample) */
+	size_t attr_rec = 16 + 48;
+	F.b[attr_rec + 8 + 4] = 0xff;
+	assert_int_equal(parse(&F, F.len, &c, &st, err), -ITRACE_E_CORRUPT);
+	assert_non_null(strstr(err, "HEADER_ATTR"));
+
+	/* an empty stream holds no branch trace */
+	assert_int_equal(parse(&F, 16, &c, &st, err), -ITRACE_E_NOTSUP);
 }
 
 static void test_damage(void **state)
@@ -498,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_samples),
 		cmocka_unit_test(test_legacy_sampled_not_full),
 		cmocka_unit_test(test_unsupported_content),
+		cmocka_unit_test(test_pipe_mode),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_every_truncation),
 	};
