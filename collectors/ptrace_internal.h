@@ -1,8 +1,9 @@
 /*
  * ptrace_internal.h - state shared by the files of the ptrace backend
- * (ptrace_backend.c: processes, threads and the event loop;
- * ptrace_step.c: what happens at each single step; ptrace_bp.c: int3
- * breakpoints).  Not used outside collectors/ptrace_*.c.
+ * (ptrace_backend.c: start, attach, end; ptrace_stop.c: the event loop;
+ * ptrace_proc.c: records, process and thread tables; ptrace_step.c: what
+ * happens at each single step; ptrace_bp.c: int3 breakpoints).  Not used
+ * outside collectors/ptrace_*.c.
  */
 #ifndef ITRACE_PTRACE_INTERNAL_H
 #define ITRACE_PTRACE_INTERNAL_H
@@ -135,14 +136,52 @@ struct pt_session {
 	struct cli_progress progress;
 };
 
-/* ptrace_backend.c */
+/* ptrace_proc.c: records */
 void pt_write(struct pt_session *s, const struct itrace_record *rec);
 void pt_switch_to(struct pt_session *s, struct pt_thread *t);
 void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason, uint64_t addr);
+void pt_write_thread(struct pt_session *s, int event, pid_t tid, pid_t pid, uint64_t other);
+void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other, int64_t status,
+		      const char *name);
+void pt_write_signal(struct pt_session *s, struct pt_thread *t, const struct itrace_signal *sig);
+/* A write failed: report once, then the session stops. */
 void pt_fail_io(struct pt_session *s, int rc);
+
+/* ptrace_proc.c: processes and threads */
+void pt_exe_path(pid_t pid, char *buf, size_t len);
+int pt_open_mem(pid_t pid);
+struct pt_process *pt_find_process(struct pt_session *s, pid_t pid);
+struct pt_thread *pt_find_thread(struct pt_session *s, pid_t tid);
+struct pt_process *pt_new_process(struct pt_session *s, pid_t pid);
+void pt_free_process(struct pt_session *s, struct pt_process *p);
+struct pt_thread *pt_new_thread(struct pt_session *s, struct pt_process *p, pid_t tid);
+void pt_free_thread(struct pt_session *s, struct pt_thread *t);
+/* Mode of a thread that appears now: tracing unless it waits for --start. */
+enum pt_mode pt_initial_mode(const struct pt_session *s, const struct pt_process *p);
+/* Signal mask `field` ("SigCgt:", "SigBlk:", "SigPnd:") of /proc/TID/status. */
+unsigned long long pt_status_mask(pid_t tid, const char *field);
+int pt_signal_is_caught(pid_t tid, int sig);
+/* Is SIGTRAP in the blocked mask of thread tid? */
+int pt_sigtrap_blocked(pid_t tid);
+
+/* ptrace_stop.c */
+void pt_event_loop(struct pt_session *s);
+/* Resolve --start/--stop/--only in p and set their breakpoints. */
+int pt_arm_triggers(struct pt_session *s, struct pt_process *p);
+int pt_get_regs(struct pt_thread *t);
+/* Resume a stopped thread as pt_prepare_resume decides, delivering sig. */
+void pt_resume(struct pt_session *s, struct pt_thread *t, int sig);
+void pt_on_exit_status(struct pt_session *s, struct pt_thread *t, int status);
+/* --ring: write the kept branches (once). */
+void pt_flush_ring(struct pt_session *s);
+
 /* The address space may have changed (mmap, ran unobserved): drop decoded
  * code and write MMAP records for new mappings. */
 void pt_code_changed(struct pt_session *s, struct pt_process *p);
+
+/* ptrace_backend.c */
+/* The traced process exists and has exec'd (or is attached): open the trace. */
+struct pt_process *pt_start_process(struct pt_session *s, pid_t pid);
 
 /* ptrace_step.c */
 int pt_step_init(struct pt_session *s);
@@ -170,9 +209,6 @@ void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, ui
 		    unsigned kind, unsigned flags);
 void pt_regs_to_arch(const struct user_regs_struct *r, struct arch_x86_regs *a);
 int pt_read_mem(struct pt_process *p, uint64_t addr, void *buf, size_t len);
-
-/* Is SIGTRAP in the blocked mask of thread tid (/proc/TID/status)? */
-int pt_sigtrap_blocked(pid_t tid);
 
 /* ptrace_bp.c */
 struct pt_bp *pt_bp_find(struct pt_process *p, uint64_t addr);

@@ -1,0 +1,236 @@
+/*
+ * ptrace_proc.c - the ptrace backend's bookkeeping: the records it writes
+ * about processes, threads and signals, and its tables of traced
+ * processes and threads.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ptrace_internal.h"
+
+/* ---- records ----------------------------------------------------------- */
+
+void pt_fail_io(struct pt_session *s, int rc)
+{
+	if (!s->io_error)
+		cli_error("cannot write the trace '%s': %s", s->opts->output, itrace_errstr(rc));
+	s->io_error = 1;
+}
+
+void pt_write(struct pt_session *s, const struct itrace_record *rec)
+{
+	int rc;
+
+	if (s->io_error || !s->w)
+		return;
+	rc = itrace_writer_write(s->w, rec);
+	if (rc < 0)
+		pt_fail_io(s, rc);
+}
+
+void pt_write_thread(struct pt_session *s, int event, pid_t tid, pid_t pid, uint64_t other)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_THREAD;
+	rec.u.thread.event = (uint8_t)event;
+	rec.u.thread.tid = (uint32_t)tid;
+	rec.u.thread.pid = (uint32_t)pid;
+	rec.u.thread.other = other;
+	pt_write(s, &rec);
+}
+
+void pt_switch_to(struct pt_session *s, struct pt_thread *t)
+{
+	if (s->last_tid == (uint32_t)t->tid)
+		return;
+	s->last_tid = (uint32_t)t->tid;
+	pt_write_thread(s, ITRACE_THREAD_SWITCH, t->tid, t->proc->pid, 0);
+}
+
+void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason, uint64_t addr)
+{
+	struct itrace_record rec;
+
+	if (s->ring_on)
+		return;
+	pt_switch_to(s, t);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_TRACE_CTL;
+	rec.u.ctl.on = (uint8_t)on;
+	rec.u.ctl.reason = (uint8_t)reason;
+	rec.u.ctl.addr = addr;
+	pt_write(s, &rec);
+}
+
+void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other,
+			  int64_t status, const char *name)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_PROCESS;
+	rec.u.process.event = (uint8_t)event;
+	rec.u.process.pid = (uint32_t)pid;
+	rec.u.process.other = other;
+	rec.u.process.status = status;
+	rec.u.process.name = name;
+	rec.u.process.name_len = name ? strlen(name) : 0;
+	pt_write(s, &rec);
+}
+
+void pt_write_signal(struct pt_session *s, struct pt_thread *t, const struct itrace_signal *sig)
+{
+	struct itrace_record rec;
+
+	if (s->ring_on) {
+		struct collect_ring_entry e = {.tid = (uint32_t)t->tid,
+					       .pid = (uint32_t)t->proc->pid,
+					       .type = ITRACE_REC_SIGNAL};
+
+		e.u.signal = *sig;
+		collect_ring_push(&s->ring, &e);
+		return;
+	}
+	pt_switch_to(s, t);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_SIGNAL;
+	rec.u.signal = *sig;
+	pt_write(s, &rec);
+}
+
+/* ---- processes and threads ---------------------------------------------- */
+
+void pt_exe_path(pid_t pid, char *buf, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+int pt_open_mem(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+struct pt_process *pt_find_process(struct pt_session *s, pid_t pid)
+{
+	for (struct pt_process *p = s->procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+struct pt_thread *pt_find_thread(struct pt_session *s, pid_t tid)
+{
+	for (struct pt_thread *t = s->threads; t; t = t->next)
+		if (t->tid == tid)
+			return t;
+	return NULL;
+}
+
+struct pt_process *pt_new_process(struct pt_session *s, pid_t pid)
+{
+	struct pt_process *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->mem_fd = pt_open_mem(pid);
+	pt_invalidate_code(p);
+	p->next = s->procs;
+	s->procs = p;
+	return p;
+}
+
+void pt_free_process(struct pt_session *s, struct pt_process *p)
+{
+	for (struct pt_process **pp = &s->procs; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	if (p->mem_fd >= 0)
+		close(p->mem_fd);
+	maps_seen_free(&p->maps);
+	free(p->bps);
+	free(p);
+}
+
+/* Mode of a thread that appears now: tracing unless it waits for --start. */
+enum pt_mode pt_initial_mode(const struct pt_session *s, const struct pt_process *p)
+{
+	if (!p->triggers_armed && s->use_triggers)
+		return PT_MODE_CONT; /* runs to the entry breakpoint */
+	return p->start_addr ? PT_MODE_CONT : PT_MODE_STEP;
+}
+
+struct pt_thread *pt_new_thread(struct pt_session *s, struct pt_process *p, pid_t tid)
+{
+	struct pt_thread *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->proc = p;
+	t->mode = pt_initial_mode(s, p);
+	t->next = s->threads;
+	s->threads = t;
+	p->nthreads++;
+	s->live_threads++;
+	return t;
+}
+
+void pt_free_thread(struct pt_session *s, struct pt_thread *t)
+{
+	for (struct pt_thread **pp = &s->threads; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	}
+	t->proc->nthreads--;
+	s->live_threads--;
+	free(t);
+}
+
+/* Signal mask `field` ("SigCgt:", "SigBlk:") of /proc/TID/status. */
+unsigned long long pt_status_mask(pid_t tid, const char *field)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	size_t flen = strlen(field);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, field, flen) == 0 && sscanf(line + flen, "%llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask;
+}
+
+/* Is `sig` caught by a handler in thread `tid`? */
+int pt_signal_is_caught(pid_t tid, int sig)
+{
+	return (pt_status_mask(tid, "SigCgt:") >> (sig - 1)) & 1;
+}
+
+int pt_sigtrap_blocked(pid_t tid)
+{
+	return (pt_status_mask(tid, "SigBlk:") >> (SIGTRAP - 1)) & 1;
+}
