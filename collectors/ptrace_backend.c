@@ -206,7 +206,7 @@ static void drain_own_sigtrap(struct pt_thread *t)
 	siginfo_t si;
 	int status;
 
-	if (!t->stopped || !((pt_status_mask(t->tid, "SigPnd:") >> (SIGTRAP - 1)) & 1))
+	if (!t->stopped || !((pt_status_value(t->tid, "SigPnd:", 16) >> (SIGTRAP - 1)) & 1))
 		return;
 	if (ptrace(PTRACE_CONT, t->tid, 0, 0) != 0 || waitpid(t->tid, &status, __WALL) != t->tid ||
 	    !WIFSTOPPED(status))

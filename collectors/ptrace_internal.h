@@ -158,8 +158,8 @@ struct pt_thread *pt_new_thread(struct pt_session *s, struct pt_process *p, pid_
 void pt_free_thread(struct pt_session *s, struct pt_thread *t);
 /* Mode of a thread that appears now: tracing unless it waits for --start. */
 enum pt_mode pt_initial_mode(const struct pt_session *s, const struct pt_process *p);
-/* Signal mask `field` ("SigCgt:", "SigBlk:", "SigPnd:") of /proc/TID/status. */
-unsigned long long pt_status_mask(pid_t tid, const char *field);
+/* Field ("Tgid:", "SigBlk:", ...) of /proc/TID/status in `base`; 0 if absent. */
+unsigned long long pt_status_value(pid_t tid, const char *field, int base);
 int pt_signal_is_caught(pid_t tid, int sig);
 /* Is SIGTRAP in the blocked mask of thread tid? */
 int pt_sigtrap_blocked(pid_t tid);

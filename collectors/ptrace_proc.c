@@ -205,11 +205,10 @@ void pt_free_thread(struct pt_session *s, struct pt_thread *t)
 	free(t);
 }
 
-/* Signal mask `field` ("SigCgt:", "SigBlk:") of /proc/TID/status. */
-unsigned long long pt_status_mask(pid_t tid, const char *field)
+unsigned long long pt_status_value(pid_t tid, const char *field, int base)
 {
 	char path[64], line[256];
-	unsigned long long mask = 0;
+	unsigned long long v = 0;
 	size_t flen = strlen(field);
 	FILE *f;
 
@@ -217,20 +216,23 @@ unsigned long long pt_status_mask(pid_t tid, const char *field)
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, field, flen) == 0 && sscanf(line + flen, "%llx", &mask) == 1)
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, field, flen) == 0) {
+			v = strtoull(line + flen, NULL, base);
 			break;
+		}
+	}
 	fclose(f);
-	return mask;
+	return v;
 }
 
 /* Is `sig` caught by a handler in thread `tid`? */
 int pt_signal_is_caught(pid_t tid, int sig)
 {
-	return (pt_status_mask(tid, "SigCgt:") >> (sig - 1)) & 1;
+	return (pt_status_value(tid, "SigCgt:", 16) >> (sig - 1)) & 1;
 }
 
 int pt_sigtrap_blocked(pid_t tid)
 {
-	return (pt_status_mask(tid, "SigBlk:") >> (SIGTRAP - 1)) & 1;
+	return (pt_status_value(tid, "SigBlk:", 16) >> (SIGTRAP - 1)) & 1;
 }

@@ -463,28 +463,11 @@ static void on_event(struct pt_session *s, struct pt_thread *t, int event, int s
 	pt_resume(s, t, 0);
 }
 
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[256];
-	pid_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /* First stop of a thread we have not heard of yet (its clone/fork event
  * may come later): attach it to its process, or create the process. */
 static struct pt_thread *adopt_thread(struct pt_session *s, pid_t tid)
 {
-	pid_t tgid = tgid_of(tid);
+	pid_t tgid = (pid_t)pt_status_value(tid, "Tgid:", 10);
 	struct pt_process *p = pt_find_process(s, tgid ? tgid : tid);
 
 	if (!p) {
