@@ -38,7 +38,8 @@ static void usage(void)
 	       "Exits with the traced program's exit status (128+N if killed by signal N).\n"
 	       "\n"
 	       "  -l, --level LEVEL     insn (INSN + MEM records, default) or branch\n"
-	       "  -o, --output FILE     trace file ('-' = stdout; default trace.itr)\n"
+	       "  -o, --output FILE     trace file (default trace.itr); with '-' the trace goes\n"
+	       "                        to stdout and the program's stdout to stderr\n"
 	       "  -p, --pid PID         attach to a running process (detach at the end)\n"
 	       "      --start FUNC      trace from FUNC's entry (only inside FUNC unless --stop)\n"
 	       "      --stop FUNC       stop tracing when FUNC is entered\n"
@@ -59,7 +60,7 @@ static void usage(void)
 	       "      --remote HOST:PORT  gdb backend: connect to a gdb server\n"
 	       "      --no-compress     write uncompressed chunks\n"
 	       "  -q, --quiet           no progress line, no summary\n"
-	       "  -v, --verbose         more messages\n"
+	       "  -v, --verbose         say what is traced and how\n"
 	       "      --help            this text\n"
 	       "      --version         the version\n");
 }

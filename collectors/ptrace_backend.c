@@ -55,6 +55,10 @@ struct pt_process *pt_start_process(struct pt_session *s, pid_t pid)
 		return NULL;
 	}
 	pt_exe_path(pid, exe, sizeof(exe));
+	if (s->opts->verbose)
+		fprintf(stderr, "%s: tracing process %d (%s) at %s level%s\n", cli_progname(), (int)pid,
+			exe, s->opts->level == ITRACE_LEVEL_INSN ? "insn" : "branch",
+			s->blockstep ? " with PTRACE_SINGLEBLOCK" : "");
 	pt_write_process(s, ITRACE_PROCESS_START, pid, 0, 0, exe);
 	pt_code_changed(s, p);
 	return p;
