@@ -96,6 +96,11 @@ int sim_cache_ref(struct sim_cache *c, uint64_t addr, unsigned size)
 	return miss;
 }
 
+int sim_cache_fill(struct sim_cache *c, uint64_t addr)
+{
+	return line_ref(c, addr >> c->line_shift);
+}
+
 int sim_memsys_init(struct sim_memsys *m, const struct sim_core_cfg *cfg)
 {
 	memset(m, 0, sizeof(*m));
@@ -155,4 +160,15 @@ int sim_memsys_fetch(struct sim_memsys *m, uint64_t addr, unsigned size)
 	if (!sim_cache_ref(&m->l1i, addr, size))
 		return SIM_LVL_L1;
 	return below_l1(m, 0, addr, size);
+}
+
+int sim_memsys_prefetch(struct sim_memsys *m, uint64_t addr)
+{
+	if (!sim_cache_fill(&m->l1d, addr))
+		return SIM_LVL_L1;
+	if (m->has_l2 && !sim_cache_fill(&m->l2, addr))
+		return SIM_LVL_L2;
+	if (m->has_llc && !sim_cache_fill(&m->llc, addr))
+		return SIM_LVL_LLC;
+	return SIM_LVL_MEM;
 }

@@ -30,6 +30,10 @@ void sim_cache_free(struct sim_cache *c);
 /* sim_cache_ref - one reference; returns 1 when it missed (and fills). */
 int sim_cache_ref(struct sim_cache *c, uint64_t addr, unsigned size);
 
+/* sim_cache_fill - bring the line of addr in without counting an access
+ * (prefetches); returns 1 when it was not there. */
+int sim_cache_fill(struct sim_cache *c, uint64_t addr);
+
 /* Levels a reference can be served from. */
 enum sim_level { SIM_LVL_L1, SIM_LVL_L2, SIM_LVL_LLC, SIM_LVL_MEM };
 
@@ -48,5 +52,9 @@ void sim_memsys_free(struct sim_memsys *m);
  * level that served it (enum sim_level). */
 int sim_memsys_data(struct sim_memsys *m, uint64_t addr, unsigned size);
 int sim_memsys_fetch(struct sim_memsys *m, uint64_t addr, unsigned size);
+
+/* sim_memsys_prefetch - fill the line of addr into L1D and the levels
+ * below without counting accesses; returns the level it came from. */
+int sim_memsys_prefetch(struct sim_memsys *m, uint64_t addr);
 
 #endif

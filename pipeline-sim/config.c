@@ -206,7 +206,7 @@ static const struct uint_key uint_keys[] = {
 	UK(fetch_width), UK(dispatch_width), UK(retire_width), UK(frontend_depth),
 	UK(fetch_queue), UK(rob), UK(iq), UK(lq), UK(sq), UK(mispredict_penalty),
 	UK(store_forward_latency), UK(bpred_bits), UK(ghist_bits), UK(btb_entries),
-	UK(ras_entries), UK(mem_latency),
+	UK(ras_entries), UK(mem_latency), UK(prefetch_degree),
 };
 
 /* apply - one key with its (trimmed, writable) value. */
@@ -243,6 +243,15 @@ static int apply(struct sim_core_cfg *c, const char *key, char *value, char *err
 			c->bpred = SIM_BP_TAGE;
 		else
 			return fail(err, errlen, "bpred: expected bimodal, gshare or tage, not '%s'", value);
+		return 0;
+	}
+	if (strcmp(key, "prefetch") == 0) {
+		if (strcmp(value, "none") == 0)
+			c->prefetch = SIM_PF_NONE;
+		else if (strcmp(value, "stride") == 0)
+			c->prefetch = SIM_PF_STRIDE;
+		else
+			return fail(err, errlen, "prefetch: expected none or stride, not '%s'", value);
 		return 0;
 	}
 	if (strcmp(key, "ports") == 0)
@@ -379,6 +388,8 @@ int sim_config_validate(const struct sim_core_cfg *c, char *err, size_t errlen)
 		return -1;
 	if (!c->mem_latency)
 		return fail(err, errlen, "mem_latency must be set");
+	if (c->prefetch != SIM_PF_NONE && (c->prefetch_degree == 0 || c->prefetch_degree > 16))
+		return fail(err, errlen, "prefetch_degree must be 1..16 with prefetch = stride");
 	return 0;
 }
 

@@ -48,7 +48,11 @@ struct sim_core_cfg {
 	unsigned ras_entries;
 	struct sim_cache_cfg l1i, l1d, l2, llc;
 	unsigned mem_latency;
+	int prefetch;		  /* enum sim_prefetch */
+	unsigned prefetch_degree; /* lines fetched ahead of a stride */
 };
+
+enum sim_prefetch { SIM_PF_NONE, SIM_PF_STRIDE };
 
 /* sim_config_init - an empty config (everything must come from a file). */
 void sim_config_init(struct sim_core_cfg *c);

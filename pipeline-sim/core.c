@@ -81,6 +81,7 @@ int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t k
 	if (sim_memsys_init(&c->mem, cfg) || sim_bpred_init(&c->bp, cfg))
 		goto fail;
 	c->l1i_shift = log2u(cfg->l1i.line);
+	c->l1d_shift = log2u(cfg->l1d.line);
 	c->fetch_line = ~0ull;
 	return 0;
 fail:
@@ -436,6 +437,73 @@ static int predict(struct sim_core *c, const struct sim_sem *s, const struct sim
 	return miss;
 }
 
+/*
+ * prefetch_train - a stride prefetcher per load PC: after the same
+ * non-zero stride twice, fetch prefetch_degree lines ahead (at least a
+ * line apart).  Prefetched lines are filled at once but only usable from
+ * the cycle their level's latency after `now`; a load that comes earlier
+ * waits for them (prefetch_wait).
+ */
+static void prefetch_train(struct sim_core *c, uint64_t pc, uint64_t addr, uint64_t now)
+{
+	struct sim_pf_stream *e = &c->pf_table[(pc >> 1) & 255];
+	int64_t d, step;
+	int64_t line = (int64_t)1 << c->l1d_shift;
+
+	if (e->pc != pc) {
+		e->pc = pc;
+		e->last = addr;
+		e->stride = 0;
+		e->conf = 0;
+		return;
+	}
+	d = (int64_t)(addr - e->last);
+	e->last = addr;
+	if (d == 0)
+		return;
+	if (d != e->stride) {
+		e->stride = d;
+		e->conf = 0;
+		return;
+	}
+	if (e->conf < 3)
+		e->conf++;
+	if (e->conf < 2)
+		return;
+	step = d > -line && d < line ? (d > 0 ? line : -line) : d;
+	for (unsigned k = 1; k <= c->cfg.prefetch_degree; k++) {
+		uint64_t target = addr + (uint64_t)(step * (int64_t)k);
+		uint64_t tl = target >> c->l1d_shift;
+		struct sim_pf_line *f = &c->pf_inflight[tl & 511];
+		int lvl;
+
+		if (f->line == tl + 1)
+			continue;
+		lvl = sim_memsys_prefetch(&c->mem, target);
+		if (lvl == SIM_LVL_L1)
+			continue;
+		f->line = tl + 1;
+		f->ready = now + c->mem.lat[lvl];
+		f->level = (uint8_t)lvl;
+		c->prefetches++;
+	}
+}
+
+/* prefetch_wait - cycles a load issued at `at` waits for a prefetch of
+ * its line still in flight; *lvl receives where that line comes from. */
+static uint64_t prefetch_wait(struct sim_core *c, uint64_t addr, uint64_t at, int *lvl)
+{
+	uint64_t tl = addr >> c->l1d_shift;
+	struct sim_pf_line *f = &c->pf_inflight[tl & 511];
+	uint64_t hit = at + c->mem.lat[SIM_LVL_L1];
+
+	if (f->line != tl + 1 || f->ready <= hit)
+		return 0;
+	*lvl = f->level;
+	c->prefetch_late++;
+	return f->ready - hit;
+}
+
 /* charge - split `lost` slots over the reasons, in proportion. */
 static void charge(struct sim_core *c, struct sim_sem *s, const struct comps *cs, uint64_t lost)
 {
@@ -494,6 +562,17 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 		add_comp(&cs, SIM_CAUSE_DEP_MEM, c->mem.lat[SIM_LVL_L1], s);
 		if (lvl != SIM_LVL_L1)
 			add_comp(&cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, c->mem.lat[lvl] - c->mem.lat[SIM_LVL_L1], s);
+		if (g->prefetch && dy->nmem) {
+			uint64_t a = dy->mem[0].addr;
+			int plvl = SIM_LVL_L1;
+			uint64_t wait = lvl == SIM_LVL_L1 ? prefetch_wait(c, a, at, &plvl) : 0;
+
+			if (wait) {
+				t += wait;
+				add_comp(&cs, SIM_CAUSE_DCACHE_L2 + plvl - 1, wait, s);
+			}
+			prefetch_train(c, s->addr, a, at);
+		}
 		c->load_level[lvl]++;
 		if (lvl != SIM_LVL_L1)
 			s->l1d_miss++;

@@ -64,7 +64,19 @@ struct sim_core {
 	uint64_t last_issue;
 	unsigned issue_used;
 	uint8_t last_cause;
-	unsigned l1i_shift;
+	unsigned l1i_shift, l1d_shift;
+	/* stride prefetcher: per load PC, and the lines it has in flight */
+	struct sim_pf_stream {
+		uint64_t pc, last;
+		int64_t stride;
+		uint8_t conf;
+	} pf_table[256];
+	struct sim_pf_line {
+		uint64_t line; /* line + 1; 0 = empty */
+		uint64_t ready;
+		uint8_t level;
+	} pf_inflight[512];
+	uint64_t prefetches, prefetch_late;
 	/* accounting */
 	uint64_t slot_clock;
 	double stack[SIM_CAUSE_COUNT]; /* lost slots by cause */

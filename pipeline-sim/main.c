@@ -140,6 +140,9 @@ static void print_core(const struct sim_core_cfg *c)
 			       caches[i]->latency, repl[caches[i]->repl]);
 	}
 	printf("mem_latency = %u\n", c->mem_latency);
+	printf("prefetch = %s\n", c->prefetch == SIM_PF_STRIDE ? "stride" : "none");
+	if (c->prefetch_degree)
+		printf("prefetch_degree = %u\n", c->prefetch_degree);
 }
 
 static void parse_args(int argc, char **argv, struct options *o)

@@ -25,7 +25,7 @@ cg=$(awk '/^events:/ { for (i = 2; i <= NF; i++) ev[i - 1] = $i }
 		print v["D1mr"] + v["D1mw"], v["DLmr"] + v["DLmw"] }' "$TMP/cg.out")
 cg_d1=${cg% *} cg_ll=${cg#* }
 
-"$SIM" -q --set l2=none \
+"$SIM" -q --set l2=none --set prefetch=none \
 	--set "l1i=size=32K assoc=8 line=64 latency=1" \
 	--set "l1d=size=32K assoc=8 line=64 latency=4" \
 	--set "llc=size=256K assoc=16 line=64 latency=40" \
