@@ -111,6 +111,14 @@ struct collect_backend {
 /* Set to the signal number by itrace-collect's SIGINT/SIGTERM handler. */
 extern volatile sig_atomic_t collect_interrupted;
 
+/*
+ * collect_restore_signals - give SIGINT, SIGTERM, SIGHUP and SIGPIPE back
+ * the actions itrace-collect found at start.  Call it in a child before
+ * exec'ing the program, so that the program inherits what it would have
+ * without the collector (an ignored SIGPIPE would survive exec).
+ */
+void collect_restore_signals(void);
+
 /* The backends.  Only ptrace lives in collectors/; the rest are weak. */
 extern const struct collect_backend collect_backend_ptrace;
 extern const struct collect_backend collect_backend_bts __attribute__((weak));

@@ -230,18 +230,27 @@ static void on_interrupt(int signo)
 	collect_interrupted = signo;
 }
 
+/* The signals itrace-collect handles itself, and their original actions. */
+static const int own_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+static struct sigaction saved_actions[sizeof(own_signals) / sizeof(own_signals[0])];
+
 /* SIGINT/SIGTERM end the trace cleanly; no SA_RESTART so waits return EINTR. */
 static void install_interrupt_handlers(void)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_interrupt;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	for (size_t i = 0; i < sizeof(own_signals) / sizeof(own_signals[0]); i++) {
+		sa.sa_handler = own_signals[i] == SIGPIPE ? SIG_IGN : on_interrupt;
+		sigaction(own_signals[i], &sa, &saved_actions[i]);
+	}
+}
+
+void collect_restore_signals(void)
+{
+	for (size_t i = 0; i < sizeof(own_signals) / sizeof(own_signals[0]); i++)
+		sigaction(own_signals[i], &saved_actions[i], NULL);
 }
 
 int main(int argc, char **argv)

@@ -70,6 +70,7 @@ static void exec_child(const struct collect_options *o, pid_t parent)
 	prctl(PR_SET_PDEATHSIG, SIGKILL); /* covers the window before SEIZE */
 	if (getppid() != parent)
 		_exit(127);
+	collect_restore_signals();
 	if (!o->aslr)
 		personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE);
 	if (strcmp(o->output, "-") == 0)

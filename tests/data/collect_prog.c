@@ -190,6 +190,16 @@ int main(int argc, char **argv)
 		rc = mode_threads();
 	} else if (strcmp(mode, "fork") == 0) {
 		rc = mode_fork();
+	} else if (strcmp(mode, "sigign") == 0) {
+		/* the signal dispositions it inherited (the tracer's must not leak) */
+		char line[256];
+		FILE *f = fopen("/proc/self/status", "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (strncmp(line, "SigIgn:", 7) == 0)
+				fputs(line, stdout);
+		if (f)
+			fclose(f);
 	} else if (strcmp(mode, "stopcont") == 0) {
 		rc = mode_stopcont();
 	} else if (strcmp(mode, "exec") == 0) {

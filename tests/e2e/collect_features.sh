@@ -59,6 +59,10 @@ check "exec: PROCESS exec record" sh -c "'$DUMP' '$TMP/exec.insn.itr' | grep -q 
 check_eq "exec: main traced in both images" 2 \
 	"$("$DUMP" "$TMP/exec.insn.itr" | grep -c 'TRACE_ON trigger')"
 
+# The program inherits the signal dispositions it would without the
+# collector (which ignores SIGPIPE and catches SIGINT/SIGTERM itself).
+trace sigign insn
+
 # exec from a thread that is not the leader: the exec'ing thread goes on
 # under the process id, main is traced again in the new image.
 trace threadexec insn
