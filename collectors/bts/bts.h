@@ -284,6 +284,50 @@ int bts_elf_entry(const char *path, uint64_t start, uint64_t pgoff, uint64_t *en
 /* Writer options every BTS trace uses: branch level, taken-only flag. */
 void bts_writer_options(struct itrace_writer_options *o);
 
+/* ---- The kernel's mapped buffers (bts_ring.c) ------------------------- */
+
+#include <linux/perf_event.h>
+
+/*
+ * A perf event's mappings: page 0 (struct perf_event_mmap_page with
+ * data_head/data_tail/aux_head/aux_tail), the data ring and the AUX
+ * area.  Events opened by the backend use sample_type TID|IDENTIFIER
+ * (AUX) or IDENTIFIER|IP|TID|ADDR (legacy) with sample_id_all, so every
+ * sideband record ends with {pid, tid, identifier}.
+ */
+struct bts_ring {
+	struct perf_event_mmap_page *pg;
+	uint8_t *data; /* data ring, data_size bytes (a power of two) */
+	size_t data_size;
+	uint8_t *aux; /* AUX area (NULL on the legacy path) */
+	size_t aux_size;
+	int legacy;    /* branches come as samples (ip = from, addr = to) */
+	int overwrite; /* --ring: the AUX area is read once, by bts_ring_snapshot */
+	unsigned spaces;
+	bts_event_fn fn;
+	void *ctx;
+	struct bts_convert_stats cst;
+	uint64_t truncated; /* AUX records with TRUNCATED */
+	uint8_t *scratch;   /* records that wrap around a ring's end */
+	size_t scratch_size;
+};
+
+/*
+ * bts_ring_drain - handle every complete record between data_tail and
+ * data_head (sideband, AUX areas in full-trace mode, legacy samples,
+ * LOST), then advance data_tail.  Returns 0 or the first error.
+ */
+int bts_ring_drain(struct bts_ring *r);
+/*
+ * bts_ring_snapshot - overwrite mode: deliver the newest `last` records
+ * of the AUX area.  The hardware fills 24-byte slots from the start of
+ * the area and wraps; aux_head is then the offset of the next slot, so
+ * oldest to newest runs from aux_head to the end and on from the start.
+ */
+int bts_ring_snapshot(struct bts_ring *r, uint32_t pid, uint64_t last);
+/* bts_ring_fini - free the scratch buffer. */
+void bts_ring_fini(struct bts_ring *r);
+
 /* ---- Why BTS is missing (bts_probe.c) -------------------------------- */
 
 #include <stdio.h>

@@ -285,14 +285,13 @@ struct live {
 	struct bts_method m;
 	unsigned spaces;
 	struct stream s;
+	struct bts_ring ring; /* reads s's mappings */
 	struct bts_sink sink;
 	struct itrace_writer *w;
-	uint8_t *scratch; /* wrapped records and AUX stretches */
-	size_t scratch_size;
-	struct bts_convert_stats cst;
 	pid_t pid;
-	int err; /* first writer error */
 };
+
+static int live_event(void *ctx, const struct bts_event *ev);
 
 static int stream_open(struct live *L, pid_t pid)
 {
@@ -324,6 +323,14 @@ static int stream_open(struct live *L, pid_t pid)
 	}
 	L->s.data = (uint8_t *)L->s.pg + page;
 	L->s.data_size = data_pages * page;
+	L->ring.pg = L->s.pg;
+	L->ring.data = L->s.data;
+	L->ring.data_size = L->s.data_size;
+	L->ring.legacy = L->m.legacy;
+	L->ring.overwrite = !!L->o->ring;
+	L->ring.spaces = L->spaces;
+	L->ring.fn = live_event;
+	L->ring.ctx = L;
 	if (L->m.legacy)
 		return 0;
 	/* AUX area after the data ring; read-only = overwrite (snapshot) mode. */
@@ -340,6 +347,8 @@ static int stream_open(struct live *L, pid_t pid)
 		L->s.aux = NULL;
 		return -1;
 	}
+	L->ring.aux = L->s.aux;
+	L->ring.aux_size = L->s.aux_size;
 	return 0;
 }
 
@@ -351,32 +360,6 @@ static void stream_close(struct stream *s)
 		munmap(s->pg, s->map_size);
 	if (s->fd >= 0)
 		close(s->fd);
-}
-
-static int scratch_reserve(struct live *L, size_t n)
-{
-	if (n <= L->scratch_size)
-		return 0;
-	uint8_t *p = realloc(L->scratch, n);
-	if (!p)
-		return -ITRACE_E_NOMEM;
-	L->scratch = p;
-	L->scratch_size = n;
-	return 0;
-}
-
-/* Copy [pos, pos+n) of a ring of `size` bytes (power of two) into scratch. */
-static const uint8_t *ring_bytes(struct live *L, const uint8_t *ring, size_t size, uint64_t pos, size_t n)
-{
-	size_t off = (size_t)(pos & (size - 1));
-
-	if (off + n <= size)
-		return ring + off;
-	if (scratch_reserve(L, n))
-		return NULL;
-	memcpy(L->scratch, ring + off, size - off);
-	memcpy(L->scratch + (size - off), ring, n - (size - off));
-	return L->scratch;
 }
 
 /*
@@ -426,145 +409,6 @@ static int live_event(void *ctx, const struct bts_event *ev)
 		return bts_sink_event(&L->sink, &e);
 	}
 	return bts_sink_event(&L->sink, ev);
-}
-
-/* The sample_id trailer holds {pid, tid} then IDENTIFIER: tid at end - 12. */
-static void trailer_ids(const uint8_t *rec, size_t size, uint32_t *pid, uint32_t *tid)
-{
-	*pid = size >= 16 ? bts_le32(rec + size - 16) : 0;
-	*tid = size >= 16 ? bts_le32(rec + size - 12) : 0;
-}
-
-static int handle_aux(struct live *L, const uint8_t *rec, size_t size)
-{
-	struct perf_aux_info aux;
-	struct bts_event ev;
-	uint32_t pid, tid;
-	int rc = 0;
-
-	if (perf_record_aux(rec, size, &aux) || !L->s.aux)
-		return 0;
-	trailer_ids(rec, size, &pid, &tid);
-	if (!L->o->ring && aux.size && aux.size <= L->s.aux_size) {
-		const uint8_t *p = ring_bytes(L, L->s.aux, L->s.aux_size, aux.offset, (size_t)aux.size);
-		if (!p)
-			return -ITRACE_E_NOMEM;
-		rc = bts_convert(p, (size_t)aux.size, pid, tid, L->spaces, live_event, L, &L->cst);
-		/* Give the area back to the kernel (full-trace mode). */
-		__atomic_store_n(&L->s.pg->aux_tail, aux.offset + aux.size, __ATOMIC_SEQ_CST);
-	}
-	if (!rc && (aux.flags & PR_AUX_FLAG_TRUNCATED)) {
-		memset(&ev, 0, sizeof ev);
-		ev.type = BTS_EV_LOST;
-		ev.pid = pid;
-		ev.tid = tid;
-		ev.u.lost.reason = ITRACE_LOST_OVERFLOW;
-		ev.u.lost.unit = ITRACE_UNIT_RECORDS;
-		ev.u.lost.count = 1; /* one truncated AUX area; the kernel does not count branches */
-		rc = live_event(L, &ev);
-	}
-	return rc;
-}
-
-/* Legacy path: IDENTIFIER, IP (from), TID, ADDR (to). */
-static int handle_sample(struct live *L, const uint8_t *rec, size_t size)
-{
-	struct bts_event ev;
-
-	if (size < 8 + 32)
-		return 0;
-	memset(&ev, 0, sizeof ev);
-	ev.type = BTS_EV_BRANCH;
-	ev.u.branch.from = bts_le64(rec + 16);
-	ev.pid = bts_le32(rec + 24);
-	ev.tid = bts_le32(rec + 28);
-	ev.u.branch.to = bts_le64(rec + 32);
-	L->cst.records++;
-	if (!bts_branch_wanted(ev.u.branch.from, ev.u.branch.to, L->spaces)) {
-		L->cst.filtered++;
-		return 0;
-	}
-	L->cst.branches++;
-	return live_event(L, &ev);
-}
-
-static int handle_record(struct live *L, const uint8_t *rec, size_t size)
-{
-	struct bts_event ev;
-	uint32_t type = bts_le32(rec);
-	int rc;
-
-	switch (type) {
-	case PR_AUX:
-		return handle_aux(L, rec, size);
-	case PR_SAMPLE:
-		return L->m.legacy ? handle_sample(L, rec, size) : 0;
-	case PR_LOST:
-	case PR_LOST_SAMPLES:
-		memset(&ev, 0, sizeof ev);
-		ev.type = BTS_EV_LOST;
-		ev.u.lost.reason = ITRACE_LOST_OVERFLOW;
-		ev.u.lost.unit = L->m.legacy ? ITRACE_UNIT_BRANCHES : ITRACE_UNIT_RECORDS;
-		ev.u.lost.count = size >= 24 && type == PR_LOST ? bts_le64(rec + 16) : size >= 16 ? bts_le64(rec + 8) : 0;
-		return live_event(L, &ev);
-	default:
-		rc = perf_record_sideband(rec, size, &ev);
-		return rc == 1 ? live_event(L, &ev) : 0;
-	}
-}
-
-/* Drain the data ring: everything between data_tail and data_head. */
-static int drain(struct live *L)
-{
-	uint64_t head = __atomic_load_n(&L->s.pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = L->s.pg->data_tail;
-	int rc = 0;
-
-	while (tail + PR_HEADER_SIZE <= head) {
-		const uint8_t *h = ring_bytes(L, L->s.data, L->s.data_size, tail, PR_HEADER_SIZE);
-		size_t size = h ? bts_le16(h + 6) : 0;
-		if (size < PR_HEADER_SIZE || tail + size > head)
-			break;
-		const uint8_t *rec = ring_bytes(L, L->s.data, L->s.data_size, tail, size);
-		if (!rec)
-			return -ITRACE_E_NOMEM;
-		/* Copy out before handing the ring back: rec may point into scratch. */
-		rc = handle_record(L, rec, size);
-		tail += size;
-		if (rc)
-			break;
-	}
-	__atomic_store_n(&L->s.pg->data_tail, tail, __ATOMIC_RELEASE);
-	return rc;
-}
-
-/*
- * --ring: the AUX area is an overwrite ring.  The hardware fills 24-byte
- * slots from the start of the buffer and wraps; in overwrite mode the
- * kernel reports aux_head as the offset inside the buffer where the next
- * record goes.  Oldest to newest is therefore the slots from aux_head to
- * the end, then from the start to aux_head; never-written slots are zero
- * and skipped.  The last N branches are kept.
- */
-static int snapshot(struct live *L, uint32_t pid)
-{
-	uint64_t head = __atomic_load_n(&L->s.pg->aux_head, __ATOMIC_ACQUIRE);
-	size_t slots = L->s.aux_size / BTS_RECORD_SIZE, next = (size_t)(head % L->s.aux_size) / BTS_RECORD_SIZE;
-	size_t n = 0, keep = 0, first;
-
-	if (scratch_reserve(L, slots * BTS_RECORD_SIZE))
-		return -ITRACE_E_NOMEM;
-	for (size_t k = 0; k < slots; k++) {
-		const uint8_t *r = L->s.aux + ((next + k) % slots) * BTS_RECORD_SIZE;
-		if (!bts_le64(r) && !bts_le64(r + 8))
-			continue;
-		memcpy(L->scratch + n * BTS_RECORD_SIZE, r, BTS_RECORD_SIZE);
-		n++;
-	}
-	for (first = n; first > 0 && keep < L->o->ring; first--)
-		keep++;
-	return bts_convert(L->scratch + first * BTS_RECORD_SIZE, keep * BTS_RECORD_SIZE, pid, pid, L->spaces,
-			   live_event, L, &L->cst);
 }
 
 /* ---- starting the program --------------------------------------------- */
@@ -641,7 +485,7 @@ static int trace_loop(struct live *L, int *status, int *interrupted)
 	struct pollfd pfd = {.fd = L->s.fd, .events = POLLIN};
 
 	for (;;) {
-		int rc = drain(L);
+		int rc = bts_ring_drain(&L->ring);
 		if (rc)
 			return rc;
 		if (collect_interrupted) {
@@ -709,6 +553,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 			cli_error("cannot run '%s': %s", o->argv[0], strerror(e ? e : EPIPE));
 			itrace_writer_close(L.w, ITRACE_END_ERROR, e);
 			bts_sink_fini(&L.sink);
+			bts_ring_fini(&L.ring);
 			stream_close(&L.s);
 			return -1;
 		}
@@ -719,9 +564,9 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 		rc = trace_loop(&L, &status, &interrupted);
 	ioctl(L.s.fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (!rc)
-		rc = drain(&L);
+		rc = bts_ring_drain(&L.ring);
 	if (!rc && o->ring)
-		rc = snapshot(&L, (uint32_t)L.pid);
+		rc = bts_ring_snapshot(&L.ring, (uint32_t)L.pid, o->ring);
 	if (interrupted) {
 		if (o->attach_pid) {
 			end = ITRACE_END_DETACHED;
@@ -740,7 +585,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 			rc = write_process(&L, ITRACE_PROCESS_EXIT, end == ITRACE_END_CRASHED ? -end_status : end_status, NULL);
 	}
 	stream_close(&L.s);
-	free(L.scratch);
+	bts_ring_fini(&L.ring);
 	bts_sink_fini(&L.sink);
 	if (rc) {
 		cli_error("writing the trace failed: %s", itrace_errstr(rc));
@@ -757,7 +602,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 	itrace_writer_stats(L.w, &res->stats);
 	res->end_reason = end;
 	res->end_status = end_status;
-	res->steps = L.cst.records;
+	res->steps = L.ring.cst.records;
 	res->seconds = now() - t0;
 	if (itrace_writer_close(L.w, end, end_status)) {
 		cli_error("cannot finish the trace '%s'", o->output);

@@ -6,7 +6,8 @@ BTS_DIR := collectors/bts
 # The pure parts (no hardware): raw BTS conversion, perf records, perf.data
 # parser, itrace output.  Shared by the backend, itrace-import and tests.
 BTS_CORE_SRCS := $(BTS_DIR)/bts_convert.c $(BTS_DIR)/perf_record.c $(BTS_DIR)/perfdata.c \
-	$(BTS_DIR)/bts_sink.c $(BTS_DIR)/bts_entry.c $(BTS_DIR)/bts_probe.c
+	$(BTS_DIR)/bts_sink.c $(BTS_DIR)/bts_entry.c $(BTS_DIR)/bts_probe.c \
+	$(BTS_DIR)/bts_ring.c
 BTS_CORE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BTS_CORE_SRCS))
 BTS_LIB := $(BUILD)/lib/libbts.a
 
@@ -38,7 +39,8 @@ $(BTS_GEN): $(BUILD)/obj/$(BTS_DIR)/bts_gen.o $(LIBITRACE)
 # Unit tests (tests/unit/test_bts*.c, test_perfdata*.c) link the core.
 UNIT_LIBS_bts := $(BTS_LIB) $(LIBITRACE)
 UNIT_LIBS_perfdata := $(BTS_LIB) $(LIBITRACE)
-$(BUILD)/tests/test_bts $(BUILD)/tests/test_perfdata: $(BTS_LIB)
+UNIT_LIBS_bts_ring := $(BTS_LIB) $(LIBITRACE)
+$(BUILD)/tests/test_bts $(BUILD)/tests/test_perfdata $(BUILD)/tests/test_bts_ring: $(BTS_LIB)
 
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/bts_*.sh tests/e2e/import_*.sh))
