@@ -353,12 +353,14 @@ static uint64_t operands_ready(struct sim_core *c, const struct sim_sem *s, cons
 	uint64_t base = t;
 	int cause = -1;
 
+	c->last_producer = 0;
 	for (unsigned i = 0; i < s->nsrc; i++) {
 		uint64_t r = c->reg_ready[s->src[i]];
 
 		if (r > t) {
 			t = r;
 			cause = c->reg_cause[s->src[i]];
+			c->last_producer = c->reg_producer[s->src[i]];
 		}
 	}
 	/* a load that reads what an in-flight store wrote waits for its data */
@@ -624,6 +626,7 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 		for (unsigned i = 0; i < s->ndst; i++) {
 			c->reg_ready[s->dst[i]] = done;
 			c->reg_cause[s->dst[i]] = rc;
+			c->reg_producer[s->dst[i]] = c->seq + 1;
 		}
 	}
 	/* branches: a wrong prediction refetches after resolution */
@@ -683,6 +686,7 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 		e->mispredict = (uint8_t)mispredict;
 		e->level = (uint8_t)(is_load ? lvl : 0);
 		e->lost = (float)lost;
+		e->producer = c->last_producer;
 		c->tl_n = c->seq + 1;
 	}
 	c->seq++;

@@ -31,6 +31,7 @@ struct sim_tl {
 	uint8_t cause;	   /* the reason that held it back longest */
 	uint8_t mispredict; /* a branch that was mispredicted */
 	uint8_t level;	   /* data-cache level that served a load */
+	uint64_t producer; /* seq + 1 of the register producer waited for last; 0 none */
 	float lost;	   /* retire slots lost before it */
 };
 
@@ -47,6 +48,8 @@ struct sim_core {
 	uint64_t lq_mask, sq_mask;
 	uint64_t reg_ready[SIM_MAX_REGS];
 	uint8_t reg_cause[SIM_MAX_REGS];
+	uint64_t reg_producer[SIM_MAX_REGS]; /* seq + 1 of the last writer */
+	uint64_t last_producer;		     /* of the instruction in progress */
 	uint64_t *cal[SIM_MAX_PORTS];
 	uint64_t cal_word;
 	struct {

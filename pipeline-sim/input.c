@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "itrace_format.h"
 #include "qtrace.h"
 #include "sem.h"
 
@@ -301,4 +302,20 @@ int sim_input_symbol(struct sim_input *in, uint32_t pid, uint64_t addr, int with
 	if (!in->sym || itrace_symbolizer_lookup(in->sym, pid, addr, what, out) < 0)
 		return -1;
 	return 0;
+}
+
+int sim_input_has_mem(const struct sim_input *in)
+{
+	if (in->format != SIM_FMT_ITRACE)
+		return 1;
+	return (itrace_reader_header(in->ir)->flags & ITRACE_FF_MEM) != 0;
+}
+
+uint64_t sim_input_total(const struct sim_input *in)
+{
+	struct itrace_footer f;
+
+	if (in->format != SIM_FMT_ITRACE || itrace_reader_footer(in->ir, &f) < 0)
+		return 0;
+	return f.insn_count;
 }

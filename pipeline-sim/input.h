@@ -49,6 +49,12 @@ const uint8_t *sim_input_code(struct sim_input *in, uint32_t pid, uint64_t addr,
 int sim_input_symbol(struct sim_input *in, uint32_t pid, uint64_t addr, int with_line,
 		     struct itrace_symbol *out);
 
+/* sim_input_has_mem - the trace records data addresses (MEM records). */
+int sim_input_has_mem(const struct sim_input *in);
+
+/* sim_input_total - instructions in the trace when its footer says, else 0. */
+uint64_t sim_input_total(const struct sim_input *in);
+
 /* Statistics: records skipped because they were not usable. */
 struct sim_input_stats {
 	uint64_t gaps, lost, mems_dropped, branch_records;

@@ -250,7 +250,7 @@ static int simulate(const struct options *o, struct sim_input *in, struct sim_se
 	const struct sim_dyn *d;
 	int rc;
 
-	cli_progress_init(&prog, "instructions", 0, o->quiet);
+	cli_progress_init(&prog, "instructions", sim_input_total(in), o->quiet);
 	while ((rc = sim_input_next(in, &d)) == 0) {
 		struct sim_sem *s = semantics_of(t, in, d);
 
@@ -292,6 +292,8 @@ int main(int argc, char **argv)
 		cli_error("%s", err);
 		return CLI_EXIT_BAD_INPUT;
 	}
+	if (!sim_input_has_mem(in) && !o.quiet)
+		cli_warn("'%s' has no MEM records: every load and store is taken as an L1 hit", o.trace);
 	t = sim_semtab_open(sim_input_arch(in));
 	keep = o.timeline > (o.kanata ? o.kanata_max : 0) ? o.timeline : (o.kanata ? o.kanata_max : 0);
 	if (!t || sim_core_init(&core, &cfg, keep)) {

@@ -511,7 +511,7 @@ struct kev {
 	uint8_t stage;
 };
 
-enum { KV_INSN, KV_START, KV_END, KV_RETIRE };
+enum { KV_INSN, KV_START, KV_END, KV_RETIRE, KV_WAIT };
 static const char *const stage_names[] = { "F", "Ds", "Is", "X", "Cm" };
 
 static int kev_cmp(const void *a, const void *b)
@@ -534,7 +534,7 @@ static int is_frontend_cause(int cause)
 int sim_report_kanata(FILE *out, const struct sim_report *r)
 {
 	const struct sim_core *c = r->core;
-	size_t cap = c->tl_n * 14 + 1, n = 0;
+	size_t cap = c->tl_n * 16 + 1, n = 0;
 	struct kev *ev = malloc(cap * sizeof(*ev));
 	uint64_t now = 0, retired = 0;
 	char nb[32];
@@ -567,6 +567,9 @@ int sim_report_kanata(FILE *out, const struct sim_report *r)
 			}
 		}
 		ev[n++] = (struct kev){ e->r, k, 60, KV_RETIRE, 0, 0 };
+		/* the dependency arrow from the producer it waited for, if shown */
+		if (e->producer && e->producer - 1 < k)
+			ev[n++] = (struct kev){ e->i, k, 50, KV_WAIT, 0, 0 };
 	}
 	qsort(ev, n, sizeof(*ev), kev_cmp);
 	fprintf(out, "Kanata\t0004\n");
@@ -597,6 +600,10 @@ int sim_report_kanata(FILE *out, const struct sim_report *r)
 			fprintf(out, "%s\t%llu\t%u\t%s\n", v->what == KV_START ? "S" : "E",
 				(unsigned long long)v->id, v->lane,
 				v->lane ? sim_core_cause_name(c, v->stage, nb, sizeof(nb)) : stage_names[v->stage]);
+			break;
+		case KV_WAIT:
+			fprintf(out, "W\t%llu\t%llu\t0\n", (unsigned long long)v->id,
+				(unsigned long long)(e->producer - 1));
 			break;
 		default:
 			fprintf(out, "R\t%llu\t%llu\t0\n", (unsigned long long)v->id, (unsigned long long)retired++);

@@ -20,7 +20,7 @@
 #include "core.h"
 #include "sem.h"
 
-enum { K_PLAIN, K_CHASE, K_RANDOM_BRANCH, K_ALTERNATING_BRANCH };
+enum { K_PLAIN, K_CHASE, K_STREAM, K_RANDOM_BRANCH, K_ALTERNATING_BRANCH };
 
 struct kop {
 	uint8_t len;
@@ -65,7 +65,7 @@ static void run_loop(struct run *r, const char *preset, const char *const *sets,
 		     uint64_t iters)
 {
 	struct sim_core_cfg cfg;
-	uint64_t addr[16], chase = 0, span_lines = (64ull << 20) / 64;
+	uint64_t addr[16], chase = 0, stream = 0, span_lines = (64ull << 20) / 64;
 	int skip = 0;
 
 	load_cfg(&cfg, preset, sets);
@@ -96,6 +96,12 @@ static void run_loop(struct run *r, const char *preset, const char *const *sets,
 				d.mem[0].addr = 0x10000000 + chase * 64;
 				d.mem[0].size = 8;
 				chase = (chase + 1 + rnd() % 1024) % span_lines;
+			} else if (ops[i].kind == K_STREAM) {
+				/* 8-byte steps through 64 MiB */
+				d.nmem = 1;
+				d.mem[0].addr = 0x10000000 + stream;
+				d.mem[0].size = 8;
+				stream = (stream + 8) % (64ull << 20);
 			} else if (ops[i].kind == K_RANDOM_BRANCH || ops[i].kind == K_ALTERNATING_BRANCH) {
 				int taken = ops[i].kind == K_RANDOM_BRANCH ? (int)(rnd() & 1) : (int)(it & 1);
 
@@ -250,6 +256,30 @@ static void test_pointer_chase_is_memory_bound(void **state)
 	run_free(&r);
 }
 
+static void test_stride_prefetch(void **state)
+{
+	/* add rax,[rsi] (streaming) ; add rsi,8 ; dec rcx ; jnz */
+	struct kop ops[] = { OP(K_STREAM, 0x48, 0x03, 0x06), OP(K_PLAIN, 0x48, 0x83, 0xc6, 0x08), DEC_RCX,
+			     LOOP_BRANCH };
+	const char *none[] = { "prefetch=none", NULL };
+	struct run r;
+	uint64_t cycles_none, miss_none;
+
+	(void)state;
+	run_loop(&r, "zen4", none, ops, 4, 20000);
+	cycles_none = sim_core_cycles(&r.core);
+	miss_none = r.core.mem.l1d.misses;
+	assert_int_equal(miss_none, 20000 / 8); /* one miss per line */
+	assert_true(share(&r, SIM_CAUSE_DCACHE_MEM) > 0.8);
+	run_free(&r);
+	run_loop(&r, "zen4", NULL, ops, 4, 20000);
+	assert_true(r.core.prefetches > 2000);
+	assert_true(r.core.mem.l1d.misses < 20);
+	assert_true(sim_core_cycles(&r.core) * 3 < cycles_none);
+	check_stack_adds_up(&r);
+	run_free(&r);
+}
+
 static void test_branches(void **state)
 {
 	/* test al,1 ; jz +4 ; add rdx,1 ; dec rcx ; jnz */
@@ -312,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_independent_adds_reach_width),
 		cmocka_unit_test(test_one_port_multiplies),
 		cmocka_unit_test(test_pointer_chase_is_memory_bound),
+		cmocka_unit_test(test_stride_prefetch),
 		cmocka_unit_test(test_branches),
 		cmocka_unit_test(test_predictor_kinds),
 		cmocka_unit_test(test_inorder_dependent_adds),
