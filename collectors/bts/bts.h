@@ -320,11 +320,11 @@ struct bts_ring {
 int bts_ring_drain(struct bts_ring *r);
 /*
  * bts_ring_snapshot - overwrite mode: deliver the newest `last` records
- * of the AUX area.  The hardware fills 24-byte slots from the start of
+ * of the AUX area as branches of pid/tid.  The hardware fills 24-byte slots from the start of
  * the area and wraps; aux_head is then the offset of the next slot, so
  * oldest to newest runs from aux_head to the end and on from the start.
  */
-int bts_ring_snapshot(struct bts_ring *r, uint32_t pid, uint64_t last);
+int bts_ring_snapshot(struct bts_ring *r, uint32_t pid, uint32_t tid, uint64_t last);
 /* bts_ring_fini - free the scratch buffer. */
 void bts_ring_fini(struct bts_ring *r);
 

@@ -22,6 +22,7 @@
  * relies on (bts_convert.c, perf_record.c, bts_sink.c) is tested with
  * synthetic inputs; the probe's failure path is tested on an AMD VM.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -280,21 +281,33 @@ struct stream {
 	size_t map_size;
 };
 
+/*
+ * One stream per traced thread at start: the program we start has one;
+ * with -p, every thread the process has when we attach.  Threads created
+ * later are followed by the kernel (inherit) into their creator's stream.
+ */
+#define BTS_MAX_STREAMS 256
+
 struct live {
 	const struct collect_options *o;
 	struct bts_method m;
 	unsigned spaces;
-	struct stream s;
-	struct bts_ring ring; /* reads s's mappings */
+	struct stream s[BTS_MAX_STREAMS];
+	struct bts_ring ring[BTS_MAX_STREAMS]; /* ring[i] reads s[i]'s mappings */
+	pid_t tid[BTS_MAX_STREAMS];
+	size_t n;
 	struct bts_sink sink;
 	struct itrace_writer *w;
 	pid_t pid;
+	int reaped; /* the program we started has been waited for */
 };
 
 static int live_event(void *ctx, const struct bts_event *ev);
 
-static int stream_open(struct live *L, pid_t pid)
+static int stream_open(struct live *L, size_t i, pid_t pid)
 {
+	struct stream *S = &L->s[i];
+	struct bts_ring *R = &L->ring[i];
 	struct perf_event_attr a;
 	size_t page = (size_t)getpagesize();
 	size_t data_pages = L->m.legacy ? BTS_LEGACY_PAGES : BTS_DATA_PAGES;
@@ -309,51 +322,54 @@ static int stream_open(struct live *L, pid_t pid)
 	a.disabled = !L->o->attach_pid;
 	a.inherit = 1;
 	a.inherit_thread = !L->o->follow_fork;
-	L->s.fd = (int)sys_perf_event_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (L->s.fd < 0) {
-		cli_error("cannot open the BTS event for process %d: %s", (int)pid, strerror(errno));
+	S->fd = (int)sys_perf_event_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (S->fd < 0) {
+		cli_error("cannot open the BTS event for thread %d: %s", (int)pid, strerror(errno));
 		return -1;
 	}
-	L->s.map_size = (1 + data_pages) * page;
-	L->s.pg = mmap(NULL, L->s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, L->s.fd, 0);
-	if (L->s.pg == MAP_FAILED) {
-		cli_error("cannot map the perf data ring (%zu KiB): %s; raise 'ulimit -l'", L->s.map_size / 1024,
+	S->map_size = (1 + data_pages) * page;
+	S->pg = mmap(NULL, S->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, S->fd, 0);
+	if (S->pg == MAP_FAILED) {
+		cli_error("cannot map the perf data ring (%zu KiB): %s; raise 'ulimit -l'", S->map_size / 1024,
 			  strerror(errno));
 		return -1;
 	}
-	L->s.data = (uint8_t *)L->s.pg + page;
-	L->s.data_size = data_pages * page;
-	L->ring.pg = L->s.pg;
-	L->ring.data = L->s.data;
-	L->ring.data_size = L->s.data_size;
-	L->ring.legacy = L->m.legacy;
-	L->ring.overwrite = !!L->o->ring;
-	L->ring.spaces = L->spaces;
-	L->ring.fn = live_event;
-	L->ring.ctx = L;
+	S->data = (uint8_t *)S->pg + page;
+	S->data_size = data_pages * page;
+	R->pg = S->pg;
+	R->data = S->data;
+	R->data_size = S->data_size;
+	R->legacy = L->m.legacy;
+	R->overwrite = !!L->o->ring;
+	R->spaces = L->spaces;
+	R->fn = live_event;
+	R->ctx = L;
+	L->tid[i] = pid;
 	if (L->m.legacy)
 		return 0;
 	/* AUX area after the data ring; read-only = overwrite (snapshot) mode. */
-	L->s.aux_size = BTS_AUX_PAGES * page;
-	while (L->o->ring && L->s.aux_size / 2 >= L->o->ring * BTS_RECORD_SIZE * 2 && L->s.aux_size > 2 * page)
-		L->s.aux_size /= 2;
-	L->s.pg->aux_offset = L->s.map_size;
-	L->s.pg->aux_size = L->s.aux_size;
-	L->s.aux = mmap(NULL, L->s.aux_size, L->o->ring ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED,
-			L->s.fd, (off_t)L->s.map_size);
-	if (L->s.aux == MAP_FAILED) {
+	S->aux_size = BTS_AUX_PAGES * page;
+	while (L->o->ring && S->aux_size / 2 >= L->o->ring * BTS_RECORD_SIZE * 2 && S->aux_size > 2 * page)
+		S->aux_size /= 2;
+	S->pg->aux_offset = S->map_size;
+	S->pg->aux_size = S->aux_size;
+	S->aux = mmap(NULL, S->aux_size, L->o->ring ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED,
+			S->fd, (off_t)S->map_size);
+	if (S->aux == MAP_FAILED) {
 		cli_error("cannot map the BTS AUX area (%zu KiB): %s; raise 'ulimit -l' or kernel.perf_event_mlock_kb",
-			  L->s.aux_size / 1024, strerror(errno));
-		L->s.aux = NULL;
+			  S->aux_size / 1024, strerror(errno));
+		S->aux = NULL;
 		return -1;
 	}
-	L->ring.aux = L->s.aux;
-	L->ring.aux_size = L->s.aux_size;
+	R->aux = S->aux;
+	R->aux_size = S->aux_size;
 	return 0;
 }
 
 static void stream_close(struct stream *s)
 {
+	if (!s->pg && s->fd < 0)
+		return;
 	if (s->aux)
 		munmap(s->aux, s->aux_size);
 	if (s->pg && s->pg != MAP_FAILED)
@@ -479,13 +495,75 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static int drain_all(struct live *L)
+{
+	for (size_t i = 0; i < L->n; i++) {
+		int rc = bts_ring_drain(&L->ring[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void close_all(struct live *L)
+{
+	for (size_t i = 0; i < L->n; i++) {
+		stream_close(&L->s[i]);
+		bts_ring_fini(&L->ring[i]);
+	}
+	L->n = 0;
+}
+
+static int ioctl_all(struct live *L, unsigned long req)
+{
+	int bad = 0;
+	for (size_t i = 0; i < L->n; i++)
+		bad |= ioctl(L->s[i].fd, req, 0) != 0;
+	return bad ? -1 : 0;
+}
+
+/* Open a stream for every thread of an attached process (/proc/PID/task). */
+static int open_attached(struct live *L)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int rc = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)L->pid);
+	dir = opendir(path);
+	if (!dir) {
+		cli_error("cannot attach to process %d: %s", (int)L->pid, strerror(errno));
+		return -1;
+	}
+	while (!rc && (d = readdir(dir))) {
+		char *end;
+		long tid = strtol(d->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		if (L->n == BTS_MAX_STREAMS) {
+			cli_error("process %d has more than %d threads; the bts backend traces at most that many",
+				  (int)L->pid, BTS_MAX_STREAMS);
+			rc = -1;
+			break;
+		}
+		L->s[L->n].fd = -1;
+		rc = stream_open(L, L->n, (pid_t)tid);
+		L->n++;
+	}
+	closedir(dir);
+	return rc;
+}
+
 /* Poll until the program ends (or we are interrupted), draining as we go. */
 static int trace_loop(struct live *L, int *status, int *interrupted)
 {
-	struct pollfd pfd = {.fd = L->s.fd, .events = POLLIN};
+	struct pollfd pfd[BTS_MAX_STREAMS];
 
+	for (size_t i = 0; i < L->n; i++)
+		pfd[i] = (struct pollfd){.fd = L->s[i].fd, .events = POLLIN};
 	for (;;) {
-		int rc = bts_ring_drain(&L->ring);
+		int rc = drain_all(L);
 		if (rc)
 			return rc;
 		if (collect_interrupted) {
@@ -494,13 +572,15 @@ static int trace_loop(struct live *L, int *status, int *interrupted)
 		}
 		if (!L->o->attach_pid) {
 			pid_t r = waitpid(L->pid, status, WNOHANG);
-			if (r == L->pid)
+			if (r == L->pid) {
+				L->reaped = 1;
 				return 0;
+			}
 		} else if (kill(L->pid, 0) && errno == ESRCH) {
 			*status = 0;
 			return 0;
 		}
-		poll(&pfd, 1, BTS_POLL_MS);
+		poll(pfd, L->n, BTS_POLL_MS);
 	}
 }
 
@@ -510,11 +590,11 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 	char err[768];
 	int go_fd = -1, err_fd = -1, status = 0, interrupted = 0, end, end_status, code, rc;
 	double t0 = now();
+	uint64_t steps = 0;
 	struct itrace_meta extra[1];
 
 	memset(&L, 0, sizeof L);
 	L.o = o;
-	L.s.fd = -1;
 	L.spaces = BTS_SPACE_USER;
 	if (bts_choose_method(o, L.spaces, &L.m, err, sizeof err)) {
 		cli_error("bts backend unavailable: %s", err);
@@ -530,20 +610,26 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 			return -1;
 		}
 	}
-	if (stream_open(&L, L.pid) ||
-	    collect_writer_open(o, "bts", L.pid, ITRACE_FF_TAKEN_ONLY, extra, 1, &L.w)) {
+	if (o->attach_pid) {
+		rc = open_attached(&L);
+	} else {
+		L.s[0].fd = -1;
+		L.n = 1;
+		rc = stream_open(&L, 0, L.pid);
+	}
+	if (rc || collect_writer_open(o, "bts", L.pid, ITRACE_FF_TAKEN_ONLY, extra, 1, &L.w)) {
 		if (!o->attach_pid) {
 			kill(L.pid, SIGKILL);
 			waitpid(L.pid, NULL, 0);
 		}
-		stream_close(&L.s);
+		close_all(&L);
 		return -1;
 	}
 	bts_sink_init(&L.sink, L.w, L.spaces);
 	rc = write_process(&L, ITRACE_PROCESS_START, 0, o->attach_pid ? NULL : o->argv[0]);
 	if (!rc && o->attach_pid) {
 		rc = maps_write_process(L.w, L.pid, NULL, NULL) < 0 ? -ITRACE_E_IO : 0;
-		if (!rc && ioctl(L.s.fd, PERF_EVENT_IOC_ENABLE, 0))
+		if (!rc && ioctl_all(&L, PERF_EVENT_IOC_ENABLE))
 			rc = -ITRACE_E_IO;
 	}
 	if (!o->attach_pid) {
@@ -553,8 +639,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 			cli_error("cannot run '%s': %s", o->argv[0], strerror(e ? e : EPIPE));
 			itrace_writer_close(L.w, ITRACE_END_ERROR, e);
 			bts_sink_fini(&L.sink);
-			bts_ring_fini(&L.ring);
-			stream_close(&L.s);
+			close_all(&L);
 			return -1;
 		}
 		close(go_fd);
@@ -562,19 +647,22 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 	}
 	if (!rc)
 		rc = trace_loop(&L, &status, &interrupted);
-	ioctl(L.s.fd, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl_all(&L, PERF_EVENT_IOC_DISABLE);
 	if (!rc)
-		rc = bts_ring_drain(&L.ring);
-	if (!rc && o->ring)
-		rc = bts_ring_snapshot(&L.ring, (uint32_t)L.pid, o->ring);
+		rc = drain_all(&L);
+	for (size_t i = 0; !rc && o->ring && i < L.n; i++)
+		rc = bts_ring_snapshot(&L.ring[i], (uint32_t)L.pid, (uint32_t)L.tid[i], o->ring);
+	if (!o->attach_pid && !L.reaped) {
+		/* Interrupted, or the trace failed: a program we started does not outlive us. */
+		kill(L.pid, SIGKILL);
+		waitpid(L.pid, &status, 0);
+	}
 	if (interrupted) {
 		if (o->attach_pid) {
 			end = ITRACE_END_DETACHED;
 			end_status = 0;
 			code = 0;
 		} else {
-			kill(L.pid, SIGKILL);
-			waitpid(L.pid, &status, 0);
 			end = ITRACE_END_INTERRUPTED;
 			end_status = (int)collect_interrupted;
 			code = 128 + (int)collect_interrupted;
@@ -584,8 +672,9 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 		if (!rc)
 			rc = write_process(&L, ITRACE_PROCESS_EXIT, end == ITRACE_END_CRASHED ? -end_status : end_status, NULL);
 	}
-	stream_close(&L.s);
-	bts_ring_fini(&L.ring);
+	for (size_t i = 0; i < L.n; i++)
+		steps += L.ring[i].cst.records;
+	close_all(&L);
 	bts_sink_fini(&L.sink);
 	if (rc) {
 		cli_error("writing the trace failed: %s", itrace_errstr(rc));
@@ -602,7 +691,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 	itrace_writer_stats(L.w, &res->stats);
 	res->end_reason = end;
 	res->end_status = end_status;
-	res->steps = L.ring.cst.records;
+	res->steps = steps;
 	res->seconds = now() - t0;
 	if (itrace_writer_close(L.w, end, end_status)) {
 		cli_error("cannot finish the trace '%s'", o->output);

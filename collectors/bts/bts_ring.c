@@ -168,7 +168,7 @@ int bts_ring_drain(struct bts_ring *r)
 	return rc;
 }
 
-int bts_ring_snapshot(struct bts_ring *r, uint32_t pid, uint64_t last)
+int bts_ring_snapshot(struct bts_ring *r, uint32_t pid, uint32_t tid, uint64_t last)
 {
 	uint64_t head = __atomic_load_n(&r->pg->aux_head, __ATOMIC_ACQUIRE);
 	size_t slots = r->aux_size / BTS_RECORD_SIZE, next, n = 0, first;
@@ -186,6 +186,6 @@ int bts_ring_snapshot(struct bts_ring *r, uint32_t pid, uint64_t last)
 		n++;
 	}
 	first = last < n ? n - (size_t)last : 0;
-	return bts_convert(r->scratch + first * BTS_RECORD_SIZE, (n - first) * BTS_RECORD_SIZE, pid, pid,
+	return bts_convert(r->scratch + first * BTS_RECORD_SIZE, (n - first) * BTS_RECORD_SIZE, pid, tid,
 			   r->spaces, r->fn, r->ctx, &r->cst);
 }

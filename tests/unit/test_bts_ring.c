@@ -247,10 +247,12 @@ static void test_snapshot(void **state)
 	assert_int_equal(bts_ring_drain(&r), 0);
 	assert_int_equal(nev, 0);
 
-	assert_int_equal(bts_ring_snapshot(&r, 1, 5), 0);
+	assert_int_equal(bts_ring_snapshot(&r, 1, 2, 5), 0);
 	assert_int_equal(nev, 5);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 5; i++) {
 		assert_int_equal(evs[i].u.branch.from, 0x1000 + 9 + i);
+		assert_int_equal(evs[i].tid, 2);
+	}
 
 	/* Before the first wrap: unwritten slots are zero and skipped. */
 	bts_ring_fini(&r);
@@ -259,7 +261,7 @@ static void test_snapshot(void **state)
 	put_bts(0, 0x5000, 0x6000);
 	put_bts(24, 0x5010, 0x6010);
 	page.aux_head = 48;
-	assert_int_equal(bts_ring_snapshot(&r, 1, 100), 0);
+	assert_int_equal(bts_ring_snapshot(&r, 1, 1, 100), 0);
 	assert_int_equal(nev, 2);
 	assert_int_equal(evs[0].u.branch.from, 0x5000);
 	bts_ring_fini(&r);
