@@ -104,6 +104,11 @@ void sim_core_free(struct sim_core *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void sim_core_keep_from(struct sim_core *c, uint64_t first)
+{
+	c->tl_from = first;
+}
+
 uint64_t sim_core_cycles(const struct sim_core *c)
 {
 	return c->insns ? c->last_retire + 1 : 0;
@@ -537,6 +542,12 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 	int is_store = (s->flags & SIM_SEM_STORE) != 0;
 
 	cs.n = 0;
+	/* another thread's registers: no dependencies across a switch */
+	if (dy->tid != c->last_tid) {
+		if (c->insns)
+			memset(c->reg_ready, 0, sizeof(c->reg_ready));
+		c->last_tid = dy->tid;
+	}
 	f = stage_fetch(c, s, &cs);
 	d = stage_dispatch(c, s, f, &cs);
 	cal_advance(c, d);
@@ -671,8 +682,8 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 	c->insns++;
 	c->loads += (uint64_t)is_load;
 	c->stores += (uint64_t)is_store;
-	if (c->seq < c->tl_cap) {
-		struct sim_tl *e = &c->tl[c->seq];
+	if (c->seq >= c->tl_from && c->seq - c->tl_from < c->tl_cap) {
+		struct sim_tl *e = &c->tl[c->seq - c->tl_from];
 
 		e->seq = c->seq;
 		e->sem = s;
@@ -687,7 +698,7 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 		e->level = (uint8_t)(is_load ? lvl : 0);
 		e->lost = (float)lost;
 		e->producer = c->last_producer;
-		c->tl_n = c->seq + 1;
+		c->tl_n = c->seq - c->tl_from + 1;
 	}
 	c->seq++;
 }

@@ -50,6 +50,7 @@ struct sim_core {
 	uint8_t reg_cause[SIM_MAX_REGS];
 	uint64_t reg_producer[SIM_MAX_REGS]; /* seq + 1 of the last writer */
 	uint64_t last_producer;		     /* of the instruction in progress */
+	uint32_t last_tid;
 	uint64_t *cal[SIM_MAX_PORTS];
 	uint64_t cal_word;
 	struct {
@@ -88,12 +89,14 @@ struct sim_core {
 	uint64_t beyond_horizon;
 	/* captured timeline of the first instructions */
 	struct sim_tl *tl;
-	uint64_t tl_cap, tl_n;
+	uint64_t tl_from, tl_cap, tl_n; /* instructions tl_from .. +tl_cap */
 };
 
-/* sim_core_init - set up from a validated config; keep_timeline is the
- * number of leading instructions whose timing is kept.  Returns 0 or -1. */
+/* sim_core_init - set up from a validated config; the timing of
+ * keep_timeline instructions from instruction keep_from on is kept.
+ * Returns 0 or -1. */
 int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t keep_timeline);
+void sim_core_keep_from(struct sim_core *c, uint64_t first);
 void sim_core_free(struct sim_core *c);
 
 /* sim_core_step - simulate one executed instruction. */

@@ -35,6 +35,7 @@ static const char usage_text[] =
 	"  --timeline N       also print a timeline of the first N instructions\n"
 	"  --kanata FILE      write a Kanata v4 log (for the Konata viewer) of the\n"
 	"                     first --kanata-max instructions (default 10000)\n"
+	"  --from N           start the timeline and Kanata window at instruction N\n"
 	"  --max-insns N      stop after N instructions\n"
 	"  --sysroot DIR      find the traced binaries under DIR\n"
 	"  --no-lines         do not look up source lines\n"
@@ -45,7 +46,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_CORE = 256, OPT_SET, OPT_LIST, OPT_PRINT, OPT_FORMAT, OPT_TOP, OPT_JSON, OPT_TIMELINE,
-	OPT_KANATA, OPT_KANATA_MAX, OPT_MAX, OPT_SYSROOT, OPT_NO_LINES, OPT_HELP, OPT_VERSION,
+	OPT_KANATA, OPT_KANATA_MAX, OPT_FROM, OPT_MAX, OPT_SYSROOT, OPT_NO_LINES, OPT_HELP, OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -59,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "kanata", required_argument, NULL, OPT_KANATA },
 	{ "kanata-max", required_argument, NULL, OPT_KANATA_MAX },
+	{ "from", required_argument, NULL, OPT_FROM },
 	{ "max-insns", required_argument, NULL, OPT_MAX },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
@@ -73,7 +75,7 @@ struct options {
 	const char *core, *output, *kanata, *sysroot, *trace;
 	const char *sets[64];
 	int nsets, format, json, quiet, verbose, lines, print_core;
-	uint64_t top, timeline, kanata_max, max_insns;
+	uint64_t top, timeline, kanata_max, max_insns, from;
 };
 
 static uint64_t number_arg(const char *opt, const char *s)
@@ -180,6 +182,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_KANATA: o->kanata = optarg; break;
 		case OPT_KANATA_MAX: o->kanata_max = number_arg("--kanata-max", optarg); break;
 		case OPT_MAX: o->max_insns = number_arg("--max-insns", optarg); break;
+		case OPT_FROM: o->from = number_arg("--from", optarg); break;
 		case OPT_SYSROOT: o->sysroot = optarg; break;
 		case OPT_NO_LINES: o->lines = 0; break;
 		case 'o': o->output = optarg; break;
@@ -300,6 +303,7 @@ int main(int argc, char **argv)
 		cli_error("out of memory");
 		return CLI_EXIT_BAD_INPUT;
 	}
+	sim_core_keep_from(&core, o.from);
 	damaged = simulate(&o, in, t, &core);
 	if (damaged) {
 		cli_error("'%s': %s; the report covers the %llu instructions before it", o.trace,

@@ -494,7 +494,7 @@ void sim_report_timeline(FILE *out, const struct sim_report *r, uint64_t n)
 		}
 		row[TL_COLS] = over ? '>' : ' ';
 		row[TL_COLS + 1] = '\0';
-		fprintf(out, "[%llu] %s 0x%llx %-32s %s\n", (unsigned long long)k, row,
+		fprintf(out, "[%llu] %s 0x%llx %-32s %s\n", (unsigned long long)e->seq, row,
 			(unsigned long long)e->sem->addr, e->sem->text,
 			e->cause != SIM_CAUSE_BASE ? sim_core_cause_name(c, e->cause, nb, sizeof(nb)) : "");
 	}
@@ -568,7 +568,7 @@ int sim_report_kanata(FILE *out, const struct sim_report *r)
 		}
 		ev[n++] = (struct kev){ e->r, k, 60, KV_RETIRE, 0, 0 };
 		/* the dependency arrow from the producer it waited for, if shown */
-		if (e->producer && e->producer - 1 < k)
+		if (e->producer && e->producer - 1 >= c->tl_from && e->producer - 1 - c->tl_from < k)
 			ev[n++] = (struct kev){ e->i, k, 50, KV_WAIT, 0, 0 };
 	}
 	qsort(ev, n, sizeof(*ev), kev_cmp);
@@ -603,7 +603,7 @@ int sim_report_kanata(FILE *out, const struct sim_report *r)
 			break;
 		case KV_WAIT:
 			fprintf(out, "W\t%llu\t%llu\t0\n", (unsigned long long)v->id,
-				(unsigned long long)(e->producer - 1));
+				(unsigned long long)(e->producer - 1 - c->tl_from));
 			break;
 		default:
 			fprintf(out, "R\t%llu\t%llu\t0\n", (unsigned long long)v->id, (unsigned long long)retired++);

@@ -45,6 +45,12 @@ check "stall lane names a cause" grep -q '^S	[0-9]*	1	\(dcache-mem\|dep-int\|dep
 check_eq "--timeline 25 prints 25 rows" 25 "$(grep -c '^\[[0-9]*\] ' "$TMP/tl.txt")"
 check "timeline rows show fetch and retire" sh -c "grep '^\[3\] ' '$TMP/tl.txt' | grep -q 'FffffD.*[R>]'"
 
+# --from moves the window
+"$SIM" -q --from 1000 --timeline 5 --kanata "$TMP/k2.log" --kanata-max 20 "$TMP/mix.itr" >"$TMP/tl2.txt" 2>&1
+check "--from 1000: timeline starts at instruction 1000" grep -q '^\[1000\] ' "$TMP/tl2.txt"
+check_eq "--from 1000: Kanata shows 20 instructions" 20 "$(grep -c '^I	' "$TMP/k2.log")"
+check "Kanata dependency arrows" grep -q '^W	[0-9]*	[0-9]*	0$' "$TMP/k2.log"
+
 # presets and overrides
 check "--list-cores" sh -c "'$SIM' --list-cores | grep -q '^zen4' && '$SIM' --list-cores | grep -q '^power10' && '$SIM' --list-cores | grep -q '^inorder'"
 "$SIM" --print-core --core zen4 >"$TMP/zen4.core"
