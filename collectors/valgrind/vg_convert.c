@@ -13,6 +13,7 @@ void vg_convert_init(struct vg_convert *c, struct itrace_writer *w, int only_act
 	memset(c, 0, sizeof(*c));
 	c->w = w;
 	c->only_active = only_active;
+	c->plain = 1;
 }
 
 void vg_convert_free(struct vg_convert *c)
@@ -63,6 +64,12 @@ static int write_rec(struct vg_convert *c, struct itrace_record *rec)
 	return itrace_writer_write(c->w, rec);
 }
 
+/* Nothing to write before the next instruction but the instruction. */
+static void update_plain(struct vg_convert *c)
+{
+	c->plain = c->cur_tid == c->written_tid && !c->out_of_scope;
+}
+
 /*
  * Like the ptrace backend, a THREAD switch is written before the first
  * record of the thread that now runs, not at every scheduling decision.
@@ -77,6 +84,7 @@ static int write_switch(struct vg_convert *c)
 	rec.u.thread.tid = c->cur_tid;
 	rec.u.thread.pid = c->pid;
 	c->written_tid = c->cur_tid;
+	update_plain(c);
 	return write_rec(c, &rec);
 }
 
@@ -104,6 +112,7 @@ static int scope_ctl(struct vg_convert *c, int on, uint64_t addr)
 	rec.u.ctl.reason = ITRACE_CTL_SCOPE;
 	rec.u.ctl.addr = addr;
 	c->out_of_scope = !on;
+	update_plain(c);
 	TRY(switch_if_needed(c));
 	return write_rec(c, &rec);
 }
@@ -176,6 +185,7 @@ static int event_thread(struct vg_convert *c, const uint64_t *p, size_t n)
 		return corrupt(c, "short THREAD event", p[-1]);
 	if (p[0] == ITRACE_THREAD_SWITCH) {
 		c->cur_tid = (uint32_t)p[1];
+		update_plain(c);
 		return 0;
 	}
 	memset(&rec, 0, sizeof(rec));
@@ -366,7 +376,12 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 		/* The hot cases first, without the size dispatch. */
 		switch (VGW_TAG(x)) {
 		case VGW_INSN:
-			rc = insn(c, x & VGW_ADDR_MASK, VGW_AUX(x));
+			if (c->plain && !(VGW_AUX(x) & VGW_INSN_REP)) {
+				c->last_rep = 0;
+				rc = itrace_write_insn(c->w, x & VGW_ADDR_MASK, VGW_AUX(x), NULL);
+			} else {
+				rc = insn(c, x & VGW_ADDR_MASK, VGW_AUX(x));
+			}
 			i++;
 			break;
 		case VGW_LOAD:

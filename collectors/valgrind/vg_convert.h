@@ -34,6 +34,7 @@ struct vg_convert {
 	int64_t exit_code;
 	uint32_t cur_tid;	/* thread running now (tool's last switch) */
 	uint32_t written_tid;	/* thread of the last THREAD switch written */
+	int plain;		/* no THREAD switch or scope record pending */
 	uint64_t last_rep;	/* rep instruction whose INSN was written last */
 	int exec_seen;		/* the program called execve: trace ends */
 	char error[256];	/* ERROR event text, or a stream problem */
