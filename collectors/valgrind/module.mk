@@ -59,3 +59,11 @@ endif
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/valgrind_*.sh))
 BENCHES += $(sort $(wildcard bench/valgrind_*.sh))
+
+# Unit test of the stream converter (tests/unit/test_vg_convert.c): linked
+# with the converter and maps.o (build-ids) besides libitrace.
+$(BUILD)/obj/tests/unit/test_vg_convert.o: CPPFLAGS += -Icollectors -Icollectors/valgrind
+# (The objects follow libitrace.a on the link line, so it is named again.)
+$(BUILD)/tests/test_vg_convert: $(BUILD)/obj/collectors/valgrind/vg_convert.o \
+	$(BUILD)/obj/collectors/maps.o
+UNIT_LIBS_vg_convert := $(LIBITRACE)

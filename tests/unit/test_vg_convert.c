@@ -1,0 +1,265 @@
+/*
+ * test_vg_convert.c - collectors/valgrind/vg_convert.c on hand-built tool
+ * streams (vg_wire.h): every word kind becomes the right record, rep
+ * string instructions give one INSN, THREAD switches are written lazily,
+ * --only scope changes and what they suppress, records cut at the end of
+ * a buffer wait for the next call, and damaged streams are refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "itrace.h"
+#include "vg_convert.h"
+#include "vg_wire.h"
+
+#define W(tag, aux, addr) \
+	(((uint64_t)(tag) << VGW_TAG_SHIFT) | ((uint64_t)(aux) << VGW_AUX_SHIFT) | (uint64_t)(addr))
+#define EV(type, n) W(VGW_EVENT, type, n)
+
+struct out {
+	char path[64];
+	struct itrace_writer *w;
+	struct vg_convert c;
+};
+
+static void out_open(struct out *o, int only)
+{
+	struct itrace_writer_options opts;
+	int fd;
+
+	snprintf(o->path, sizeof(o->path), "/tmp/test_vg_convert.XXXXXX");
+	fd = mkstemp(o->path);
+	assert_true(fd >= 0);
+	close(fd);
+	itrace_writer_options_init(&opts);
+	assert_int_equal(itrace_writer_open(o->path, &opts, &o->w), 0);
+	vg_convert_init(&o->c, o->w, only);
+}
+
+/* Close the writer and read every record back into recs[]. */
+static size_t out_close(struct out *o, struct itrace_record *recs, size_t max)
+{
+	struct itrace_reader *r;
+	size_t n = 0;
+
+	vg_convert_free(&o->c);
+	assert_int_equal(itrace_writer_close(o->w, ITRACE_END_COMPLETE, 0), 0);
+	assert_int_equal(itrace_reader_open(o->path, &r), 0);
+	while (n < max && itrace_reader_next(r, &recs[n]) == 0)
+		n++;
+	itrace_reader_close(r);
+	unlink(o->path);
+	return n;
+}
+
+static void convert_all(struct out *o, const uint64_t *w, size_t n)
+{
+	size_t used = 0;
+
+	assert_int_equal(vg_convert_words(&o->c, w, n, &used), 0);
+	assert_int_equal(used, n);
+}
+
+static void test_every_kind(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_INSN, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		W(VGW_INSN, 3, 0x401000),
+		W(VGW_LOAD, 8, 0x7fff0000),
+		W(VGW_STORE, 4, 0x601000),
+		0, /* a guarded access that did not happen */
+		W(VGW_INSN_FULL, 5, 0), 0xffffffffff600000ULL,
+		W(VGW_BRANCH, 2 | ITRACE_BRANCH_COND << 4, 0x401003), 0x401005, /* not taken */
+		W(VGW_BRANCH, 2 | ITRACE_BRANCH_COND << 4, 0x401005), 0x401100, /* taken */
+		EV(VGW_EV_SYSCALL_ENTER, 8), 1, 6, 1, 2, 3, 4, 5, 6,
+		EV(VGW_EV_SYSCALL_EXIT, 2), 1, (uint64_t)-14,
+		EV(VGW_EV_SIGNAL, 5), 11, 1, 0x10, 0x401010, 0x401200,
+		EV(VGW_EV_TRACE_CTL, 3), 0, ITRACE_CTL_TRIGGER, 0x401300,
+		EV(VGW_EV_EXIT, 1), 7,
+	};
+	struct itrace_record r[32];
+	struct out o;
+	size_t n;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	assert_true(o.c.hello);
+	assert_int_equal(o.c.pid, 42);
+	assert_true(o.c.exited);
+	assert_int_equal(o.c.exit_code, 7);
+	n = out_close(&o, r, 32);
+	assert_int_equal(n, 11);
+	assert_int_equal(r[0].type, ITRACE_REC_THREAD);
+	assert_int_equal(r[0].u.thread.tid, 42);
+	assert_int_equal(r[1].type, ITRACE_REC_INSN);
+	assert_int_equal(r[1].u.insn.addr, 0x401000);
+	assert_int_equal(r[1].u.insn.len, 3);
+	assert_int_equal(r[2].type, ITRACE_REC_MEM);
+	assert_int_equal(r[2].u.mem.addr, 0x7fff0000);
+	assert_int_equal(r[2].u.mem.size, 8);
+	assert_int_equal(r[2].u.mem.flags, 0);
+	assert_int_equal(r[3].u.mem.flags, ITRACE_MEM_STORE);
+	assert_int_equal(r[3].u.mem.size, 4);
+	assert_int_equal(r[4].type, ITRACE_REC_INSN);
+	assert_true(r[4].u.insn.addr == 0xffffffffff600000ULL);
+	assert_int_equal(r[5].type, ITRACE_REC_BRANCH);
+	assert_int_equal(r[5].u.branch.flags, 0);
+	assert_int_equal(r[6].u.branch.flags, ITRACE_BRANCH_TAKEN);
+	assert_int_equal(r[6].u.branch.to, 0x401100);
+	assert_int_equal(r[7].type, ITRACE_REC_SYSCALL);
+	assert_int_equal(r[7].u.syscall.nargs, 6);
+	assert_int_equal(r[7].u.syscall.args[5], 6);
+	assert_int_equal(r[8].u.syscall.ret, -14);
+	assert_int_equal(r[9].type, ITRACE_REC_SIGNAL);
+	assert_int_equal(r[9].u.signal.handler, 0x401200);
+	assert_int_equal(r[10].type, ITRACE_REC_TRACE_CTL);
+	assert_int_equal(r[10].u.ctl.on, 0);
+}
+
+/* One INSN per rep string instruction, its accesses for every iteration. */
+static void test_rep_once(void **state)
+{
+	const uint64_t words[] = {
+		W(VGW_INSN, 2 | VGW_INSN_REP, 0x401000), W(VGW_LOAD, 1, 0x1000), W(VGW_STORE, 1, 0x2000),
+		W(VGW_INSN, 2 | VGW_INSN_REP, 0x401000), W(VGW_LOAD, 1, 0x1001), W(VGW_STORE, 1, 0x2001),
+		W(VGW_INSN, 1, 0x401002),
+		W(VGW_INSN, 2 | VGW_INSN_REP, 0x401000), /* executed again: a new INSN */
+	};
+	struct itrace_record r[16];
+	struct out o;
+	size_t n, insns = 0, mems = 0;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	n = out_close(&o, r, 16);
+	for (size_t i = 0; i < n; i++) {
+		insns += r[i].type == ITRACE_REC_INSN;
+		mems += r[i].type == ITRACE_REC_MEM;
+	}
+	assert_int_equal(insns, 3);
+	assert_int_equal(mems, 4);
+}
+
+/* A switch is written before the thread's next record, not when announced. */
+static void test_lazy_switch(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 10, 10, 0,
+		W(VGW_INSN, 1, 0x1000),
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 11, 10, 0,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 10, 10, 0, /* 11 ran nothing */
+		W(VGW_INSN, 1, 0x1001),
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 11, 10, 0,
+		W(VGW_INSN, 1, 0x2000),
+	};
+	struct itrace_record r[16];
+	struct out o;
+	size_t n;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	n = out_close(&o, r, 16);
+	assert_int_equal(n, 5);
+	assert_int_equal(r[0].type, ITRACE_REC_THREAD);
+	assert_int_equal(r[0].u.thread.tid, 10);
+	assert_int_equal(r[1].type, ITRACE_REC_INSN);
+	assert_int_equal(r[2].type, ITRACE_REC_INSN);
+	assert_int_equal(r[3].type, ITRACE_REC_THREAD);
+	assert_int_equal(r[3].u.thread.tid, 11);
+	assert_int_equal(r[4].tid, 11);
+}
+
+/* --only: leaving is a TRACE_OFF once, the way back a TRACE_ON at the
+ * first instruction; system calls made outside are not recorded. */
+static void test_scope(void **state)
+{
+	const uint64_t words[] = {
+		W(VGW_INSN, 1, 0x1000),
+		W(VGW_SCOPE_OUT, 0, 0x7000),
+		W(VGW_SCOPE_OUT, 0, 0x7100),
+		EV(VGW_EV_SYSCALL_ENTER, 8), 1, 6, 0, 0, 0, 0, 0, 0,
+		EV(VGW_EV_SYSCALL_EXIT, 2), 1, 0,
+		W(VGW_INSN, 1, 0x1001),
+	};
+	struct itrace_record r[16];
+	struct out o;
+	size_t n;
+
+	(void)state;
+	out_open(&o, 1);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	n = out_close(&o, r, 16);
+	assert_int_equal(n, 4);
+	assert_int_equal(r[1].type, ITRACE_REC_TRACE_CTL);
+	assert_int_equal(r[1].u.ctl.on, 0);
+	assert_int_equal(r[1].u.ctl.reason, ITRACE_CTL_SCOPE);
+	assert_int_equal(r[1].u.ctl.addr, 0x7000);
+	assert_int_equal(r[2].u.ctl.on, 1);
+	assert_int_equal(r[2].u.ctl.addr, 0x1001);
+	assert_int_equal(r[3].type, ITRACE_REC_INSN);
+}
+
+/* A record cut by the end of the buffer is left for the next call. */
+static void test_cut_record(void **state)
+{
+	const uint64_t words[] = {
+		W(VGW_INSN, 1, 0x1000),
+		EV(VGW_EV_SIGNAL, 5), 10, 0, 0, 0x1001, 0,
+	};
+	struct itrace_record r[8];
+	struct out o;
+	size_t used = 99;
+
+	(void)state;
+	out_open(&o, 0);
+	assert_int_equal(vg_convert_words(&o.c, words, 4, &used), 0);
+	assert_int_equal(used, 1);
+	assert_int_equal(vg_convert_words(&o.c, words + 1, 6, &used), 0);
+	assert_int_equal(used, 6);
+	assert_int_equal(out_close(&o, r, 8), 2);
+	assert_int_equal(r[1].type, ITRACE_REC_SIGNAL);
+}
+
+/* Words the tool never writes are refused with a message. */
+static void test_damage(void **state)
+{
+	const uint64_t bad_tag[] = { W(VGW_INSN, 1, 0x1000), W(12, 0, 0x1234) };
+	const uint64_t bad_event[] = { EV(99, 0) };
+	const uint64_t bad_version[] = { EV(VGW_EV_HELLO, 4), 999, 1, 2, 1 };
+	const uint64_t *cases[] = { bad_tag, bad_event, bad_version };
+	const size_t lens[] = { 2, 1, 5 };
+	struct itrace_record r[4];
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct out o;
+		size_t used;
+
+		out_open(&o, 0);
+		assert_int_equal(vg_convert_words(&o.c, cases[i], lens[i], &used), -ITRACE_E_CORRUPT);
+		assert_true(strstr(o.c.error, "tool stream") != NULL);
+		out_close(&o, r, 4);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_kind), cmocka_unit_test(test_rep_once),
+		cmocka_unit_test(test_lazy_switch), cmocka_unit_test(test_scope),
+		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_damage),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
