@@ -52,20 +52,29 @@ static int threads_grow(struct fill_threads *t)
 			*thread_slot(&n, t->slots[i].tid) = t->slots[i];
 	free(t->slots);
 	*t = n;
-	return 0;
+	return 0; /* callers drop pointers into the old table (last_thread) */
 }
 
 /* The state of thread `tid`, created unknown (a GAP at its first branch). */
 static struct fill_thread *get_thread(struct fill_ctx *c, uint32_t tid, uint32_t pid)
 {
-	struct fill_thread *th = thread_slot(&c->threads, tid);
+	struct fill_thread *th = c->last_thread;
 
+	/* Records come in runs of one thread: try the last one first. */
+	if (th && th->used && th->tid == tid) {
+		if (pid)
+			th->pid = pid;
+		return th;
+	}
+	th = thread_slot(&c->threads, tid);
 	if (th->used) {
+		c->last_thread = th;
 		if (pid)
 			th->pid = pid;
 		return th;
 	}
 	if ((c->threads.count + 1) * 2 > c->threads.cap) {
+		c->last_thread = NULL;
 		if (threads_grow(&c->threads) < 0)
 			return NULL;
 		th = thread_slot(&c->threads, tid);
@@ -76,6 +85,7 @@ static struct fill_thread *get_thread(struct fill_ctx *c, uint32_t tid, uint32_t
 	th->pid = pid;
 	th->pending_reason = ITRACE_GAP_TRACE_OFF;
 	c->threads.count++;
+	c->last_thread = th;
 	return th;
 }
 
@@ -284,6 +294,7 @@ static void decode_block(struct fill_ctx *c, struct fill_block *b, const uint8_t
 
 	b->bytes = bytes;
 	b->ninsn = 0;
+	b->nbytes = b->last_off = 0;
 	b->end = BLOCK_END_LIMIT;
 	b->kind = ITRACE_INSN_NOT_BRANCH;
 	b->dflags = 0;
@@ -300,7 +311,9 @@ static void decode_block(struct fill_ctx *c, struct fill_block *b, const uint8_t
 			return;
 		}
 		b->lens[b->ninsn++] = d.len;
+		b->last_off = (uint32_t)off;
 		off += d.len;
+		b->nbytes = (uint32_t)off;
 		if (d.kind != ITRACE_INSN_NOT_BRANCH) {
 			b->end = BLOCK_END_BRANCH;
 			b->kind = d.kind;
@@ -506,6 +519,47 @@ static int emit_range(struct fill_ctx *c, const struct fill_block *b, uint64_t p
 	return 0;
 }
 
+enum { SCAN_THROUGH, SCAN_GOAL, SCAN_LIMIT };
+
+/*
+ * How far a walk goes into block b (at pc): through it, to the goal (index
+ * *ip, at *ap), or to the step limit (index *ip).  Steps count the
+ * instructions before the goal.  Mostly the goal is the block's last
+ * instruction or lies outside it, which needs no scan.
+ */
+static int scan_block(const struct fill_ctx *c, const struct fill_block *b, uint64_t pc,
+		      struct walk *w, uint32_t *ip, uint64_t *ap)
+{
+	int seek = w->mode != WALK_TO_SYSCALL;
+	uint64_t a = pc;
+
+	if (w->steps + b->ninsn <= c->opts->max_walk && b->ninsn &&
+	    (!seek || w->to < pc || w->to - pc >= b->nbytes || w->to - pc == b->last_off)) {
+		if (seek && w->to >= pc && w->to - pc == b->last_off) {
+			w->steps += b->ninsn - 1;
+			*ip = b->ninsn - 1;
+			*ap = w->to;
+			return SCAN_GOAL;
+		}
+		w->steps += b->ninsn;
+		*ip = b->ninsn;
+		*ap = pc + b->nbytes;
+		return SCAN_THROUGH;
+	}
+	for (uint32_t i = 0; i < b->ninsn; i++) {
+		*ip = i;
+		*ap = a;
+		if (seek && a == w->to)
+			return SCAN_GOAL;
+		if (++w->steps > c->opts->max_walk)
+			return SCAN_LIMIT;
+		a += b->lens[i];
+	}
+	*ip = b->ninsn;
+	*ap = a;
+	return SCAN_THROUGH;
+}
+
 static int walk_blocks(struct fill_ctx *c, struct fill_thread *th, struct walk *w)
 {
 	uint64_t pc = th->pc;
@@ -525,19 +579,8 @@ static int walk_blocks(struct fill_ctx *c, struct fill_thread *th, struct walk *
 			w->gap_addr = pc;
 			return 0;
 		}
-		/* How far into the block: to the goal, to the step limit, or through. */
-		for (i = 0; i < b->ninsn; i++) {
-			if (a == w->to && w->mode != WALK_TO_SYSCALL) {
-				stop = 1;
-				break;
-			}
-			if (++w->steps > c->opts->max_walk) {
-				stop = 2;
-				break;
-			}
-			a += b->lens[i];
-		}
-		if (stop == 1) {
+		stop = scan_block(c, b, pc, w, &i, &a);
+		if (stop == SCAN_GOAL) {
 			int incl = w->mode == WALK_TO_INCL;
 
 			if (!w->silent && (rc = emit_range(c, b, pc, i + incl)) < 0)
@@ -545,7 +588,7 @@ static int walk_blocks(struct fill_ctx *c, struct fill_thread *th, struct walk *
 			th->pc = a + (incl ? b->lens[i] : 0);
 			return 0;
 		}
-		if (stop == 2) {
+		if (stop == SCAN_LIMIT) {
 			if (!w->silent && (rc = emit_range(c, b, pc, i + 1)) < 0)
 				return rc;
 			w->reason = ITRACE_GAP_BRANCH_NOT_REACHED;

@@ -27,6 +27,8 @@ struct fill_block {
 	uint32_t ninsn;
 	const uint8_t *bytes;	 /* code, owned by the image */
 	int64_t target_rel;	 /* direct target - block start address */
+	uint32_t nbytes;	 /* bytes of its instructions */
+	uint32_t last_off;	 /* offset of its last instruction */
 	uint8_t end, kind, dflags;
 	uint8_t lens[];
 };
@@ -77,6 +79,7 @@ struct fill_ctx {
 	struct itrace_decoder *dec;
 	struct fill_cache cache;
 	struct fill_threads threads;
+	struct fill_thread *last_thread; /* get_thread's last answer */
 	struct fill_loc_cache loc;
 	int taken_only;
 	int with_bytes;

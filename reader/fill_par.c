@@ -521,6 +521,7 @@ static int fill_chunk(struct worker *w, struct pchunk *k)
 	c->threads.slots = k->start;
 	c->threads.cap = k->start_cap;
 	c->threads.count = k->start_count;
+	c->last_thread = NULL;
 	k->start = NULL;
 	c->st = &k->st;
 	c->gap_module = k->gap_module;
