@@ -342,6 +342,26 @@ static Addr sig_handler_pending[VGI_MAX_SIG];
 static ULong *sig_event_words;	/* payload of the SIGNAL event being built */
 static Addr sigreturn_from;	/* the rt_sigreturn instruction being run */
 
+/*
+ * Valgrind does not follow the new program of an execve (no
+ * --trace-children): if it succeeds, the trace ends here.  Everything so
+ * far is handed over now, with the path; a failed execve (a shell trying
+ * each directory of $PATH) is taken back in post_syscall.
+ */
+static void announce_exec(const HChar *path)
+{
+	SizeT len = 0;
+	ULong head[1];
+
+	if (path != NULL && VG_(am_is_valid_for_client)((Addr)path, 1, VKI_PROT_READ))
+		while (len < 4000 && VG_(am_is_valid_for_client)((Addr)path + len, 1, VKI_PROT_READ) &&
+		       path[len] != '\0')
+			len++;
+	head[0] = len;
+	put_event_bytes(VGW_EV_EXEC, head, 1, len ? path : "", len);
+	flush_buffer();
+}
+
 static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 {
 	ULong p[2 + 6];
@@ -357,19 +377,15 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	}
 	if (nr == __NR_rt_sigreturn)
 		sigreturn_from = VG_(get_IP)(tid) - 2; /* after "syscall" (0f 05) */
-	if (nr == __NR_execve && vgi_fd >= 0) {
-		/* Valgrind does not follow the new program (no
-		 * --trace-children): the trace ends here. */
-		put_event(VGW_EV_EXEC, NULL, 0);
-		flush_buffer();
+	if (vgi_fd >= 0 && recording()) {
+		p[0] = nr;
+		p[1] = 6;
+		for (i = 0; i < 6; i++)
+			p[2 + i] = i < n ? args[i] : 0;
+		put_event(VGW_EV_SYSCALL_ENTER, p, 8);
 	}
-	if (vgi_fd < 0 || !recording())
-		return;
-	p[0] = nr;
-	p[1] = 6;
-	for (i = 0; i < 6; i++)
-		p[2 + i] = i < n ? args[i] : 0;
-	put_event(VGW_EV_SYSCALL_ENTER, p, 8);
+	if ((nr == __NR_execve || nr == 322 /* execveat */) && vgi_fd >= 0)
+		announce_exec(nr == __NR_execve ? (const HChar *)args[0] : (const HChar *)args[1]);
 }
 
 static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
@@ -382,6 +398,8 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes 
 		sig_handler[args[0]] = sig_handler_pending[args[0]];
 	if (vgi_fd < 0)
 		return;
+	if (nr == __NR_execve || nr == 322 /* execveat */)
+		put_event(VGW_EV_EXEC_FAILED, NULL, 0);
 	/* A new thread: named by the parent's clone, as the kernel does. */
 	if ((nr == __NR_clone || nr == 435 /* clone3 */) && !sr_isError(res) && sr_Res(res) != 0 &&
 	    (nr == 435 || (args[0] & VKI_CLONE_THREAD)))

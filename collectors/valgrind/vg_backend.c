@@ -550,6 +550,8 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	cli_progress_init(&prog, "words", 0, o->quiet);
 	if (rc >= 0)
 		rc = pump(&conv, &child, &prog);
+	if (rc == 0)
+		rc = vg_convert_finish(&conv);
 	cli_progress_end(&prog);
 	close(child.rd);
 	close(child.ack);

@@ -293,7 +293,13 @@ static int event(struct vg_convert *c, unsigned type, const uint64_t *p, size_t 
 		c->exit_code = (int64_t)p[0];
 		return 0;
 	case VGW_EV_EXEC:
+		if (n < 1)
+			return corrupt(c, "short EXEC event", p[-1]);
+		payload_string(p + 1, n - 1, (size_t)p[0], c->exec_path, sizeof(c->exec_path));
 		c->exec_seen = 1;
+		return 0;
+	case VGW_EV_EXEC_FAILED:
+		c->exec_seen = 0;
 		return 0;
 	case VGW_EV_ERROR:
 		payload_string(p, n, n * 8, c->error, sizeof(c->error));
@@ -363,6 +369,30 @@ static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 			return rc;
 	}
 	return itrace_write_insn(c->w, addr, aux & 0xf, NULL);
+}
+
+int vg_convert_finish(struct vg_convert *c)
+{
+	struct itrace_record rec;
+	int rc;
+
+	if (!c->exec_seen)
+		return 0;
+	TRY(switch_if_needed(c));
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_PROCESS;
+	rec.u.process.event = ITRACE_PROCESS_EXEC;
+	rec.u.process.pid = c->pid;
+	rec.u.process.name = c->exec_path;
+	rec.u.process.name_len = strlen(c->exec_path);
+	rc = write_rec(c, &rec);
+	if (rc < 0)
+		return rc;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_TRACE_CTL;
+	rec.u.ctl.on = 0;
+	rec.u.ctl.reason = ITRACE_CTL_DETACH;
+	return write_rec(c, &rec);
 }
 
 int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *used)

@@ -36,7 +36,8 @@ struct vg_convert {
 	uint32_t written_tid;	/* thread of the last THREAD switch written */
 	int plain;		/* no THREAD switch or scope record pending */
 	uint64_t last_rep;	/* rep instruction whose INSN was written last */
-	int exec_seen;		/* the program called execve: trace ends */
+	int exec_seen;		/* an execve is under way: if the stream ends now, it worked */
+	char exec_path[ITRACE_PATH_MAX];
 	char error[256];	/* ERROR event text, or a stream problem */
 
 	uint64_t words;		/* words consumed */
@@ -57,5 +58,13 @@ void vg_convert_free(struct vg_convert *c);
  * -ITRACE_E_CORRUPT for words the tool never writes (c->error says which).
  */
 int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *used);
+
+/*
+ * vg_convert_finish - at the end of the stream: if it ended in a
+ * successful execve, record it (PROCESS exec with the new program's path)
+ * and that the trace stops there (TRACE_CTL off, detach).  Returns 0 or a
+ * writer error.
+ */
+int vg_convert_finish(struct vg_convert *c);
 
 #endif

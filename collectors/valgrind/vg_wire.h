@@ -52,7 +52,8 @@ enum vgw_event {
 	VGW_EV_CODE = 7,	  /* addr, len, bytes padded */
 	VGW_EV_TRACE_CTL = 8,	  /* on, reason, addr */
 	VGW_EV_EXIT = 9,	  /* exit status */
-	VGW_EV_EXEC = 10,	  /* the program is about to execve (trace ends there) */
+	VGW_EV_EXEC = 10,	  /* pathlen, path: execve called; the trace ends if it works */
+	VGW_EV_EXEC_FAILED = 12,  /* (none): that execve failed, tracing goes on */
 	VGW_EV_ERROR = 11,	  /* message bytes padded: the tool gives up */
 };
 

@@ -92,8 +92,14 @@ check "killed by SIGSEGV: trace ends 'target crashed, status 11'" sh -c \
 	"'$DUMP' --summary '$TMP/s.itr' | grep -q '^ended: target crashed, status 11$'"
 check_eq "killed by SIGSEGV: nothing of valgrind's on stderr" "" "$(cat "$TMP/s.err")"
 
-"$COLLECT" -q --backend valgrind -o "$TMP/x.itr" -- /bin/sh -c 'exec /bin/true' >/dev/null 2>&1
+# exec: Valgrind does not follow the new program; the trace says so.  The
+# shell's first try (a failed execve in $PATH order) does not end it.
+"$COLLECT" -q --backend valgrind -o "$TMP/x.itr" -- /bin/sh -c 'PATH=/nonexistent:/bin; exec true 3' >/dev/null 2>&1
 check_eq "exec: the exit status of the new program" 0 $?
+"$DUMP" "$TMP/x.itr" >"$TMP/x.txt"
+check "exec: PROCESS exec names the new program, then TRACE_OFF detach" sh -c \
+	"grep -A1 \"PROCESS exec pid=[0-9]* '/bin/true'\" '$TMP/x.txt' | grep -q 'TRACE_OFF detach'"
+check_eq "exec: one PROCESS exec (the failed execve is not one)" 1 "$(grep -c 'PROCESS exec' "$TMP/x.txt")"
 check "exec: the trace ends complete" sh -c \
 	"'$DUMP' --summary '$TMP/x.itr' | grep -q '^ended: complete, status 0$'"
 
