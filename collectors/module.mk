@@ -10,7 +10,7 @@ COLLECT_BACKEND_LIBS :=
 
 # collectors/ and backend subfolders include collectors/*.h and tools/cli.h
 # by name.
-$(BUILD)/obj/collectors/%.o: CPPFLAGS += -Icollectors -Itools
+$(BUILD)/obj/collectors/%.o: ALL_CPPFLAGS += -Icollectors -Itools
 
 COLLECT_SRCS := $(wildcard collectors/*.c)
 COLLECT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(COLLECT_SRCS))
