@@ -55,6 +55,14 @@ check_eq "--start helper: three windows" 3 "$("$DUMP" "$TMP/helper.itr" | grep -
 check_eq "--start helper: every window ends with its ret" 3 \
 	"$("$DUMP" "$TMP/helper.itr" | awk '$2 == "INSN" { last = $NF } / TRACE_OFF / && last == "bytes=c3" { n++ } END { print n + 0 }')"
 
+# Breakpoints across fork: a followed child keeps them (its helper call
+# opens a window), an unfollowed one loses them (no stray SIGTRAP).
+"$COLLECT" -q --follow-fork --start helper -o "$TMP/ff.itr" -- "$PROG" fork >"$TMP/ff.out" 2>&1
+check_eq "follow-fork --start helper: exit status kept" 5 "$?"
+check_eq "follow-fork --start helper: the child's window" 1 "$("$DUMP" "$TMP/ff.itr" | grep -c 'TRACE_ON trigger')"
+"$COLLECT" -q --start helper -o "$TMP/nf.itr" -- "$PROG" fork >"$TMP/nf.out" 2>&1
+check "no follow-fork: the child runs without our int3s" grep -q "child exit 13" "$TMP/nf.out"
+
 # --only main: main's instructions are those of a --start main trace
 # that lie in the executable, in the same order.
 "$COLLECT" -q --start main -o "$TMP/main.itr" -- "$PROG" calls >/dev/null 2>&1
