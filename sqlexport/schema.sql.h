@@ -57,7 +57,6 @@ static const char schema_indexes[] =
 	"CREATE INDEX calls_parent_call_path ON calls(parent_call_path_id);\n"
 	"CREATE INDEX calls_parent ON calls(parent_id);\n"
 	"CREATE INDEX calls_call_path ON calls(call_path_id);\n"
-	"CREATE INDEX calls_thread ON calls(thread_id);\n"
 	"CREATE INDEX call_paths_parent ON call_paths(parent_id);\n"
 	"CREATE INDEX symbols_name ON symbols(name);\n"
 	"CREATE INDEX functions_symbol ON functions(symbol_id);\n"
