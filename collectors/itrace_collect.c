@@ -185,8 +185,6 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 		o->argv = argv + optind;
 	if ((o->start_func && o->has_start_addr) || (o->stop_func && o->has_stop_addr))
 		cli_usage_error("give a trigger either by name or by address, not both");
-	if (o->only_module && (o->start_func || o->has_start_addr))
-		cli_usage_error("--only cannot be combined with --start/--start-addr yet");
 	return 0;
 }
 

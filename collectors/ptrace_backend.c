@@ -175,7 +175,7 @@ static int attach_program(struct pt_session *s, pid_t pid)
 	if (!pt_start_process(s, pid) || (s->use_triggers && pt_arm_triggers(s, p)))
 		return -1;
 	for (struct pt_thread *t = s->threads; t; t = t->next) {
-		t->mode = pt_initial_mode(s, p);
+		pt_set_initial_mode(s, t);
 		if (t->mode == PT_MODE_STEP && pt_get_regs(t) == 0)
 			pt_write_ctl(s, t, 1, ITRACE_CTL_ATTACH, t->regs.rip);
 	}

@@ -88,6 +88,7 @@ struct pt_thread {
 	int in_syscall;		/* between syscall-enter and -exit stops */
 	int last_req;		/* ptrace request of the last resume */
 	uint64_t last_rep_addr; /* rep string insn already recorded (INSN once) */
+	int in_window;		/* between --start and --stop (always, without --start) */
 	uint64_t window_rsp;	/* --start without --stop: leave when rsp > this */
 	uint64_t reinsert_bp;	/* breakpoint lifted to step over it (0: none) */
 	struct pt_return returns[PT_RETURNS_MAX]; /* innermost last */
@@ -156,8 +157,9 @@ struct pt_process *pt_new_process(struct pt_session *s, pid_t pid);
 void pt_free_process(struct pt_session *s, struct pt_process *p);
 struct pt_thread *pt_new_thread(struct pt_session *s, struct pt_process *p, pid_t tid);
 void pt_free_thread(struct pt_session *s, struct pt_thread *t);
-/* Mode of a thread that appears now: tracing unless it waits for --start. */
-enum pt_mode pt_initial_mode(const struct pt_session *s, const struct pt_process *p);
+/* Mode of a thread that appears now: tracing unless it waits for the
+ * entry point (triggers not armed yet) or for --start. */
+void pt_set_initial_mode(const struct pt_session *s, struct pt_thread *t);
 /* Field ("Tgid:", "SigBlk:", ...) of /proc/TID/status in `base`; 0 if absent. */
 unsigned long long pt_status_value(pid_t tid, const char *field, int base);
 int pt_signal_is_caught(pid_t tid, int sig);

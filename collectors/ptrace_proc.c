@@ -169,11 +169,13 @@ void pt_free_process(struct pt_session *s, struct pt_process *p)
 }
 
 /* Mode of a thread that appears now: tracing unless it waits for --start. */
-enum pt_mode pt_initial_mode(const struct pt_session *s, const struct pt_process *p)
+void pt_set_initial_mode(const struct pt_session *s, struct pt_thread *t)
 {
-	if (!p->triggers_armed && s->use_triggers)
-		return PT_MODE_CONT; /* runs to the entry breakpoint */
-	return p->start_addr ? PT_MODE_CONT : PT_MODE_STEP;
+	const struct pt_process *p = t->proc;
+	int armed = p->triggers_armed || !s->use_triggers;
+
+	t->in_window = armed && !p->start_addr;
+	t->mode = t->in_window ? PT_MODE_STEP : PT_MODE_CONT;
 }
 
 struct pt_thread *pt_new_thread(struct pt_session *s, struct pt_process *p, pid_t tid)
@@ -184,7 +186,7 @@ struct pt_thread *pt_new_thread(struct pt_session *s, struct pt_process *p, pid_
 		return NULL;
 	t->tid = tid;
 	t->proc = p;
-	t->mode = pt_initial_mode(s, p);
+	pt_set_initial_mode(s, t);
 	t->next = s->threads;
 	s->threads = t;
 	p->nthreads++;

@@ -457,11 +457,22 @@ static void leave_scope(struct pt_session *s, struct pt_thread *t)
 
 }
 
-static void tracing_off(struct pt_session *s, struct pt_thread *t, int reason)
+/* The trigger window closed: full speed until the next --start. */
+static void tracing_off(struct pt_session *s, struct pt_thread *t)
 {
-	pt_write_ctl(s, t, 0, reason, t->regs.rip);
+	pt_write_ctl(s, t, 0, ITRACE_CTL_TRIGGER, t->regs.rip);
 	t->mode = PT_MODE_CONT;
+	t->in_window = 0;
 	t->window_rsp = 0;
+	pt_drop_returns(t);
+}
+
+static int window_over(const struct pt_thread *t)
+{
+	const struct pt_process *p = t->proc;
+
+	return (t->window_rsp && t->regs.rsp > t->window_rsp) || /* the function returned */
+	       (p->stop_addr && t->regs.rip == p->stop_addr);
 }
 
 /* Mode changes decided from where a stepping thread now is. */
@@ -471,14 +482,14 @@ static void update_mode(struct pt_session *s, struct pt_thread *t)
 	uint64_t rip = t->regs.rip;
 
 	if (t->mode == PT_MODE_STEP) {
-		if (t->window_rsp && t->regs.rsp > t->window_rsp)
-			tracing_off(s, t, ITRACE_CTL_TRIGGER); /* the function returned */
-		else if (p->stop_addr && rip == p->stop_addr)
-			tracing_off(s, t, ITRACE_CTL_TRIGGER);
+		if (window_over(t))
+			tracing_off(s, t);
 		else if (!in_scope(p, rip))
 			leave_scope(s, t);
 	} else if (t->mode == PT_MODE_SILENT) {
-		if (in_scope(p, rip)) {
+		if (window_over(t)) {
+			tracing_off(s, t);
+		} else if (in_scope(p, rip)) {
 			t->mode = PT_MODE_STEP;
 			pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, rip);
 		} else if (t->last_kind != ARCH_X86_NOT_BRANCH) {
@@ -510,17 +521,20 @@ void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *b
 
 	if (t->mode != PT_MODE_CONT)
 		return;
-	if (((kinds & PT_BP_RETURN) && take_return(t, addr)) ||
-	    ((kinds & PT_BP_SCOPE) && p->only_hi && !p->start_addr)) {
+	if (t->in_window && (((kinds & PT_BP_RETURN) && take_return(t, addr)) ||
+			     ((kinds & PT_BP_SCOPE) && p->only_hi))) {
 		t->mode = PT_MODE_STEP; /* back in the traced module */
 		pt_code_changed(s, p);
 		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, addr);
-	} else if ((kinds & PT_BP_START) && addr == p->start_addr) {
+	} else if (!t->in_window && (kinds & PT_BP_START) && addr == p->start_addr) {
 		t->mode = PT_MODE_STEP;
+		t->in_window = 1;
 		if (!p->stop_addr)
 			t->window_rsp = t->regs.rsp; /* only while inside the function */
 		pt_code_changed(s, p); /* it ran unobserved: libraries may be new */
 		pt_write_ctl(s, t, 1, ITRACE_CTL_TRIGGER, addr);
+	} else if (t->in_window && (kinds & PT_BP_STOP) && addr == p->stop_addr) {
+		tracing_off(s, t); /* reached outside the module (--only) */
 	}
 }
 

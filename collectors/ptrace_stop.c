@@ -129,7 +129,7 @@ static int on_entry_breakpoint(struct pt_session *s, struct pt_thread *t, struct
 	pt_bp_drop_kind(p, bp->addr, PT_BP_ENTRY);
 	if (pt_arm_triggers(s, p))
 		return -1;
-	t->mode = pt_initial_mode(s, p);
+	pt_set_initial_mode(s, t);
 	if (t->mode == PT_MODE_STEP)
 		pt_write_ctl(s, t, 1, ITRACE_CTL_START, t->regs.rip);
 	return 0;
@@ -346,6 +346,7 @@ static void on_fork(struct pt_session *s, struct pt_thread *t, int vfork)
 	}
 	/* the child is where the parent is: inside the same window, if any */
 	c->mode = t->mode == PT_MODE_SILENT ? PT_MODE_STEP : t->mode;
+	c->in_window = t->in_window;
 	c->window_rsp = t->window_rsp;
 	pt_write_process(s, ITRACE_PROCESS_FORK, parent->pid, (uint64_t)cp->pid, 0, NULL);
 	pt_code_changed(s, cp);
@@ -421,7 +422,7 @@ static struct pt_thread *on_exec(struct pt_session *s, struct pt_thread *t)
 		s->io_error = 1;
 		return t;
 	}
-	t->mode = pt_initial_mode(s, p);
+	pt_set_initial_mode(s, t);
 	if (t->mode == PT_MODE_STEP)
 		pt_write_ctl(s, t, 1, ITRACE_CTL_START, t->regs.rip);
 	return t;

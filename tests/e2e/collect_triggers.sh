@@ -79,4 +79,10 @@ check_files_eq "--only main: the executable's instructions, nothing skipped" "$T
 check_eq "--only main: no instruction outside the executable" 0 \
 	"$(insn_addrs "$TMP/only.itr" | grep -vc "^$prefix")"
 check "--only main: scope changes recorded" sh -c "'$DUMP' '$TMP/only.itr' | grep -q 'TRACE_OFF scope'"
+
+# --start main --only main: exactly the executable's part of --start main.
+"$COLLECT" -q --start main --only main -o "$TMP/so.itr" -- "$PROG" calls >/dev/null 2>&1
+check_eq "--start main --only main: exit status kept" 5 "$?"
+insn_addrs "$TMP/so.itr" >"$TMP/so.txt"
+check_files_eq "--start main --only main: main's window, executable only" "$TMP/main.txt" "$TMP/so.txt"
 done_testing
