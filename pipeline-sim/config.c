@@ -374,15 +374,24 @@ int sim_config_validate(const struct sim_core_cfg *c, char *err, size_t errlen)
 		return fail(err, errlen, "queue sizes above 4096 are not supported");
 	if (c->nports == 0)
 		return fail(err, errlen, "no ports declared (ports = ...)");
-	for (int i = 0; i < SIM_CLS_COUNT; i++)
+	for (int i = 0; i < SIM_CLS_COUNT; i++) {
 		if (i != SIM_CLS_NOP && !c->cls[i].port_mask)
 			return fail(err, errlen, "class.%s is not configured", class_names[i]);
+		if (c->cls[i].latency > 10000 || c->cls[i].occupancy > 1000)
+			return fail(err, errlen, "class.%s: latency at most 10000, occupancy at most 1000",
+				    class_names[i]);
+	}
 	if (c->bpred_bits < 4 || c->bpred_bits > 24 || c->ghist_bits > 64)
 		return fail(err, errlen, "bpred_bits must be 4..24 and ghist_bits at most 64");
-	if (!is_pow2(c->btb_entries))
-		return fail(err, errlen, "btb_entries must be a power of two");
+	if (!is_pow2(c->btb_entries) || c->btb_entries > (1u << 20) || c->ras_entries > 4096)
+		return fail(err, errlen, "btb_entries must be a power of two up to 1M, ras_entries at most 4096");
+	if (c->mem_latency > 100000 || c->frontend_depth > 1000 || c->mispredict_penalty > 10000)
+		return fail(err, errlen, "mem_latency, frontend_depth or mispredict_penalty out of range");
 	if (!c->l1i.enabled || !c->l1d.enabled)
 		return fail(err, errlen, "l1i and l1d must be configured");
+	if (c->l1i.size > (1ull << 30) || c->l1d.size > (1ull << 30) || c->l2.size > (1ull << 30) ||
+	    c->llc.size > (1ull << 32))
+		return fail(err, errlen, "cache sizes above 1 GiB (4 GiB for the LLC) are not supported");
 	if (check_cache(&c->l1i, "l1i", err, errlen) || check_cache(&c->l1d, "l1d", err, errlen) ||
 	    check_cache(&c->l2, "l2", err, errlen) || check_cache(&c->llc, "llc", err, errlen))
 		return -1;

@@ -51,17 +51,11 @@ static int sniff(const char *path)
 	return SIM_FMT_QTRACE;
 }
 
-static int open_itrace(struct sim_input *in, const char *path, const char *sysroot, char *err,
-		       size_t errlen)
+/* check_header - the machine and level of an opened itrace file. */
+static int check_header(struct sim_input *in, const char *path, char *err, size_t errlen)
 {
-	const struct itrace_header *h;
-	struct itrace_image_options io;
-	int rc = itrace_reader_open(path, &in->ir);
+	const struct itrace_header *h = itrace_reader_header(in->ir);
 
-	if (rc < 0)
-		return fail(err, errlen, "cannot open", path,
-			    rc == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(rc));
-	h = itrace_reader_header(in->ir);
 	if (h->machine == 62)
 		in->arch = SIM_ARCH_X86_64;
 	else if (h->machine == 21)
@@ -75,6 +69,20 @@ static int open_itrace(struct sim_input *in, const char *path, const char *sysro
 	if (h->level != ITRACE_LEVEL_INSN)
 		return fail(err, errlen, "cannot simulate", path,
 			    "branch-level trace; run itrace-fill on it first");
+	return 0;
+}
+
+static int open_itrace(struct sim_input *in, const char *path, const char *sysroot, char *err,
+		       size_t errlen)
+{
+	struct itrace_image_options io;
+	int rc = itrace_reader_open(path, &in->ir);
+
+	if (rc < 0)
+		return fail(err, errlen, "cannot open", path,
+			    rc == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(rc));
+	if (check_header(in, path, err, errlen))
+		return -1;
 	itrace_image_options_init(&io);
 	io.sysroot = sysroot;
 	if (itrace_image_alloc(&io, &in->img) < 0 || itrace_symbolizer_alloc(in->img, &in->sym) < 0)
@@ -103,6 +111,26 @@ int sim_input_open(const char *path, int format, const char *sysroot, struct sim
 			   : 0;
 	}
 	if (rc) {
+		sim_input_close(in);
+		return -1;
+	}
+	*ip = in;
+	return 0;
+}
+
+int sim_input_open_mem(const void *buf, size_t len, struct sim_input **ip, char *err, size_t errlen)
+{
+	struct sim_input *in = calloc(1, sizeof(*in));
+	int rc;
+
+	*ip = NULL;
+	if (!in)
+		return fail(err, errlen, "cannot open", "(memory)", "out of memory");
+	in->format = SIM_FMT_ITRACE;
+	rc = itrace_reader_open_mem(buf, len, &in->ir);
+	if (rc < 0 || check_header(in, "(memory)", err, errlen)) {
+		if (rc < 0)
+			fail(err, errlen, "cannot open", "(memory)", itrace_errstr(rc));
 		sim_input_close(in);
 		return -1;
 	}
@@ -234,7 +262,7 @@ static int next_itrace(struct sim_input *in, const struct sim_dyn **d)
 			in->st.branch_records++;
 			break;
 		default:
-			if (itrace_image_apply(in->img, &rec) < 0) {
+			if (in->img && itrace_image_apply(in->img, &rec) < 0) {
 				snprintf(in->err, sizeof(in->err), "out of memory");
 				in->pending_error = 1;
 			}
@@ -318,4 +346,24 @@ uint64_t sim_input_total(const struct sim_input *in)
 	if (in->format != SIM_FMT_ITRACE || itrace_reader_footer(in->ir, &f) < 0)
 		return 0;
 	return f.insn_count;
+}
+
+struct sim_sem *sim_input_sem(struct sim_input *in, struct sim_semtab *t, const struct sim_dyn *d)
+{
+	struct sim_sem *s;
+
+	if (d->has_bytes) {
+		s = sim_semtab_get(t, d->addr, d->len, d->bytes);
+	} else {
+		s = sim_semtab_find(t, d->addr);
+		if (!s) {
+			size_t avail = 0;
+			const uint8_t *code = sim_input_code(in, d->pid, d->addr, &avail);
+
+			s = sim_semtab_get(t, d->addr, d->len, code && avail >= d->len ? code : NULL);
+		}
+	}
+	if (s && s->count == 0)
+		s->pid = d->pid;
+	return s;
 }

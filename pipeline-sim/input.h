@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "itrace.h"
+#include "sem.h"
 #include "sim.h"
 
 enum sim_format { SIM_FMT_AUTO, SIM_FMT_ITRACE, SIM_FMT_QTRACE };
@@ -25,6 +26,9 @@ struct sim_input;
  */
 int sim_input_open(const char *path, int format, const char *sysroot, struct sim_input **ip,
 		   char *err, size_t errlen);
+/* sim_input_open_mem - an itrace file in memory (fuzzing, tests); no
+ * image: instructions without bytes stay undecoded, no symbols. */
+int sim_input_open_mem(const void *buf, size_t len, struct sim_input **ip, char *err, size_t errlen);
 void sim_input_close(struct sim_input *in);
 
 /* sim_input_arch - enum sim_arch of the trace. */
@@ -44,6 +48,13 @@ const char *sim_input_error(const struct sim_input *in);
  * the image; NULL when unknown.  *avail receives the readable count.
  */
 const uint8_t *sim_input_code(struct sim_input *in, uint32_t pid, uint64_t addr, size_t *avail);
+
+/*
+ * sim_input_sem - the cached semantics of d's instruction in t: decoded
+ * from the record's bytes, or from the image on first sight.  NULL only
+ * when out of memory.
+ */
+struct sim_sem *sim_input_sem(struct sim_input *in, struct sim_semtab *t, const struct sim_dyn *d);
 
 /* sim_input_symbol - symbol (and source line) of addr; 0 or -1. */
 int sim_input_symbol(struct sim_input *in, uint32_t pid, uint64_t addr, int with_line,

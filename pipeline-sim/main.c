@@ -224,28 +224,6 @@ static void load_core(const struct options *o, struct sim_core_cfg *cfg)
 	}
 }
 
-/* semantics_of - the cached semantics of d's instruction; bytes from the
- * record, or from the image on first sight. */
-static struct sim_sem *semantics_of(struct sim_semtab *t, struct sim_input *in, const struct sim_dyn *d)
-{
-	struct sim_sem *s;
-
-	if (d->has_bytes) {
-		s = sim_semtab_get(t, d->addr, d->len, d->bytes);
-	} else {
-		s = sim_semtab_find(t, d->addr);
-		if (!s) {
-			size_t avail = 0;
-			const uint8_t *code = sim_input_code(in, d->pid, d->addr, &avail);
-
-			s = sim_semtab_get(t, d->addr, d->len, code && avail >= d->len ? code : NULL);
-		}
-	}
-	if (s && s->count == 0)
-		s->pid = d->pid;
-	return s;
-}
-
 static int simulate(const struct options *o, struct sim_input *in, struct sim_semtab *t,
 		    struct sim_core *core)
 {
@@ -255,7 +233,7 @@ static int simulate(const struct options *o, struct sim_input *in, struct sim_se
 
 	cli_progress_init(&prog, "instructions", sim_input_total(in), o->quiet);
 	while ((rc = sim_input_next(in, &d)) == 0) {
-		struct sim_sem *s = semantics_of(t, in, d);
+		struct sim_sem *s = sim_input_sem(in, t, d);
 
 		if (!s) {
 			cli_error("out of memory");

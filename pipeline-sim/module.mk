@@ -52,3 +52,15 @@ $(BUILD)/bench/sim_read: $(BUILD)/obj/bench/sim_read.o $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
 TEST_DATA += $(BUILD)/bench/sim_read
+
+# Fuzz targets: the core description parser, and any bytes as a trace
+# through the whole simulator and its reports.
+SIM_FUZZ := fuzz_sim_config fuzz_sim_trace
+FUZZ_TARGETS += $(SIM_FUZZ)
+$(foreach f,$(SIM_FUZZ),\
+	$(eval FUZZ_LIBS_$(f) := $(SIM_UNIT_LIBS))\
+	$(eval FUZZ_EXTRA_SRCS_$(f) := $(SIM_SRCS) $(BUILD)/gen/pipeline-sim/presets.c \
+		qtrace/qtrace_writer.c qtrace/qtrace_reader.c qtrace/qtrace_power.c)\
+	$(eval $(BUILD)/fuzz-replay/$(f): $(SIM_UNIT_LIBS))\
+	$(eval $(BUILD)/fuzz/$(f): $(BUILD)/gen/pipeline-sim/presets.c)\
+	$(eval $(BUILD)/fuzz/$(f) $(BUILD)/obj/tests/fuzz/$(f).o: ALL_CPPFLAGS += -Ipipeline-sim -Iqtrace))
