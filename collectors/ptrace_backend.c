@@ -400,7 +400,9 @@ static int ptrace_run(const struct collect_options *opts, struct collect_result 
 			cli_warn("PTRACE_SINGLEBLOCK is not honoured on this machine; "
 				 "single-stepping and keeping the branches");
 	}
-	cli_progress_init(&s.progress, "steps", 0, opts->quiet);
+	cli_progress_init(&s.progress,
+			  opts->ring ? "steps" : opts->level == ITRACE_LEVEL_INSN ? "instructions" : "branches",
+			  0, opts->quiet);
 	rc = opts->attach_pid ? attach_program(&s, opts->attach_pid) : start_program(&s);
 	if (rc == 0)
 		pt_event_loop(&s);

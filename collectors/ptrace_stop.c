@@ -147,6 +147,19 @@ int pt_get_regs(struct pt_thread *t)
 	return 0;
 }
 
+/* The progress line counts what is recorded (steps with --ring). */
+static void show_progress(struct pt_session *s)
+{
+	struct itrace_writer_stats st;
+
+	if (!s->w || s->ring_on) {
+		cli_progress(&s->progress, s->steps);
+		return;
+	}
+	itrace_writer_stats(s->w, &st);
+	cli_progress(&s->progress, s->opts->level == ITRACE_LEVEL_INSN ? st.insns : st.branches);
+}
+
 void pt_resume(struct pt_session *s, struct pt_thread *t, int sig)
 {
 	int req;
@@ -161,8 +174,8 @@ void pt_resume(struct pt_session *s, struct pt_thread *t, int sig)
 	t->deliver_sig = 0;
 	t->last_req = req;
 	ptrace(req, t->tid, 0, (long)sig);
-	if (s->steps % 4096 == 0)
-		cli_progress(&s->progress, s->steps);
+	if (s->progress.enabled && s->steps % 4096 == 0)
+		show_progress(s);
 }
 
 /* ---- stops --------------------------------------------------------------- */
