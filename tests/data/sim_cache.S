@@ -1,7 +1,7 @@
 /* sim_cache: a data-cache workout for comparing pipeline-sim's cache */
-/* counts with cachegrind on the same program.  Phase 1 walks a 512 KiB */
+/* counts with cachegrind on the same program.  Phase 1 walks a 320 KiB */
 /* buffer with a 64-byte stride twice (load, add, store); phase 2 makes */
-/* 6000 pseudo-random 8-byte loads in a 96 KiB region; exit(0). */
+/* 4000 pseudo-random 8-byte loads in a 96 KiB region; exit(0). */
 	.globl _start
 	.text
 _start:
@@ -14,12 +14,12 @@ walk:
 	add	$1, %rax
 	mov	%rax, (%rsi,%rcx)
 	add	$64, %rcx
-	cmp	$(512 << 10), %rcx
+	cmp	$(320 << 10), %rcx
 	jne	walk
 	dec	%r8d
 	jnz	pass
 
-	mov	$6000, %ecx
+	mov	$4000, %ecx
 	mov	$12345, %eax
 rand:
 	imul	$1103515245, %eax, %eax
@@ -38,4 +38,4 @@ rand:
 	.bss
 	.p2align 12
 buf:
-	.zero	512 << 10
+	.zero	320 << 10
