@@ -14,14 +14,19 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <libxml/chvalid.h>
 #include <libxml/encoding.h>
+#include <libxml/xmlerror.h>
 #include <libxml/xmlstring.h>
 #include <libxml/xmlwriter.h>
 
@@ -570,6 +575,93 @@ static void progress_cb(void *arg, uint64_t records)
 	cli_progress(arg, records);
 }
 
+/* ---- output: stdout, or a temporary file renamed into place ------------- */
+
+static char tmp_path[PATH_MAX];
+
+static void remove_tmp_and_die(int sig)
+{
+	if (tmp_path[0])
+		unlink(tmp_path); /* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static mode_t current_umask(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
+
+/* open_output - stdout for "-", else a temporary file beside `path`, so
+ * that an interrupted export never leaves a truncated document there. */
+static FILE *open_output(const char *path)
+{
+	struct sigaction sa;
+	const char *base;
+	char dir[PATH_MAX];
+	FILE *fp;
+	int fd;
+
+	if (strcmp(path, "-") == 0)
+		return stdout;
+	base = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.tmp-XXXXXX", dirname(dir),
+		     base ? base + 1 : path) >= (int)sizeof(tmp_path)) {
+		tmp_path[0] = '\0';
+		cli_error("output path too long: '%s'", path);
+		return NULL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = remove_tmp_and_die;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	fd = mkstemp(tmp_path);
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp_path);
+		}
+		tmp_path[0] = '\0';
+		return NULL;
+	}
+	fchmod(fd, 0644 & ~current_umask());
+	return fp;
+}
+
+/* close_output - flush and check; a file is synced and renamed over `path`. */
+static int close_output(FILE *fp, const char *path, int failed)
+{
+	int err = 0;
+
+	if (fflush(fp) != 0 || ferror(fp))
+		err = errno ? errno : EIO;
+	if (fp == stdout) {
+		if (failed || err) {
+			cli_error("cannot write to stdout: %s", err ? strerror(err) : "XML writer failed");
+			return -1;
+		}
+		return 0;
+	}
+	if (!err && fsync(fileno(fp)) != 0)
+		err = errno;
+	if (fclose(fp) != 0 && !err)
+		err = errno;
+	if (!failed && !err && rename(tmp_path, path) != 0)
+		err = errno;
+	if (failed || err) {
+		cli_error("cannot write '%s': %s", path, err ? strerror(err) : "XML writer failed");
+		return -1; /* the caller removes the temporary file */
+	}
+	tmp_path[0] = '\0';
+	return 0;
+}
+
 /* Instructions whose bytes were missing or invalid count as plain ones. */
 static void warn_decode_failures(const struct itrace_analysis *a, int quiet)
 {
@@ -594,6 +686,7 @@ static int export(const struct options *opt)
 	struct itrace_footer f;
 	struct out o = {0};
 	const char *path;
+	FILE *fp = NULL;
 	int rc, damage = 0, status = CLI_EXIT_BAD_INPUT;
 
 	path = cli_output_path(opt->output, 0);
@@ -625,9 +718,12 @@ static int export(const struct options *opt)
 			  itrace_errstr(rc), itrace_analysis_run_error(a));
 	}
 	warn_decode_failures(a, opt->quiet);
-	o.w = xmlNewTextWriterFilename(strcmp(path, "-") ? path : "/dev/stdout", 0);
+	fp = open_output(path);
+	if (!fp)
+		goto out;
+	o.w = xmlNewTextWriter(xmlOutputBufferCreateFile(fp, NULL));
 	if (!o.w) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
+		cli_error("cannot write '%s': out of memory", path);
 		goto out;
 	}
 	xmlTextWriterSetIndent(o.w, 1);
@@ -638,15 +734,17 @@ static int export(const struct options *opt)
 		write_cobertura_doc(&o, a);
 	else
 		write_profile(&o, opt, r, a, damage);
-	if (xmlTextWriterEndDocument(o.w) < 0)
+	if (xmlTextWriterEndDocument(o.w) < 0 || xmlTextWriterFlush(o.w) < 0)
 		o.failed = 1;
-	xmlFreeTextWriter(o.w); /* flushes and closes */
-	if (o.failed) {
-		cli_error("cannot write '%s': %s", path, errno ? strerror(errno) : "XML writer failed");
+	xmlFreeTextWriter(o.w); /* flushes; the FILE stays ours */
+	if (close_output(fp, path, o.failed) < 0)
 		goto out;
-	}
 	status = damage ? CLI_EXIT_BAD_INPUT : 0;
 out:
+	if (tmp_path[0]) { /* failed after opening: nothing half-written stays */
+		unlink(tmp_path);
+		tmp_path[0] = '\0';
+	}
 	itrace_analysis_free(a);
 	itrace_reader_close(r);
 	return status;
@@ -712,6 +810,12 @@ static void parse_args(int argc, char **argv, struct options *o)
 	o->input = argv[optind];
 }
 
+/* libxml2 would print its own I/O messages; ours say it in one line. */
+static void quiet_xml_errors(void *ctx, const char *msg, ...)
+{
+	(void)ctx, (void)msg;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -719,5 +823,6 @@ int main(int argc, char **argv)
 	cli_init(argv[0]);
 	parse_args(argc, argv, &o);
 	LIBXML_TEST_VERSION
+	xmlSetGenericErrorFunc(NULL, quiet_xml_errors);
 	return export(&o);
 }

@@ -49,6 +49,12 @@ fi
 out=$("$XML" "$TMP/nope.itr" 2>&1); rc=$?
 check_eq "missing input: exit 1, one line" "1|itrace-xml: cannot open '$TMP/nope.itr': No such file or directory" "$rc|$out"
 "$XML" -f html "$TMP/s.itr" >/dev/null 2>&1; check_eq "bad format: usage error" 2 $?
+out=$("$XML" -q "$TMP/s.itr" 2>&1 >/dev/full); rc=$?
+check_eq "full disk: exit 1, one line" "1|itrace-xml: cannot write to stdout: No space left on device" "$rc|$out"
+out=$("$XML" -q "$TMP/s.itr" -o "$TMP/no/such/dir.xml" 2>&1); rc=$?
+check_eq "unwritable target: exit 1, one line" "1|itrace-xml: cannot write '$TMP/no/such/dir.xml': No such file or directory" "$rc|$out"
+(ulimit -f 1; trap '' XFSZ; "$XML" -q "$TMP/s.itr" -o "$TMP/big.xml" 2>/dev/null)
+check_eq "write failure: exit 1, no file, no temporary left" "1|" "$?|$(ls -A "$TMP" | grep 'big.xml')"
 
 if [ -x "$BIN/itrace-collect" ]; then
 	# ---- hostile names: <&>", a control byte and a non-UTF-8 byte
