@@ -491,8 +491,9 @@ static void ppc_decode(struct sim_semtab *t, struct sim_sem *s, const cs_insn *i
 	} else if (!strcmp(m, "sc") || strstr(m, "sync") || !strcmp(m, "eieio") || starts(m, "mtspr") ||
 		   starts(m, "mfspr") || starts(m, "mtmsr")) {
 		s->cls = SIM_CLS_SYS;
-	} else if (!strcmp(m, "nop")) {
-		s->cls = SIM_CLS_NOP;
+	} else if (!strcmp(m, "nop") || starts(m, "dcbt") || starts(m, "icbt")) {
+		s->cls = SIM_CLS_NOP; /* nops and prefetch hints */
+		first_reg_is_dst = 0;
 	} else if (starts(m, "mul")) {
 		s->cls = SIM_CLS_INT_MUL;
 	} else if (starts(m, "div") || starts(m, "mod")) {
@@ -502,6 +503,10 @@ static void ppc_decode(struct sim_semtab *t, struct sim_sem *s, const cs_insn *i
 	} else {
 		s->cls = SIM_CLS_INT_ALU;
 	}
+	/* moves to special registers (mtctr, mtlr, mtcrf), cache operations
+	 * and traps only read their register operands */
+	if (starts(m, "mt") || starts(m, "dcb") || starts(m, "icb") || starts(m, "tw") || starts(m, "td"))
+		first_reg_is_dst = 0;
 	/* compares write a CR field first; stores and branches only read */
 	for (unsigned i = 0; i < p->op_count; i++) {
 		const cs_ppc_op *op = &p->operands[i];

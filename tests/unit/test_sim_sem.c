@@ -115,6 +115,18 @@ static void test_ppc_classes(void **state)
 	assert_true(bl.flags & SIM_SEM_CALL);
 	mul = decode(t, (const uint8_t[]){ 0xd2, 0x29, 0x64, 0x7c }, 4); /* mulld r3, r4, r5 */
 	assert_int_equal(mul.cls, SIM_CLS_INT_MUL);
+	{
+		/* mtctr r3 reads r3 and writes ctr; bdnz reads and writes ctr */
+		struct sim_sem mt = decode(t, (const uint8_t[]){ 0xa6, 0x03, 0x69, 0x7c }, 4);
+		struct sim_sem bdnz = decode(t, (const uint8_t[]){ 0xf4, 0xff, 0x00, 0x42 }, 4);
+
+		assert_int_equal(mt.nsrc, 1);
+		assert_int_equal(mt.ndst, 1);
+		assert_int_equal(mt.src[0], add.dst[0]); /* r3 */
+		assert_true(has(bdnz.src, bdnz.nsrc, mt.dst[0]));
+		assert_true(has(bdnz.dst, bdnz.ndst, mt.dst[0]));
+		assert_true(bdnz.flags & SIM_SEM_COND);
+	}
 	sim_semtab_close(t);
 }
 
