@@ -55,11 +55,15 @@ if [ "$how" = collected ]; then
 	else
 		fail "depchain per-function table" "$(cat "$TMP/dep.txt")"
 	fi
-	if grep -A3 '^Top instructions' "$TMP/dep.txt" | grep -q 'loop+0x[0-9a-f]* *add rax, rbx'; then
-		ok "depchain: the adds top the instruction table with symbol and disassembly"
+	if grep -A3 '^Top instructions' "$TMP/dep.txt" | grep -q 'loop+0x[0-9a-f]* *add rax, rbx *sim_depchain.S:[0-9]'; then
+		ok "depchain: the adds top the instruction table with symbol, disassembly and line"
 	else
 		fail "depchain per-instruction table" "$(cat "$TMP/dep.txt")"
 	fi
+	# each add's line holds an add in the source
+	line=$(grep -A1 '^Top instructions' "$TMP/dep.txt" >/dev/null; sed -n '/^Top instructions/,$p' "$TMP/dep.txt" |
+		sed -n 's/.*add rax, rbx *sim_depchain.S:\([0-9]*\).*/\1/p' | head -1)
+	check "depchain: line $line of sim_depchain.S is an add" sh -c "sed -n '${line:-0}p' '$SRCDATA/sim_depchain.S' | grep -q 'add.*%rbx, %rax'"
 fi
 
 # -- independent adds reach the configured width (4 here: dispatch and
