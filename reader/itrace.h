@@ -924,8 +924,9 @@ const char *itrace_filler_error(const struct itrace_filler *f);
  *  - call pushes a frame returning to the instruction after the call;
  *    return pops down to the frame whose return address it reaches
  *    (frames above it were left without returning: flag NO_RETURN);
- *    a return that matches no frame ends the whole known stack and starts
- *    a new root frame (trace started inside a deeper call).
+ *    a return that matches no frame ends the known stack (down to the
+ *    innermost signal frame) and starts a new root frame (the trace began
+ *    inside a deeper call, e.g. main returning into libc).
  *  - A jump that lands inside the function of a frame further down the
  *    stack (longjmp, siglongjmp, exceptions) unwinds to that frame.
  *  - An activation entered at a trampoline (code without a symbol, i.e.
@@ -1130,7 +1131,9 @@ struct itrace_analysis_branch_stat {
 };
 struct itrace_analysis_edge {	/* call graph: caller -> callee */
 	uint64_t id, caller_id, callee_id; /* function ids; caller 0 = root */
-	uint64_t calls, insns;	/* calls and their inclusive insns */
+	uint64_t calls, insns;	/* activations and the sum of their inclusive
+				 * insns (a recursive edge counts nested
+				 * activations again: use functions for totals) */
 };
 struct itrace_analysis_line {
 	uint64_t id;
