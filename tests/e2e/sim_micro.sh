@@ -60,8 +60,8 @@ if [ "$how" = collected ]; then
 	else
 		fail "depchain per-instruction table" "$(cat "$TMP/dep.txt")"
 	fi
-	# each add's line holds an add in the source
-	line=$(grep -A1 '^Top instructions' "$TMP/dep.txt" >/dev/null; sed -n '/^Top instructions/,$p' "$TMP/dep.txt" |
+	# the line named for an add holds an add in the source
+	line=$(sed -n '/^Top instructions/,$p' "$TMP/dep.txt" |
 		sed -n 's/.*add rax, rbx *sim_depchain.S:\([0-9]*\).*/\1/p' | head -1)
 	check "depchain: line $line of sim_depchain.S is an add" sh -c "sed -n '${line:-0}p' '$SRCDATA/sim_depchain.S' | grep -q 'add.*%rbx, %rax'"
 fi
