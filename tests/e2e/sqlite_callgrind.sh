@@ -61,6 +61,9 @@ AWK
 "$BIN/itrace-collect" -q --start main -o "$TMP/p.itr" -- "$PROG" >/dev/null 2>&1
 check "collect export_prog from main" test -s "$TMP/p.itr"
 check "export" "$SQL" -q "$TMP/p.itr" -o "$TMP/p.db"
+"$BIN/itrace-collect" -q --level branch --start main -o "$TMP/pb.itr" -- "$PROG" >/dev/null 2>&1
+check "collect export_prog from main at branch level" test -s "$TMP/pb.itr"
+check "export branch level (filled)" "$SQL" -q "$TMP/pb.itr" -o "$TMP/pb.db"
 valgrind --tool=callgrind --collect-jumps=yes --dump-instr=yes --skip-plt=no \
 	--callgrind-out-file="$TMP/cg.out" "$PROG" >/dev/null 2>&1
 awk -f "$TMP/cg.awk" "$TMP/cg.out" >"$TMP/cg.txt"
@@ -70,9 +73,11 @@ check "callgrind output parsed" grep -q '^ir main ' "$TMP/cg.txt"
 funcs=$(q "$TMP/p.db" "SELECT symbol FROM functions_view WHERE src_file LIKE '%export_prog.c' ORDER BY symbol")
 check_eq "traced functions of the program" "collatz_steps deep fib main" "$(echo $funcs)"
 for f in $funcs; do
-	ours=$(q "$TMP/p.db" "SELECT insn_count FROM functions_view WHERE symbol='$f'")
 	theirs=$(awk -v f="$f" '$1 == "ir" && $2 == f { s += $4 } END { print s + 0 }' "$TMP/cg.txt")
-	check_eq "$f: instructions = callgrind Ir" "$theirs" "$ours"
+	check_eq "$f: instructions = callgrind Ir" "$theirs" \
+		"$(q "$TMP/p.db" "SELECT insn_count FROM functions_view WHERE symbol='$f'")"
+	check_eq "$f: branch level: instructions = callgrind Ir" "$theirs" \
+		"$(q "$TMP/pb.db" "SELECT insn_count FROM functions_view WHERE symbol='$f'")"
 done
 
 # Branches: callgrind positions are file addresses (PIE), ours runtime:
@@ -90,8 +95,12 @@ q "$TMP/p.db" "SELECT s.name, h.ip - s.sym_start, h.exec_count, h.taken_count FR
 awk 'FNR == NR { ours[$1 " " $2] = 1; next } ($1 " " $2) in ours { print $1, $2 }' \
 	"$TMP/our.branches" "$TMP/cg.branches" >"$TMP/both"
 check "some branches seen by both" test -s "$TMP/both"
+q "$TMP/pb.db" "SELECT s.name, h.ip - s.sym_start, h.exec_count, h.taken_count FROM hot_branches h JOIN symbols s ON s.id = h.symbol_id JOIN functions f ON f.symbol_id = s.id WHERE f.src_file LIKE '%export_prog.c' AND h.branch_type = 1" |
+	tr '|' ' ' | sort >"$TMP/our-b.branches"
 while read -r fn off; do
 	check_eq "$fn+$off: executed/taken = callgrind" \
 		"$(grep "^$fn $off " "$TMP/cg.branches")" "$(grep "^$fn $off " "$TMP/our.branches")"
+	check_eq "$fn+$off: branch level: executed/taken = callgrind" \
+		"$(grep "^$fn $off " "$TMP/cg.branches")" "$(grep "^$fn $off " "$TMP/our-b.branches")"
 done <"$TMP/both"
 done_testing
