@@ -2,13 +2,15 @@
  * itrace_tool.c - the Valgrind tool behind `itrace-collect --backend valgrind`.
  *
  * Valgrind re-JITs the program; this tool adds a few IR statements per
- * guest instruction that append raw 64-bit words (vg_wire.h) to a buffer
- * in the tool's memory: one constant store per instruction, one store of
- * (address | tag) per load or store.  Each superblock loads the buffer
- * cursor once, writes at fixed offsets from it and stores the cursor back
- * at its exits, so there is no helper call per instruction; a guarded
- * helper call at superblock entry flushes the buffer through a pipe to
- * itrace-collect when fewer than VGI_RESERVE_WORDS words are left.
+ * guest instruction that append raw 64-bit words (vg_wire.h) to a buffer:
+ * one constant store per instruction, one store of (address | tag) per
+ * load or store.  Each superblock loads the buffer cursor once, writes at
+ * fixed offsets from it and stores the cursor back at its exits (and
+ * before each instruction that may fault), so there is no helper call per
+ * instruction; a guarded helper call at superblock entry hands the buffer
+ * over when fewer than VGI_RESERVE_WORDS words are left.  The buffers are
+ * slots of a memory file shared with itrace-collect, so handing one over
+ * is an 8-byte note on a pipe, not a copy.
  *
  * Everything that is not generated code (thread switches, system calls,
  * signals, mappings, triggers) is written by ordinary callbacks into the
