@@ -1,6 +1,7 @@
 # normalize.awk - reduce `itrace-dump` output to what the valgrind and
 # ptrace backends must agree on: the instructions of the main executable
-# (EXE=path of it) and the loads and stores they make.
+# (EXE=path of it) and the loads and stores they make, the branches from
+# its code, and where recording starts and stops.
 #
 #   awk -v EXE=/path/prog -v MODE=static|dynamic -f normalize.awk DUMP
 #
@@ -60,5 +61,15 @@ $2 == "INSN" {
 }
 $2 == "MEM" && keep {
 	printf "MEM %s %s %s\n", $3, where(hex($4)), $5
+	next
+}
+$2 == "BRANCH" && in_exe(hex($3)) {
+	to = hex($5)
+	printf "BRANCH exe+%x -> %s %s %s\n", hex($3) - base, in_exe(to) ? sprintf("exe+%x", to - base) : "other", $6, $7
+	next
+}
+$2 == "TRACE_ON" || $2 == "TRACE_OFF" {
+	a = hex($4)
+	printf "%s %s %s\n", $2, $3, in_exe(a) ? sprintf("exe+%x", a - base) : "other"
 	next
 }
