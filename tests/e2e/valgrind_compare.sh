@@ -6,6 +6,14 @@
 # one) and the branches are identical; start/stop windows cover the same
 # instructions; program output and exit status are those of a plain run.
 . "$ITRACE_ROOT/tests/lib.sh"
+# Without valgrind (or its development files at build time) there is no
+# backend to test: say so instead of failing.
+if ! command -v valgrind >/dev/null 2>&1 ||
+	[ ! -x "$BIN/../lib/itrace/valgrind/itrace-amd64-linux" ]; then
+	echo "ok 1 # SKIP valgrind or the itrace valgrind tool is not installed"
+	echo "1..1"
+	exit 0
+fi
 COLLECT="$BIN/itrace-collect"
 DUMP="$BIN/itrace-dump"
 NORM="$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk"

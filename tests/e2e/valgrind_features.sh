@@ -4,6 +4,14 @@
 # trace ends (exit code, fatal signal, exec, interrupt) and the errors for
 # a missing or mismatched valgrind and programs that cannot run.
 . "$ITRACE_ROOT/tests/lib.sh"
+# Without valgrind (or its development files at build time) there is no
+# backend to test: say so instead of failing.
+if ! command -v valgrind >/dev/null 2>&1 ||
+	[ ! -x "$BIN/../lib/itrace/valgrind/itrace-amd64-linux" ]; then
+	echo "ok 1 # SKIP valgrind or the itrace valgrind tool is not installed"
+	echo "1..1"
+	exit 0
+fi
 COLLECT="$BIN/itrace-collect"
 DUMP="$BIN/itrace-dump"
 PROG="$DATA/vg_prog"
