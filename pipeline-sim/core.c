@@ -532,96 +532,119 @@ static void charge(struct sim_core *c, struct sim_sem *s, const struct comps *cs
 	}
 }
 
-void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *dy)
-{
-	const struct sim_core_cfg *g = &c->cfg;
+/* What one instruction went through, passed between the stages below. */
+struct step {
+	struct sim_sem *s;
+	const struct sim_dyn *dy;
+	int is_load, is_store;
+	uint64_t f, d, issue, done, r;
+	int lvl, mispredict;
 	struct comps cs;
-	uint64_t f, d, t, issue, done, r, lost, start;
-	int port, lvl = SIM_LVL_L1, mispredict = 0, exec_comps;
-	int is_load = (s->flags & SIM_SEM_LOAD) != 0;
-	int is_store = (s->flags & SIM_SEM_STORE) != 0;
+};
 
-	cs.n = 0;
-	/* another thread's registers: no dependencies across a switch */
-	if (dy->tid != c->last_tid) {
-		if (c->insns)
-			memset(c->reg_ready, 0, sizeof(c->reg_ready));
-		c->last_tid = dy->tid;
+/* inorder_gate - in order, nothing issues before the instruction ahead. */
+static uint64_t inorder_gate(struct sim_core *c, struct step *st, uint64_t t)
+{
+	if (c->last_issue > t) {
+		add_comp(&st->cs, c->last_cause, c->last_issue - t, st->s);
+		t = c->last_issue;
 	}
-	f = stage_fetch(c, s, &cs);
-	d = stage_dispatch(c, s, f, &cs);
-	cal_advance(c, d);
-	exec_comps = cs.n;
-	t = operands_ready(c, s, dy, d + 1, &cs, s);
-	if (g->inorder) {
-		/* in order: nothing issues before the instruction ahead of it */
-		if (c->last_issue > t) {
-			add_comp(&cs, c->last_cause, c->last_issue - t, s);
-			t = c->last_issue;
+	if (t == c->last_issue && c->issue_used >= c->cfg.dispatch_width)
+		t++;
+	return t;
+}
+
+/* exec_load - the load part: a load port, then the hierarchy's latency
+ * (and a prefetch still in flight); returns when the data is there. */
+static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
+{
+	const struct sim_class_cfg *lc = &c->cfg.cls[SIM_CLS_LOAD];
+	struct sim_sem *s = st->s;
+	int port, lvl = st->lvl;
+	uint64_t at = issue_on(c, lc->port_mask, t, lc->occupancy, &port);
+
+	add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, s);
+	st->issue = at;
+	t = at + lc->latency + c->mem.lat[lvl];
+	add_comp(&st->cs, SIM_CAUSE_DEP_MEM, c->mem.lat[SIM_LVL_L1], s);
+	if (lvl != SIM_LVL_L1)
+		add_comp(&st->cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, c->mem.lat[lvl] - c->mem.lat[SIM_LVL_L1], s);
+	if (c->cfg.prefetch && st->dy->nmem) {
+		uint64_t a = st->dy->mem[0].addr;
+		int plvl = SIM_LVL_L1;
+		uint64_t wait = lvl == SIM_LVL_L1 ? prefetch_wait(c, a, at, &plvl) : 0;
+
+		if (wait) {
+			t += wait;
+			add_comp(&st->cs, SIM_CAUSE_DCACHE_L2 + plvl - 1, wait, s);
 		}
-		if (t == c->last_issue && c->issue_used >= g->dispatch_width)
-			t++;
+		prefetch_train(c, s->addr, a, at);
 	}
-	issue = t;
-	if (is_load || is_store)
-		lvl = data_access(c, s, dy);
-	if (is_load) {
-		const struct sim_class_cfg *lc = &g->cls[SIM_CLS_LOAD];
-		uint64_t at = issue_on(c, lc->port_mask, t, lc->occupancy, &port);
+	c->load_level[lvl]++;
+	if (lvl != SIM_LVL_L1)
+		s->l1d_miss++;
+	return t;
+}
 
-		add_comp(&cs, SIM_CAUSE_PORT0 + port, at - t, s);
-		issue = at;
-		t = at + lc->latency + c->mem.lat[lvl];
-		add_comp(&cs, SIM_CAUSE_DEP_MEM, c->mem.lat[SIM_LVL_L1], s);
-		if (lvl != SIM_LVL_L1)
-			add_comp(&cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, c->mem.lat[lvl] - c->mem.lat[SIM_LVL_L1], s);
-		if (g->prefetch && dy->nmem) {
-			uint64_t a = dy->mem[0].addr;
-			int plvl = SIM_LVL_L1;
-			uint64_t wait = lvl == SIM_LVL_L1 ? prefetch_wait(c, a, at, &plvl) : 0;
+/* exec_op - the operation itself on a port of its class, from cycle t. */
+static uint64_t exec_op(struct sim_core *c, struct step *st, uint64_t t)
+{
+	const struct sim_class_cfg *xc = &c->cfg.cls[st->s->cls];
+	int port;
+	uint64_t at = issue_on(c, xc->port_mask, t, xc->occupancy, &port);
 
-			if (wait) {
-				t += wait;
-				add_comp(&cs, SIM_CAUSE_DCACHE_L2 + plvl - 1, wait, s);
-			}
-			prefetch_train(c, s->addr, a, at);
-		}
-		c->load_level[lvl]++;
-		if (lvl != SIM_LVL_L1)
-			s->l1d_miss++;
+	if (port >= 0)
+		add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, st->s);
+	if (!st->is_load)
+		st->issue = at;
+	/* a latency beyond one cycle is exposed when nothing hides it */
+	if (xc->latency > 1)
+		add_comp(&st->cs, class_dep_cause(st->s->cls), xc->latency, st->s);
+	return at + xc->latency;
+}
+
+/* exec_store - the store part: a store port; stores forward from `t`. */
+static void exec_store(struct sim_core *c, struct step *st, uint64_t t)
+{
+	const struct sim_class_cfg *sc = &c->cfg.cls[SIM_CLS_STORE];
+	int port;
+	uint64_t at = issue_on(c, sc->port_mask, t, sc->occupancy, &port);
+
+	if (st->s->cls == SIM_CLS_STORE) {
+		add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, st->s);
+		st->issue = at;
+		st->done = at + sc->latency;
 	}
-	done = t;
-	if (s->cls != SIM_CLS_LOAD && s->cls != SIM_CLS_STORE && s->cls != SIM_CLS_NOP) {
-		const struct sim_class_cfg *xc = &g->cls[s->cls];
-		uint64_t at = issue_on(c, xc->port_mask, t, xc->occupancy, &port);
+	record_stores(c, st->dy, st->done);
+}
 
-		if (port >= 0)
-			add_comp(&cs, SIM_CAUSE_PORT0 + port, at - t, s);
-		if (!is_load)
-			issue = at;
-		done = at + xc->latency;
-		/* a latency beyond one cycle is exposed when nothing hides it */
-		if (xc->latency > 1)
-			add_comp(&cs, class_dep_cause(s->cls), xc->latency, s);
-	}
-	if (is_store) {
-		const struct sim_class_cfg *sc = &g->cls[SIM_CLS_STORE];
-		uint64_t at = issue_on(c, sc->port_mask, t, sc->occupancy, &port);
+/* stage_execute - operands, ports, caches: sets issue and done. */
+static void stage_execute(struct sim_core *c, struct step *st)
+{
+	struct sim_sem *s = st->s;
+	int exec_comps = st->cs.n;
+	uint64_t t = operands_ready(c, s, st->dy, st->d + 1, &st->cs, s);
+	uint8_t rc;
 
-		if (s->cls == SIM_CLS_STORE) {
-			add_comp(&cs, SIM_CAUSE_PORT0 + port, at - t, s);
-			issue = at;
-			done = at + sc->latency;
-		}
-		record_stores(c, dy, done);
-	}
-	if (g->inorder) {
-		if (issue > c->last_issue) {
-			c->last_issue = issue;
+	if (c->cfg.inorder)
+		t = inorder_gate(c, st, t);
+	st->issue = t;
+	if (st->is_load || st->is_store)
+		st->lvl = data_access(c, s, st->dy);
+	if (st->is_load)
+		t = exec_load(c, st, t);
+	st->done = t;
+	if (s->cls != SIM_CLS_LOAD && s->cls != SIM_CLS_STORE && s->cls != SIM_CLS_NOP)
+		st->done = exec_op(c, st, t);
+	if (st->is_store)
+		exec_store(c, st, t);
+	if (c->cfg.inorder) {
+		if (st->issue > c->last_issue) {
+			c->last_issue = st->issue;
 			c->issue_used = 0;
 		}
 		c->issue_used++;
-		c->last_cause = (uint8_t)(cs.n ? dominant(&cs) : SIM_CAUSE_DEP_INT);
+		c->last_cause = (uint8_t)(st->cs.n ? dominant(&st->cs) : SIM_CAUSE_DEP_INT);
 	}
 	/*
 	 * results: a consumer that waits for them waits for whatever held
@@ -629,35 +652,44 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 	 * a busy port, its latency or its cache miss), so that a wait behind
 	 * a port-bound or miss-bound chain is charged to the port or miss
 	 */
-	{
-		uint8_t rc = (uint8_t)dominant_from(&cs, exec_comps);
-
-		if (rc == SIM_CAUSE_BASE)
-			rc = (uint8_t)class_dep_cause(s->cls);
-		for (unsigned i = 0; i < s->ndst; i++) {
-			c->reg_ready[s->dst[i]] = done;
-			c->reg_cause[s->dst[i]] = rc;
-			c->reg_producer[s->dst[i]] = c->seq + 1;
-		}
+	rc = (uint8_t)dominant_from(&st->cs, exec_comps);
+	if (rc == SIM_CAUSE_BASE)
+		rc = (uint8_t)class_dep_cause(s->cls);
+	for (unsigned i = 0; i < s->ndst; i++) {
+		c->reg_ready[s->dst[i]] = st->done;
+		c->reg_cause[s->dst[i]] = rc;
+		c->reg_producer[s->dst[i]] = c->seq + 1;
 	}
-	/* branches: a wrong prediction refetches after resolution */
+}
+
+/* stage_branch - a wrong prediction refetches after resolution; a taken
+ * branch (or any jump in the flow) ends the fetch group. */
+static void stage_branch(struct sim_core *c, struct step *st)
+{
+	struct sim_sem *s = st->s;
+
 	if (s->flags & SIM_SEM_BRANCH) {
 		c->branches++;
-		if (predict(c, s, dy)) {
-			mispredict = 1;
+		if (predict(c, s, st->dy)) {
+			st->mispredict = 1;
 			c->mispredicts++;
 			s->branch_miss++;
-			if (done + g->mispredict_penalty > c->redirect_at) {
-				c->redirect_at = done + g->mispredict_penalty;
+			if (st->done + c->cfg.mispredict_penalty > c->redirect_at) {
+				c->redirect_at = st->done + c->cfg.mispredict_penalty;
 				c->redirect_owner = s;
 			}
 		}
 	}
-	if (dy->next_addr && dy->next_addr != s->addr + s->len)
-		c->group_ended = 1; /* a taken branch ends the fetch group */
-	/* retire in order, retire_width per cycle */
-	r = done > c->retire_cycle ? done : c->retire_cycle;
-	if (r == c->retire_cycle && c->retire_used >= g->retire_width)
+	if (st->dy->next_addr && st->dy->next_addr != s->addr + s->len)
+		c->group_ended = 1;
+}
+
+/* stage_retire - in order, retire_width per cycle; frees ROB/LQ/SQ entries. */
+static void stage_retire(struct sim_core *c, struct step *st)
+{
+	uint64_t r = st->done > c->retire_cycle ? st->done : c->retire_cycle;
+
+	if (r == c->retire_cycle && c->retire_used >= c->cfg.retire_width)
 		r++;
 	if (r > c->retire_cycle) {
 		c->retire_cycle = r;
@@ -666,39 +698,78 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 	c->retire_used++;
 	c->last_retire = r;
 	c->ring_retire[c->seq & c->ring_mask] = r;
-	c->ring_dispatch[c->seq & c->ring_mask] = d;
-	c->ring_issue[c->seq & c->ring_mask] = issue;
-	if (is_load)
+	c->ring_dispatch[c->seq & c->ring_mask] = st->d;
+	c->ring_issue[c->seq & c->ring_mask] = st->issue;
+	if (st->is_load)
 		c->ld_retire[c->nloads++ & c->lq_mask] = r;
-	if (is_store)
+	if (st->is_store)
 		c->st_retire[c->nstores++ & c->sq_mask] = r;
-	/* slot accounting */
-	start = (uint64_t)c->width * r;
-	lost = start > c->slot_clock ? start - c->slot_clock : 0;
+	st->r = r;
+}
+
+/* account - charge the retire slots lost before this instruction. */
+static uint64_t account(struct sim_core *c, struct step *st)
+{
+	uint64_t start = (uint64_t)c->width * st->r;
+	uint64_t lost = start > c->slot_clock ? start - c->slot_clock : 0;
+
 	c->slot_clock = (start > c->slot_clock ? start : c->slot_clock) + 1;
 	if (lost)
-		charge(c, s, &cs, lost);
-	s->count++;
+		charge(c, st->s, &st->cs, lost);
+	st->s->count++;
 	c->insns++;
-	c->loads += (uint64_t)is_load;
-	c->stores += (uint64_t)is_store;
-	if (c->seq >= c->tl_from && c->seq - c->tl_from < c->tl_cap) {
-		struct sim_tl *e = &c->tl[c->seq - c->tl_from];
+	c->loads += (uint64_t)st->is_load;
+	c->stores += (uint64_t)st->is_store;
+	return lost;
+}
 
-		e->seq = c->seq;
-		e->sem = s;
-		e->f = f;
-		e->d = d;
-		e->i = issue;
-		e->c = done;
-		e->r = r;
-		e->tid = dy->tid;
-		e->cause = (uint8_t)dominant(&cs);
-		e->mispredict = (uint8_t)mispredict;
-		e->level = (uint8_t)(is_load ? lvl : 0);
-		e->lost = (float)lost;
-		e->producer = c->last_producer;
-		c->tl_n = c->seq - c->tl_from + 1;
+/* keep_timeline - remember the timing of instructions in the window. */
+static void keep_timeline(struct sim_core *c, const struct step *st, uint64_t lost)
+{
+	struct sim_tl *e;
+
+	if (c->seq < c->tl_from || c->seq - c->tl_from >= c->tl_cap)
+		return;
+	e = &c->tl[c->seq - c->tl_from];
+	e->seq = c->seq;
+	e->sem = st->s;
+	e->f = st->f;
+	e->d = st->d;
+	e->i = st->issue;
+	e->c = st->done;
+	e->r = st->r;
+	e->tid = st->dy->tid;
+	e->cause = (uint8_t)dominant(&st->cs);
+	e->mispredict = (uint8_t)st->mispredict;
+	e->level = (uint8_t)(st->is_load ? st->lvl : 0);
+	e->lost = (float)lost;
+	e->producer = c->last_producer;
+	c->tl_n = c->seq - c->tl_from + 1;
+}
+
+void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *dy)
+{
+	struct step st;
+
+	st.s = s;
+	st.dy = dy;
+	st.is_load = (s->flags & SIM_SEM_LOAD) != 0;
+	st.is_store = (s->flags & SIM_SEM_STORE) != 0;
+	st.lvl = SIM_LVL_L1;
+	st.mispredict = 0;
+	st.cs.n = 0;
+	/* another thread's registers: no dependencies across a switch */
+	if (dy->tid != c->last_tid) {
+		if (c->insns)
+			memset(c->reg_ready, 0, sizeof(c->reg_ready));
+		c->last_tid = dy->tid;
 	}
+	st.f = stage_fetch(c, s, &st.cs);
+	st.d = stage_dispatch(c, s, st.f, &st.cs);
+	cal_advance(c, st.d);
+	stage_execute(c, &st);
+	stage_branch(c, &st);
+	stage_retire(c, &st);
+	keep_timeline(c, &st, account(c, &st));
 	c->seq++;
 }
