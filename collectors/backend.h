@@ -73,6 +73,8 @@ struct collect_options {
 	const char *backend;	/* --backend NAME; NULL = automatic */
 	const char *remote;	/* --remote HOST:PORT (gdb backend) */
 	int compression;	/* enum itrace_compression */
+	int insn_bytes;		/* --insn-bytes: INSN records carry their bytes */
+	int user, kernel;	/* --user/--kernel: which branches (bts); user by default */
 };
 
 /* Summary a backend fills in for the end-of-run line (all optional). */

@@ -50,6 +50,9 @@ static void usage(void)
 	       "      --follow-fork     trace forked children too\n"
 	       "      --user-only       user code only (the default; syscalls are SYSCALL records)\n"
 	       "      --aslr            keep address-space randomisation (off by default)\n"
+	       "      --insn-bytes      store each instruction's bytes in the trace (bigger;\n"
+	       "                        without it tools read code from the mapped files)\n"
+	       "      --user, --kernel  branches to keep (bts backend; --user by default)\n"
 	       "      --ring N          flight recorder: keep the last N branches, write\n"
 	       "                        them when the program ends (implies --level branch)\n"
 	       "      --backend NAME    ptrace (default)");
@@ -68,7 +71,7 @@ static void usage(void)
 enum long_only {
 	OPT_START = 256, OPT_STOP, OPT_START_ADDR, OPT_STOP_ADDR, OPT_ONLY, OPT_FOLLOW_FORK,
 	OPT_ASLR, OPT_RING, OPT_BACKEND, OPT_REMOTE, OPT_HELP, OPT_VERSION, OPT_LIST,
-	OPT_NO_COMPRESS, OPT_USER_ONLY,
+	OPT_NO_COMPRESS, OPT_USER_ONLY, OPT_INSN_BYTES, OPT_USER, OPT_KERNEL,
 };
 
 static const struct option long_options[] = {
@@ -90,6 +93,9 @@ static const struct option long_options[] = {
 	{"remote", required_argument, NULL, OPT_REMOTE},
 	{"list-backends", no_argument, NULL, OPT_LIST},
 	{"no-compress", no_argument, NULL, OPT_NO_COMPRESS},
+	{"insn-bytes", no_argument, NULL, OPT_INSN_BYTES},
+	{"user", no_argument, NULL, OPT_USER},
+	{"kernel", no_argument, NULL, OPT_KERNEL},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -163,6 +169,9 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 		case OPT_REMOTE: o->remote = optarg; break;
 		case OPT_LIST: list = 1; break;
 		case OPT_NO_COMPRESS: o->compression = ITRACE_COMPRESS_NONE; break;
+		case OPT_INSN_BYTES: o->insn_bytes = 1; break;
+		case OPT_USER: o->user = 1; break;
+		case OPT_KERNEL: o->kernel = 1; break;
 		case OPT_HELP: usage(); return 1;
 		case OPT_VERSION: printf("itrace-collect %s\n", itrace_version()); return 1;
 		default: cli_usage_error("unknown option");

@@ -46,7 +46,8 @@ struct pt_process *pt_start_process(struct pt_session *s, pid_t pid)
 		{"singleblock", s->singleblock ? "yes" : "no"},
 		{"mode", s->attached ? "attach" : "start"},
 	};
-	uint32_t flags = s->opts->level == ITRACE_LEVEL_INSN ? ITRACE_FF_MEM | ITRACE_FF_INSN_BYTES : 0;
+	uint32_t flags = s->opts->level != ITRACE_LEVEL_INSN ? 0
+			 : s->opts->insn_bytes ? ITRACE_FF_MEM | ITRACE_FF_INSN_BYTES : ITRACE_FF_MEM;
 	char exe[4096];
 
 	if (collect_writer_open(s->opts, "ptrace", pid, flags, extra,

@@ -237,7 +237,8 @@ static void commit_insn(struct pt_session *s, struct pt_thread *t, uint64_t rip)
 
 	pt_switch_to(s, t);
 	if (!(pd->is_rep_string && t->last_rep_addr == pd->addr))
-		rc = itrace_write_insn(s->w, pd->addr, pd->len, pd->bytes);
+		/* without bytes, sequential instructions pack into runs (ITRACE.md) */
+		rc = itrace_write_insn(s->w, pd->addr, pd->len, s->opts->insn_bytes ? pd->bytes : NULL);
 	t->last_rep_addr = pd->is_rep_string && rip == pd->addr ? pd->addr : 0;
 	for (int i = 0; rc >= 0 && i < pd->nmem; i++)
 		rc = itrace_write_mem(s->w, pd->mem[i].addr, pd->mem[i].size,

@@ -179,6 +179,14 @@ static void unsupported_option(const struct collect_options *o, char *err, size_
 	}
 }
 
+/* bts_spaces_of - --user/--kernel as a filter; user space when neither. */
+static unsigned bts_spaces_of(const struct collect_options *o)
+{
+	unsigned spaces = (o->user ? BTS_SPACE_USER : 0) | (o->kernel ? BTS_SPACE_KERNEL : 0);
+
+	return spaces ? spaces : BTS_SPACE_USER;
+}
+
 /* Pick the kernel path for `spaces`, or say which condition fails. */
 static int bts_choose_path(unsigned spaces, int paranoid, int privileged, struct bts_method *m,
 			   char *err, size_t errlen)
@@ -266,7 +274,7 @@ int bts_choose_method(const struct collect_options *o, unsigned spaces, struct b
 static int bts_probe(const struct collect_options *o, char *err, size_t errlen)
 {
 	struct bts_method m;
-	return bts_choose_method(o, BTS_SPACE_USER, &m, err, errlen);
+	return bts_choose_method(o, bts_spaces_of(o), &m, err, errlen);
 }
 
 /* ---- one traced stream: event fd, data ring, AUX area ----------------- */
@@ -595,7 +603,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 
 	memset(&L, 0, sizeof L);
 	L.o = o;
-	L.spaces = BTS_SPACE_USER;
+	L.spaces = bts_spaces_of(o);
 	if (bts_choose_method(o, L.spaces, &L.m, err, sizeof err)) {
 		cli_error("bts backend unavailable: %s", err);
 		return -1;
