@@ -2,6 +2,11 @@
 #include "input.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +29,11 @@ struct sim_input {
 	int done;
 	char err[512];
 	struct sim_input_stats st;
+	int has_elf; /* mappings added for pid 0 with --elf */
 };
+
+/* The pid of mappings given on the command line (--elf). */
+#define ELF_PID 0
 
 static int fail(char *err, size_t errlen, const char *msg, const char *path, const char *why)
 {
@@ -104,11 +113,17 @@ int sim_input_open(const char *path, int format, const char *sysroot, struct sim
 		rc = open_itrace(in, path, sysroot, err, errlen);
 	} else {
 		int q = qtrace_reader_open(path, &in->qr);
+		struct itrace_image_options io;
 
 		in->arch = SIM_ARCH_PPC64LE;
 		rc = q < 0 ? fail(err, errlen, "cannot open", path,
 				  q == -QTRACE_E_IO ? strerror(errno) : qtrace_errstr(q))
 			   : 0;
+		itrace_image_options_init(&io);
+		io.sysroot = sysroot;
+		if (!rc && (itrace_image_alloc(&io, &in->img) < 0 ||
+			    itrace_symbolizer_alloc(in->img, &in->sym) < 0))
+			rc = fail(err, errlen, "cannot open", path, "out of memory");
 	}
 	if (rc) {
 		sim_input_close(in);
@@ -316,10 +331,72 @@ const uint8_t *sim_input_code(struct sim_input *in, uint32_t pid, uint64_t addr,
 {
 	struct itrace_image_loc loc;
 
-	if (!in->img || itrace_image_lookup(in->img, pid, addr, &loc) < 0 || !loc.bytes)
+	if (!in->img)
+		return NULL;
+	/* the trace's own mappings first, then those given with --elf */
+	if ((itrace_image_lookup(in->img, pid, addr, &loc) < 0 || !loc.bytes) &&
+	    (!in->has_elf || pid == ELF_PID || itrace_image_lookup(in->img, ELF_PID, addr, &loc) < 0 ||
+	     !loc.bytes))
 		return NULL;
 	*avail = loc.avail;
 	return loc.bytes;
+}
+
+static int elf_segments(struct sim_input *in, Elf *e, const char *path, uint64_t bias, char *err,
+			size_t errlen)
+{
+	size_t n;
+	int added = 0;
+
+	if (elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n) != 0)
+		return fail(err, errlen, "cannot read", path, "not an ELF file");
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		struct itrace_mmap m;
+		uint64_t start, pad;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
+			continue;
+		pad = ph.p_vaddr & 0xfff;
+		if ((ph.p_offset & 0xfff) != pad)
+			pad = 0; /* unaligned segment: map it as it is */
+		start = ph.p_vaddr - pad + bias;
+		memset(&m, 0, sizeof(m));
+		m.start = start;
+		m.len = ph.p_filesz + pad;
+		m.pgoff = ph.p_offset - pad;
+		m.pid = ELF_PID;
+		m.prot = (uint8_t)(((ph.p_flags & PF_R) ? 1 : 0) | ((ph.p_flags & PF_W) ? 2 : 0) |
+				   ((ph.p_flags & PF_X) ? 4 : 0));
+		m.path = path;
+		m.path_len = strlen(path);
+		if (itrace_image_add_mmap(in->img, &m) < 0)
+			return fail(err, errlen, "cannot map", path, "bad segment or out of memory");
+		added++;
+	}
+	if (!added)
+		return fail(err, errlen, "cannot map", path, "no loadable segment");
+	return 0;
+}
+
+int sim_input_add_elf(struct sim_input *in, const char *path, uint64_t bias, char *err, size_t errlen)
+{
+	int fd, rc;
+	Elf *e;
+
+	if (!in->img)
+		return fail(err, errlen, "cannot map", path, "this input has no image");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return fail(err, errlen, "cannot open", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	rc = e ? elf_segments(in, e, path, bias, err, errlen) : fail(err, errlen, "cannot read", path, elf_errmsg(-1));
+	elf_end(e);
+	close(fd);
+	if (!rc)
+		in->has_elf = 1;
+	return rc;
 }
 
 int sim_input_symbol(struct sim_input *in, uint32_t pid, uint64_t addr, int with_line,
@@ -327,9 +404,13 @@ int sim_input_symbol(struct sim_input *in, uint32_t pid, uint64_t addr, int with
 {
 	unsigned what = ITRACE_SYM_NAME | (with_line ? ITRACE_SYM_LINE : 0);
 
-	if (!in->sym || itrace_symbolizer_lookup(in->sym, pid, addr, what, out) < 0)
+	if (!in->sym)
 		return -1;
-	return 0;
+	if (itrace_symbolizer_lookup(in->sym, pid, addr, what, out) == 0 && out->name)
+		return 0;
+	if (in->has_elf && pid != ELF_PID && itrace_symbolizer_lookup(in->sym, ELF_PID, addr, what, out) == 0)
+		return 0;
+	return out->name ? 0 : -1;
 }
 
 int sim_input_has_mem(const struct sim_input *in)

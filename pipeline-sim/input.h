@@ -31,6 +31,14 @@ int sim_input_open(const char *path, int format, const char *sysroot, struct sim
 int sim_input_open_mem(const void *buf, size_t len, struct sim_input **ip, char *err, size_t errlen);
 void sim_input_close(struct sim_input *in);
 
+/*
+ * sim_input_add_elf - map the loadable segments of ELF file `path` at
+ * their link addresses plus `bias` (0 for a static, non-PIE executable),
+ * for traces without MMAP records (qtrace, synthetic): code bytes and
+ * symbols then come from it.  Returns 0, or -1 with a message in err.
+ */
+int sim_input_add_elf(struct sim_input *in, const char *path, uint64_t bias, char *err, size_t errlen);
+
 /* sim_input_arch - enum sim_arch of the trace. */
 int sim_input_arch(const struct sim_input *in);
 

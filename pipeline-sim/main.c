@@ -38,6 +38,9 @@ static const char usage_text[] =
 	"  --from N           start the timeline and Kanata window at instruction N\n"
 	"  --max-insns N      stop after N instructions\n"
 	"  --sysroot DIR      find the traced binaries under DIR\n"
+	"  --elf FILE[@BIAS]  code and symbols from FILE's segments at their link\n"
+	"                     addresses (+ BIAS), for traces without MMAP records\n"
+	"                     (qtrace, synthetic); repeatable\n"
 	"  --no-lines         do not look up source lines\n"
 	"  -o FILE            write the report to FILE ('-' = stdout, the default)\n"
 	"  -q, --quiet        no progress line\n"
@@ -46,7 +49,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_CORE = 256, OPT_SET, OPT_LIST, OPT_PRINT, OPT_FORMAT, OPT_TOP, OPT_JSON, OPT_TIMELINE,
-	OPT_KANATA, OPT_KANATA_MAX, OPT_FROM, OPT_MAX, OPT_SYSROOT, OPT_NO_LINES, OPT_HELP, OPT_VERSION,
+	OPT_KANATA, OPT_KANATA_MAX, OPT_FROM, OPT_MAX, OPT_SYSROOT, OPT_ELF, OPT_NO_LINES, OPT_HELP, OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -63,6 +66,7 @@ static const struct option long_opts[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "max-insns", required_argument, NULL, OPT_MAX },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+	{ "elf", required_argument, NULL, OPT_ELF },
 	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -74,6 +78,8 @@ static const struct option long_opts[] = {
 struct options {
 	const char *core, *output, *kanata, *sysroot, *trace;
 	const char *sets[64];
+	const char *elfs[16];
+	int nelfs;
 	int nsets, format, json, quiet, verbose, lines, print_core;
 	uint64_t top, timeline, kanata_max, max_insns, from;
 };
@@ -184,6 +190,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_MAX: o->max_insns = number_arg("--max-insns", optarg); break;
 		case OPT_FROM: o->from = number_arg("--from", optarg); break;
 		case OPT_SYSROOT: o->sysroot = optarg; break;
+		case OPT_ELF:
+			if (o->nelfs == 16)
+				cli_usage_error("too many --elf options");
+			o->elfs[o->nelfs++] = optarg;
+			break;
 		case OPT_NO_LINES: o->lines = 0; break;
 		case 'o': o->output = optarg; break;
 		case 'q': o->quiet = 1; break;
@@ -222,6 +233,28 @@ static void load_core(const struct options *o, struct sim_core_cfg *cfg)
 		cli_error("core '%s': %s", o->core, err);
 		exit(CLI_EXIT_USAGE);
 	}
+}
+
+/* add_elfs - the --elf FILE[@BIAS] options. */
+static int add_elfs(const struct options *o, struct sim_input *in)
+{
+	for (int i = 0; i < o->nelfs; i++) {
+		char path[4096], err[600];
+		const char *at = strrchr(o->elfs[i], '@');
+		uint64_t bias = 0;
+
+		snprintf(path, sizeof(path), "%.*s", at ? (int)(at - o->elfs[i]) : (int)strlen(o->elfs[i]),
+			 o->elfs[i]);
+		if (at && cli_parse_u64(at + 1, &bias)) {
+			cli_error("--elf '%s': bias '%s' is not a number", o->elfs[i], at + 1);
+			return -1;
+		}
+		if (sim_input_add_elf(in, path, bias, err, sizeof(err))) {
+			cli_error("%s", err);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int simulate(const struct options *o, struct sim_input *in, struct sim_semtab *t,
@@ -273,6 +306,8 @@ int main(int argc, char **argv)
 		cli_error("%s", err);
 		return CLI_EXIT_BAD_INPUT;
 	}
+	if (add_elfs(&o, in))
+		return CLI_EXIT_BAD_INPUT;
 	if (!sim_input_has_mem(in) && !o.quiet)
 		cli_warn("'%s' has no MEM records: every load and store is taken as an L1 hit", o.trace);
 	t = sim_semtab_open(sim_input_arch(in));

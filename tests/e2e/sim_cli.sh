@@ -74,6 +74,16 @@ else
 	ok "# SKIP qtrace_gen or qtrace-conv not built"
 fi
 
+# --elf: symbols for a trace without MMAP records (sim_gen's code starts
+# at 0x401000, where the static test programs have _start)
+"$SIM" -q --top 3 "$TMP/mix.itr" >"$TMP/noelf.txt" 2>&1
+check "without --elf, functions are unknown" grep -q ' \[unknown\]$' "$TMP/noelf.txt"
+"$SIM" -q --top 3 --elf "$DATA/sim_depchain" "$TMP/mix.itr" >"$TMP/elf.txt" 2>&1
+check "--elf names the function" grep -q ' _start (sim_depchain)$' "$TMP/elf.txt"
+"$SIM" -q --elf "$SRCDATA/sim_depchain.S" "$TMP/mix.itr" >/dev/null 2>"$TMP/err"; rc=$?
+check_eq "--elf on a non-ELF file exits 1" 1 "$rc"
+check_eq "--elf error message" "pipeline-sim: cannot read '$SRCDATA/sim_depchain.S': not an ELF file" "$(cat "$TMP/err")"
+
 # bad input: exit 1, one line naming the file
 "$SIM" "$TMP/none.itr" >/dev/null 2>"$TMP/err"; rc=$?
 check_eq "missing trace exits 1" 1 "$rc"
