@@ -408,8 +408,8 @@ void sim_report_json(FILE *out, const struct sim_report *r)
 			json_str(out, f->module);
 		else
 			fprintf(out, "null");
-		fprintf(out, ",\"instructions\":%llu,\"lost_cycles\":%.3f,\"causes\":",
-			(unsigned long long)f->insns, cycles_of(c, f->lost));
+		fprintf(out, ",\"instructions\":%llu,\"cycles\":%.3f,\"lost_cycles\":%.3f,\"causes\":",
+			(unsigned long long)f->insns, cycles_of(c, (double)f->insns + f->lost), cycles_of(c, f->lost));
 		json_causes(out, c, f->stall);
 		fputc('}', out);
 	}

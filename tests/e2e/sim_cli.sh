@@ -23,6 +23,8 @@ stack = d["cpi_stack"]
 total = stack["base"] + sum(stack["stalls"].values())
 assert abs(total - d["cycles"]) <= 0.01 * d["cycles"] + 1, (total, d["cycles"])
 assert d["top_instructions"] and d["functions"]
+f = d["functions"][0]
+assert abs(f["cycles"] - f["instructions"] / d["width"] - f["lost_cycles"]) < 0.01
 assert all("disassembly" in i and "causes" in i for i in d["top_instructions"])
 ' "$TMP/mix.json"
 else
