@@ -204,6 +204,105 @@ static void classify_ppc(const cs_insn *insn, uint32_t w, struct itrace_decoded 
 	}
 }
 
+/* ---- What capstone 4 does not know --------------------------------- */
+
+/*
+ * Capstone 4.0 predates AVX-512 (EVEX, and the VEX-encoded mask register
+ * instructions such as kmovq) and POWER8+ instructions, which
+ * today's glibc runs in its string functions.  None of them transfers
+ * control, so the walk only needs their length; these two fallbacks give
+ * it, and mark the result ITRACE_DECODED_NO_TEXT.
+ */
+
+/* ModRM, SIB, displacement and imm8 of a VEX/EVEX instruction at c[i]. */
+static unsigned vex_tail(const uint8_t *c, size_t avail, size_t i, unsigned map)
+{
+	unsigned op, modrm, mod, rm;
+	size_t need = i + 2;
+
+	if (need > avail)
+		return 0;
+	op = c[i];
+	modrm = c[i + 1];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	if (mod != 3 && rm == 4) {
+		if (need >= avail)
+			return 0;
+		if (mod == 0 && (c[need] & 7) == 5)
+			need += 4; /* SIB without base: disp32 */
+		need++;
+	}
+	if (mod == 1)
+		need += 1; /* disp8 (scaled for EVEX, still one byte) */
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		need += 4;
+	if (map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 || (op >= 0xc4 && op <= 0xc6))))
+		need += 1;
+	return need <= avail && need <= 15 ? (unsigned)need : 0;
+}
+
+/*
+ * Length of a VEX (c4/c5) or EVEX (62) instruction (Intel SDM vol. 2,
+ * 2.3 and 2.7): optional segment/address-size prefixes, the VEX/EVEX
+ * bytes, opcode, ModRM, SIB and displacement as usual, and an imm8 for map
+ * 0F3A and the 0F opcodes that take one.  Returns 0 for anything else.
+ */
+static unsigned vex_length(const uint8_t *c, size_t avail)
+{
+	size_t i = 0;
+	unsigned map;
+
+	while (i < avail && i < 4 && (c[i] == 0x26 || c[i] == 0x2e || c[i] == 0x36 || c[i] == 0x3e ||
+				      c[i] == 0x64 || c[i] == 0x65 || c[i] == 0x67))
+		i++;
+	if (i + 2 > avail)
+		return 0;
+	switch (c[i]) {
+	case 0xc5:
+		return vex_tail(c, avail, i + 2, 1);
+	case 0xc4:
+		map = c[i + 1] & 0x1f;
+		return map >= 1 && map <= 3 ? vex_tail(c, avail, i + 3, map) : 0;
+	case 0x62:
+		if (i + 4 > avail)
+			return 0;
+		map = c[i + 1] & 7;
+		if (map == 0 || map == 4 || map == 7 || !(c[i + 2] & 0x04))
+			return 0; /* reserved map, or the fixed 1 bit of P1 clear */
+		return vex_tail(c, avail, i + 4, map);
+	default:
+		return 0;
+	}
+}
+
+/* A POWER instruction capstone 4 lacks is 4 bytes; refuse branch opcodes. */
+static unsigned ppc_unknown_length(uint32_t w, size_t avail)
+{
+	unsigned opcd = w >> 26, xo = (w >> 1) & 0x3ff;
+
+	if (avail < 4 || opcd == 16 || opcd == 17 || opcd == 18 ||
+	    (opcd == 19 && (xo == 16 || xo == 528 || xo == 560)))
+		return 0;
+	return 4;
+}
+
+static int decode_unknown(struct itrace_decoder *d, const uint8_t *code, size_t avail,
+			  uint64_t addr, struct itrace_decoded *out)
+{
+	unsigned len = d->arch == CS_ARCH_X86 ? vex_length(code, avail)
+					      : (avail >= 4 ? ppc_unknown_length(ppc_word(code, d->big_endian), avail) : 0);
+
+	if (!len)
+		return -ITRACE_E_DECODE;
+	out->addr = addr;
+	out->target = 0;
+	out->len = (uint8_t)len;
+	out->kind = ITRACE_INSN_NOT_BRANCH;
+	out->flags = ITRACE_DECODED_NO_TEXT;
+	return 0;
+}
+
 int itrace_decoder_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail,
 			  uint64_t addr, struct itrace_decoded *out)
 {
@@ -214,7 +313,7 @@ int itrace_decoder_decode(struct itrace_decoder *d, const uint8_t *code, size_t 
 	if (!d || !code || !out)
 		return -ITRACE_E_INVAL;
 	if (!cs_disasm_iter(d->cs, &p, &n, &a, d->insn))
-		return -ITRACE_E_DECODE;
+		return decode_unknown(d, code, avail, addr, out);
 	out->addr = addr;
 	out->target = 0;
 	out->len = (uint8_t)d->insn->size;
@@ -236,8 +335,15 @@ int itrace_decoder_text(struct itrace_decoder *d, const uint8_t *code, size_t av
 
 	if (!d || !code || !buf || !cap)
 		return -ITRACE_E_INVAL;
-	if (!cs_disasm_iter(d->cs, &p, &n, &a, d->insn))
-		return -ITRACE_E_DECODE;
+	if (!cs_disasm_iter(d->cs, &p, &n, &a, d->insn)) {
+		struct itrace_decoded di;
+
+		if (decode_unknown(d, code, avail, addr, &di) < 0)
+			return -ITRACE_E_DECODE;
+		snprintf(buf, cap, "(%s instruction unknown to capstone 4)",
+			 d->arch == CS_ARCH_X86 ? "VEX/EVEX" : "POWER");
+		return di.len;
+	}
 	if (d->insn->op_str[0])
 		snprintf(buf, cap, "%s %s", d->insn->mnemonic, d->insn->op_str);
 	else

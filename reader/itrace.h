@@ -542,6 +542,9 @@ int itrace_reader_seek_chunk(struct itrace_reader *r, uint64_t i);
 enum itrace_decoded_flags {
 	ITRACE_DECODED_HAS_TARGET = 1u << 0, /* `target` is valid (direct) */
 	ITRACE_DECODED_REP = 1u << 1,	     /* x86 rep-prefixed string op */
+	ITRACE_DECODED_NO_TEXT = 1u << 2,    /* unknown to capstone 4 (x86
+					      * EVEX, POWER8+): length from
+					      * the encoding, not a branch */
 };
 
 /* One decoded instruction. */
@@ -574,7 +577,10 @@ void itrace_decoder_free(struct itrace_decoder *d);
  * loop/jrcxz and ppc bc* with a condition are COND; jmp/b are UNCOND (direct)
  * or INDIRECT; call/bl are CALL or INDIRECT_CALL; ret/blr (and conditional
  * blr/bctr forms, classified by their unconditional meaning) are RETURN or
- * INDIRECT; syscall/sysenter/int/sc are SYSCALL.
+ * INDIRECT; syscall/sysenter/int/sc are SYSCALL.  Instructions capstone 4
+ * does not know but whose encoding gives their length and rules out a
+ * branch (x86 EVEX/AVX-512; POWER opcodes outside the branch forms) are
+ * returned as non-branches with ITRACE_DECODED_NO_TEXT.
  * Returns 0; -ITRACE_E_DECODE if the bytes are not a valid instruction or
  * it does not fit in `avail`; -ITRACE_E_INVAL for NULL arguments.
  */
@@ -583,7 +589,8 @@ int itrace_decoder_decode(struct itrace_decoder *d, const uint8_t *code, size_t 
 
 /*
  * itrace_decoder_text - write "mnemonic operands" of the instruction at
- * `code` into buf (NUL-terminated, cut to `cap`).  Returns the instruction
+ * `code` into buf (NUL-terminated, cut to `cap`); for an instruction
+ * decoded with ITRACE_DECODED_NO_TEXT, a note saying so.  Returns the instruction
  * length (> 0); -ITRACE_E_DECODE for bytes that do not decode;
  * -ITRACE_E_INVAL for NULL arguments or cap == 0.
  */

@@ -69,6 +69,64 @@ static void test_x86_bad_bytes(void **state)
 	itrace_decoder_free(d);
 }
 
+/* Lengths from objdump for instructions capstone 4 does not know. */
+static void test_x86_vex_evex_fallback(void **state)
+{
+	/* Some of them capstone 4 does know (AVX-512F): same lengths either way. */
+	static const struct {
+		uint8_t bytes[12];
+		size_t n, len;
+		int unknown; /* capstone 4 cannot decode it */
+	} cases[] = {
+		{ { 0x62, 0xb2, 0x75, 0x20, 0x26, 0xd1 }, 6, 6, 1 },		  /* vptestmb */
+		{ { 0x62, 0xf3, 0x75, 0x22, 0x3f, 0x0e, 0x00 }, 7, 7, 1 },	  /* vpcmpeqb imm8 */
+		{ { 0x62, 0xf2, 0x7d, 0x48, 0x78, 0x14, 0x0f }, 7, 7, 0 },	  /* SIB */
+		{ { 0x62, 0xe1, 0xfe, 0x28, 0x6f, 0xa6, 0, 0x10, 0, 0 }, 10, 10, 0 }, /* disp32 */
+		{ { 0x62, 0x51, 0x7c, 0x48, 0x11, 0x41, 0xf8 }, 7, 7, 0 },	  /* disp8 */
+		{ { 0xc4, 0xc1, 0xfb, 0x92, 0xd3 }, 5, 5, 1 },			  /* kmovq (VEX) */
+		{ { 0x62, 0xb2, 0x75, 0x20, 0x26 }, 5, 0, 1 },			  /* cut short */
+	};
+	struct itrace_decoder *d;
+	struct itrace_decoded di;
+	char text[80];
+
+	(void)state;
+	assert_int_equal(itrace_decoder_alloc(EM_X86_64, ELFDATA2LSB, &d), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = itrace_decoder_decode(d, cases[i].bytes, cases[i].n, 0x1000, &di);
+
+		if (!cases[i].len) {
+			assert_int_equal(rc, -ITRACE_E_DECODE);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(di.len, cases[i].len);
+		assert_int_equal(di.kind, ITRACE_INSN_NOT_BRANCH);
+		if (cases[i].unknown)
+			assert_true(di.flags & ITRACE_DECODED_NO_TEXT);
+	}
+	assert_int_equal(itrace_decoder_text(d, cases[0].bytes, 6, 0, text, sizeof(text)), 6);
+	assert_non_null(strstr(text, "unknown to capstone"));
+	itrace_decoder_free(d);
+}
+
+/* POWER8 mtvsrd: 4 bytes, not a branch. */
+static void test_ppc_fallback(void **state)
+{
+	static const uint8_t mtvsrd[] = { 0x66, 0x01, 0x08, 0x7c };
+	struct itrace_decoder *d;
+	struct itrace_decoded di;
+
+	(void)state;
+	assert_int_equal(itrace_decoder_alloc(EM_PPC64, ELFDATA2LSB, &d), 0);
+	assert_int_equal(itrace_decoder_decode(d, mtvsrd, 4, 0x2000, &di), 0);
+	assert_int_equal(di.len, 4);
+	assert_int_equal(di.kind, ITRACE_INSN_NOT_BRANCH);
+	assert_true(di.flags & ITRACE_DECODED_NO_TEXT);
+	assert_int_equal(itrace_decoder_decode(d, mtvsrd, 3, 0x2000, &di), -ITRACE_E_DECODE);
+	itrace_decoder_free(d);
+}
+
 static void test_text(void **state)
 {
 	static const uint8_t mov[] = { 0xb8, 1, 0, 0, 0 };
@@ -157,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_x86_classes),  cmocka_unit_test(test_x86_bad_bytes),
 		cmocka_unit_test(test_text),	     cmocka_unit_test(test_ppc64le),
 		cmocka_unit_test(test_ppc64_big),    cmocka_unit_test(test_unsupported),
+		cmocka_unit_test(test_x86_vex_evex_fallback), cmocka_unit_test(test_ppc_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
