@@ -30,6 +30,7 @@ struct sim_input {
 	char err[512];
 	struct sim_input_stats st;
 	int has_elf; /* mappings added for pid 0 with --elf */
+	char sym_err[600]; /* first module whose symbols could not be read */
 };
 
 /* The pid of mappings given on the command line (--elf). */
@@ -404,10 +405,16 @@ int sim_input_symbol(struct sim_input *in, uint32_t pid, uint64_t addr, int with
 {
 	unsigned what = ITRACE_SYM_NAME | (with_line ? ITRACE_SYM_LINE : 0);
 
+	int rc;
+
 	if (!in->sym)
 		return -1;
-	if (itrace_symbolizer_lookup(in->sym, pid, addr, what, out) == 0 && out->name)
+	rc = itrace_symbolizer_lookup(in->sym, pid, addr, what, out);
+	if (rc == 0 && out->name)
 		return 0;
+	if (rc < 0 && rc != -ITRACE_E_NOENT && !in->sym_err[0] && out->module)
+		snprintf(in->sym_err, sizeof(in->sym_err), "no symbols from '%s': %s", out->module,
+			 itrace_errstr(rc));
 	if (in->has_elf && pid != ELF_PID && itrace_symbolizer_lookup(in->sym, ELF_PID, addr, what, out) == 0)
 		return 0;
 	return out->name ? 0 : -1;
@@ -447,4 +454,9 @@ struct sim_sem *sim_input_sem(struct sim_input *in, struct sim_semtab *t, const 
 	if (s && s->count == 0)
 		s->pid = d->pid;
 	return s;
+}
+
+const char *sim_input_symbol_problem(const struct sim_input *in)
+{
+	return in->sym_err[0] ? in->sym_err : NULL;
 }

@@ -74,6 +74,10 @@ int sim_input_has_mem(const struct sim_input *in);
 /* sim_input_total - instructions in the trace when its footer says, else 0. */
 uint64_t sim_input_total(const struct sim_input *in);
 
+/* sim_input_symbol_problem - the first module whose symbols could not be
+ * read (missing file, build-id mismatch), as a message; NULL if none. */
+const char *sim_input_symbol_problem(const struct sim_input *in);
+
 /* Statistics: records skipped because they were not usable. */
 struct sim_input_stats {
 	uint64_t gaps, lost, mems_dropped, branch_records;

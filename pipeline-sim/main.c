@@ -358,6 +358,8 @@ int main(int argc, char **argv)
 			status = CLI_EXIT_BAD_INPUT;
 		}
 	}
+	if (sim_input_symbol_problem(in) && !o.quiet)
+		cli_warn("%s", sim_input_symbol_problem(in));
 	if (out != stdout && fclose(out)) {
 		cli_error("cannot write '%s': %s", o.output, strerror(errno));
 		status = CLI_EXIT_BAD_INPUT;
