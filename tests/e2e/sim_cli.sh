@@ -12,6 +12,12 @@ check "text report" "$SIM" -q -o "$TMP/mix.txt" "$TMP/mix.itr"
 check "report has a CPI stack" grep -q '^CPI stack' "$TMP/mix.txt"
 check_eq "instructions counted" 20000 "$(awk '$1 == "instructions" { print $2; exit }' "$TMP/mix.txt")"
 
+# stdin and --max-insns
+check_eq "a trace on stdin gives the same report" "$(sed 1d "$TMP/mix.txt")" \
+	"$("$SIM" -q - <"$TMP/mix.itr" | sed 1d)"
+check_eq "--max-insns 5000 stops there" 5000 \
+	"$("$SIM" -q --max-insns 5000 "$TMP/mix.itr" | awk '$1 == "instructions" { print $2; exit }')"
+
 # --json: valid JSON with the same numbers
 check "--json" "$SIM" -q --json -o "$TMP/mix.json" "$TMP/mix.itr"
 if command -v python3 >/dev/null 2>&1; then
