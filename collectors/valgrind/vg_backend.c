@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -257,6 +258,52 @@ static void only_arg(const struct collect_options *o, const char *prog, char *bu
 }
 
 /*
+ * Valgrind writes its messages to a descriptor it never moves out of the
+ * program's sight (--log-file and --log-fd alike), so the program would
+ * see one more open file and get other descriptor numbers than without
+ * valgrind.  Valgrind keeps the top VG_RESERVED_FDS descriptors below its
+ * RLIMIT_NOFILE (raising the soft limit by that much where the hard limit
+ * allows, else lowering the program's) and refuses them to the program;
+ * it allocates its own from the bottom of that range.  The log goes to
+ * the top one.  Returns its number, or -1 if there is none.
+ */
+#define VG_RESERVED_FDS 12
+
+static int hidden_fd_number(void)
+{
+	struct rlimit rl;
+	rlim_t top;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > (rlim_t)INT_MAX - VG_RESERVED_FDS || rl.rlim_cur < 3 * VG_RESERVED_FDS)
+		return -1;
+	top = rl.rlim_cur + VG_RESERVED_FDS;
+	if (rl.rlim_max != RLIM_INFINITY && top > rl.rlim_max)
+		top = rl.rlim_max;
+	return (int)top - 1;
+}
+
+/* In the child: put `fd` at `target`, raising the soft limit for the
+ * moment where dup2 needs it, and restore the limit. */
+static int hide_fd(int fd, int target)
+{
+	struct rlimit rl, raised;
+	int rc;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	raised = rl;
+	if ((rlim_t)target >= rl.rlim_cur) {
+		raised.rlim_cur = (rlim_t)target + 1;
+		if (setrlimit(RLIMIT_NOFILE, &raised) != 0)
+			return -1;
+	}
+	rc = dup2(fd, target) == target ? 0 : -1;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	return rc;
+}
+
+/*
  * The channels to the tool, all close-on-exec here: fds[0]/[1] the notes
  * pipe (tool writes), fds[2]/[3] the acknowledgement pipe (tool reads),
  * fds[4] the shared slots (a memory file, also mapped at c->shm).
@@ -298,7 +345,7 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	char fdarg[32], ackarg[32], shmarg[32], logarg[320], levelarg[32], onlyarg[PATH_MAX + 20];
 	char startarg[300], stoparg[300], saddr[64], eaddr[64];
 	char *argv[VG_MAX_ARGS + 256];
-	int fds[5], argc = 0, extra;
+	int fds[5], argc = 0, extra, logfd, log_target;
 	size_t nprog = 0;
 
 	const char *tmp = getenv("TMPDIR");
@@ -316,7 +363,14 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	snprintf(fdarg, sizeof(fdarg), "--itrace-fd=%d", fds[1]);
 	snprintf(ackarg, sizeof(ackarg), "--itrace-ack-fd=%d", fds[2]);
 	snprintf(shmarg, sizeof(shmarg), "--itrace-shm-fd=%d", fds[4]);
-	snprintf(logarg, sizeof(logarg), "--log-file=%s", c->logfile);
+	logfd = open(c->logfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (logfd < 0) {
+		cli_error("cannot create '%s': %s", c->logfile, strerror(errno));
+		close_channels(c, fds);
+		return -1;
+	}
+	log_target = hidden_fd_number();
+	snprintf(logarg, sizeof(logarg), "--log-fd=%d", log_target >= 0 ? log_target : logfd);
 	snprintf(levelarg, sizeof(levelarg), "--itrace-level=%s",
 		 o->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
 	add_arg(argv, &argc, (char *)s->tool);
@@ -375,6 +429,8 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 		fcntl(fds[1], F_SETFD, 0);
 		fcntl(fds[2], F_SETFD, 0);
 		fcntl(fds[4], F_SETFD, 0);
+		if (log_target < 0 || hide_fd(logfd, log_target) != 0)
+			fcntl(logfd, F_SETFD, 0);
 		setenv("VALGRIND_LAUNCHER", s->launcher, 1);
 		unsetenv("VALGRIND_LIB");
 		execv(s->tool, argv);
@@ -384,6 +440,7 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	close(fds[1]);
 	close(fds[2]);
 	close(fds[4]);
+	close(logfd);
 	c->rd = fds[0];
 	c->ack = fds[3];
 	return 0;

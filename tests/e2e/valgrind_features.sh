@@ -90,6 +90,14 @@ check "--only main: tracing starts at the entry point" grep -q "TRACE_ON start $
 check "--only main: leaving and re-entering the executable is recorded" sh -c \
 	"grep -q 'TRACE_OFF scope' '$TMP/o.txt' && grep -q 'TRACE_ON scope' '$TMP/o.txt'"
 
+# The program sees the descriptors it sees without valgrind: none of the
+# collector's channels or of valgrind's log (Valgrind's own live above the
+# program's RLIMIT_NOFILE, which it lowers by 12).
+limit=$(($(ulimit -n) - 12))
+/bin/ls /proc/self/fd | awk -v l="$limit" '$1 < l' >"$TMP/fd.native"
+"$COLLECT" -q --backend valgrind -o "$TMP/fd.itr" -- /bin/ls /proc/self/fd | awk -v l="$limit" '$1 < l' >"$TMP/fd.vg"
+check_files_eq "the program's open descriptors are those of a plain run" "$TMP/fd.native" "$TMP/fd.vg"
+
 # How traces end: a shell that forks, execs and dies of SIGSEGV.
 /bin/sh -c 'echo a; /bin/echo b | cat; kill -SEGV $$' >"$TMP/n.out" 2>/dev/null
 "$COLLECT" -q --backend valgrind -o "$TMP/s.itr" -- /bin/sh -c 'echo a; /bin/echo b | cat; kill -SEGV $$' \
