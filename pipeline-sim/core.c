@@ -66,8 +66,10 @@ int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t k
 	c->ring_dispatch = calloc(ring, sizeof(uint64_t));
 	c->ring_issue = calloc(ring, sizeof(uint64_t));
 	c->ld_retire = calloc(c->lq_mask + 1, sizeof(uint64_t));
+	c->iq_heap = calloc((size_t)cfg->iq + 1, sizeof(uint64_t));
 	c->st_retire = calloc(c->sq_mask + 1, sizeof(uint64_t));
-	if (!c->ring_retire || !c->ring_dispatch || !c->ring_issue || !c->ld_retire || !c->st_retire)
+	if (!c->ring_retire || !c->ring_dispatch || !c->ring_issue || !c->ld_retire || !c->st_retire ||
+	    !c->iq_heap)
 		goto fail;
 	for (int p = 0; p < cfg->nports; p++)
 		if (!(c->cal[p] = calloc(CAL_WORDS, sizeof(uint64_t))))
@@ -94,6 +96,7 @@ void sim_core_free(struct sim_core *c)
 	free(c->ring_retire);
 	free(c->ring_dispatch);
 	free(c->ring_issue);
+	free(c->iq_heap);
 	free(c->ld_retire);
 	free(c->st_retire);
 	for (int p = 0; p < SIM_MAX_PORTS; p++)
@@ -304,6 +307,52 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, struct comps 
 	return f;
 }
 
+/* ---- issue queue: the issue cycles of its entries, earliest on top ----- */
+
+static void iq_push(struct sim_core *c, uint64_t v)
+{
+	unsigned i = c->iq_n++;
+
+	while (i > 0 && c->iq_heap[(i - 1) / 2] > v) {
+		c->iq_heap[i] = c->iq_heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	c->iq_heap[i] = v;
+}
+
+static uint64_t iq_pop(struct sim_core *c)
+{
+	uint64_t top = c->iq_heap[0], v = c->iq_heap[--c->iq_n];
+	unsigned i = 0;
+
+	for (;;) {
+		unsigned k = 2 * i + 1;
+
+		if (k >= c->iq_n)
+			break;
+		if (k + 1 < c->iq_n && c->iq_heap[k + 1] < c->iq_heap[k])
+			k++;
+		if (c->iq_heap[k] >= v)
+			break;
+		c->iq_heap[i] = c->iq_heap[k];
+		i = k;
+	}
+	c->iq_heap[i] = v;
+	return top;
+}
+
+/* iq_free_at - the first cycle >= d with a free issue-queue entry: entries
+ * leave when their instruction issues (dispatch is in order, so d only
+ * grows and entries that issued by d can be dropped for good). */
+static uint64_t iq_free_at(struct sim_core *c, uint64_t d)
+{
+	while (c->iq_n && c->iq_heap[0] <= d)
+		iq_pop(c);
+	if (c->iq_n < c->cfg.iq)
+		return d;
+	return iq_pop(c);
+}
+
 static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f, struct comps *cs)
 {
 	const struct sim_core_cfg *g = &c->cfg;
@@ -319,12 +368,7 @@ static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f
 		need = c->ring_retire[(c->seq - g->rob) & c->ring_mask];
 		cause = SIM_CAUSE_ROB;
 	}
-	/* issue queue: entries leave at issue; the instruction iq places
-	 * older has issued by then in the common (oldest-first) case */
-	if (!g->inorder && c->seq >= g->iq && c->ring_issue[(c->seq - g->iq) & c->ring_mask] > need) {
-		need = c->ring_issue[(c->seq - g->iq) & c->ring_mask];
-		cause = SIM_CAUSE_IQ;
-	}
+	/* issue queue: wait for an entry once d is known (below) */
 	if ((s->flags & SIM_SEM_LOAD) && c->nloads >= g->lq &&
 	    c->ld_retire[(c->nloads - g->lq) & c->lq_mask] > need) {
 		need = c->ld_retire[(c->nloads - g->lq) & c->lq_mask];
@@ -343,6 +387,14 @@ static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f
 	if (cause >= 0 && need > d) {
 		add_comp(cs, cause, need - d, s);
 		d = need;
+	}
+	if (!g->inorder) {
+		uint64_t q = iq_free_at(c, d);
+
+		if (q > d) {
+			add_comp(cs, SIM_CAUSE_IQ, q - d, s);
+			d = q;
+		}
 	}
 	if (d > c->dispatch_cycle) {
 		c->dispatch_cycle = d;
@@ -768,6 +820,8 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 	st.d = stage_dispatch(c, s, st.f, &st.cs);
 	cal_advance(c, st.d);
 	stage_execute(c, &st);
+	if (!c->cfg.inorder)
+		iq_push(c, st.issue);
 	stage_branch(c, &st);
 	stage_retire(c, &st);
 	keep_timeline(c, &st, account(c, &st));

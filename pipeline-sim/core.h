@@ -44,6 +44,8 @@ struct sim_core {
 	unsigned width; /* slots per cycle */
 	uint64_t ring_mask;
 	uint64_t *ring_retire, *ring_dispatch, *ring_issue;
+	uint64_t *iq_heap; /* issue cycles of the instructions in the issue queue (min-heap) */
+	unsigned iq_n;
 	uint64_t *ld_retire, *st_retire;
 	uint64_t lq_mask, sq_mask;
 	uint64_t reg_ready[SIM_MAX_REGS];
