@@ -407,7 +407,9 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 			 (unsigned long long)o->stop_addr);
 		add_arg(argv, &argc, eaddr);
 	}
-	add_arg(argv, &argc, (char *)prog);
+	/* As typed: valgrind searches $PATH like execvp, and the program
+	 * sees argv[0] unchanged. */
+	add_arg(argv, &argc, o->argv[0]);
 	extra = argc;
 	for (char *const *a = o->argv + 1; *a; a++, nprog++)
 		if (nprog >= 255) {
@@ -574,7 +576,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	struct itrace_writer *w = NULL;
 	struct cli_progress prog;
 	struct itrace_meta extra[1];
-	char err[512], prog_path[PATH_MAX];
+	char err[512], prog_path[PATH_MAX], real_path[PATH_MAX];
 	int rc, status = 0, end, end_status, ret, e;
 	uint32_t flags = 0;
 	double t0 = now_seconds();
@@ -602,7 +604,9 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		remove_logdir(&child);
 		return -1;
 	}
-	rc = write_process(w, ITRACE_PROCESS_START, (uint32_t)child.pid, 0, prog_path);
+	/* Named like the ptrace backend names it (/proc/PID/exe). */
+	rc = write_process(w, ITRACE_PROCESS_START, (uint32_t)child.pid, 0,
+			   realpath(prog_path, real_path) ? real_path : prog_path);
 	vg_convert_init(&conv, w, o->only_module != NULL);
 	cli_progress_init(&prog, "words", 0, o->quiet);
 	if (rc >= 0)

@@ -98,6 +98,10 @@ limit=$(($(ulimit -n) - 12))
 "$COLLECT" -q --backend valgrind -o "$TMP/fd.itr" -- /bin/ls /proc/self/fd | awk -v l="$limit" '$1 < l' >"$TMP/fd.vg"
 check_files_eq "the program's open descriptors are those of a plain run" "$TMP/fd.native" "$TMP/fd.vg"
 
+# argv[0] as typed (found in $PATH like execvp does).
+check_eq "the program's argv[0] is the name as typed" "sh" \
+	"$("$COLLECT" -q --backend valgrind -o "$TMP/a.itr" -- sh -c 'echo $0')"
+
 # How traces end: a shell that forks, execs and dies of SIGSEGV.
 /bin/sh -c 'echo a; /bin/echo b | cat; kill -SEGV $$' >"$TMP/n.out" 2>/dev/null
 "$COLLECT" -q --backend valgrind -o "$TMP/s.itr" -- /bin/sh -c 'echo a; /bin/echo b | cat; kill -SEGV $$' \
