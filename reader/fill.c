@@ -896,6 +896,18 @@ int fill_finish(struct fill_ctx *c)
 	return rc;
 }
 
+void fill_forget_positions(struct fill_ctx *c)
+{
+	for (size_t i = 0; i < c->threads.cap; i++) {
+		struct fill_thread *th = &c->threads.slots[i];
+
+		if (th->used) {
+			lose_position(th, 0, 0);
+			th->pending_reason = 0;
+		}
+	}
+}
+
 uint64_t fill_thread_position(struct fill_ctx *c, uint32_t tid)
 {
 	struct fill_thread *th = thread_slot(&c->threads, tid);

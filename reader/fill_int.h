@@ -107,6 +107,12 @@ int fill_record(struct fill_ctx *c, const struct itrace_record *rec);
 /* fill_finish - walk what threads still owe at a clean end of input. */
 int fill_finish(struct fill_ctx *c);
 
+/*
+ * fill_forget_positions - a chunk was lost: no thread's position is known
+ * any more (the reader's GAP record says why, so no GAP of their own).
+ */
+void fill_forget_positions(struct fill_ctx *c);
+
 /* fill_thread_position - where thread tid is (0 if unknown). */
 uint64_t fill_thread_position(struct fill_ctx *c, uint32_t tid);
 

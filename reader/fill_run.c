@@ -184,6 +184,7 @@ int fill_sequential(struct itrace_filler *f, struct fill_ctx *c, struct itrace_r
 		if (rc == -ITRACE_E_CORRUPT) {
 			snprintf(f->err, sizeof(f->err), "%s", itrace_reader_error(r));
 			damage = rc;
+			fill_forget_positions(c);
 			continue;
 		}
 		if (rc == -ITRACE_E_NOFOOTER) {

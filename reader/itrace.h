@@ -787,19 +787,26 @@ int itrace_elf_find_symbol(const char *path, const char *name, struct itrace_elf
  * Walk rules.  INTERRUPT branches stop before `from` (the interrupted
  * instruction has not run); every other kind includes it.  A SIGNAL record
  * walks up to (not including) its pc, so a fatal signal's last
- * instructions are not lost.  Direct
- * unconditional jumps and calls met on the way are followed.  A conditional
- * branch met on the way that is not the record's source is not taken when
- * the input has ITRACE_FF_TAKEN_ONLY, and a gap otherwise.  syscall met on
- * the way falls through.  A SYSCALL record (enter) means the thread is at a
- * syscall instruction: the walk to it is done when the thread's next event
- * needs it, so the instructions up to an exit syscall are not lost.
- * When the walk cannot continue it emits a GAP
- * record (reason, the address where it stopped, resume = the branch's
- * target) and resynchronises at the branch target.  The thread position is
- * unknown at the start of a thread (unless a TRACE_CTL record gives it),
- * after tracing was off, after LOST records and after damaged chunks: the
- * next branch of the thread then starts with a GAP as well.
+ * instructions are not lost.  Direct unconditional jumps and calls met on
+ * the way are followed.  A conditional branch met on the way that is not
+ * the record's source is not taken when the input has ITRACE_FF_TAKEN_ONLY,
+ * and a gap otherwise.  syscall met on the way falls through.  A SYSCALL
+ * record (enter) means the thread is at a syscall instruction: the walk to
+ * it is done when the thread's next event needs it, so the instructions up
+ * to an exit syscall are not lost; a SYSCALL or SIGRETURN branch followed
+ * by its SYSCALL record counts once.
+ *
+ * When the walk cannot continue it emits a GAP record (reason, the address
+ * where it stopped, resume = the branch's target) and resynchronises at the
+ * branch target.  A thread's position is unknown at its start unless a
+ * TRACE_CTL record gives it or it is created (THREAD create, PROCESS fork)
+ * by a thread whose position is known (it then starts after its parent's
+ * clone/fork); also after tracing was off, LOST records and damaged
+ * chunks.  The next branch of such a thread starts with a GAP (none after
+ * a damaged chunk or an input GAP, which explain themselves).
+ *
+ * The output repeats a THREAD switch at the first record of each input
+ * chunk, so that chunks can be filled independently (-j).
  */
 
 enum itrace_fill_flags {
@@ -817,7 +824,8 @@ struct itrace_fill_options {
 	unsigned flags;	       /* enum itrace_fill_flags */
 	uint64_t max_walk;     /* instructions one walk may take before it
 				* is declared a gap (runaway loop) */
-	/* Called about every 64K input records from the calling thread. */
+	/* Called from the calling thread about every 64K input records
+	 * (with jobs > 1: after each chunk). */
 	void (*progress)(void *arg, uint64_t records_done);
 	void *progress_arg;
 };

@@ -64,6 +64,7 @@ struct trace_opts {
 	int code_instead;    /* [vdso]-like: bytes only through a CODE record */
 	size_t lost_after;   /* LOST record after this many branches (0: none) */
 	uint64_t bogus_from; /* one extra branch from an address never reached */
+	int chunks;	     /* write the branches in this many chunks */
 };
 
 static char *trace_path(void)
@@ -143,6 +144,22 @@ static void make_trace(const struct trace_opts *t)
 		tail.v += cut + 6;
 		tail.n -= cut + 6;
 		assert_int_equal(write_branches(w, dec, &tail, t->style), 0);
+	} else if (t->chunks) {
+		/* The same branches in t->chunks chunks: split at non-syscall steps. */
+		size_t from = 0;
+
+		for (int k = 1; k <= t->chunks; k++) {
+			size_t to = k == t->chunks ? oracle.n - 1 : oracle.n * k / t->chunks;
+
+			while (to < oracle.n - 1 && oracle.v[to].bytes[0] == 0x0f && oracle.v[to].bytes[1] == 0x05)
+				to++;
+			part = oracle;
+			part.v = oracle.v + from;
+			part.n = to - from + 1;
+			assert_int_equal(write_branches(w, dec, &part, t->style), 0);
+			assert_int_equal(itrace_writer_flush(w), 0);
+			from = to;
+		}
 	} else {
 		assert_int_equal(write_branches(w, dec, &oracle, t->style), 0);
 	}
@@ -404,18 +421,21 @@ static void fill_flat(unsigned jobs, struct flat *f)
  * random, with syscalls left to walk lazily, LOST records, tracing turned
  * off and on, input gaps, signals and a thread created from another.
  */
-static void test_parallel_equals_sequential(void **state)
+/*
+ * Three threads running the oracle's branches interleaved at random; with
+ * `events`, also LOST, tracing off, input gaps, signals and a thread
+ * created by another.
+ */
+static void make_threaded_trace(int events)
 {
 	struct itrace_writer_options o;
 	struct itrace_writer *w;
 	struct itrace_record rec;
 	struct itrace_mmap m;
-	struct flat one, many;
 	size_t pos[3] = { 0, 0, 0 };
 	uint32_t tids[3] = { 500, 501, 502 };
 	unsigned seed = 12345;
 
-	(void)state;
 	itrace_writer_options_init(&o);
 	o.level = ITRACE_LEVEL_BRANCH;
 	o.chunk_bytes = 256;
@@ -428,7 +448,7 @@ static void test_parallel_equals_sequential(void **state)
 	assert_int_equal(itrace_writer_write(w, &rec), 0);
 	for (int round = 0; round < 400; round++) {
 		int t = (int)((seed = seed * 1103515245 + 12345) >> 16) % 3;
-		int what = (int)((seed = seed * 1103515245 + 12345) >> 16) % 20;
+		int what = (int)((seed = seed * 1103515245 + 12345) >> 16) % 20 + (events ? 0 : 20);
 		const struct step *st;
 		struct itrace_decoded di;
 
@@ -437,7 +457,7 @@ static void test_parallel_equals_sequential(void **state)
 		rec.u.thread = (struct itrace_thread){ .event = ITRACE_THREAD_SWITCH, .tid = tids[t], .pid = 500 };
 		assert_int_equal(itrace_writer_write(w, &rec), 0);
 		if (pos[t] == 0 || pos[t] + 1 >= oracle.n) {
-			if (t == 2 && round > 0) {
+			if (events && t == 2 && round > 0) {
 				rec.u.thread = (struct itrace_thread){ .event = ITRACE_THREAD_CREATE, .tid = tids[2],
 								       .pid = 500, .other = tids[0] };
 			} else {
@@ -479,6 +499,14 @@ static void test_parallel_equals_sequential(void **state)
 		}
 	}
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+}
+
+static void test_parallel_equals_sequential(void **state)
+{
+	struct flat one, many;
+
+	(void)state;
+	make_threaded_trace(1);
 	fill_flat(1, &one);
 	fill_flat(3, &many);
 	assert_true(one.n > 1000);
@@ -489,6 +517,68 @@ static void test_parallel_equals_sequential(void **state)
 				 itrace_rec_type_name(many.v[i].type));
 	free(one.v);
 	free(many.v);
+}
+
+/* Flip a payload byte of chunk k of the trace file. */
+static void corrupt_chunk(uint64_t k)
+{
+	struct itrace_chunk_info ci;
+	struct itrace_reader *r;
+	uint8_t b;
+	FILE *fp;
+
+	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
+	assert_int_equal(itrace_reader_chunk_info(r, k, &ci), 0);
+	itrace_reader_close(r);
+	fp = fopen(trace_path(), "r+b");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, (long)ci.offset + 72 + 3, SEEK_SET), 0);
+	assert_int_equal(fread(&b, 1, 1, fp), 1);
+	b ^= 0xff;
+	assert_int_equal(fseek(fp, (long)ci.offset + 72 + 3, SEEK_SET), 0);
+	assert_int_equal(fwrite(&b, 1, 1, fp), 1);
+	fclose(fp);
+}
+
+/* A corrupt chunk in the middle: skipped, and no thread walks across it. */
+static void test_corrupt_chunk_forgets_positions(void **state)
+{
+	struct trace_opts t = { .style = STYLE_FULL, .chunks = 4 };
+	struct itrace_reader *r;
+	struct itrace_fill_stats st;
+	struct collected c;
+	int64_t n;
+
+	(void)state;
+	/* One thread: its branches after the lost chunk start afresh. */
+	make_trace(&t);
+	corrupt_chunk(1);
+	assert_int_equal(run_fill(0, 1, &c, &st), -ITRACE_E_CORRUPT);
+	assert_int_equal(st.gaps, 0); /* only the reader's GAP */
+	assert_int_equal(c.ngaps, 1);
+	assert_int_equal(c.gaps[0].reason, ITRACE_GAP_CORRUPT_CHUNK);
+	assert_true(c.n > 10 && c.n < oracle.n);
+	for (size_t i = 1; i <= 10; i++)
+		assert_int_equal(c.addrs[c.n - i], oracle.v[oracle.n - i].addr);
+	free(c.addrs);
+
+	/* Three threads: none walks from where it was before the lost chunk. */
+	make_threaded_trace(0);
+	assert_int_equal(run_fill(0, 1, &c, &st), 0);
+	assert_int_equal(st.gaps, 0);
+	free(c.addrs);
+	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
+	n = itrace_reader_chunk_count(r);
+	itrace_reader_close(r);
+	assert_true(n > 10);
+	for (int64_t k = 2; k < n - 1; k += n / 5) {
+		make_threaded_trace(0);
+		corrupt_chunk((uint64_t)k);
+		assert_int_equal(run_fill(0, 1, &c, &st), -ITRACE_E_CORRUPT);
+		if (st.gap_reason[ITRACE_GAP_BRANCH_NOT_REACHED])
+			fail_msg("chunk %lld lost: a thread walked across it", (long long)k);
+		free(c.addrs);
+	}
 }
 
 static void test_refuses_insn_level(void **state)
@@ -556,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_lost_input_resyncs),
 		cmocka_unit_test(test_branch_not_reached),
 		cmocka_unit_test(test_parallel_equals_sequential),
+		cmocka_unit_test(test_corrupt_chunk_forgets_positions),
 		cmocka_unit_test(test_refuses_insn_level),
 		cmocka_unit_test(test_bad_options),
 	};
