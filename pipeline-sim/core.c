@@ -207,37 +207,73 @@ static uint64_t issue_on(struct sim_core *c, uint32_t mask, uint64_t t, unsigned
 
 /* ---- the reasons an instruction was late --------------------------------- */
 
+/*
+ * An instruction's life as a chain of intervals, in time order: waits
+ * (a redirect, an I-cache miss, a full structure, a producer, a busy
+ * port), its own latencies, and pipeline steps that are no one's fault
+ * (the front-end depth, the cycle from dispatch to issue, bandwidth).
+ */
+enum comp_kind { COMP_WAIT, COMP_OWN, COMP_PIPE };
+
 struct comp {
 	uint8_t cause;
+	uint8_t kind; /* enum comp_kind */
 	uint64_t cycles;
 	struct sim_sem *owner; /* who is charged (the branch for a redirect) */
 };
 
+#define MAX_COMPS 16
+
 struct comps {
 	int n;
-	struct comp c[12];
+	int fe_cause; /* why fetch was late (redirect, I-cache), or -1 */
+	struct sim_sem *fe_owner;
+	struct comp c[MAX_COMPS];
 };
 
-static void add_comp(struct comps *cs, int cause, uint64_t cycles, struct sim_sem *owner)
+static void add_kind(struct comps *cs, int kind, int cause, uint64_t cycles, struct sim_sem *owner)
 {
-	if (!cycles || cs->n == 12)
+	if (!cycles || cs->n == MAX_COMPS)
 		return;
 	cs->c[cs->n].cause = (uint8_t)cause;
+	cs->c[cs->n].kind = (uint8_t)kind;
 	cs->c[cs->n].cycles = cycles;
 	cs->c[cs->n].owner = owner;
 	cs->n++;
 }
 
+static void add_comp(struct comps *cs, int cause, uint64_t cycles, struct sim_sem *owner)
+{
+	add_kind(cs, COMP_WAIT, cause, cycles, owner);
+}
+
+static void add_own(struct comps *cs, int cause, uint64_t cycles, struct sim_sem *owner)
+{
+	add_kind(cs, COMP_OWN, cause, cycles, owner);
+}
+
+static void add_pipe(struct comps *cs, uint64_t cycles, struct sim_sem *owner)
+{
+	add_kind(cs, COMP_PIPE, SIM_CAUSE_FRONTEND, cycles, owner);
+}
+
+/* dominant_from - the wait or own latency (beyond one cycle) that held the
+ * instruction back longest, from comp `from` on. */
 static int dominant_from(const struct comps *cs, int from)
 {
 	uint64_t best = 0;
 	int cause = SIM_CAUSE_BASE;
 
-	for (int i = from; i < cs->n; i++)
-		if (cs->c[i].cycles > best) {
-			best = cs->c[i].cycles;
-			cause = cs->c[i].cause;
+	for (int i = from; i < cs->n; i++) {
+		const struct comp *k = &cs->c[i];
+
+		if (k->kind == COMP_PIPE || (k->kind == COMP_OWN && k->cycles <= 1))
+			continue;
+		if (k->cycles > best) {
+			best = k->cycles;
+			cause = k->cause;
 		}
+	}
 	return cause;
 }
 
@@ -286,6 +322,8 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, struct comps 
 	}
 	if (c->redirect_at > f) {
 		add_comp(cs, SIM_CAUSE_MISPREDICT, c->redirect_at - f, c->redirect_owner);
+		cs->fe_cause = SIM_CAUSE_MISPREDICT;
+		cs->fe_owner = c->redirect_owner;
 		f = c->redirect_at;
 	}
 	if (first != c->fetch_line || last != c->fetch_line) {
@@ -296,6 +334,8 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, struct comps 
 			uint64_t pen = c->mem.lat[lvl];
 
 			add_comp(cs, SIM_CAUSE_ICACHE_L2 + lvl - 1, pen, s);
+			cs->fe_cause = SIM_CAUSE_ICACHE_L2 + lvl - 1;
+			cs->fe_owner = s;
 			f += pen;
 		}
 	}
@@ -356,13 +396,20 @@ static uint64_t iq_free_at(struct sim_core *c, uint64_t d)
 static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f, struct comps *cs)
 {
 	const struct sim_core_cfg *g = &c->cfg;
-	uint64_t d = f + g->frontend_depth, need = 0;
+	uint64_t d = f + g->frontend_depth, need = 0, d0;
 	int cause = -1;
 
+	/* the front end refilling after a redirect or miss is part of it */
+	if (cs->fe_cause >= 0)
+		add_comp(cs, cs->fe_cause, g->frontend_depth, cs->fe_owner);
+	else
+		add_pipe(cs, g->frontend_depth, s);
+	d0 = d;
 	if (d < c->dispatch_cycle)
 		d = c->dispatch_cycle;
 	if (d == c->dispatch_cycle && c->dispatch_used >= g->dispatch_width)
 		d++;
+	add_pipe(cs, d - d0, s); /* dispatch bandwidth */
 	/* the structure that frees last decides */
 	if (c->seq >= g->rob && c->ring_retire[(c->seq - g->rob) & c->ring_mask] > need) {
 		need = c->ring_retire[(c->seq - g->rob) & c->ring_mask];
@@ -563,25 +610,55 @@ static uint64_t prefetch_wait(struct sim_core *c, uint64_t addr, uint64_t at, in
 	return f->ready - hit;
 }
 
-/* charge - split `lost` slots over the reasons, in proportion. */
+static void credit(struct sim_core *c, struct sim_sem *owner, int cause, double slots)
+{
+	c->stack[cause] += slots;
+	owner->stall[cause] += slots;
+}
+
+/*
+ * charge - blame `lost` retire slots.  The instruction retired late
+ * because it completed late.  Its own latencies overlap with the work of
+ * the instructions before it as long as it started early enough, so what
+ * made it late is what delayed the start of that latency: the lost cycles
+ * are taken from the waits nearest to its execution, walking back in time
+ * with its own latencies cut out (a port-bound stream loses its cycles to
+ * the port, a dependence chain to the producer, a mispredict to the
+ * branch).  Cycles the waits do not cover were spent in its own latency
+ * (a cache miss nothing could hide) or, for one-cycle operations, in the
+ * front end not delivering it sooner.
+ */
 static void charge(struct sim_core *c, struct sim_sem *s, const struct comps *cs, uint64_t lost)
 {
-	uint64_t total = 0;
+	double w = (double)c->width;
+	double left = (double)lost / w, rest = 0, own = 0;
 
+	for (int i = cs->n - 1; i >= 0 && left > 0; i--) {
+		const struct comp *k = &cs->c[i];
+		double take;
+
+		if (k->kind == COMP_OWN)
+			continue;
+		take = (double)k->cycles < left ? (double)k->cycles : left;
+		if (k->kind == COMP_WAIT)
+			credit(c, k->owner, k->cause, take * w);
+		else
+			rest += take;
+		left -= take;
+	}
+	rest += left;
+	if (rest <= 0)
+		return;
 	for (int i = 0; i < cs->n; i++)
-		total += cs->c[i].cycles;
-	if (!total) {
-		/* nothing held it back: the front end did not deliver sooner */
-		c->stack[SIM_CAUSE_FRONTEND] += (double)lost;
-		s->stall[SIM_CAUSE_FRONTEND] += (double)lost;
+		if (cs->c[i].kind == COMP_OWN)
+			own += (double)cs->c[i].cycles;
+	if (own <= 1) {
+		credit(c, s, SIM_CAUSE_FRONTEND, rest * w);
 		return;
 	}
-	for (int i = 0; i < cs->n; i++) {
-		double share = (double)lost * (double)cs->c[i].cycles / (double)total;
-
-		c->stack[cs->c[i].cause] += share;
-		cs->c[i].owner->stall[cs->c[i].cause] += share;
-	}
+	for (int i = 0; i < cs->n; i++)
+		if (cs->c[i].kind == COMP_OWN)
+			credit(c, cs->c[i].owner, cs->c[i].cause, rest * w * (double)cs->c[i].cycles / own);
 }
 
 /* What one instruction went through, passed between the stages below. */
@@ -618,9 +695,9 @@ static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 	add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, s);
 	st->issue = at;
 	t = at + lc->latency + c->mem.lat[lvl];
-	add_comp(&st->cs, SIM_CAUSE_DEP_MEM, c->mem.lat[SIM_LVL_L1], s);
+	add_own(&st->cs, SIM_CAUSE_DEP_MEM, lc->latency + c->mem.lat[SIM_LVL_L1], s);
 	if (lvl != SIM_LVL_L1)
-		add_comp(&st->cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, c->mem.lat[lvl] - c->mem.lat[SIM_LVL_L1], s);
+		add_own(&st->cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, c->mem.lat[lvl] - c->mem.lat[SIM_LVL_L1], s);
 	if (c->cfg.prefetch && st->dy->nmem) {
 		uint64_t a = st->dy->mem[0].addr;
 		int plvl = SIM_LVL_L1;
@@ -628,7 +705,7 @@ static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 
 		if (wait) {
 			t += wait;
-			add_comp(&st->cs, SIM_CAUSE_DCACHE_L2 + plvl - 1, wait, s);
+			add_own(&st->cs, SIM_CAUSE_DCACHE_L2 + plvl - 1, wait, s);
 		}
 		prefetch_train(c, s->addr, a, at);
 	}
@@ -649,9 +726,7 @@ static uint64_t exec_op(struct sim_core *c, struct step *st, uint64_t t)
 		add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, st->s);
 	if (!st->is_load)
 		st->issue = at;
-	/* a latency beyond one cycle is exposed when nothing hides it */
-	if (xc->latency > 1)
-		add_comp(&st->cs, class_dep_cause(st->s->cls), xc->latency, st->s);
+	add_own(&st->cs, class_dep_cause(st->s->cls), xc->latency, st->s);
 	return at + xc->latency;
 }
 
@@ -664,6 +739,7 @@ static void exec_store(struct sim_core *c, struct step *st, uint64_t t)
 
 	if (st->s->cls == SIM_CLS_STORE) {
 		add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, st->s);
+		add_own(&st->cs, SIM_CAUSE_DEP_INT, sc->latency, st->s);
 		st->issue = at;
 		st->done = at + sc->latency;
 	}
@@ -674,8 +750,12 @@ static void exec_store(struct sim_core *c, struct step *st, uint64_t t)
 static void stage_execute(struct sim_core *c, struct step *st)
 {
 	struct sim_sem *s = st->s;
-	int exec_comps = st->cs.n;
-	uint64_t t = operands_ready(c, s, st->dy, st->d + 1, &st->cs, s);
+	int exec_comps;
+	uint64_t t;
+
+	add_pipe(&st->cs, 1, s); /* dispatch to issue */
+	exec_comps = st->cs.n;
+	t = operands_ready(c, s, st->dy, st->d + 1, &st->cs, s);
 	uint8_t rc;
 
 	if (c->cfg.inorder)
@@ -810,6 +890,8 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 	st.lvl = SIM_LVL_L1;
 	st.mispredict = 0;
 	st.cs.n = 0;
+	st.cs.fe_cause = -1;
+	st.cs.fe_owner = NULL;
 	/* another thread's registers: no dependencies across a switch */
 	if (dy->tid != c->last_tid) {
 		if (c->insns)

@@ -9,8 +9,8 @@
  * Lost cycles are counted in retire slots: each cycle has W slots
  * (W = the narrowest of fetch, dispatch and retire width).  An instruction
  * that retires after the slot clock has passed the start of its retire
- * cycle is charged the gap, split over the reasons it was late in
- * proportion to the cycles each reason held it back (see core.c).
+ * cycle is charged the gap, taken from the waits nearest to its execution
+ * (see charge() in core.c and MODEL.md).
  */
 #ifndef SIM_CORE_H
 #define SIM_CORE_H
