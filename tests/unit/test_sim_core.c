@@ -238,6 +238,12 @@ static void test_one_port_multiplies(void **state)
 	assert_true(share(&r, SIM_CAUSE_PORT0 + port_index(&r, "alu1")) > 0.85);
 	check_stack_adds_up(&r);
 	run_free(&r);
+	/* in order, the multiplier is still the limit, not its latency */
+	run_loop(&r, "inorder", NULL, ops, 10, 20000);
+	assert_true(ipc(&r) > 1.25 * 0.98 && ipc(&r) < 1.25 * 1.02);
+	assert_true(share(&r, SIM_CAUSE_PORT0 + port_index(&r, "mul0")) > 0.85);
+	check_stack_adds_up(&r);
+	run_free(&r);
 }
 
 static void test_pointer_chase_is_memory_bound(void **state)
