@@ -201,6 +201,11 @@ static int vg_probe(const struct collect_options *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--follow-fork is not supported by the valgrind backend");
 		return -1;
 	}
+	if (o->aslr) {
+		snprintf(err, errlen, "--aslr cannot be honoured: valgrind lays the program out "
+				      "itself, at the same addresses every run");
+		return -1;
+	}
 	if (o->remote) {
 		snprintf(err, errlen, "--remote needs --backend gdb");
 		return -1;

@@ -153,6 +153,13 @@ printf '\267\000' | dd of="$TMP/badelf" bs=1 seek=18 conv=notrunc 2>/dev/null
 check_eq "program valgrind cannot run (aarch64 ELF): exit 1" 1 $?
 check "program valgrind cannot run: says so" grep -q "itrace-collect: valgrind could not run '$TMP/badelf'" "$TMP/e.err"
 
+for opt in "--ring 100" "--follow-fork" "--aslr"; do
+	# shellcheck disable=SC2086
+	"$COLLECT" -q --backend valgrind $opt -o "$TMP/e.itr" -- /bin/true 2>"$TMP/e.err"
+	check_eq "$opt: refused (exit 1)" 1 $?
+	check "$opt: one line naming it" sh -c "test \$(wc -l <'$TMP/e.err') = 1 && grep -q -- '${opt% *}' '$TMP/e.err'"
+done
+
 "$COLLECT" -q --backend valgrind -p 1 -o "$TMP/e.itr" 2>"$TMP/e.err"
 check_eq "-p: exit 1" 1 $?
 check "-p: valgrind cannot attach" grep -q "valgrind cannot attach" "$TMP/e.err"
