@@ -139,15 +139,14 @@ enum itrace_file_flags {
 
 /*
  * Framing.  Each record starts with a header byte H.
- *  - H & 0x80: a one-byte "repeat" record.  Bit 6 selects the table
- *    (0 = branch table, 1 = run table), bits 5..0 the slot.  It repeats
- *    the record stored in that slot of the chunk's table.
+ *  - H & 0x80: a one-byte "repeat" record.  Bits 6..0 select a slot of the
+ *    chunk's repeat table, which holds the last BRANCH or INSN_RUN stored
+ *    there; the record repeats it.
  *  - otherwise H is the record type (1..127), followed by a varint payload
  *    size and that many payload bytes.  Readers skip unknown types.
  */
 #define ITRACE_REPEAT_BIT 0x80
-#define ITRACE_REPEAT_RUN_BIT 0x40
-#define ITRACE_REPEAT_SLOTS 64
+#define ITRACE_REPEAT_SLOTS 128
 
 enum itrace_record_type_disk {
 	ITRACE_T_BRANCH = 1,	 /* svarint from-cursor, svarint to-from, u8 kind|flags<<4 */

@@ -108,7 +108,7 @@ static inline unsigned branch_slot(uint64_t from, uint64_t to)
 {
 	uint64_t h = from * 0x9E3779B97F4A7C15ull ^ to * 0xC2B2AE3D27D4EB4Full;
 
-	return (unsigned)(h >> 58);
+	return (unsigned)(h >> 57);
 }
 
 /* Slot of an instruction run: a hash of its start and length. */
@@ -116,7 +116,7 @@ static inline unsigned run_slot(uint64_t start, unsigned n)
 {
 	uint64_t h = (start ^ ((uint64_t)n << 48)) * 0x9E3779B97F4A7C15ull;
 
-	return (unsigned)(h >> 58);
+	return (unsigned)(h >> 57);
 }
 
 /* A run of sequential instructions, as kept in the run repeat table. */

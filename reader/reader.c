@@ -898,6 +898,7 @@ static void decode_branch(struct itrace_reader *r, struct field *f, struct itrac
 	t->to = to;
 	t->kindflags = kf;
 	t->used = 1;
+	r->runs[branch_slot(from, to)].n = 0; /* a slot holds one record */
 	rec->type = ITRACE_REC_BRANCH;
 	rec->u.branch.from = from;
 	rec->u.branch.to = to;
@@ -940,6 +941,7 @@ static void decode_run(struct itrace_reader *r, struct field *f)
 	if (f->bad)
 		return;
 	t = &r->runs[run_slot(start, n)];
+	r->branches[run_slot(start, n)].used = 0;
 	t->start = start;
 	t->n = (uint16_t)n;
 	memcpy(t->len, len, n);
@@ -1102,16 +1104,14 @@ static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
 	if (h & ITRACE_REPEAT_BIT) {
 		unsigned slot = h & (ITRACE_REPEAT_SLOTS - 1);
 
-		if (h & ITRACE_REPEAT_RUN_BIT) {
-			if (!r->runs[slot].n)
-				return record_problem(r, "repeat of an empty run slot");
+		if (r->runs[slot].n) {
 			r->run = &r->runs[slot];
 			r->run_idx = 0;
 			r->run_addr = r->run->start;
 			return 1;
 		}
 		if (!r->branches[slot].used)
-			return record_problem(r, "repeat of an empty branch slot");
+			return record_problem(r, "repeat of an empty slot");
 		rec->type = ITRACE_REC_BRANCH;
 		rec->u.branch.from = r->branches[slot].from;
 		rec->u.branch.to = r->branches[slot].to;

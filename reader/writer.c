@@ -439,8 +439,9 @@ static int flush_run(struct itrace_writer *w)
 	w->cur_pc = w->pending_end;
 	if (t->n == run->n && t->start == run->start && !memcmp(t->len, run->len, run->n)) {
 		run->n = 0;
-		return emit_repeat(w, ITRACE_REPEAT_BIT | ITRACE_REPEAT_RUN_BIT | slot);
+		return emit_repeat(w, ITRACE_REPEAT_BIT | slot);
 	}
+	w->branches[slot].used = 0; /* a slot holds one record, branch or run */
 	start = w->raw_len;
 	q = start + 2;
 	q += put_varint(w->raw + q, zigzag((int64_t)(run->start - base)));
@@ -521,6 +522,7 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 	t->to = to;
 	t->kindflags = kf;
 	t->used = 1;
+	w->runs[branch_slot(from, to)].n = 0; /* a slot holds one record */
 	start = w->raw_len;
 	q = start + 2;
 	/* from is relative to where execution was, to relative to from. */
