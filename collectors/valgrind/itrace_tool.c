@@ -269,6 +269,8 @@ struct vgi_thread {
 	ULong mask;
 	Addr ret_addr;	/* --start alone: return address of the traced call */
 	Addr ret_sp;	/* and the stack pointer at the entry (points at it) */
+	Bool exit_called; /* the thread called exit(exit_code) */
+	Int exit_code;
 };
 static struct vgi_thread vgi_threads[VGI_MAX_THREADS];
 static ThreadId last_tid = VG_INVALID_THREADID;
@@ -328,9 +330,15 @@ static void thread_pre_exit(ThreadId tid)
 	if (vgi_fd < 0 || tid >= VGI_MAX_THREADS || vgi_threads[tid].os_tid == 0)
 		return;
 	t = &vgi_threads[tid];
-	put_thread(3 /* exit */, t->os_tid, (ULong)(Long)(group_exiting ? group_exit_code : 0));
+	/* The status is that of exit_group or the thread's exit; a thread
+	 * killed with the process by a signal has none yet: the collector
+	 * fills in what waitpid says (VGW_STATUS_UNKNOWN). */
+	put_thread(3 /* exit */, t->os_tid,
+		   group_exiting ? (ULong)(Long)group_exit_code
+		   : t->exit_called ? (ULong)(Long)t->exit_code : VGW_STATUS_UNKNOWN);
 	t->os_tid = 0;
 	t->seen = False; /* Valgrind reuses the slot for a later thread */
+	t->exit_called = False;
 	if (last_tid == tid)
 		last_tid = VG_INVALID_THREADID;
 }
@@ -372,6 +380,10 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 	if (nr == __NR_rt_sigaction && args[0] < VGI_MAX_SIG && args[1] != 0) {
 		/* struct sigaction starts with the handler on amd64-linux */
 		sig_handler_pending[args[0]] = *(const Addr *)args[1];
+	}
+	if (nr == __NR_exit && cur_thread()) {
+		cur_thread()->exit_called = True;
+		cur_thread()->exit_code = (Int)(args[0] & 0xff);
 	}
 	if (nr == __NR_exit_group) {
 		group_exiting = True;

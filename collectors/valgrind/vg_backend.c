@@ -616,8 +616,6 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	cli_progress_init(&prog, "words", 0, o->quiet);
 	if (rc >= 0)
 		rc = pump(&conv, &child, &prog);
-	if (rc == 0)
-		rc = vg_convert_finish(&conv);
 	cli_progress_end(&prog);
 	close(child.rd);
 	close(child.ack);
@@ -639,6 +637,9 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		end_status = WEXITSTATUS(status);
 		ret = end_status;
 	}
+	if (rc == 0 && !collect_interrupted)
+		rc = vg_convert_finish(&conv, end == ITRACE_END_CRASHED ? -(int64_t)end_status
+									: end_status);
 	if (rc < 0) {
 		if (rc == -ITRACE_E_CORRUPT)
 			cli_error("%s", conv.error);

@@ -188,6 +188,12 @@ static int event_thread(struct vg_convert *c, const uint64_t *p, size_t n)
 		update_plain(c);
 		return 0;
 	}
+	if (p[0] == ITRACE_THREAD_EXIT && p[3] == VGW_STATUS_UNKNOWN) {
+		/* Killed with the process: vg_convert_finish knows how. */
+		if (c->n_unknown_exits < VG_MAX_UNKNOWN_EXITS)
+			c->unknown_exits[c->n_unknown_exits++] = (uint32_t)p[1];
+		return 0;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_THREAD;
 	rec.u.thread.event = (uint8_t)p[0];
@@ -371,11 +377,29 @@ static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 	return itrace_write_insn(c->w, addr, aux & 0xf, NULL);
 }
 
-int vg_convert_finish(struct vg_convert *c)
+/* THREAD exit records whose status only waitpid knew. */
+static int write_unknown_exits(struct vg_convert *c, int64_t status)
 {
 	struct itrace_record rec;
-	int rc;
 
+	for (size_t i = 0; i < c->n_unknown_exits; i++) {
+		memset(&rec, 0, sizeof(rec));
+		rec.type = ITRACE_REC_THREAD;
+		rec.u.thread.event = ITRACE_THREAD_EXIT;
+		rec.u.thread.tid = c->unknown_exits[i];
+		rec.u.thread.pid = c->pid;
+		rec.u.thread.other = (uint64_t)status;
+		TRY(write_rec(c, &rec));
+	}
+	c->n_unknown_exits = 0;
+	return 0;
+}
+
+int vg_convert_finish(struct vg_convert *c, int64_t status)
+{
+	struct itrace_record rec;
+
+	TRY(write_unknown_exits(c, status));
 	if (!c->exec_seen)
 		return 0;
 	TRY(switch_if_needed(c));
@@ -385,9 +409,7 @@ int vg_convert_finish(struct vg_convert *c)
 	rec.u.process.pid = c->pid;
 	rec.u.process.name = c->exec_path;
 	rec.u.process.name_len = strlen(c->exec_path);
-	rc = write_rec(c, &rec);
-	if (rc < 0)
-		return rc;
+	TRY(write_rec(c, &rec));
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_TRACE_CTL;
 	rec.u.ctl.on = 0;

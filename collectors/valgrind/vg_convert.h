@@ -12,6 +12,8 @@
 #include "itrace.h"
 #include "itrace_format.h"
 
+#define VG_MAX_UNKNOWN_EXITS 256
+
 /* Build-ids already read, by path (a program maps each file several times). */
 #define VG_BUILDID_CACHE 64
 
@@ -40,6 +42,9 @@ struct vg_convert {
 	char exec_path[ITRACE_PATH_MAX];
 	char error[256];	/* ERROR event text, or a stream problem */
 
+	uint32_t unknown_exits[VG_MAX_UNKNOWN_EXITS]; /* threads killed with the process */
+	size_t n_unknown_exits;
+
 	uint64_t words;		/* words consumed */
 	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];
 	size_t n_buildids;
@@ -60,11 +65,13 @@ void vg_convert_free(struct vg_convert *c);
 int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *used);
 
 /*
- * vg_convert_finish - at the end of the stream: if it ended in a
- * successful execve, record it (PROCESS exec with the new program's path)
- * and that the trace stops there (TRACE_CTL off, detach).  Returns 0 or a
- * writer error.
+ * vg_convert_finish - at the end of the stream, with the program's status
+ * as the trace records it (exit code, or -signo if a signal killed it):
+ * THREAD exit records of threads that died with the process, and, if the
+ * stream ended in a successful execve, PROCESS exec with the new
+ * program's path and TRACE_CTL off (detach): the trace stops there.
+ * Returns 0 or a writer error.
  */
-int vg_convert_finish(struct vg_convert *c);
+int vg_convert_finish(struct vg_convert *c, int64_t status);
 
 #endif

@@ -65,6 +65,9 @@ enum vgw_event {
 #define VGW_SLOTS 8
 #define VGW_SLOT_WORDS (128 * 1024)
 
+/* THREAD exit "other" when the tool does not know the status (a fatal signal). */
+#define VGW_STATUS_UNKNOWN 0xffffffffffffffffULL
+
 #define VGW_VERSION 1
 #define VGW_LEVEL_BRANCH 1
 #define VGW_LEVEL_INSN 2

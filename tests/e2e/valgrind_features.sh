@@ -111,6 +111,9 @@ check_files_eq "fork and exec inside: output unchanged" "$TMP/n.out" "$TMP/s.out
 check "killed by SIGSEGV: trace ends 'target crashed, status 11'" sh -c \
 	"'$DUMP' --summary '$TMP/s.itr' | grep -q '^ended: target crashed, status 11$'"
 check_eq "killed by SIGSEGV: nothing of valgrind's on stderr" "" "$(cat "$TMP/s.err")"
+check "killed by SIGSEGV: THREAD and PROCESS exit carry -11" sh -c "'$DUMP' '$TMP/s.itr' >'$TMP/s.txt' &&
+	grep -q 'THREAD exit tid=[0-9]* pid=[0-9]* status=18446744073709551605\$' '$TMP/s.txt' &&
+	grep -q 'PROCESS exit pid=[0-9]* status=-11\$' '$TMP/s.txt'"
 
 # exec: Valgrind does not follow the new program; the trace says so.  The
 # shell's first try (a failed execve in $PATH order) does not end it.

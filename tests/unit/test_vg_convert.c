@@ -3,7 +3,8 @@
  * streams (vg_wire.h): every word kind becomes the right record, rep
  * string instructions give one INSN, THREAD switches are written lazily,
  * --only scope changes and what they suppress, records cut at the end of
- * a buffer wait for the next call, and damaged streams are refused.
+ * a buffer wait for the next call, the end of a trace (threads killed with
+ * the process, execve) and damaged streams.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -232,6 +233,39 @@ static void test_cut_record(void **state)
 	assert_int_equal(r[1].type, ITRACE_REC_SIGNAL);
 }
 
+/* At the end: exits of threads killed with the process get waitpid's
+ * status; an execve that worked ends the trace, one that failed does not. */
+static void test_finish(void **state)
+{
+	const uint64_t words[] = {
+		W(VGW_INSN, 1, 0x1000),
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_EXIT, 43, 42, VGW_STATUS_UNKNOWN,
+		EV(VGW_EV_EXEC, 2), 7, 0x6f6e2f6e69622fULL, /* "/bin/no" */
+		EV(VGW_EV_EXEC_FAILED, 0),
+		EV(VGW_EV_EXEC, 3), 9, 0x7572742f6e69622fULL, 0x65, /* "/bin/true" */
+	};
+	struct itrace_record r[8];
+	struct out o;
+	size_t n;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	assert_int_equal(vg_convert_finish(&o.c, -11), 0);
+	n = out_close(&o, r, 8);
+	assert_int_equal(n, 4);
+	assert_int_equal(r[1].type, ITRACE_REC_THREAD);
+	assert_int_equal(r[1].u.thread.event, ITRACE_THREAD_EXIT);
+	assert_int_equal(r[1].u.thread.tid, 43);
+	assert_true(r[1].u.thread.other == (uint64_t)-11);
+	assert_int_equal(r[2].type, ITRACE_REC_PROCESS);
+	assert_int_equal(r[2].u.process.event, ITRACE_PROCESS_EXEC);
+	assert_int_equal(r[2].u.process.name_len, 9);
+	assert_memory_equal(r[2].u.process.name, "/bin/true", 9);
+	assert_int_equal(r[3].type, ITRACE_REC_TRACE_CTL);
+	assert_int_equal(r[3].u.ctl.reason, ITRACE_CTL_DETACH);
+}
+
 /* Words the tool never writes are refused with a message. */
 static void test_damage(void **state)
 {
@@ -259,7 +293,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_kind), cmocka_unit_test(test_rep_once),
 		cmocka_unit_test(test_lazy_switch), cmocka_unit_test(test_scope),
-		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_finish),
+		cmocka_unit_test(test_damage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
