@@ -306,8 +306,10 @@ int main(int argc, char **argv)
 		cli_error("%s", err);
 		return CLI_EXIT_BAD_INPUT;
 	}
-	if (add_elfs(&o, in))
+	if (add_elfs(&o, in)) {
+		sim_input_close(in);
 		return CLI_EXIT_BAD_INPUT;
+	}
 	if (!sim_input_has_mem(in) && !o.quiet)
 		cli_warn("'%s' has no MEM records: every load and store is taken as an L1 hit", o.trace);
 	t = sim_semtab_open(sim_input_arch(in));
@@ -340,7 +342,8 @@ int main(int argc, char **argv)
 		out = fopen(o.output, "w");
 		if (!out) {
 			cli_error("cannot create '%s': %s", o.output, strerror(errno));
-			return CLI_EXIT_BAD_INPUT;
+			status = CLI_EXIT_BAD_INPUT;
+			goto done;
 		}
 	}
 	rep = (struct sim_report){ o.trace, &core, t, in, (int)o.top, o.lines };
@@ -364,6 +367,7 @@ int main(int argc, char **argv)
 		cli_error("cannot write '%s': %s", o.output, strerror(errno));
 		status = CLI_EXIT_BAD_INPUT;
 	}
+done:
 	sim_core_free(&core);
 	sim_semtab_close(t);
 	sim_input_close(in);
