@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -438,6 +439,11 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 		fcntl(fds[4], F_SETFD, 0);
 		if (log_target < 0 || hide_fd(logfd, log_target) != 0)
 			fcntl(logfd, F_SETFD, 0);
+		/* Like PTRACE_O_EXITKILL for the ptrace backend: a program we
+		 * started does not outlive the collector. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(127);
 		setenv("VALGRIND_LAUNCHER", s->launcher, 1);
 		unsetenv("VALGRIND_LIB");
 		execv(s->tool, argv);

@@ -135,6 +135,18 @@ check_eq "SIGINT: itrace-collect exits 128+2" 130 $?
 check "SIGINT: the trace is readable and marked interrupted" sh -c \
 	"'$DUMP' --summary '$TMP/i.itr' | grep -q '^ended: interrupted'"
 
+# SIGKILL of the collector: the program it started dies with it.
+"$COLLECT" -q --backend valgrind -o "$TMP/k.itr" -- "$DATA/vg_work" 1000000 >/dev/null 2>&1 &
+pid=$!
+sleep 2
+prog=$(pgrep -P $pid)
+kill -KILL $pid
+wait $pid 2>/dev/null
+sleep 1
+# (gone, or a zombie waiting for whoever inherited it)
+check "SIGKILL of itrace-collect: the program does not outlive it" \
+	sh -c "test -n '$prog' && ! ps -o stat= -p '$prog' | grep -qv '^Z'"
+
 # Errors.
 "$COLLECT" -q --backend valgrind -o "$TMP/e.itr" -- "$TMP/nonexistent" 2>"$TMP/e.err"
 check_eq "missing program: exit 1" 1 $?
