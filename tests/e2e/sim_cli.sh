@@ -107,6 +107,13 @@ check "truncated trace: error names the file" grep -q "^pipeline-sim: '$TMP/cut.
 check "truncated trace: report of what came before" grep -q '^CPI stack' "$TMP/cut.txt"
 n=$(awk '$1 == "instructions" { print $2; exit }' "$TMP/cut.txt")
 check "truncated trace: the complete chunks were simulated ($n)" test "${n:-0}" -gt 100000 -a "${n:-0}" -lt 600000
+if [ -x "$BIN/itrace-collect" ]; then
+	"$BIN/itrace-collect" -q --level branch -o "$TMP/br.itr" -- "$DATA/sim_depchain" >/dev/null 2>&1
+	"$SIM" -q "$TMP/br.itr" >/dev/null 2>"$TMP/err"; rc=$?
+	check_eq "branch-level trace exits 1" 1 "$rc"
+	check_eq "branch-level trace: says to fill it" \
+		"pipeline-sim: cannot simulate '$TMP/br.itr': branch-level trace; run itrace-fill on it first" "$(cat "$TMP/err")"
+fi
 printf 'not a trace at all' >"$TMP/junk"
 check_fails "junk input fails" "$SIM" -q "$TMP/junk"
 # bad usage: exit 2
