@@ -23,7 +23,6 @@ struct sim_input {
 	struct itrace_symbolizer *sym;
 	struct sim_dyn slot[2]; /* the one handed out, the one being read */
 	int cur_slot;	     /* slot[cur_slot]: waiting for its successor */
-	uint32_t cur_pid;
 	int have_cur;
 	int pending_error;   /* report after delivering `cur` */
 	int done;
@@ -208,7 +207,6 @@ static void start_insn(struct sim_input *in, const struct itrace_record *rec)
 	c->tid = rec->tid;
 	c->pid = rec->pid;
 	c->next_addr = 0;
-	in->cur_pid = rec->pid;
 	in->have_cur = 1;
 }
 
