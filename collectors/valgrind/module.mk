@@ -22,7 +22,7 @@ VG_TOOL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter 
 	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
 	$(VG_PKG_CFLAGS)
 VG_TOOL_LDFLAGS := -static -nodefaultlibs -nostartfiles -u _start -no-pie \
-	-Wl,--build-id=none -Wl,-Ttext-segment=0x58000000
+	-Wl,--build-id -Wl,-Ttext-segment=0x58000000
 
 $(BUILD)/vgtool/%.o: collectors/valgrind/%.c collectors/valgrind/vg_wire.h
 	@mkdir -p $(dir $@)
