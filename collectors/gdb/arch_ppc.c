@@ -99,11 +99,16 @@ static int ra_or_zero(unsigned reg, const uint64_t gpr[32], uint64_t *v)
 	return 0;
 }
 
-/* effective_address - from the MEM operand, or the last two REG operands. */
+/*
+ * effective_address - from the MEM operand, or for X forms from RA and RB,
+ * the register operands after RT (an EH hint immediate may follow, as in
+ * "lwarx r29, 0, r31, 0").
+ */
 static int effective_address(const cs_ppc *d, const uint64_t gpr[32], uint64_t *ea)
 {
-	uint64_t ra, rb;
-	int rbi;
+	unsigned regs[8];
+	int n = 0, rbi;
+	uint64_t ra;
 
 	for (int i = 0; i < d->op_count; i++) {
 		if (d->operands[i].type == PPC_OP_MEM) {
@@ -112,15 +117,15 @@ static int effective_address(const cs_ppc *d, const uint64_t gpr[32], uint64_t *
 			*ea = ra + (uint64_t)(int64_t)d->operands[i].mem.disp;
 			return 0;
 		}
+		if (d->operands[i].type == PPC_OP_REG && n < 8)
+			regs[n++] = d->operands[i].reg;
 	}
-	if (d->op_count < 3 || d->operands[d->op_count - 1].type != PPC_OP_REG ||
-	    d->operands[d->op_count - 2].type != PPC_OP_REG)
+	if (n != 3)
 		return -1;
-	rbi = gpr_index(d->operands[d->op_count - 1].reg);
-	if (rbi < 0 || ra_or_zero(d->operands[d->op_count - 2].reg, gpr, &ra) < 0)
+	rbi = gpr_index(regs[2]);
+	if (rbi < 0 || ra_or_zero(regs[1], gpr, &ra) < 0)
 		return -1;
-	rb = gpr[rbi];
-	*ea = ra + rb;
+	*ea = ra + gpr[rbi];
 	return 0;
 }
 
@@ -146,6 +151,105 @@ int arch_ppc_mem_accesses(const cs_insn *insn, const uint64_t gpr[32],
 		if (rt < 0)
 			return 0;
 		out->size = 4u * (32u - (unsigned)rt);
+	}
+	return 1;
+}
+
+/* ---- Atomic sequences --------------------------------------------------- */
+
+#define PPC_OP_X 31
+
+/* larx_size - bytes loaded by a larx with extended opcode xo, 0 if none. */
+static unsigned larx_size(unsigned xo)
+{
+	switch (xo) {
+	case 52:
+		return 1; /* lbarx */
+	case 116:
+		return 2; /* lharx */
+	case 20:
+		return 4; /* lwarx */
+	case 84:
+		return 8; /* ldarx */
+	case 276:
+		return 16; /* lqarx */
+	default:
+		return 0;
+	}
+}
+
+int arch_ppc_word_mem_accesses(uint32_t word, const uint64_t gpr[32],
+			       struct arch_ppc_mem_access *out)
+{
+	unsigned ra = (word >> 16) & 31, rb = (word >> 11) & 31;
+	unsigned size = (word >> 26) == PPC_OP_X ? larx_size((word >> 1) & 0x3ff) : 0;
+
+	if (!size)
+		return 0;
+	out->addr = (ra ? gpr[ra] : 0) + gpr[rb];
+	out->size = size;
+	out->store = 0;
+	return 1;
+}
+
+int arch_ppc_is_larx(uint32_t w)
+{
+	return (w >> 26) == PPC_OP_X && larx_size((w >> 1) & 0x3ff) != 0;
+}
+
+static int is_stcx(uint32_t w)
+{
+	unsigned xo = (w >> 1) & 0x3ff;
+
+	return (w >> 26) == PPC_OP_X && (w & 1) &&
+	       (xo == 150 || xo == 182 || xo == 214 || xo == 694 || xo == 726);
+}
+
+/* direct_target - the target of a direct b/bc at `pc`; 0 if not one. */
+static int direct_target(uint32_t w, uint64_t pc, uint64_t *target)
+{
+	unsigned op = w >> 26;
+	int64_t disp;
+
+	if (op == 18) /* I-form: LI, sign-extended 26 bits */
+		disp = (int64_t)((uint64_t)(w & 0x03fffffc) << 38) >> 38;
+	else if (op == 16) /* B-form: BD, sign-extended 16 bits */
+		disp = (int16_t)(w & 0xfffc);
+	else
+		return 0;
+	*target = (w & 2) ? (uint64_t)disp : pc + (uint64_t)disp; /* AA */
+	return 1;
+}
+
+int arch_ppc_atomic_sequence(const uint32_t *words, unsigned n_words, uint64_t pc,
+			     struct arch_ppc_atomic *seq)
+{
+	uint64_t targets[ARCH_PPC_ATOMIC_MAX];
+	unsigned from[ARCH_PPC_ATOMIC_MAX], n_br = 0, end = 0;
+
+	if (n_words == 0 || !arch_ppc_is_larx(words[0]))
+		return 0;
+	if (n_words > ARCH_PPC_ATOMIC_MAX)
+		n_words = ARCH_PPC_ATOMIC_MAX;
+	for (unsigned i = 1; i < n_words && !end; i++) {
+		uint64_t t;
+
+		if (is_stcx(words[i]))
+			end = i;
+		else if (direct_target(words[i], pc + 4 * i, &t)) {
+			targets[n_br] = t;
+			from[n_br++] = i;
+		}
+	}
+	if (!end)
+		return 0;
+	seq->n = end + 1;
+	seq->n_exits = 0;
+	for (unsigned k = 0; k < n_br; k++) {
+		if (targets[k] >= pc && targets[k] <= pc + 4 * end)
+			continue; /* stays inside: runs on to the breakpoints anyway */
+		seq->exit_index[seq->n_exits] = from[k];
+		seq->exit_target[seq->n_exits++] = targets[k];
 	}
 	return 1;
 }

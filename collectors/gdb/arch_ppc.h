@@ -30,4 +30,40 @@ struct arch_ppc_mem_access {
 int arch_ppc_mem_accesses(const cs_insn *insn, const uint64_t gpr[32],
 			  struct arch_ppc_mem_access *out);
 
+/*
+ * arch_ppc_word_mem_accesses - the same from the raw instruction word, for
+ * what capstone 4 cannot decode: larx with the EH hint set (glibc's locks
+ * use "lwarx rT,rA,rB,1").  Returns 1 with *out filled, or 0.
+ */
+int arch_ppc_word_mem_accesses(uint32_t word, const uint64_t gpr[32],
+			       struct arch_ppc_mem_access *out);
+
+/*
+ * Load-reserve/store-conditional sequences cannot be single-stepped: the
+ * step loses the reservation, the stcx. fails and the loop never ends
+ * (gdb has the same problem and runs such sequences at full speed,
+ * ppc_deal_with_atomic_sequence).  arch_ppc_atomic_sequence recognises
+ * one from its instruction words so the backend can do the same.
+ */
+#define ARCH_PPC_ATOMIC_MAX 16 /* instructions scanned for the stcx. */
+
+struct arch_ppc_atomic {
+	unsigned n;		/* instructions from the larx to the stcx. */
+	unsigned n_exits;
+	unsigned exit_index[ARCH_PPC_ATOMIC_MAX]; /* branch leaving the sequence */
+	uint64_t exit_target[ARCH_PPC_ATOMIC_MAX];
+};
+
+/* arch_ppc_is_larx - lbarx, lharx, lwarx, ldarx or lqarx. */
+int arch_ppc_is_larx(uint32_t word);
+
+/*
+ * arch_ppc_atomic_sequence - words[0] (at `pc`) is a larx and a stcx.
+ * follows within `n_words` (at most ARCH_PPC_ATOMIC_MAX): fill *seq with
+ * the sequence length and the branches inside it whose target lies
+ * outside.  Returns 1 if so, 0 if words[0] starts no such sequence.
+ */
+int arch_ppc_atomic_sequence(const uint32_t *words, unsigned n_words, uint64_t pc,
+			     struct arch_ppc_atomic *seq);
+
 #endif

@@ -29,6 +29,16 @@ static int ppc64_mem(const cs_insn *ci, const uint64_t *vals, struct gdb_mem *ou
 	return 1;
 }
 
+static int ppc64_mem_word(uint32_t word, const uint64_t *vals, struct gdb_mem *out, int max)
+{
+	struct arch_ppc_mem_access a;
+
+	if (max < 1 || !arch_ppc_word_mem_accesses(word, vals, &a))
+		return 0;
+	out[0] = (struct gdb_mem){.addr = a.addr, .size = a.size, .store = a.store};
+	return 1;
+}
+
 static const struct gdb_arch arch_ppc64 = {
 	.name = "ppc64",
 	.tdesc_prefix = "powerpc",
@@ -43,10 +53,12 @@ static const struct gdb_arch arch_ppc64 = {
 	.sys_nr = 0,
 	.sys_ret = 3,
 	.sys_args = {3, 4, 5, 6, 7, 8},
+	.sys_sigreturn = {119, 172}, /* sigreturn, rt_sigreturn */
 	.fixed_len = 4,
 	.cs_arch = CS_ARCH_PPC,
 	.cs_mode = CS_MODE_64,
 	.mem = ppc64_mem,
+	.mem_word = ppc64_mem_word,
 };
 
 /* ---- x86-64 ------------------------------------------------------------ */
@@ -96,6 +108,7 @@ static const struct gdb_arch arch_x86_64 = {
 	.sys_nr = X_RAX,
 	.sys_ret = X_RAX,
 	.sys_args = {X_RDI, X_RSI, X_RDX, X_R10, X_R8, X_R9},
+	.sys_sigreturn = {15, 15}, /* rt_sigreturn */
 	.fixed_len = 0,
 	.cs_arch = CS_ARCH_X86,
 	.cs_mode = CS_MODE_64,

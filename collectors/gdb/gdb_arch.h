@@ -32,6 +32,7 @@ struct gdb_arch {
 	unsigned bp_kind;	     /* Z0 kind: breakpoint length */
 	unsigned sys_nr, sys_ret;    /* system call number and result registers */
 	unsigned sys_args[6];	     /* system call argument registers */
+	uint64_t sys_sigreturn[2];   /* calls that do not return to the next insn */
 	unsigned fixed_len;	     /* instruction length, 0 = variable */
 	cs_arch cs_arch;
 	cs_mode cs_mode;	     /* without the endian bit */
@@ -40,6 +41,11 @@ struct gdb_arch {
 	 * (indexed like regs).  Returns how many were written to out[].
 	 */
 	int (*mem)(const cs_insn *ci, const uint64_t *vals, struct gdb_mem *out, int max);
+	/*
+	 * mem_word - the same for a fixed-width word capstone cannot decode
+	 * (NULL: none).
+	 */
+	int (*mem_word)(uint32_t word, const uint64_t *vals, struct gdb_mem *out, int max);
 };
 
 /* gdb_arch_for_machine - the arch for an ELF machine, or NULL. */

@@ -38,6 +38,7 @@
 
 #include "../backend.h"
 #include "cli.h"
+#include "arch_ppc.h"
 #include "gdb_arch.h"
 #include "gdb_elf.h"
 #include "gdb_target.h"
@@ -380,6 +381,15 @@ static uint64_t reg(const struct gdb_session *s, unsigned i)
 	return s->t.vals[i];
 }
 
+/* target_word - the 32-bit instruction word at b, in the target's byte order. */
+static uint32_t target_word(const struct gdb_session *s, const uint8_t *b)
+{
+	if (s->t.endian == 1)
+		return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+		       (uint32_t)b[3] << 24;
+	return (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
+}
+
 /* insn_length - capstone's length, else POWER's fixed width (8 if prefixed). */
 static unsigned insn_length(struct gdb_session *s, const uint8_t *b, size_t avail, int decoded)
 {
@@ -391,19 +401,22 @@ static unsigned insn_length(struct gdb_session *s, const uint8_t *b, size_t avai
 		return avail ? 1 : 0;
 	if (avail < 4)
 		return 0;
-	w = s->t.endian == 1 ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-				       (uint32_t)b[3] << 24
-			     : (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 |
-				       (uint32_t)b[0] << 24;
+	w = target_word(s, b);
 	return (w >> 26) == 1 && avail >= 8 ? 8 : 4;
 }
 
 static int emit_insn_level(struct gdb_session *s, uint64_t pc, const uint8_t *bytes,
 			   unsigned len, int decoded)
 {
+	const struct gdb_arch *a = s->t.arch;
 	struct gdb_mem mem[GDB_MAX_MEM];
-	int n = decoded ? s->t.arch->mem(s->ci, s->t.vals, mem, GDB_MAX_MEM) : 0;
-	int rc = itrace_write_insn(s->w, pc, len, bytes);
+	int n = 0, rc;
+
+	if (decoded)
+		n = a->mem(s->ci, s->t.vals, mem, GDB_MAX_MEM);
+	else if (a->mem_word && len == 4)
+		n = a->mem_word(target_word(s, bytes), s->t.vals, mem, GDB_MAX_MEM);
+	rc = itrace_write_insn(s->w, pc, len, bytes);
 
 	for (int i = 0; rc >= 0 && i < n; i++)
 		rc = itrace_write_mem(s->w, mem[i].addr, mem[i].size,
@@ -415,41 +428,34 @@ static int emit_insn_level(struct gdb_session *s, uint64_t pc, const uint8_t *by
 	return 0;
 }
 
-/*
- * record_insn - the instruction at the current pc, before it is stepped.
- * At branch level only its address, length and kind are kept until the
- * next pc shows where it went.
- */
-static int record_insn(struct gdb_session *s)
+/* kind_of - the branch kind libitrace's decoder gives the instruction. */
+static int kind_of(struct gdb_session *s, const uint8_t *bytes, size_t got, uint64_t pc)
 {
-	uint64_t pc = reg(s, s->t.arch->pc);
-	const uint8_t *p;
-	uint8_t bytes[16];
-	size_t avail;
-	uint64_t addr = pc;
-	int got = gdb_target_code(&s->t, pc, bytes, sizeof(bytes));
-	int decoded;
-	unsigned len;
+	struct itrace_decoded d;
 
-	if (got < 0) {
-		cli_error("%s", s->t.err);
-		return -1;
-	}
-	p = bytes;
-	avail = (size_t)got;
-	decoded = avail && cs_disasm_iter(s->cs, &p, &avail, &addr, s->ci);
-	len = insn_length(s, bytes, (size_t)got, decoded);
+	return itrace_decoder_decode(s->dec, bytes, got, pc, &d) == 0 ? d.kind
+								      : ITRACE_INSN_NOT_BRANCH;
+}
+
+/*
+ * record_code - the instruction at `pc` (bytes[0..got) read there), before
+ * it runs, with the registers in s->t.vals.  At branch level only its
+ * address, length and kind are kept until the next pc shows where it went.
+ */
+static int record_code(struct gdb_session *s, uint64_t pc, const uint8_t *bytes, size_t got)
+{
+	const uint8_t *p = bytes;
+	size_t avail = got;
+	uint64_t addr = pc;
+	int decoded = avail && cs_disasm_iter(s->cs, &p, &avail, &addr, s->ci);
+	unsigned len = insn_length(s, bytes, got, decoded);
+
 	if (len == 0) {
 		cli_error("cannot read the instruction at 0x%llx from the gdb stub",
 			  (unsigned long long)pc);
 		return -1;
 	}
-	{
-		struct itrace_decoded d;
-
-		s->prev_kind = itrace_decoder_decode(s->dec, bytes, (size_t)got, pc, &d) == 0
-				       ? d.kind : ITRACE_INSN_NOT_BRANCH;
-	}
+	s->prev_kind = kind_of(s, bytes, got, pc);
 	if (s->opts->level == ITRACE_LEVEL_INSN && emit_insn_level(s, pc, bytes, len, decoded) < 0)
 		return -1;
 	s->prev_valid = 1;
@@ -464,14 +470,28 @@ static int record_insn(struct gdb_session *s)
 	return 0;
 }
 
-/*
- * record_branch - branch level: the previous instruction's outcome, now
- * that the pc after it is known.  Real branches are written taken or not;
- * a jump from a non-branch (signal delivery) is an interrupt.
- */
-static int record_branch(struct gdb_session *s)
+/* record_insn - the instruction at the current pc. */
+static int record_insn(struct gdb_session *s)
 {
-	uint64_t next = reg(s, s->t.arch->pc);
+	uint64_t pc = reg(s, s->t.arch->pc);
+	uint8_t bytes[16];
+	int got = gdb_target_code(&s->t, pc, bytes, sizeof(bytes));
+
+	if (got < 0) {
+		cli_error("%s", s->t.err);
+		return -1;
+	}
+	return record_code(s, pc, bytes, (size_t)got);
+}
+
+/*
+ * record_branch_to - branch level: the previous instruction's outcome,
+ * now that the pc after it (`next`) is known.  Real branches are written
+ * taken or not; a jump from a non-branch (signal delivery) is an
+ * interrupt.
+ */
+static int record_branch_to(struct gdb_session *s, uint64_t next)
+{
 	int jumped = next != s->prev_addr + s->prev_len;
 	int kind = s->prev_kind;
 	int rc;
@@ -491,6 +511,11 @@ static int record_branch(struct gdb_session *s)
 		return -1;
 	}
 	return 0;
+}
+
+static int record_branch(struct gdb_session *s)
+{
+	return record_branch_to(s, reg(s, s->t.arch->pc));
 }
 
 /* ---- Triggers ---------------------------------------------------------- */
@@ -678,8 +703,131 @@ static int run_free(struct gdb_session *s, struct gdb_stop *st)
 	return 0;
 }
 
+/* ---- POWER load-reserve/store-conditional sequences ----------------- */
+
+/* atomic_at - the larx..stcx. sequence starting at the pc, if there is one. */
+static int atomic_at(struct gdb_session *s, uint8_t *bytes, struct arch_ppc_atomic *seq)
+{
+	uint64_t pc = reg(s, s->t.arch->pc);
+	uint32_t words[ARCH_PPC_ATOMIC_MAX];
+	int got;
+
+	if (s->t.arch->cs_arch != CS_ARCH_PPC || s->pending_sig)
+		return 0;
+	got = gdb_target_code(&s->t, pc, bytes, 4);
+	if (got < 4 || !arch_ppc_is_larx(target_word(s, bytes)))
+		return 0;
+	got = gdb_target_code(&s->t, pc, bytes, 4 * ARCH_PPC_ATOMIC_MAX);
+	for (int i = 0; i < got / 4; i++)
+		words[i] = target_word(s, bytes + 4 * i);
+	return arch_ppc_atomic_sequence(words, (unsigned)got / 4, pc, seq);
+}
+
+/* set_atomic_breakpoints - after the stcx. and at every exit of the sequence. */
+static int set_atomic_breakpoints(struct gdb_session *s, uint64_t pc,
+				  const struct arch_ppc_atomic *seq, int insert)
+{
+	if (gdb_target_breakpoint(&s->t, pc + 4 * seq->n, insert) < 0)
+		goto fail;
+	for (unsigned k = 0; k < seq->n_exits; k++) {
+		uint64_t t = seq->exit_target[k];
+		int dup = t == pc + 4 * seq->n;
+
+		for (unsigned j = 0; j < k; j++)
+			dup |= seq->exit_target[j] == t;
+		if (!dup && gdb_target_breakpoint(&s->t, t, insert) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	cli_error("%s", s->t.err);
+	return -1;
+}
+
+/* atomic_path_length - how many instructions of the sequence ran to reach `stop`. */
+static unsigned atomic_path_length(uint64_t pc, const struct arch_ppc_atomic *seq, uint64_t stop)
+{
+	if (stop == pc + 4 * seq->n)
+		return seq->n;
+	for (unsigned k = 0; k < seq->n_exits; k++)
+		if (seq->exit_target[k] == stop)
+			return seq->exit_index[k] + 1;
+	return 0; /* stopped elsewhere (a signal): the path is unknown */
+}
+
+/*
+ * step_atomic - run a larx..stcx. sequence at full speed between
+ * breakpoints, then record the instructions it ran: all of them when it
+ * reached the end, up to the branch that left it otherwise.  Their memory
+ * accesses use the registers at the larx (the sequence does not change
+ * its address registers).  Returns like step_one.
+ */
+static int step_atomic(struct gdb_session *s, const uint8_t *bytes,
+		       const struct arch_ppc_atomic *seq, struct gdb_stop *st)
+{
+	uint64_t pc = reg(s, s->t.arch->pc), at_larx[GDB_MAX_REGS], at_now[GDB_MAX_REGS], stop;
+	unsigned n;
+	int rc;
+
+	memcpy(at_larx, s->t.vals, sizeof(at_larx));
+	if (set_atomic_breakpoints(s, pc, seq, 1) < 0)
+		return -1;
+	if ((rc = resume(s, 0, st)) != 0)
+		return rc;
+	if (on_stop(s, st))
+		return 1;
+	if (set_atomic_breakpoints(s, pc, seq, 0) < 0 || gdb_target_read_regs(&s->t) < 0)
+		return -1;
+	stop = reg(s, s->t.arch->pc);
+	n = atomic_path_length(pc, seq, stop);
+	memcpy(at_now, s->t.vals, sizeof(at_now));
+	memcpy(s->t.vals, at_larx, sizeof(at_larx));
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t next = i + 1 < n ? pc + 4 * (i + 1) : stop;
+
+		if (record_code(s, pc + 4 * i, bytes + 4 * i, 4) < 0 || record_branch_to(s, next) < 0)
+			return -1;
+	}
+	memcpy(s->t.vals, at_now, sizeof(at_now));
+	s->steps += n;
+	if (st->sig != GDB_SIGTRAP && st->sig != 0) {
+		s->pending_sig = st->sig;
+		return write_signal(s, st->sig);
+	}
+	return 0;
+}
+
+/*
+ * step_syscall - run over the system call instruction just recorded with
+ * a breakpoint after it and 'c': qemu-user's single-step over a system
+ * call also runs the instruction after it, which would go unrecorded.
+ * sigreturn does not come back to the next instruction: it is stepped.
+ */
+static int step_syscall(struct gdb_session *s, struct gdb_stop *st)
+{
+	const struct gdb_arch *a = s->t.arch;
+	uint64_t next = s->prev_addr + s->prev_len;
+	int rc;
+
+	if (s->syscall_nr == a->sys_sigreturn[0] || s->syscall_nr == a->sys_sigreturn[1])
+		return resume(s, 1, st);
+	if (gdb_target_breakpoint(&s->t, next, 1) < 0) {
+		cli_error("%s", s->t.err);
+		return -1;
+	}
+	if ((rc = resume(s, 0, st)) != 0)
+		return rc;
+	if (st->kind != 'W' && st->kind != 'X' && gdb_target_breakpoint(&s->t, next, 0) < 0) {
+		cli_error("%s", s->t.err);
+		return -1;
+	}
+	return 0;
+}
+
 static int step_one(struct gdb_session *s, struct gdb_stop *st)
 {
+	uint8_t seq_bytes[4 * ARCH_PPC_ATOMIC_MAX];
+	struct arch_ppc_atomic seq;
 	int rc;
 
 	if (window_over(s)) {
@@ -687,11 +835,14 @@ static int step_one(struct gdb_session *s, struct gdb_stop *st)
 		s->prev_valid = 0;
 		return write_ctl(s, 0, ITRACE_CTL_TRIGGER, reg(s, s->t.arch->pc));
 	}
+	if (atomic_at(s, seq_bytes, &seq))
+		return step_atomic(s, seq_bytes, &seq, st);
 	/* With a signal pending the instruction at pc does not run: the
 	 * signal is delivered first (or ends the program). */
 	if (!s->pending_sig && record_insn(s) < 0)
 		return -1;
-	if ((rc = resume(s, 1, st)) != 0)
+	rc = s->in_syscall ? step_syscall(s, st) : resume(s, 1, st);
+	if (rc != 0)
 		return rc;
 	s->steps++;
 	if (on_stop(s, st))

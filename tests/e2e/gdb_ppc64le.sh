@@ -58,6 +58,30 @@ else
 	ok "itrace-fill comparison # SKIP itrace-fill not built"
 fi
 
+# A system call followed by an instruction, and a lwarx/stwcx. loop: the
+# two things plain single-stepping gets wrong.
+ATOMIC="$DATA/ppc64le/gdb_atomic"
+"$COLLECT" --backend gdb -q -o "$TMP/at.itr" -- "$ATOMIC"
+check_eq "atomic loop: exit status (counter incremented 3 times)" "3" "$?"
+{
+	for a in 110 114 118 11c 120 124 128; do echo 0x10000$a; done
+	for i in 1 2 3; do for a in 12c 130 134 138 13c; do echo 0x10000$a; done; done
+	for a in 140 144 148; do echo 0x10000$a; done
+} >"$TMP/at.want"
+insns "$TMP/at.itr" >"$TMP/at.addrs"
+check_files_eq "atomic loop: every instruction, the one after sc included" "$TMP/at.want" "$TMP/at.addrs"
+counter=$(nm_addr "$ATOMIC" counter)
+check_eq "atomic loop: lwarx loads and stwcx. stores the counter" \
+	"$(for i in 1 2 3; do echo "load $counter"; echo "store $counter"; done; echo "load $counter")" \
+	"$("$BIN/itrace-dump" "$TMP/at.itr" | awk '$2 == "MEM" {print $3, $4}')"
+check "atomic loop: getpid recorded" sh -c "'$BIN/itrace-dump' '$TMP/at.itr' | grep -q 'SYSCALL exit nr=20'"
+if [ -x "$BIN/itrace-fill" ]; then
+	"$COLLECT" --backend gdb -q --level branch -o "$TMP/atb.itr" -- "$ATOMIC"
+	"$BIN/itrace-fill" -q "$TMP/atb.itr" -o "$TMP/atf.itr"
+	insns "$TMP/atf.itr" >"$TMP/atf.addrs"
+	check_files_eq "atomic loop: itrace-fill of the branch trace agrees" "$TMP/at.want" "$TMP/atf.addrs"
+fi
+
 # --start FUNC: run at full speed to work(), trace it until it returns.
 "$COLLECT" --backend gdb -q --start work -o "$TMP/c.itr" -- "$CALLS"
 check_eq "--start: exit status work(6) = 5" "5" "$?"

@@ -87,6 +87,51 @@ static void test_ppc_effective_addresses(void **state)
 	cs_close(&h);
 }
 
+static void test_ppc_larx_with_hint(void **state)
+{
+	uint64_t gpr[32] = {0};
+	struct arch_ppc_mem_access a;
+
+	(void)state;
+	gpr[31] = 0x100e0740;
+	gpr[9] = 0x20;
+	/* lwarx r29,0,r31,1: capstone 4 cannot decode the EH hint */
+	assert_int_equal(arch_ppc_word_mem_accesses(0x7fa0f829, gpr, &a), 1);
+	assert_int_equal(a.addr, 0x100e0740);
+	assert_int_equal(a.size, 4);
+	assert_int_equal(a.store, 0);
+	/* ldarx r3,r9,r31: RA = r9 */
+	assert_int_equal(arch_ppc_word_mem_accesses(0x7c69f8a8, gpr, &a), 1);
+	assert_int_equal(a.addr, 0x100e0760);
+	assert_int_equal(a.size, 8);
+	assert_int_equal(arch_ppc_word_mem_accesses(0x38630001, gpr, &a), 0); /* addi */
+}
+
+static void test_ppc_atomic_sequences(void **state)
+{
+	/* lwarx; addi; stwcx.; bne- (the loop-back comes after the stcx.) */
+	static const uint32_t simple[] = {0x7c804828 /* lwarx r4,0,r9 */, 0x38840001,
+					  0x7c80492d, 0x40c2fff4};
+	/* lwarx; cmpw; bne 1f (leaves); stwcx.; bne- 1b; 1: */
+	static const uint32_t exits[] = {0x7d20f828, 0x7c095000, 0x4082000c, 0x7d60f92d,
+					 0x40c2fff0, 0x60000000};
+	static const uint32_t no_stcx[] = {0x7c804828, 0x38840001, 0x60000000};
+	struct arch_ppc_atomic seq;
+
+	(void)state;
+	assert_true(arch_ppc_is_larx(simple[0]));
+	assert_int_equal(arch_ppc_atomic_sequence(simple, 4, 0x1000, &seq), 1);
+	assert_int_equal(seq.n, 3);
+	assert_int_equal(seq.n_exits, 0);
+	assert_int_equal(arch_ppc_atomic_sequence(exits, 6, 0x2000, &seq), 1);
+	assert_int_equal(seq.n, 4);
+	assert_int_equal(seq.n_exits, 1);
+	assert_int_equal(seq.exit_index[0], 2);
+	assert_int_equal(seq.exit_target[0], 0x2008 + 0xc);
+	assert_int_equal(arch_ppc_atomic_sequence(no_stcx, 3, 0x1000, &seq), 0);
+	assert_int_equal(arch_ppc_atomic_sequence(simple + 1, 3, 0x1004, &seq), 0);
+}
+
 /* ---- tdesc --------------------------------------------------------------- */
 
 static char *fake_fetch(void *ctx, const char *annex)
@@ -275,6 +320,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ppc_effective_addresses),
+		cmocka_unit_test(test_ppc_larx_with_hint),
+		cmocka_unit_test(test_ppc_atomic_sequences),
 		cmocka_unit_test(test_tdesc_includes_and_layout),
 		cmocka_unit_test(test_tdesc_errors_and_fallback),
 		cmocka_unit_test(test_rsp_framing),
