@@ -50,6 +50,12 @@ check "vg_mem: branch trace has cond, call, indirect-call, indirect, return" sh 
 check_files_eq "vg_mem: branch level equals ptrace" "$TMP/pb.txt" "$TMP/vb.txt"
 check "vg_mem: insn and branch traces agree" \
 	"$BIN/../tests/collect-tracecheck" agree "$TMP/vi.itr" "$TMP/vb.itr"
+# itrace-fill rebuilds the instructions from the branches and the binary
+# named by the MMAP records: the same as the insn-level trace.
+"$BIN/itrace-fill" -q -o "$TMP/vf.itr" "$TMP/vb.itr"
+"$DUMP" "$TMP/vf.itr" | awk '$2 == "INSN" { print $3, $4 }' >"$TMP/vf.txt"
+"$DUMP" "$TMP/vi.itr" | awk '$2 == "INSN" { print $3, $4 }' >"$TMP/vi2.txt"
+check_files_eq "vg_mem: itrace-fill of the branch trace gives the insn trace" "$TMP/vi2.txt" "$TMP/vf.txt"
 
 # --- vg_prog: C program with a thread and signals ------------------------
 "$PROG" >"$TMP/native.out" 2>"$TMP/native.err"
