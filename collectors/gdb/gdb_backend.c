@@ -291,6 +291,42 @@ static int write_rec(struct gdb_session *s, struct itrace_record *rec)
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * write_mmaps - one MMAP record per executable segment of the program, at
+ * its run-time address, with the file's build-id, so that itrace-fill and
+ * the symbolizer find the code (qemu-user has no /proc/PID/maps of the
+ * guest to read).
+ */
+static int write_mmaps(struct gdb_session *s)
+{
+	const uint64_t page = 4096;
+	struct itrace_record rec;
+	uint8_t id[ITRACE_BUILDID_MAX];
+	int id_len = itrace_elf_build_id(s->prog, id, sizeof(id));
+
+	for (size_t i = 0; i < s->elf.n_seg; i++) {
+		const struct gdb_elf_segment *g = &s->elf.seg[i];
+		uint64_t at = g->vaddr + s->bias, start = at & ~(page - 1);
+
+		memset(&rec, 0, sizeof(rec));
+		rec.type = ITRACE_REC_MMAP;
+		rec.u.mmap.start = start;
+		rec.u.mmap.len = at + g->memsz - start;
+		rec.u.mmap.pgoff = g->offset - (at - start);
+		rec.u.mmap.pid = s->pid;
+		rec.u.mmap.prot = g->prot;
+		rec.u.mmap.path = s->prog;
+		rec.u.mmap.path_len = strlen(s->prog);
+		if (id_len > 0) {
+			memcpy(rec.u.mmap.buildid, id, (size_t)id_len);
+			rec.u.mmap.buildid_len = (uint8_t)id_len;
+		}
+		if (write_rec(s, &rec) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* write_process_start - PROCESS START, THREAD SWITCH, then the program's code. */
 static int write_process_start(struct gdb_session *s)
 {
@@ -309,28 +345,7 @@ static int write_process_start(struct gdb_session *s)
 					      .pid = s->pid};
 	if (write_rec(s, &rec) < 0)
 		return -1;
-	for (size_t i = 0; s->have_elf && i < s->elf.n_seg; i++) {
-		const struct gdb_elf_segment *g = &s->elf.seg[i];
-		uint64_t page = 4096, start = (g->vaddr + s->bias) & ~(page - 1);
-
-		memset(&rec, 0, sizeof(rec));
-		rec.type = ITRACE_REC_MMAP;
-		rec.u.mmap.start = start;
-		rec.u.mmap.len = g->vaddr + s->bias + g->memsz - start;
-		rec.u.mmap.pgoff = g->offset - ((g->vaddr + s->bias) - start);
-		rec.u.mmap.pid = s->pid;
-		rec.u.mmap.prot = g->prot;
-		rec.u.mmap.path = s->prog;
-		rec.u.mmap.path_len = strlen(s->prog);
-		{
-			int k = itrace_elf_build_id(s->prog, rec.u.mmap.buildid,
-						    sizeof(rec.u.mmap.buildid));
-			rec.u.mmap.buildid_len = k > 0 ? (uint8_t)k : 0;
-		}
-		if (write_rec(s, &rec) < 0)
-			return -1;
-	}
-	return 0;
+	return s->have_elf ? write_mmaps(s) : 0;
 }
 
 static int write_ctl(struct gdb_session *s, int on, int reason, uint64_t addr)
