@@ -377,12 +377,18 @@ static int code_at(struct fill_ctx *c, uint32_t pid, uint64_t pc, uint32_t *modu
 static const struct fill_block *block_at(struct fill_ctx *c, uint32_t pid, uint64_t pc,
 					 int *reason)
 {
+	struct fill_recent *rec = &c->recent[(pc ^ (pc >> 9)) & (FILL_RECENT - 1)];
+	uint64_t gen = image_generation(c->img);
 	struct fill_block *b;
 	const uint8_t *bytes;
 	uint64_t offset;
 	uint32_t module;
 	size_t avail;
 
+	if (rec->block && rec->pc == pc && rec->pid == pid && rec->generation == gen) {
+		c->st->blocks_reused++;
+		return rec->block;
+	}
 	*reason = code_at(c, pid, pc, &module, &offset, &bytes, &avail);
 	if (*reason)
 		return NULL;
@@ -395,6 +401,7 @@ static const struct fill_block *block_at(struct fill_ctx *c, uint32_t pid, uint6
 	b = cache_find(&c->cache, module, offset);
 	if (b) {
 		c->st->blocks_reused++;
+		*rec = (struct fill_recent){ pc, gen, pid, b };
 		return b;
 	}
 	b = malloc(sizeof(*b) + FILL_BLOCK_MAX);
@@ -411,6 +418,7 @@ static const struct fill_block *block_at(struct fill_ctx *c, uint32_t pid, uint6
 		return NULL;
 	}
 	c->st->blocks_decoded++;
+	*rec = (struct fill_recent){ pc, gen, pid, b };
 	return b;
 }
 
@@ -507,6 +515,22 @@ static int emit_range(struct fill_ctx *c, const struct fill_block *b, uint64_t p
 		c->st->insns += n;
 		c->st->records_out += n;
 		return fill_buffer_block(c->buf, pc, b, n);
+	}
+	if (!c->buf && c->out == itrace_fill_output_writer) {
+		/* The hot loop of a fill into a file. */
+		struct itrace_writer *wr = c->out_arg;
+
+		c->st->insns += n;
+		c->st->records_out += n;
+		for (uint32_t i = 0; i < n; i++) {
+			unsigned len = b->lens[i];
+
+			if ((rc = itrace_write_insn(wr, pc, len, c->with_bytes ? p : NULL)) < 0)
+				return rc;
+			pc += len;
+			p += len;
+		}
+		return 0;
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		unsigned len = b->lens[i];

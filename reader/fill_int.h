@@ -69,6 +69,17 @@ struct fill_loc_cache {
 	uint32_t module;
 };
 
+/* Recently walked block starts by address: most walks start at a branch
+ * target seen before, and this spares the image lookup and the hash. */
+#define FILL_RECENT 512
+
+struct fill_recent {
+	uint64_t pc;
+	uint64_t generation; /* image generation it was found under */
+	uint32_t pid;
+	const struct fill_block *block;
+};
+
 /* Where output goes: the caller's function, or a buffer (parallel). */
 struct fill_buffer;
 
@@ -81,6 +92,7 @@ struct fill_ctx {
 	struct fill_threads threads;
 	struct fill_thread *last_thread; /* get_thread's last answer */
 	struct fill_loc_cache loc;
+	struct fill_recent recent[FILL_RECENT];
 	int taken_only;
 	int with_bytes;
 	uint32_t out_tid; /* thread the output stream is on, */
