@@ -233,7 +233,8 @@ static int resolve_program(const char *prog, char *out, size_t outlen)
 	return 0;
 }
 
-#define VG_MAX_ARGS 24
+/* Valgrind's and the tool's options (the program's arguments follow). */
+#define VG_MAX_OPTS 24
 
 struct vg_child {
 	pid_t pid;
@@ -246,7 +247,7 @@ struct vg_child {
 
 static void add_arg(char **argv, int *argc, char *s)
 {
-	if (*argc < VG_MAX_ARGS - 1)
+	if (*argc < VG_MAX_OPTS)
 		argv[(*argc)++] = s;
 }
 
@@ -350,17 +351,24 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 {
 	char fdarg[32], ackarg[32], shmarg[32], logarg[320], levelarg[32], onlyarg[PATH_MAX + 20];
 	char startarg[300], stoparg[300], saddr[64], eaddr[64];
-	char *argv[VG_MAX_ARGS + 256];
-	int fds[5], argc = 0, extra, logfd, log_target;
-	size_t nprog = 0;
-
 	const char *tmp = getenv("TMPDIR");
+	int fds[5], argc = 0, logfd, log_target;
+	size_t nprog = 0;
+	pid_t parent = getpid();
+	char **argv;
 
 	if (!tmp || !*tmp || strlen(tmp) > sizeof(c->logdir) - 24)
 		tmp = "/tmp";
 	snprintf(c->logdir, sizeof(c->logdir), "%s/itrace-vg.XXXXXX", tmp);
 	if (!mkdtemp(c->logdir)) {
-		cli_error("cannot create a temporary directory in /tmp: %s", strerror(errno));
+		cli_error("cannot create a temporary directory in %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	while (o->argv[nprog])
+		nprog++;
+	argv = calloc(VG_MAX_OPTS + nprog + 1, sizeof(*argv));
+	if (!argv) {
+		cli_error("out of memory");
 		return -1;
 	}
 	snprintf(c->logfile, sizeof(c->logfile), "%s/valgrind.log", c->logdir);
@@ -413,22 +421,17 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 			 (unsigned long long)o->stop_addr);
 		add_arg(argv, &argc, eaddr);
 	}
-	/* As typed: valgrind searches $PATH like execvp, and the program
-	 * sees argv[0] unchanged. */
-	add_arg(argv, &argc, o->argv[0]);
-	extra = argc;
-	for (char *const *a = o->argv + 1; *a; a++, nprog++)
-		if (nprog >= 255) {
-			cli_error("too many program arguments for the valgrind backend (at most 255)");
-			return -1;
-		}
-	memcpy(argv + extra, o->argv + 1, nprog * sizeof(char *));
-	argv[extra + nprog] = NULL;
+	/* The program as typed: valgrind searches $PATH like execvp, and
+	 * the program sees argv[0] unchanged. */
+	memcpy(argv + argc, o->argv, nprog * sizeof(*argv));
+	argv[argc + nprog] = NULL;
 
 	c->pid = fork();
 	if (c->pid < 0) {
 		cli_error("cannot fork: %s", strerror(errno));
 		close_channels(c, fds);
+		close(logfd);
+		free(argv);
 		return -1;
 	}
 	if (c->pid == 0) {
@@ -437,12 +440,17 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 		fcntl(fds[1], F_SETFD, 0);
 		fcntl(fds[2], F_SETFD, 0);
 		fcntl(fds[4], F_SETFD, 0);
-		if (log_target < 0 || hide_fd(logfd, log_target) != 0)
+		if (log_target < 0) {
 			fcntl(logfd, F_SETFD, 0);
+		} else if (hide_fd(logfd, log_target) != 0) {
+			fprintf(stderr, "%s: cannot move valgrind's log to descriptor %d: %s\n",
+				cli_progname(), log_target, strerror(errno));
+			_exit(127);
+		}
 		/* Like PTRACE_O_EXITKILL for the ptrace backend: a program we
 		 * started does not outlive the collector. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
+		if (getppid() != parent)
 			_exit(127);
 		setenv("VALGRIND_LAUNCHER", s->launcher, 1);
 		unsetenv("VALGRIND_LIB");
@@ -454,6 +462,7 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	close(fds[2]);
 	close(fds[4]);
 	close(logfd);
+	free(argv);
 	c->rd = fds[0];
 	c->ack = fds[3];
 	return 0;
