@@ -10,7 +10,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 now() { date +%s.%N; }
 
-"$B/bin/itrace-collect" -q --level insn -o "$TMP/ref.itr" -- "$B/tests/data/bts_loops" || exit 1
+"$B/bin/itrace-collect" -q --insn-bytes --level insn -o "$TMP/ref.itr" -- "$B/tests/data/bts_loops" || exit 1
 "$B/tests/bts-gen" perf "$TMP/ref.itr" "$TMP/big.data" --chunk 4096 --pad 1 --repeat 10000 || exit 1
 n=$("$B/tests/bts-gen" branches "$TMP/ref.itr" --kept | wc -l)
 n=$((n * 10000))

@@ -12,7 +12,7 @@ if ! command -v qemu-x86_64 >/dev/null; then
 fi
 "$BIN/itrace-collect" --backend gdb -q -o "$TMP/gdb.itr" -- "$PROG"
 check_eq "gdb backend: exit status 3" "3" "$?"
-"$BIN/itrace-collect" --backend ptrace -q -o "$TMP/pt.itr" -- "$PROG"
+"$BIN/itrace-collect" --backend ptrace --insn-bytes -q -o "$TMP/pt.itr" -- "$PROG"
 check_eq "ptrace backend: exit status 3" "3" "$?"
 for b in gdb pt; do
 	"$BIN/itrace-dump" "$TMP/$b.itr" >"$TMP/$b.dump"

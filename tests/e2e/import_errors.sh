@@ -30,7 +30,7 @@ expect_fail "not a perf.data file" 1 "not a perf.data file" "$IMPORT" "$TMP/text
 check "nothing written for a non-perf.data input" test ! -e "$TMP/text.itr"
 
 # A real recording to damage: the reference run of bts_loops.
-if ! "$BIN/itrace-collect" -q --level insn -o "$TMP/ref.itr" -- "$DATA/bts_loops" 2>"$TMP/c.err"; then
+if ! "$BIN/itrace-collect" -q --insn-bytes --level insn -o "$TMP/ref.itr" -- "$DATA/bts_loops" 2>"$TMP/c.err"; then
 	fail "ptrace reference trace" "$(cat "$TMP/c.err")"
 	done_testing
 	exit

@@ -15,7 +15,7 @@ PROG="$DATA/bts_loops"
 insn_addrs() { "$DUMP" "$1" | awk '$2 == "INSN" { print $3 }'; }
 branch_list() { "$GEN" branches "$1" | cut -d' ' -f2-; }
 
-if ! "$BIN/itrace-collect" -q --level insn -o "$TMP/ref.itr" -- "$PROG" 2>"$TMP/collect.err"; then
+if ! "$BIN/itrace-collect" -q --insn-bytes --level insn -o "$TMP/ref.itr" -- "$PROG" 2>"$TMP/collect.err"; then
 	fail "ptrace reference trace of bts_loops" "$(cat "$TMP/collect.err")"
 	done_testing
 	exit
@@ -119,7 +119,7 @@ fi
 # build-id cache, which bts-gen fills as perf record would).  glibc is kept off its AVX-512/AVX2
 # string functions so every instruction decodes with the system capstone.
 if GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX2 \
-	"$BIN/itrace-collect" -q --level insn -o "$TMP/dyn.itr" -- "$DATA/bts_dyn" >/dev/null 2>"$TMP/dyn.err"; then
+	"$BIN/itrace-collect" -q --insn-bytes --level insn -o "$TMP/dyn.itr" -- "$DATA/bts_dyn" >/dev/null 2>"$TMP/dyn.err"; then
 	"$GEN" perf "$TMP/dyn.itr" "$TMP/dyn.data" --pad 1 --buildid-dir "$TMP/debug"
 	"$IMPORT" -q --buildid-dir "$TMP/debug" "$TMP/dyn.data" -o "$TMP/dyn-imp.itr"
 	check "dynamic: the start is the interpreter's entry point" \
