@@ -58,6 +58,7 @@ extern UWord *VG_(client_auxv);
 #define VGI_MAX_THREADS 1024
 #define VGI_MAX_SIG 65
 #define VGI_MAX_LOADS 8
+#define ITRACE_INSN_MAX_LEN_X86 15
 
 /* ---- Options ------------------------------------------------------------ */
 
@@ -832,12 +833,32 @@ static Bool fits(ULong a)
 	return VGW_ADDR(a & VGW_ADDR_MASK) == a;
 }
 
-static void emit_insn(struct sb *sb, Addr a, UInt len)
+static void emit_insn_word(struct sb *sb, Addr a, UInt aux);
+
+/*
+ * Valgrind decodes its client-request "special instruction" (four rolq
+ * of 4 bytes and an xchg marker of 3) as one instruction of 19 bytes; on
+ * the machine, and in the ptrace backend's trace, they are five.
+ */
+static void emit_insn(struct sb *sb, Addr a, UInt len, Bool rep)
+{
+	UInt i = 0;
+
+	if (len > ITRACE_INSN_MAX_LEN_X86) {
+		for (; i < 16 && i + 4 < len; i += 4)
+			emit_insn_word(sb, a + i, 4);
+		emit_insn_word(sb, a + i, len - i);
+		return;
+	}
+	emit_insn_word(sb, a, len | (rep ? VGW_INSN_REP : 0));
+}
+
+static void emit_insn_word(struct sb *sb, Addr a, UInt aux)
 {
 	if (fits(a)) {
-		emit_word(sb, u64(tagged(VGW_INSN, len, a)));
+		emit_word(sb, u64(tagged(VGW_INSN, aux, a)));
 	} else {
-		emit_word(sb, u64(tagged(VGW_INSN_FULL, len, 0)));
+		emit_word(sb, u64(tagged(VGW_INSN_FULL, aux, 0)));
 		emit_word(sb, u64(a));
 	}
 }
@@ -1152,20 +1173,18 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 				scope_out_done = True;
 			}
 			if (cur_in && !clo_branch) {
-				UInt aux = cur_len;
+				/* rep-prefixed string instructions loop to
+				 * themselves: the collector records one INSN. */
+				Bool rep = cur == last && in->jumpkind == Ijk_Boring &&
+					   in->next->tag == Iex_Const && const_next(in) == cur;
 				/* A fault in an access must leave the earlier
 				 * instructions recorded and this one not (as
 				 * with single-stepping): commit before it. */
 				if (n_imarks > 0 && insn_accesses_memory(in, i))
 					commit_segment(&sb);
-				/* rep-prefixed string instructions loop to
-				 * themselves: the collector records one INSN. */
-				if (cur == last && in->jumpkind == Ijk_Boring &&
-				    in->next->tag == Iex_Const && const_next(in) == cur)
-					aux |= VGW_INSN_REP;
 				if (!(cur == last && is_fault_jump(in->jumpkind) &&
 				      const_next(in) == cur))
-					emit_insn(&sb, cur, aux);
+					emit_insn(&sb, cur, cur_len, rep);
 			}
 			n_imarks++;
 			addStmtToIRSB(sb.out, st);

@@ -2,7 +2,8 @@
 # every kind of memory access the ptrace backend models (plain loads and
 # stores of 1..16 bytes, read-modify-write, push/pop/call/ret/leave, rep
 # string instructions with and without iterations, locked operations),
-# conditional and indirect branches, a jump table and two system calls.
+# conditional and indirect branches, a jump table, Valgrind's client
+# request sequence and two system calls.
 # Prints "vg_mem ok" and exits with status 3.
 	.text
 	.globl _start
@@ -55,6 +56,16 @@ case2:	xorq	$5, 8(%rbx)
 	xchg	%ecx, 20(%rbx)
 	pushq	$42			# push an immediate, pop to memory
 	popq	24(%rbx)
+
+	# Valgrind's "special instruction" (a client request, request block
+	# of zeros: unknown, answered in rdx): a no-op on the machine, one
+	# 19-byte instruction for Valgrind, five instructions in the trace.
+	lea	buf+256(%rip), %rax
+	rolq	$3, %rdi
+	rolq	$13, %rdi
+	rolq	$61, %rdi
+	rolq	$51, %rdi
+	xchgq	%rbx, %rbx
 
 	mov	$1, %eax		# write(1, msg, len)
 	mov	$1, %edi
