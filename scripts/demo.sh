@@ -15,7 +15,7 @@ step "itrace-dump --summary: what was recorded"
 
 step "itrace-fill: rebuild every instruction from the branches and the binary"
 "$B/bin/itrace-fill" "$OUT/demo.branch.itr" -o "$OUT/demo.insn.itr"
-"$B/bin/itrace-fill" --text --symbols "$OUT/demo.branch.itr" | sed -n '1,12p'
+"$B/bin/itrace-fill" --text --symbols "$OUT/demo.branch.itr" | grep -v -E ' (PROCESS|MMAP|CODE|THREAD) ' | sed -n '1,12p'
 
 step "itrace-collect --level insn --start main: instructions with memory addresses, main only"
 "$B/bin/itrace-collect" -q --level insn --start main -o "$OUT/demo.main.itr" -- "$PROG"
@@ -27,7 +27,7 @@ step "pipeline-sim: why does it stall?"
 step "itrace-sqlite: hottest branches"
 "$B/bin/itrace-sqlite" "$OUT/demo.branch.itr" -o "$OUT/demo.db"
 sqlite3 -header -column "$OUT/demo.db" \
-	"SELECT * FROM hot_branches_view ORDER BY executions DESC LIMIT 5;" 2>/dev/null ||
+	"SELECT symbol, sym_offset, branch_type_name, exec_count, taken_count FROM hot_branches_view ORDER BY exec_count DESC LIMIT 5;" 2>/dev/null ||
 	sqlite3 "$OUT/demo.db" ".tables"
 
 printf '\nAll demo outputs are in %s\n' "$OUT"
