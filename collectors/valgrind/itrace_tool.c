@@ -689,6 +689,16 @@ static ULong initial_mask(void)
 #define TRIG_START 2u
 #define TRIG_STOP 4u
 
+/* Valgrind names versioned symbols "name@@VERSION" (the default) or
+ * "name@VERSION"; a trigger names the function, as in the ELF files. */
+static Bool same_function(const HChar *valgrind_name, const HChar *name)
+{
+	SizeT n = VG_(strlen)(name);
+
+	return VG_(strncmp)(valgrind_name, name, n) == 0 &&
+	       (valgrind_name[n] == '\0' || (valgrind_name[n] == '@' && VG_(strchr)(name, '@') == NULL));
+}
+
 static UInt triggers_at(Addr a)
 {
 	const HChar *fn;
@@ -704,9 +714,9 @@ static UInt triggers_at(Addr a)
 	    (!has_stop() && is_watched(a)))
 		t |= TRIG_STOP;
 	if ((clo_start || clo_stop) && VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &fn)) {
-		if (clo_start && VG_(strcmp)(fn, clo_start) == 0)
+		if (clo_start && same_function(fn, clo_start))
 			t |= TRIG_START;
-		if (clo_stop && VG_(strcmp)(fn, clo_stop) == 0)
+		if (clo_stop && same_function(fn, clo_stop))
 			t |= TRIG_STOP;
 	}
 	return t;

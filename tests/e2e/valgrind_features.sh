@@ -73,6 +73,11 @@ check "every instruction lies in an executable mapping of the trace" sh -c "
 check "no mapping of valgrind's preload library reaches the trace unnamed" sh -c \
 	"! grep -q \"MMAP .* ''\" '$TMP/p.txt'"
 
+# A trigger on a versioned library function (pthread_create@@GLIBC_2.34
+# to Valgrind) is found by its plain name, as the ptrace backend finds it.
+"$COLLECT" -q --backend valgrind --start pthread_create -o "$TMP/pc.itr" -- "$PROG" >/dev/null 2>&1
+check_eq "--start pthread_create: one window" 1 "$("$DUMP" "$TMP/pc.itr" | grep -c 'TRACE_ON trigger')"
+
 # --only main: only the executable's instructions, with scope records.
 "$COLLECT" -q --backend valgrind --only main -o "$TMP/o.itr" -- "$PROG" >/dev/null 2>&1
 check_eq "--only main: exit status" 5 $?
