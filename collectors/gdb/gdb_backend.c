@@ -55,7 +55,8 @@ struct gdb_session {
 	const char *prog;	   /* program path (NULL: unknown, remote) */
 	struct gdb_elf elf;
 	int have_elf;
-	pid_t child;		   /* qemu we started, or 0 */
+	pid_t child;		   /* stub we started (qemu, gdbserver), or 0 */
+	const char *stub;	   /* its name */
 	char remote[300];
 	uint32_t pid, tid;
 	uint64_t bias;		   /* run-time address - ELF address */
@@ -145,67 +146,105 @@ static const char *qemu_sysroot(const struct gdb_elf *e)
 	return NULL;
 }
 
-static pid_t spawn_qemu(const char *qemu, const char *sysroot, int port, const char *prog,
-			char *const *argv)
+/*
+ * The stub to start for `-- prog`: gdbserver for a program of this
+ * machine's architecture when it is installed, else qemu-<arch> -g.
+ * ITRACE_GDB_STUB=qemu or =gdbserver forces one (tests compare qemu-x86_64
+ * with the ptrace backend).
+ */
+static int use_gdbserver(const struct gdb_elf *e)
+{
+	const char *force = getenv("ITRACE_GDB_STUB");
+	struct utsname un;
+
+	if (force && *force)
+		return strcmp(force, "gdbserver") == 0;
+	return uname(&un) == 0 && strcmp(un.machine, "x86_64") == 0 &&
+	       e->machine == EM_X86_64 && on_path("gdbserver");
+}
+
+/* stub_argv - "qemu-ppc64le [-L root] -g PORT prog args" or
+ * "gdbserver --once 127.0.0.1:PORT prog args". */
+static char **stub_argv(const char *stub, int gdbserver, const char *sysroot, const char *port,
+			const char *prog, char *const *argv)
 {
 	size_t argc = 0, i = 0;
-	char portbuf[16];
 	char **args;
-	pid_t pid;
 
 	while (argv[argc])
 		argc++;
 	args = calloc(argc + 8, sizeof(*args));
 	if (!args)
-		return -1;
-	snprintf(portbuf, sizeof(portbuf), "%d", port);
-	args[i++] = (char *)qemu;
-	if (sysroot) {
-		args[i++] = "-L";
-		args[i++] = (char *)sysroot;
+		return NULL;
+	args[i++] = (char *)stub;
+	if (gdbserver) {
+		args[i++] = "--once";
+	} else {
+		if (sysroot) {
+			args[i++] = "-L";
+			args[i++] = (char *)sysroot;
+		}
+		args[i++] = "-g";
 	}
-	args[i++] = "-g";
-	args[i++] = portbuf;
+	args[i++] = (char *)port;
 	args[i++] = (char *)prog;
 	for (size_t k = 1; k < argc; k++)
 		args[i++] = argv[k];
-	pid = fork();
+	return args;
+}
+
+static pid_t spawn_stub(char **args)
+{
+	pid_t pid = fork();
+
 	if (pid == 0) {
 		/* Own process group: the terminal's ^C goes to itrace-collect only. */
 		setpgid(0, 0);
-		execvp(qemu, args);
-		fprintf(stderr, "itrace-collect: cannot run '%s': %s\n", qemu, strerror(errno));
+		if (strcmp(args[0], "gdbserver") == 0) {
+			/* gdbserver chats on stderr; keep the terminal for the program. */
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0)
+				dup2(fd, STDERR_FILENO);
+		}
+		execvp(args[0], args);
+		fprintf(stderr, "itrace-collect: cannot run '%s': %s\n", args[0], strerror(errno));
 		_exit(127);
 	}
-	free(args);
 	return pid;
 }
 
-/* start_qemu - run the program under qemu-<arch> -g and connect to it. */
-static int start_qemu(struct gdb_session *s, struct rsp **rp)
+/* start_stub - run the program under gdbserver or qemu-<arch> -g, connect. */
+static int start_stub(struct gdb_session *s, struct rsp **rp)
 {
 	const struct gdb_arch *a = gdb_arch_for_machine(s->elf.machine);
-	const char *qemu = gdb_arch_qemu(a, s->elf.endian);
-	char err[300];
-	int port = free_port(), status;
+	int gdbserver = use_gdbserver(&s->elf);
+	const char *stub = gdbserver ? "gdbserver" : gdb_arch_qemu(a, s->elf.endian);
+	char err[300], port[32];
+	int p = free_port(), status;
+	char **args;
 
-	if (port < 0) {
-		cli_error("cannot find a free TCP port for qemu's gdb stub: %s", strerror(errno));
+	if (p < 0) {
+		cli_error("cannot find a free TCP port for the gdb stub: %s", strerror(errno));
 		return -1;
 	}
-	s->child = spawn_qemu(qemu, qemu_sysroot(&s->elf), port, s->prog, s->opts->argv);
+	snprintf(port, sizeof(port), gdbserver ? "127.0.0.1:%d" : "%d", p);
+	snprintf(s->remote, sizeof(s->remote), "127.0.0.1:%d", p);
+	args = stub_argv(stub, gdbserver, qemu_sysroot(&s->elf), port, s->prog, s->opts->argv);
+	s->child = args ? spawn_stub(args) : -1;
+	free(args);
 	if (s->child < 0) {
-		cli_error("cannot start '%s': %s", qemu, strerror(errno));
+		cli_error("cannot start '%s': %s", stub, strerror(errno));
 		return -1;
 	}
-	snprintf(s->remote, sizeof(s->remote), "127.0.0.1:%d", port);
+	s->stub = stub;
 	for (int waited = 0; waited < QEMU_CONNECT_WAIT_MS; waited += 20) {
 		if (rsp_connect(s->remote, 0, rp, err, sizeof(err)) == 0)
 			return 0;
 		if (waitpid(s->child, &status, WNOHANG) == s->child) {
 			s->child = 0;
 			cli_error("'%s' exited before accepting the gdb connection (see its "
-				  "message above)", qemu);
+				  "message above)", stub);
 			return -1;
 		}
 		sleep_ms(20);
@@ -261,7 +300,7 @@ static int open_writer(struct gdb_session *s)
 								       s->t.endian)};
 	meta[n++] = (struct itrace_meta){"gdb_remote", s->remote};
 	if (s->child)
-		meta[n++] = (struct itrace_meta){"emulator", gdb_arch_qemu(s->t.arch, s->t.endian)};
+		meta[n++] = (struct itrace_meta){"gdb_stub", s->stub};
 
 	itrace_writer_options_init(&wo);
 	wo.machine = s->t.arch->machine;
@@ -924,7 +963,7 @@ static int connect_target(struct gdb_session *s)
 			cli_error("%s", err);
 			return -1;
 		}
-	} else if (start_qemu(s, &rsp) < 0) {
+	} else if (start_stub(s, &rsp) < 0) {
 		return -1;
 	}
 	rsp_set_interrupt(rsp, &collect_interrupted);
@@ -938,7 +977,8 @@ static int connect_target(struct gdb_session *s)
 		return -1;
 	}
 	s->tid = first.tid;
-	s->pid = s->child ? (uint32_t)s->child : (first.pid > 1 ? first.pid : first.tid);
+	/* qemu-user reports pid 1; the thread id is the real one. */
+	s->pid = first.pid > 1 ? first.pid : first.tid ? first.tid : (uint32_t)s->child;
 	if (!s->tid)
 		s->tid = s->pid;
 	if (s->have_elf && s->elf.is_dyn) {
@@ -1091,7 +1131,7 @@ static int probe_program(const struct collect_options *o, char *err, size_t errl
 			 "%s", o->argv[0], gdb_elf_machine_name(e.machine, e.endian));
 		return -1;
 	}
-	if (!o->remote && !on_path(gdb_arch_qemu(a, e.endian))) {
+	if (!o->remote && !use_gdbserver(&e) && !on_path(gdb_arch_qemu(a, e.endian))) {
 		snprintf(err, errlen, "'%s' is a %s program and %s is not installed: install "
 			 "qemu-user (make deps) or give --remote HOST:PORT",
 			 o->argv[0], gdb_elf_machine_name(e.machine, e.endian),

@@ -32,6 +32,18 @@ static void parse_thread(const char *p, struct gdb_stop *st)
 	}
 }
 
+/* hex2 - the 1 or 2 hex digits at p (a signal or exit code: "T0506:..." is
+ * signal 05 followed by register 06). */
+static int hex2(const char *p)
+{
+	int hi = rsp_hex_value((unsigned char)p[0]), lo;
+
+	if (hi < 0)
+		return 0;
+	lo = rsp_hex_value((unsigned char)p[1]);
+	return lo < 0 ? hi : hi * 16 + lo;
+}
+
 static int parse_stop(struct gdb_target *t, const char *reply, struct gdb_stop *st)
 {
 	const char *p;
@@ -41,16 +53,19 @@ static int parse_stop(struct gdb_target *t, const char *reply, struct gdb_stop *
 	switch (reply[0]) {
 	case 'T':
 	case 'S':
-		st->sig = (int)strtol(reply + 1, NULL, 16) & 0xff;
+		st->sig = hex2(reply + 1);
 		p = strstr(reply, "thread:");
-		if (p)
+		if (p) {
 			parse_thread(p + 7, st);
+			snprintf(t->thread, sizeof(t->thread), "%.*s", (int)strcspn(p + 7, ";"),
+				 p + 7);
+		}
 		return 0;
 	case 'W':
-		st->code = (int)strtol(reply + 1, NULL, 16) & 0xff;
+		st->code = hex2(reply + 1);
 		return 0;
 	case 'X':
-		st->sig = (int)strtol(reply + 1, NULL, 16) & 0xff;
+		st->sig = hex2(reply + 1);
 		return 0;
 	default:
 		snprintf(t->err, sizeof(t->err), "unexpected stop reply '%.40s' from the gdb stub",
@@ -173,6 +188,12 @@ int gdb_target_attach(struct gdb_target *t, struct rsp *rsp, uint16_t elf_machin
 	if (parse_stop(t, reply, first) < 0 || load_tdesc(t, elf_machine) < 0 ||
 	    map_registers(t) < 0)
 		return -1;
+	/* vCont where offered: gdbserver in no-ack mode runs a plain 's' to the end. */
+	reply = rsp_command(rsp, "vCont?", NULL);
+	if (!reply)
+		return fail(t, "gdb stub handshake failed");
+	t->vcont = strncmp(reply, "vCont", 5) == 0 && strstr(reply, ";s") && strstr(reply, ";c") &&
+		   strstr(reply, ";S") && strstr(reply, ";C");
 	t->endian = endian;
 	if (!t->endian) {
 		reply = rsp_command(rsp, "g", &n);
@@ -315,15 +336,19 @@ uint64_t gdb_target_auxv_entry(struct gdb_target *t)
 int gdb_target_resume(struct gdb_target *t, int step, int sig, int timeout_ms,
 		      struct gdb_stop *st)
 {
-	char cmd[24];
+	char cmd[96], action[8];
 	const char *reply;
 
-	if (sig && step && rsp_supports(t->rsp, "vContSupported"))
-		snprintf(cmd, sizeof(cmd), "vCont;S%02x", sig & 0xff); /* qemu has no 'S' */
-	else if (sig)
-		snprintf(cmd, sizeof(cmd), "%c%02x", step ? 'S' : 'C', sig & 0xff);
+	if (sig)
+		snprintf(action, sizeof(action), "%c%02x", step ? 'S' : 'C', sig & 0xff);
 	else
-		snprintf(cmd, sizeof(cmd), "%c", step ? 's' : 'c');
+		snprintf(action, sizeof(action), "%c", step ? 's' : 'c');
+	if (!t->vcont)
+		snprintf(cmd, sizeof(cmd), "%s", action);
+	else if (step && t->thread[0]) /* step this thread only */
+		snprintf(cmd, sizeof(cmd), "vCont;%s:%s", action, t->thread);
+	else
+		snprintf(cmd, sizeof(cmd), "vCont;%s", action);
 	rsp_set_timeout(t->rsp, timeout_ms);
 	reply = rsp_command(t->rsp, cmd, NULL);
 	rsp_set_timeout(t->rsp, 30000);

@@ -40,6 +40,8 @@ struct gdb_target {
 	const struct tdesc_reg *reg[GDB_MAX_REGS]; /* arch->regs in the stub's layout */
 	uint64_t vals[GDB_MAX_REGS];	    /* values after the last gdb_target_read_regs */
 	struct gdb_code_line *cache;
+	char thread[48];		    /* thread of the last stop ("p1f.20"), or "" */
+	int vcont;			    /* the stub takes vCont;s/c/S/C */
 	char *gbuf;			    /* last 'g' reply */
 	size_t gcap;
 	char err[512];

@@ -27,6 +27,7 @@ struct rsp {
 	size_t packet_size;  /* stub's PacketSize */
 	volatile sig_atomic_t *interrupt; /* see rsp_set_interrupt */
 	int break_sent;
+	int debug;	     /* ITRACE_RSP_DEBUG set: log packets on stderr */
 	char *features;      /* qSupported reply */
 	uint8_t in[65536];   /* receive buffer */
 	size_t in_pos, in_len;
@@ -176,6 +177,7 @@ int rsp_connect(const char *hostport, int wait_ms, struct rsp **rp, char *err, s
 		return -1;
 	}
 	r->fd = fd;
+	r->debug = getenv("ITRACE_RSP_DEBUG") != NULL;
 	r->timeout_ms = 30000;
 	r->packet_size = RSP_DEFAULT_PACKET;
 	*rp = r;
@@ -385,6 +387,8 @@ int rsp_send(struct rsp *r, const char *cmd)
 
 	if (frame(r, cmd, &n) < 0)
 		return -1;
+	if (r->debug)
+		fprintf(stderr, "rsp -> %.200s\n", cmd);
 	for (int tries = 0; tries < RSP_RETRIES; tries++) {
 		int ack;
 
@@ -412,6 +416,8 @@ const char *rsp_command(struct rsp *r, const char *cmd, size_t *len)
 		/* 'O' + hex is console output of the target; "OK" is a reply. */
 	} while (r->reply[0] == 'O' && n > 1 && strcmp(r->reply, "OK") != 0 &&
 		 rsp_hex_value((unsigned char)r->reply[1]) >= 0);
+	if (r->debug)
+		fprintf(stderr, "rsp <- %.200s\n", r->reply);
 	if (len)
 		*len = n;
 	return r->reply;

@@ -22,7 +22,7 @@ check_eq "exit status is the program's" "1" "$?"
 check "trace reads back cleanly" "$BIN/itrace-dump" -q "$TMP/g.itr"
 "$BIN/itrace-dump" -H "$TMP/g.itr" >"$TMP/g.dump"
 check "header: ppc64le, instruction level" grep -q '^arch: ppc64le (e_machine 21, little-endian)' "$TMP/g.dump"
-check "metadata: backend gdb under qemu-ppc64le" grep -q '^meta: emulator=qemu-ppc64le' "$TMP/g.dump"
+check "metadata: backend gdb under qemu-ppc64le" grep -q '^meta: gdb_stub=qemu-ppc64le' "$TMP/g.dump"
 # The known instruction sequence: the iar column of the golden dump.
 sed 's/^iar=\(0x[0-9a-f]*\).*/\1/' "$SRCDATA/qtrace_golden.dump" >"$TMP/want.addrs"
 insns "$TMP/g.itr" >"$TMP/g.addrs"

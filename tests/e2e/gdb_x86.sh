@@ -10,8 +10,10 @@ if ! command -v qemu-x86_64 >/dev/null; then
 	done_testing
 	exit
 fi
-"$BIN/itrace-collect" --backend gdb -q -o "$TMP/gdb.itr" -- "$PROG"
+ITRACE_GDB_STUB=qemu "$BIN/itrace-collect" --backend gdb -q -o "$TMP/gdb.itr" -- "$PROG"
 check_eq "gdb backend: exit status 3" "3" "$?"
+check "gdb backend ran the program under qemu-x86_64" \
+	sh -c "'$BIN/itrace-dump' -H '$TMP/gdb.itr' | grep -q '^meta: gdb_stub=qemu-x86_64'"
 "$BIN/itrace-collect" --backend ptrace --insn-bytes -q -o "$TMP/pt.itr" -- "$PROG"
 check_eq "ptrace backend: exit status 3" "3" "$?"
 for b in gdb pt; do
@@ -26,6 +28,28 @@ check_files_eq "same instructions (addresses and lengths)" "$TMP/pt.insn" "$TMP/
 check_files_eq "same data accesses to the program's buffer" "$TMP/pt.mem" "$TMP/gdb.mem"
 check_eq "same number of stack accesses" "$(grep -c ' MEM ' "$TMP/pt.dump")" "$(grep -c ' MEM ' "$TMP/gdb.dump")"
 check "x86-64 header" sh -c "'$BIN/itrace-dump' -H '$TMP/gdb.itr' | grep -q '^arch: x86-64'"
+# Against gdbserver (when installed): the same protocol from another stub.
+if command -v gdbserver >/dev/null; then
+	gdbserver 127.0.0.1:0 "$PROG" >"$TMP/gs.log" 2>&1 & gspid=$!
+	port=""
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		port=$(sed -n 's/^Listening on port \([0-9]*\)$/\1/p' "$TMP/gs.log" 2>/dev/null)
+		[ -n "$port" ] && break
+		sleep 0.2
+	done
+	"$BIN/itrace-collect" --backend gdb -q --remote 127.0.0.1:$port -o "$TMP/gs.itr" -- "$PROG"
+	check_eq "gdbserver: exit status 3" "3" "$?"
+	wait $gspid 2>/dev/null
+	"$BIN/itrace-dump" "$TMP/gs.itr" | awk '$2 == "INSN" {print $3, $4}' >"$TMP/gs.insn"
+	check_files_eq "gdbserver: same instructions as ptrace" "$TMP/pt.insn" "$TMP/gs.insn"
+	ITRACE_GDB_STUB=gdbserver "$BIN/itrace-collect" --backend gdb -q -o "$TMP/gs2.itr" -- "$PROG"
+	check_eq "gdbserver started by the backend: exit status 3" "3" "$?"
+	"$BIN/itrace-dump" "$TMP/gs2.itr" | awk '$2 == "INSN" {print $3, $4}' >"$TMP/gs2.insn"
+	check_files_eq "gdbserver started by the backend: same instructions" "$TMP/pt.insn" "$TMP/gs2.insn"
+else
+	ok "gdbserver # SKIP gdbserver not installed"
+fi
+
 out=$("$BIN/qtrace-conv" "$TMP/gdb.itr" -o "$TMP/x.qt" 2>&1); rc=$?
 check_eq "qtrace-conv refuses the x86-64 trace" "1" "$rc"
 printf '%s\n' "$out" >"$TMP/err"
