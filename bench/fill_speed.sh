@@ -3,7 +3,7 @@
 # extrapolated by fill-gen to tens of millions of instructions):
 #   naive fill (capstone on every executed instruction, itrace-fill --naive)
 #   vs itrace-fill (block cache), and itrace-fill -j 2 vs -j 1 on a trace
-#   of many chunks.  Each figure is the best of 3 (naive) or 5 runs: the
+#   of many chunks.  Each figure is the best of 3 (naive) or 7-9 runs: the
 #   machine is shared.
 #   FILL_BENCH_REPS sets the trace length (outer loop iterations).
 : "${ITRACE_BUILD:=build}"
@@ -44,9 +44,9 @@ insns=$("$BIN/itrace-fill" -v "$TMP/loop.itr" -o "$TMP/out.itr" 2>&1 | sed -n 's
 chunks=$("$BIN/itrace-dump" -s "$TMP/loop.itr" | sed -n 's/^chunks: //p')
 
 naive=$(best_time cpu 3 "$BIN/itrace-fill" -q --naive "$TMP/loop.itr" -o "$TMP/naive.itr")
-ours=$(best_time cpu 5 "$BIN/itrace-fill" -q "$TMP/loop.itr" -o "$TMP/j1.itr")
-j1=$(best_time wall 5 "$BIN/itrace-fill" -q -j 1 "$TMP/loop.itr" -o "$TMP/j1.itr")
-j2=$(best_time wall 5 "$BIN/itrace-fill" -q -j 2 "$TMP/loop.itr" -o "$TMP/j2.itr")
+ours=$(best_time cpu 9 "$BIN/itrace-fill" -q "$TMP/loop.itr" -o "$TMP/j1.itr")
+j1=$(best_time wall 7 "$BIN/itrace-fill" -q -j 1 "$TMP/loop.itr" -o "$TMP/j1.itr")
+j2=$(best_time wall 7 "$BIN/itrace-fill" -q -j 2 "$TMP/loop.itr" -o "$TMP/j2.itr")
 cmp -s "$TMP/j1.itr" "$TMP/naive.itr" || { echo "fill_speed: naive and cached outputs differ" >&2; exit 1; }
 cmp -s "$TMP/j1.itr" "$TMP/j2.itr" || { echo "fill_speed: -j 2 and -j 1 outputs differ" >&2; exit 1; }
 
