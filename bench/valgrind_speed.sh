@@ -48,7 +48,7 @@ if [ ! -x /usr/bin/time ]; then
 	exit 1
 fi
 native=$(best_of 5 "$WORK" "$ROUNDS")
-vg_insn=$(best_of 2 "$BIN/itrace-collect" -q --backend valgrind -o "$TMP/vi.itr" -- "$WORK" "$ROUNDS")
+vg_insn=$(best_of 3 "$BIN/itrace-collect" -q --backend valgrind -o "$TMP/vi.itr" -- "$WORK" "$ROUNDS")
 vg_branch=$(best_of 2 "$BIN/itrace-collect" -q --backend valgrind --level branch -o "$TMP/vb.itr" -- "$WORK" "$ROUNDS")
 insns=$(count "$TMP/vi.itr" INSN)
 branches=$(count "$TMP/vb.itr" BRANCH)
