@@ -592,19 +592,62 @@ static Bool in_scope(Addr a)
 static Bool use_triggers = False;
 static Bool triggers_armed = False;	/* the entry point was reached */
 static Addr entry_addr = 0;
-/* Return addresses that got a stop check (few: one per traced call site). */
-#define VGI_MAX_WATCH 64
-static Addr watched[VGI_MAX_WATCH];
+/*
+ * Return addresses that got a stop check: one per call site of FUNC,
+ * kept in an open-addressing hash set (looked up for every instruction
+ * translated while --start is in use).
+ */
+static Addr *watched;		/* 0 = empty slot */
+static UInt watched_cap;	/* power of two */
 static UInt n_watched;
+
+static UInt watch_slot(Addr a, UInt cap)
+{
+	return (UInt)((a * 0x9e3779b97f4a7c15ULL) >> 40) & (cap - 1);
+}
 
 static Bool is_watched(Addr a)
 {
 	UInt i;
 
-	for (i = 0; i < n_watched; i++)
+	if (watched == NULL || a == 0)
+		return False;
+	for (i = watch_slot(a, watched_cap); watched[i] != 0; i = (i + 1) & (watched_cap - 1))
 		if (watched[i] == a)
 			return True;
 	return False;
+}
+
+static void watch_insert(Addr *set, UInt cap, Addr a)
+{
+	UInt i = watch_slot(a, cap);
+
+	while (set[i] != 0 && set[i] != a)
+		i = (i + 1) & (cap - 1);
+	set[i] = a;
+}
+
+/* Add `a`; returns False if it was there already. */
+static Bool watch_add(Addr a)
+{
+	UInt i;
+
+	if (a == 0 || is_watched(a))
+		return False;
+	if (2 * (n_watched + 1) > watched_cap) {
+		UInt cap = watched_cap ? 2 * watched_cap : 64;
+		Addr *set = VG_(calloc)("itrace.watched", cap, sizeof(Addr));
+		for (i = 0; i < watched_cap; i++)
+			if (watched[i] != 0)
+				watch_insert(set, cap, watched[i]);
+		if (watched)
+			VG_(free)(watched);
+		watched = set;
+		watched_cap = cap;
+	}
+	watch_insert(watched, watched_cap, a);
+	n_watched++;
+	return True;
 }
 
 static Bool has_start(void)
@@ -649,8 +692,7 @@ static VG_REGPARM(0) void vgi_start_helper(Addr pc, Addr sp)
 	if (!has_stop()) {
 		t->ret_sp = sp;
 		t->ret_addr = *(const Addr *)sp;
-		if (!is_watched(t->ret_addr) && n_watched < VGI_MAX_WATCH) {
-			watched[n_watched++] = t->ret_addr;
+		if (watch_add(t->ret_addr)) {
 			/* Translated before without a check: retranslate.  The
 			 * running translation (FUNC's entry block) ends at a
 			 * branch, so it never covers the return address. */
