@@ -69,5 +69,5 @@ awk -v n="$(wall "$native")" -v vi="$(wall "$vg_insn")" \
 	printf "valgrind_insn_slowdown  %.3f s  %.3f s  ratio %.1f  (target <= 30; wall time; baseline: native)\n", vi, n, vi / n
 	printf "valgrind_insn_cpu  %.3f s  %.3f s  ratio %.1f  (CPU time of collector and valgrind, less sensitive to load; baseline: native wall)\n", vic, n, vic / n
 	printf "valgrind_branch_slowdown  %.3f s  %.3f s  ratio %.1f  (wall time; baseline: native)\n", vb, n, vb / n
-	printf "valgrind_bytes_per_insn  %.3f bytes/insn  %.3f bytes/insn  ratio %.2f  (insn level with MEM; baseline: ptrace trace)\n", vbytes / insns, ptb / pti, (vbytes / insns) / (ptb / pti)
+	printf "valgrind_bytes_per_insn  %.3f bytes/insn  %.3f bytes/insn  ratio %.2f  (insn level with MEM; baseline: the ptrace run above, start-up code, with instruction bytes)\n", vbytes / insns, ptb / pti, (vbytes / insns) / (ptb / pti)
 }'
