@@ -451,13 +451,21 @@ static int worse(int a, int b)
 	return a ? a : b;
 }
 
-/* Candidates: sysroot + path (or path), then DEBUG/.build-id/xx/rest. */
+/*
+ * Candidates: sysroot + path (or path), then DEBUG/.build-id/xx/rest.  The
+ * kernel names a file replaced after it was mapped "PATH (deleted)": the
+ * file now at PATH is tried (the build-id check refuses a different one).
+ */
 static int resolve_file(struct itrace_image *img, struct image_file *f)
 {
+	static const char deleted[] = " (deleted)";
 	char name[ITRACE_PATH_MAX + 512];
+	size_t len = strlen(f->path), dl = sizeof(deleted) - 1;
 	int rc, best = 0;
 
-	snprintf(name, sizeof(name), "%s%s", img->sysroot ? img->sysroot : "", f->path);
+	if (len > dl && strcmp(f->path + len - dl, deleted) == 0)
+		len -= dl;
+	snprintf(name, sizeof(name), "%s%.*s", img->sysroot ? img->sysroot : "", (int)len, f->path);
 	rc = try_open(f, name);
 	if (rc == 0 || rc == -ITRACE_E_NOMEM)
 		return rc;

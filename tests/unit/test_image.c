@@ -80,6 +80,25 @@ static void test_buildid_mismatch_refused(void **state)
 	itrace_image_free(img);
 }
 
+/* "PATH (deleted)": the file now at PATH, if its build-id matches. */
+static void test_deleted_suffix(void **state)
+{
+	struct itrace_image *img = new_image(NULL, NULL);
+	struct itrace_image_loc loc;
+	struct itrace_mmap m;
+	char path[PATH_MAX + 16];
+
+	(void)state;
+	assert_int_equal(test_text_mmap(prog, "func", 0x1000, &m), 0);
+	snprintf(path, sizeof(path), "%s (deleted)", prog);
+	m.path = path;
+	m.path_len = strlen(path);
+	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
+	assert_int_equal(itrace_image_lookup(img, 100, m.start, &loc), 0);
+	assert_string_equal(loc.file, prog);
+	itrace_image_free(img);
+}
+
 static void test_missing_file(void **state)
 {
 	struct itrace_image *img = new_image(NULL, NULL);
@@ -216,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_reads_file),
 		cmocka_unit_test(test_buildid_mismatch_refused),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_deleted_suffix),
 		cmocka_unit_test(test_sysroot_and_debug_dir),
 		cmocka_unit_test(test_code_records),
 		cmocka_unit_test(test_apply_records),
