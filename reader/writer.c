@@ -67,7 +67,7 @@ void itrace_writer_options_init(struct itrace_writer_options *opts)
 	opts->target_endian = 1;
 	opts->level = ITRACE_LEVEL_INSN;
 	opts->compression = ITRACE_COMPRESS_ZSTD;
-	opts->zstd_level = 3;
+	opts->zstd_level = 1;
 	opts->chunk_bytes = DEFAULT_CHUNK_BYTES;
 }
 
@@ -196,7 +196,7 @@ static int writer_setup(struct itrace_writer *w, const struct itrace_writer_opti
 	if (w->opts.chunk_bytes > ITRACE_CHUNK_RAW_MAX / 2)
 		w->opts.chunk_bytes = ITRACE_CHUNK_RAW_MAX / 2;
 	if (w->opts.zstd_level <= 0 || w->opts.zstd_level > 19)
-		w->opts.zstd_level = 3;
+		w->opts.zstd_level = 1;
 	w->raw_cap = w->opts.chunk_bytes + 4096;
 	w->raw = malloc(w->raw_cap);
 	if (!w->raw)
