@@ -67,6 +67,7 @@ $(BUILD)/obj/%.o: %.c
 # The fragments: each appends to BINS, UNIT_TESTS, E2E_TESTS, FUZZ_TARGETS,
 # BENCHES, TEST_DATA and adds its own link rules.
 include reader/module.mk
+include tests/data/module.mk
 include $(sort $(filter-out reader/module.mk,$(wildcard */module.mk)))
 
 build-all: $(LIBITRACE) $(BINS) $(TEST_DATA)
