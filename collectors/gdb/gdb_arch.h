@@ -33,6 +33,7 @@ struct gdb_arch {
 	unsigned sys_nr, sys_ret;    /* system call number and result registers */
 	unsigned sys_args[6];	     /* system call argument registers */
 	uint64_t sys_sigreturn[2];   /* calls that do not return to the next insn */
+	uint64_t sys_map[4];	     /* mmap, munmap, mprotect, mremap */
 	unsigned fixed_len;	     /* instruction length, 0 = variable */
 	cs_arch cs_arch;
 	cs_mode cs_mode;	     /* without the endian bit */

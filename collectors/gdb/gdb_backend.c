@@ -37,6 +37,7 @@
 #include <capstone/capstone.h>
 
 #include "../backend.h"
+#include "../maps.h"
 #include "cli.h"
 #include "arch_ppc.h"
 #include "gdb_arch.h"
@@ -57,6 +58,8 @@ struct gdb_session {
 	int have_elf;
 	pid_t child;		   /* stub we started (qemu, gdbserver), or 0 */
 	const char *stub;	   /* its name */
+	int proc_maps;		   /* a native stub on this machine: /proc/PID/maps */
+	struct maps_seen seen;	   /* mappings already written from it */
 	char remote[300];
 	uint32_t pid, tid;
 	uint64_t bias;		   /* run-time address - ELF address */
@@ -77,6 +80,8 @@ struct gdb_session {
 	unsigned prev_len;
 	int prev_kind;
 	int in_syscall;		   /* the step just made was a system call */
+	int undecoded;		   /* ... was an instruction capstone cannot decode */
+	uint8_t undecoded_bytes[16];
 	uint64_t syscall_nr;
 	uint64_t steps;
 	int end_reason, end_status, exit_status;
@@ -147,20 +152,20 @@ static const char *qemu_sysroot(const struct gdb_elf *e)
 }
 
 /*
- * The stub to start for `-- prog`: gdbserver for a program of this
- * machine's architecture when it is installed, else qemu-<arch> -g.
- * ITRACE_GDB_STUB=qemu or =gdbserver forces one (tests compare qemu-x86_64
- * with the ptrace backend).
+ * The stub to start for `-- prog`: qemu-<arch> -g, for every architecture
+ * (it runs the program the same way everywhere).  ITRACE_GDB_STUB=gdbserver
+ * runs a program of this machine's architecture under gdbserver instead
+ * (faster; but gdbserver 13.1 single-stepping corrupts AVX-512 state on
+ * this machine, see the e2e test gdb_x86.sh).
  */
 static int use_gdbserver(const struct gdb_elf *e)
 {
 	const char *force = getenv("ITRACE_GDB_STUB");
 	struct utsname un;
 
-	if (force && *force)
-		return strcmp(force, "gdbserver") == 0;
-	return uname(&un) == 0 && strcmp(un.machine, "x86_64") == 0 &&
-	       e->machine == EM_X86_64 && on_path("gdbserver");
+	return force && strcmp(force, "gdbserver") == 0 && uname(&un) == 0 &&
+	       strcmp(un.machine, "x86_64") == 0 && e->machine == EM_X86_64 &&
+	       on_path("gdbserver");
 }
 
 /* stub_argv - "qemu-ppc64le [-L root] -g PORT prog args" or
@@ -366,6 +371,40 @@ static int write_mmaps(struct gdb_session *s)
 	return 0;
 }
 
+/* read_target - maps_read_fn over the gdb connection (for [vdso] bytes). */
+static ssize_t read_target(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct gdb_session *s = ctx;
+
+	return rsp_read_memory(s->t.rsp, addr, buf, len);
+}
+
+/*
+ * write_new_mappings - a native stub (gdbserver started here) runs the
+ * program on this machine: describe its address space from /proc/PID/maps,
+ * as the ptrace backend does, libraries included.  Called again after
+ * system calls that change mappings.
+ */
+static int write_new_mappings(struct gdb_session *s)
+{
+	int rc = maps_write_new(s->w, (pid_t)s->pid, &s->seen, read_target, s);
+
+	if (rc < 0) {
+		cli_error("cannot describe the mappings of process %u: %s", s->pid,
+			  itrace_errstr(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int changes_mappings(const struct gdb_session *s, uint64_t nr)
+{
+	for (int i = 0; i < 4; i++)
+		if (s->t.arch->sys_map[i] == nr)
+			return 1;
+	return 0;
+}
+
 /* write_process_start - PROCESS START, THREAD SWITCH, then the program's code. */
 static int write_process_start(struct gdb_session *s)
 {
@@ -384,6 +423,8 @@ static int write_process_start(struct gdb_session *s)
 					      .pid = s->pid};
 	if (write_rec(s, &rec) < 0)
 		return -1;
+	if (s->proc_maps)
+		return write_new_mappings(s);
 	return s->have_elf ? write_mmaps(s) : 0;
 }
 
@@ -452,7 +493,7 @@ static unsigned insn_length(struct gdb_session *s, const uint8_t *b, size_t avai
 	if (decoded)
 		return s->ci->size;
 	if (!s->t.arch->fixed_len)
-		return avail ? 1 : 0;
+		return 0; /* variable length: learnt from the step (see finish_undecoded) */
 	if (avail < 4)
 		return 0;
 	w = target_word(s, b);
@@ -504,14 +545,21 @@ static int record_code(struct gdb_session *s, uint64_t pc, const uint8_t *bytes,
 	int decoded = avail && cs_disasm_iter(s->cs, &p, &avail, &addr, s->ci);
 	unsigned len = insn_length(s, bytes, got, decoded);
 
-	if (len == 0) {
+	if (got == 0) {
 		cli_error("cannot read the instruction at 0x%llx from the gdb stub",
 			  (unsigned long long)pc);
 		return -1;
 	}
 	s->prev_kind = kind_of(s, bytes, got, pc);
-	if (s->opts->level == ITRACE_LEVEL_INSN && emit_insn_level(s, pc, bytes, len, decoded) < 0)
+	if (len == 0) {
+		/* capstone cannot decode it (newer x86 extensions): its length is
+		 * where the step lands, so the record waits until then. */
+		s->undecoded = 1;
+		memcpy(s->undecoded_bytes, bytes, got < 16 ? got : 16);
+	} else if (s->opts->level == ITRACE_LEVEL_INSN &&
+		   emit_insn_level(s, pc, bytes, len, decoded) < 0) {
 		return -1;
+	}
 	s->prev_valid = 1;
 	s->prev_addr = pc;
 	s->prev_len = len;
@@ -648,6 +696,9 @@ static int begin_window(struct gdb_session *s)
 	}
 	if (set_start_breakpoints(s, 0) < 0)
 		return -1;
+	/* Libraries may have been mapped while the program ran free. */
+	if (s->proc_maps && write_new_mappings(s) < 0)
+		return -1;
 	return write_ctl(s, 1, ITRACE_CTL_TRIGGER, reg(s, a->pc));
 }
 
@@ -680,17 +731,44 @@ static int on_stop(struct gdb_session *s, const struct gdb_stop *st)
 	return 0;
 }
 
+/*
+ * finish_undecoded - the instruction capstone could not decode has run: a
+ * non-branch is as long as the distance to the next pc (a jump leaves the
+ * length unknown: 1 is written, the successor shows the discontinuity).
+ */
+static int finish_undecoded(struct gdb_session *s)
+{
+	uint64_t next = reg(s, s->t.arch->pc);
+	uint64_t len = next - s->prev_addr;
+
+	s->undecoded = 0;
+	if (len == 0 || len > ITRACE_INSN_MAX_LEN)
+		len = 1;
+	s->prev_len = (unsigned)len;
+	if (s->opts->level != ITRACE_LEVEL_INSN)
+		return 0;
+	if (itrace_write_insn(s->w, s->prev_addr, (unsigned)len, s->undecoded_bytes) < 0) {
+		cli_error("cannot write the trace '%s'", s->opts->output);
+		return -1;
+	}
+	return 0;
+}
+
 static int after_stop(struct gdb_session *s, const struct gdb_stop *st)
 {
 	if (gdb_target_read_regs(&s->t) < 0) {
 		cli_error("%s", s->t.err);
 		return -1;
 	}
+	if (s->undecoded && finish_undecoded(s) < 0)
+		return -1;
 	if (record_branch(s) < 0)
 		return -1;
 	if (s->in_syscall) {
 		s->in_syscall = 0;
 		if (write_syscall(s, ITRACE_SYSCALL_EXIT) < 0)
+			return -1;
+		if (s->proc_maps && changes_mappings(s, s->syscall_nr) && write_new_mappings(s) < 0)
 			return -1;
 	}
 	if (st->sig != GDB_SIGTRAP && st->sig != 0) {
@@ -981,6 +1059,12 @@ static int connect_target(struct gdb_session *s)
 	s->pid = first.pid > 1 ? first.pid : first.tid ? first.tid : (uint32_t)s->child;
 	if (!s->tid)
 		s->tid = s->pid;
+	if (s->child && strcmp(s->stub, "gdbserver") == 0) {
+		char maps[64];
+
+		snprintf(maps, sizeof(maps), "/proc/%u/maps", s->pid);
+		s->proc_maps = access(maps, R_OK) == 0;
+	}
 	if (s->have_elf && s->elf.is_dyn) {
 		uint64_t entry = gdb_target_auxv_entry(&s->t);
 
@@ -1064,6 +1148,7 @@ static void teardown(struct gdb_session *s)
 		cs_close(&s->cs);
 	}
 	itrace_decoder_free(s->dec);
+	maps_seen_free(&s->seen);
 	free((char *)s->prog);
 }
 
