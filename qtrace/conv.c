@@ -321,6 +321,9 @@ int conv_close(struct conv *c, struct conv_stats *st)
 	}
 	if (st)
 		*st = c->st;
+	if (ret == 0 && c->opts.has_tid && c->st.insns == 0 && c->st.dropped == 0)
+		ret = fail(c, "thread %u has no instructions in the trace (%llu instructions of "
+			   "other threads)", c->opts.tid, (unsigned long long)c->st.other_tids);
 	return ret;
 }
 

@@ -52,6 +52,10 @@ check_eq "thread 1000 instructions" "# 9 instructions" "$("$QC" --dump "$TMP/mt.
 check_eq "thread 1001 instructions" "# 9 instructions" "$("$QC" --dump "$TMP/mt.1001.qt" | tail -1)"
 check "--tid keeps one thread" "$QC" --tid 1001 "$TMP/mt.itr" -o "$TMP/one.qt"
 check_eq "--tid output" "# 9 instructions" "$("$QC" --dump "$TMP/one.qt" | tail -1)"
+out=$("$QC" --tid 4242 "$TMP/mt.itr" -o "$TMP/none.qt" 2>&1); rc=$?
+check_eq "--tid of an absent thread: exit 1" "1" "$rc"
+check_eq "--tid of an absent thread: says so" \
+	"qtrace-conv: thread 4242 has no instructions in the trace (18 instructions of other threads)" "$out"
 out=$("$QC" "$TMP/mt.itr" -o - 2>&1 >/dev/null); rc=$?
 check_eq "several threads on stdout refused" "1" "$rc"
 printf '%s\n' "$out" >"$TMP/mt.out"
