@@ -48,3 +48,7 @@ FUZZ_LIBS_fuzz_qtrace := $(QTRACE_LIB)
 FUZZ_EXTRA_SRCS_fuzz_qtrace := $(QTRACE_LIB_SRCS)
 $(BUILD)/obj/tests/fuzz/fuzz_qtrace.o: ALL_CPPFLAGS += $(QTRACE_CPPFLAGS)
 $(BUILD)/fuzz-replay/fuzz_qtrace: $(QTRACE_LIB)
+
+# make install: libqtrace and its header, for tools outside this tree.
+INSTALL_EXTRA += install -m 644 $(QTRACE_LIB) $(DESTDIR)$(PREFIX)/lib/ && \
+	install -m 644 qtrace/qtrace.h $(DESTDIR)$(PREFIX)/include/ ;
