@@ -155,6 +155,54 @@ int arch_ppc_mem_accesses(const cs_insn *insn, const uint64_t gpr[32],
 	return 1;
 }
 
+/* ---- POWER10 prefixed forms --------------------------------------------- */
+
+struct ppc_prefixed_op {
+	uint8_t type;	/* prefix type: 0 = 8LS, 2 = MLS */
+	uint8_t opcode; /* suffix primary opcode */
+	uint8_t size, store;
+};
+
+/* Power ISA 3.1, section 1.6.3/1.6.4 prefixed loads and stores. */
+static const struct ppc_prefixed_op prefixed_ops[] = {
+	{0, 41, 4, 0},	/* plwa */	{0, 57, 8, 0},	/* pld */
+	{0, 56, 16, 0}, /* plq */	{0, 61, 8, 1},	/* pstd */
+	{0, 60, 16, 1}, /* pstq */	{0, 42, 8, 0},	/* plxsd */
+	{0, 43, 4, 0},	/* plxssp */	{0, 50, 16, 0}, /* plxv */
+	{0, 51, 16, 0}, /* plxv (TX) */ {0, 46, 8, 1},	/* pstxsd */
+	{0, 47, 4, 1},	/* pstxssp */	{0, 54, 16, 1}, /* pstxv */
+	{0, 55, 16, 1}, /* pstxv (SX) */
+	{2, 34, 1, 0},	/* plbz */	{2, 40, 2, 0},	/* plhz */
+	{2, 42, 2, 0},	/* plha */	{2, 32, 4, 0},	/* plwz */
+	{2, 38, 1, 1},	/* pstb */	{2, 44, 2, 1},	/* psth */
+	{2, 36, 4, 1},	/* pstw */	{2, 48, 4, 0},	/* plfs */
+	{2, 50, 8, 0},	/* plfd */	{2, 52, 4, 1},	/* pstfs */
+	{2, 54, 8, 1},	/* pstfd */
+};
+
+int arch_ppc_prefixed_mem_accesses(uint32_t prefix, uint32_t suffix, uint64_t pc,
+				   const uint64_t gpr[32], struct arch_ppc_mem_access *out)
+{
+	unsigned type = (prefix >> 24) & 3, opcode = suffix >> 26, ra = (suffix >> 16) & 31;
+	uint64_t d34 = (uint64_t)(prefix & 0x3ffff) << 16 | (suffix & 0xffff);
+	int64_t disp = (int64_t)(d34 << 30) >> 30; /* sign-extend 34 bits */
+	int pcrel = (prefix >> 20) & 1;
+
+	if ((prefix >> 26) != 1)
+		return 0;
+	for (size_t i = 0; i < sizeof(prefixed_ops) / sizeof(prefixed_ops[0]); i++) {
+		const struct ppc_prefixed_op *op = &prefixed_ops[i];
+
+		if (op->type != type || op->opcode != opcode)
+			continue;
+		out->addr = (pcrel ? pc : ra ? gpr[ra] : 0) + (uint64_t)disp;
+		out->size = op->size;
+		out->store = op->store;
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- Atomic sequences --------------------------------------------------- */
 
 #define PPC_OP_X 31

@@ -39,6 +39,15 @@ int arch_ppc_word_mem_accesses(uint32_t word, const uint64_t gpr[32],
 			       struct arch_ppc_mem_access *out);
 
 /*
+ * arch_ppc_prefixed_mem_accesses - POWER10 prefixed loads and stores
+ * (8LS and MLS forms: pld, pstd, plwz, plxv, ...; capstone 4 knows none):
+ * EA = (RA|0) + d34, or pc + d34 when R = 1.  `pc` is the prefix's address.
+ * Returns 1 with *out filled, or 0 (not a prefixed load/store, e.g. pli).
+ */
+int arch_ppc_prefixed_mem_accesses(uint32_t prefix, uint32_t suffix, uint64_t pc,
+				   const uint64_t gpr[32], struct arch_ppc_mem_access *out);
+
+/*
  * Load-reserve/store-conditional sequences cannot be single-stepped: the
  * step loses the reservation, the stcx. fails and the loop never ends
  * (gdb has the same problem and runs such sequences at full speed,

@@ -29,11 +29,14 @@ static int ppc64_mem(const cs_insn *ci, const uint64_t *vals, struct gdb_mem *ou
 	return 1;
 }
 
-static int ppc64_mem_word(uint32_t word, const uint64_t *vals, struct gdb_mem *out, int max)
+static int ppc64_mem_word(const uint32_t words[2], unsigned len, uint64_t pc,
+			  const uint64_t *vals, struct gdb_mem *out, int max)
 {
 	struct arch_ppc_mem_access a;
+	int found = len == 8 ? arch_ppc_prefixed_mem_accesses(words[0], words[1], pc, vals, &a)
+			     : arch_ppc_word_mem_accesses(words[0], vals, &a);
 
-	if (max < 1 || !arch_ppc_word_mem_accesses(word, vals, &a))
+	if (max < 1 || !found)
 		return 0;
 	out[0] = (struct gdb_mem){.addr = a.addr, .size = a.size, .store = a.store};
 	return 1;

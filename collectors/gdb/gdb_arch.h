@@ -43,10 +43,11 @@ struct gdb_arch {
 	 */
 	int (*mem)(const cs_insn *ci, const uint64_t *vals, struct gdb_mem *out, int max);
 	/*
-	 * mem_word - the same for a fixed-width word capstone cannot decode
-	 * (NULL: none).
+	 * mem_word - the same for fixed-width words capstone cannot decode:
+	 * words[0] (and words[1] when len is 8) at pc.  NULL: none.
 	 */
-	int (*mem_word)(uint32_t word, const uint64_t *vals, struct gdb_mem *out, int max);
+	int (*mem_word)(const uint32_t words[2], unsigned len, uint64_t pc, const uint64_t *vals,
+			struct gdb_mem *out, int max);
 };
 
 /* gdb_arch_for_machine - the arch for an ELF machine, or NULL. */

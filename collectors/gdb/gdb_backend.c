@@ -507,10 +507,13 @@ static int emit_insn_level(struct gdb_session *s, uint64_t pc, const uint8_t *by
 	struct gdb_mem mem[GDB_MAX_MEM];
 	int n = 0, rc;
 
-	if (decoded)
+	if (decoded) {
 		n = a->mem(s->ci, s->t.vals, mem, GDB_MAX_MEM);
-	else if (a->mem_word && len == 4)
-		n = a->mem_word(target_word(s, bytes), s->t.vals, mem, GDB_MAX_MEM);
+	} else if (a->mem_word && (len == 4 || len == 8)) {
+		uint32_t words[2] = {target_word(s, bytes), len == 8 ? target_word(s, bytes + 4) : 0};
+
+		n = a->mem_word(words, len, pc, s->t.vals, mem, GDB_MAX_MEM);
+	}
 	rc = itrace_write_insn(s->w, pc, len, bytes);
 
 	for (int i = 0; rc >= 0 && i < n; i++)

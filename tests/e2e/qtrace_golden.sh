@@ -43,6 +43,29 @@ clen=$(od -An -tu1 -j22 -N2 "$TMP/g.qt" | awk '{print $1 * 256 + $2}')
 	od -An -v -tx1 | sed 's/^ //' >"$TMP/g.hex"
 check_files_eq "golden bytes" "$SRCDATA/qtrace_golden.hex" "$TMP/g.hex"
 
+# POWER10 prefixed instructions (qemu's power10 CPU): 8-byte INSN records,
+# then in qtrace the prefix word as its own record and the suffix after it
+# with the data address, the way qtrace-tools' reader pairs them.
+PFX="$DATA/ppc64le/qtrace_prefixed"
+QEMU_CPU=power10 "$BIN/itrace-collect" --backend gdb -q -o "$TMP/p.itr" -- "$PFX"
+check_eq "prefixed: exit status (pli 100000, pld)" "160" "$?"
+val=$(powerpc64le-linux-gnu-nm "$PFX" | awk '$3 == "val" {print $1}')
+vaddr=$(printf '0x%x' $((0x$val + 8)))
+check "prefixed: pld is one 8-byte instruction loading val+8" sh -c \
+	"'$BIN/itrace-dump' '$TMP/p.itr' | grep -A1 'INSN 0x10000154 len=8 bytes=00000004080089e4' | grep -q 'MEM load $vaddr size=8'"
+"$BIN/qtrace-conv" -o "$TMP/p.qt" "$TMP/p.itr"
+"$BIN/qtrace-conv" --dump "$TMP/p.qt" | grep '^iar=' | cut -f1 >"$TMP/p.fields"
+check "prefixed: pli read back as one record" grep -qx 'iar=0x10000148 insn=0x06000001 suffix=0x386086a0' "$TMP/p.fields"
+check "prefixed: pld with its data address" grep -qx "iar=0x10000154 insn=0x04000000 suffix=0xe4890008 data=$vaddr" "$TMP/p.fields"
+check_eq "prefixed: 9 instructions" "9" "$(wc -l <"$TMP/p.fields")"
+# On disk: prefix record (no flags), then the suffix record with DATA_ADDRESS.
+clen=$(od -An -tu1 -j22 -N2 "$TMP/p.qt" | awk '{print $1 * 256 + $2}')
+off=$((22 + 2 + clen + 6 + 6))
+ea=$(printf '%016x' $((0x$val + 8)))
+check_eq "prefixed: bytes of pli, std, and pld's prefix then suffix record" \
+	"060000010000386086a00000f86900080800${ea}040000000000e48900080800${ea}" \
+	"$(od -An -tx1 -j $off -N 46 "$TMP/p.qt" | tr -d ' \n')"
+
 # The pipeline from the brief: itrace-fill of the branch-level trace into
 # qtrace-conv on stdin gives the same records.
 if [ -x "$BIN/itrace-fill" ]; then

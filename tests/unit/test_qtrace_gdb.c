@@ -107,6 +107,30 @@ static void test_ppc_larx_with_hint(void **state)
 	assert_int_equal(arch_ppc_word_mem_accesses(0x38630001, gpr, &a), 0); /* addi */
 }
 
+static void test_ppc_prefixed(void **state)
+{
+	uint64_t gpr[32] = {0};
+	struct arch_ppc_mem_access a;
+
+	(void)state;
+	gpr[9] = 0x10010170;
+	/* pld r4,8(r9) */
+	assert_int_equal(arch_ppc_prefixed_mem_accesses(0x04000000, 0xe4890008, 0x1000, gpr, &a), 1);
+	assert_int_equal(a.addr, 0x10010178);
+	assert_int_equal(a.size, 8);
+	assert_int_equal(a.store, 0);
+	/* pstw r3,-4(r9): MLS, d34 = -4 */
+	assert_int_equal(arch_ppc_prefixed_mem_accesses(0x0603ffff, 0x9069fffc, 0x1000, gpr, &a), 1);
+	assert_int_equal(a.addr, 0x10010170 - 4);
+	assert_int_equal(a.size, 4);
+	assert_int_equal(a.store, 1);
+	/* pld r3,0x100 pc-relative (R=1) at 0x2000 */
+	assert_int_equal(arch_ppc_prefixed_mem_accesses(0x04100000, 0xe4600100, 0x2000, gpr, &a), 1);
+	assert_int_equal(a.addr, 0x2100);
+	/* pli r3,100000 is paddi: no access */
+	assert_int_equal(arch_ppc_prefixed_mem_accesses(0x06000001, 0x386086a0, 0x1000, gpr, &a), 0);
+}
+
 static void test_ppc_atomic_sequences(void **state)
 {
 	/* lwarx; addi; stwcx.; bne- (the loop-back comes after the stcx.) */
@@ -321,6 +345,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ppc_effective_addresses),
 		cmocka_unit_test(test_ppc_larx_with_hint),
+		cmocka_unit_test(test_ppc_prefixed),
 		cmocka_unit_test(test_ppc_atomic_sequences),
 		cmocka_unit_test(test_tdesc_includes_and_layout),
 		cmocka_unit_test(test_tdesc_errors_and_fallback),
