@@ -517,11 +517,12 @@ static int grow(uint8_t **buf, size_t *cap, size_t n)
 }
 
 /*
- * read_growing - read `want` bytes into *buf, growing it only as data
- * actually arrives, so a lying length on a short file allocates little.
+ * read_growing - read `want` bytes into *buf at offset `at`, growing it only
+ * as data actually arrives, so a lying length on a short file allocates
+ * little.  *have counts the bytes read.
  */
-static int read_growing(struct itrace_reader *r, uint8_t **buf, size_t *cap, size_t want,
-			size_t *have)
+static int read_growing(struct itrace_reader *r, uint8_t **buf, size_t *cap, size_t at,
+			size_t want, size_t *have)
 {
 	*have = 0;
 	while (*have < want) {
@@ -529,9 +530,9 @@ static int read_growing(struct itrace_reader *r, uint8_t **buf, size_t *cap, siz
 
 		if (step > (*have > 65536 ? *have : 65536))
 			step = *have > 65536 ? *have : 65536;
-		if (grow(buf, cap, *have + step) < 0)
+		if (grow(buf, cap, at + *have + step) < 0)
 			return -ITRACE_E_NOMEM;
-		got = in_read(r, *buf + *have, step);
+		got = in_read(r, *buf + at + *have, step);
 		*have += got;
 		if (got < step)
 			break;
@@ -671,7 +672,7 @@ static int load_chunk(struct itrace_reader *r)
 	r->chunk_off = off;
 	r->chunk_records = get_le32(h + 16);
 	r->chunk_payload_size = get_le32(h + 20);
-	rc = read_growing(r, &r->payload, &r->payload_cap, r->chunk_payload_size, &have);
+	rc = read_growing(r, &r->payload, &r->payload_cap, 0, r->chunk_payload_size, &have);
 	if (rc < 0)
 		return rc;
 	r->chunk_payload_have = have;
@@ -719,15 +720,7 @@ static int read_stream_footer(struct itrace_reader *r, const uint8_t *magic, uin
 	if (grow(&f, &cap, 8) < 0)
 		return -ITRACE_E_NOMEM;
 	memcpy(f, fixed, 8);
-	{
-		uint8_t *rest = NULL;
-		size_t rcap = 0;
-
-		rc = read_growing(r, &rest, &rcap, size - 8, &have);
-		if (rc == 0 && have == size - 8 && grow(&f, &cap, size) == 0)
-			memcpy(f + 8, rest, have);
-		free(rest);
-	}
+	rc = read_growing(r, &f, &cap, 8, size - 8, &have);
 	if (rc < 0) {
 		free(f);
 		return rc;
@@ -1058,21 +1051,30 @@ static void decode_context(struct itrace_reader *r, uint8_t type, struct field *
 	}
 }
 
+/*
+ * chunk_cut_short - the file ends inside the current chunk: every record
+ * that fitted was delivered; report where it ends and stop.
+ */
+static int chunk_cut_short(struct itrace_reader *r, unsigned long long complete)
+{
+	r->p = r->end = NULL;
+	r->state = RS_STOPPED;
+	return fail(r, -ITRACE_E_TRUNCATED,
+		    r->chunk_off + ITRACE_CHUNK_HEADER_SIZE + r->chunk_payload_have,
+		    "file ends inside chunk %llu (%llu of %llu payload bytes present); "
+		    "%llu complete records of that chunk were read",
+		    (unsigned long long)r->chunk_seq, (unsigned long long)r->chunk_payload_have,
+		    (unsigned long long)r->chunk_payload_size, complete);
+}
+
 /* record_problem - report damage inside the current chunk. */
 static int record_problem(struct itrace_reader *r, const char *what)
 {
 	uint64_t seq = r->chunk_seq, off = r->chunk_off;
 	unsigned long long n = r->records_seen;
 
-	if (r->chunk_partial) {
-		r->p = r->end = NULL;
-		r->state = RS_STOPPED;
-		return fail(r, -ITRACE_E_TRUNCATED, off + ITRACE_CHUNK_HEADER_SIZE + r->chunk_payload_have,
-			    "file ends inside chunk %llu (%llu of %llu payload bytes present); "
-			    "%llu complete records of that chunk were read",
-			    (unsigned long long)seq, (unsigned long long)r->chunk_payload_have,
-			    (unsigned long long)r->chunk_payload_size, n);
-	}
+	if (r->chunk_partial)
+		return chunk_cut_short(r, n - 1); /* the cut record is not complete */
 	skip_damaged_chunk(r);
 	return fail(r, -ITRACE_E_CORRUPT, off, "chunk %llu: record %llu: %s; rest of chunk skipped",
 		    (unsigned long long)seq, n, what);
@@ -1180,17 +1182,9 @@ static void deliver_gap(struct itrace_reader *r, struct itrace_record *rec)
 /* end_of_chunk - the chunk's records are used up: check its record count. */
 static int end_of_chunk(struct itrace_reader *r)
 {
-	int partial = r->chunk_partial;
-
+	if (r->chunk_partial)
+		return chunk_cut_short(r, r->records_seen);
 	r->p = r->end = NULL;
-	if (partial) {
-		r->state = RS_STOPPED;
-		return fail(r, -ITRACE_E_TRUNCATED, r->chunk_off + ITRACE_CHUNK_HEADER_SIZE + r->chunk_payload_have,
-			    "file ends inside chunk %llu (%llu of %llu payload bytes present); "
-			    "its %u complete records were read",
-			    (unsigned long long)r->chunk_seq, (unsigned long long)r->chunk_payload_have,
-			    (unsigned long long)r->chunk_payload_size, r->records_seen);
-	}
 	if (r->records_seen != r->chunk_records)
 		return fail(r, -ITRACE_E_CORRUPT, r->chunk_off,
 			    "chunk %llu holds %u records, its header says %u",
