@@ -10,19 +10,31 @@ SYNTH="$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth"
 "$SYNTH" "$TMP/small.itr" 10
 "$SYNTH" "$TMP/big.itr" 150000
 
-# kill_at SIGNAL SECONDS: start an export over out.db and kill it then.
+# kill_at SIGNAL BYTES: export the first BYTES of the big trace, fed
+# through a FIFO that stays open, so the exporter can never finish on its
+# own however fast the machine; then kill it while it waits for the rest.
+SIZE=$(wc -c <"$TMP/big.itr")
 kill_at() {
-	"$SQL" -q "$TMP/big.itr" -o "$TMP/out.db" 2>/dev/null &
+	rm -f "$TMP/fifo"
+	mkfifo "$TMP/fifo"
+	"$SQL" -q - -o "$TMP/out.db" <"$TMP/fifo" 2>/dev/null &
 	pid=$!
-	sleep "$2"
+	exec 3>"$TMP/fifo"
+	head -c "$2" "$TMP/big.itr" >&3
+	sleep 0.2
 	kill "-$1" "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
+	exec 3>&-
+	rm -f "$TMP/fifo"
 }
+QUARTER=$((SIZE / 4))
+HALF=$((SIZE / 2))
+ALL_BUT_ONE=$((SIZE - 1))
 
 # Without a previous database: nothing appears under the final name.
-for t in 0.05 0.3 0.8; do
-	kill_at KILL "$t"
-	check_eq "SIGKILL after ${t}s, no previous db: no target" "" "$(ls "$TMP/out.db" 2>/dev/null)"
+for n in 0 $QUARTER $ALL_BUT_ONE; do
+	kill_at KILL "$n"
+	check_eq "SIGKILL after $n of $SIZE bytes, no previous db: no target" "" "$(ls "$TMP/out.db" 2>/dev/null)"
 done
 rm -f "$TMP"/.out.db.tmp-*
 
@@ -30,9 +42,9 @@ rm -f "$TMP"/.out.db.tmp-*
 "$SQL" -q "$TMP/small.itr" -o "$TMP/out.db"
 before=$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")
 check_eq "previous db holds the small trace" 101 "$before"
-for t in 0.05 0.3 0.8 1.2; do
-	kill_at KILL "$t"
-	check_eq "SIGKILL after ${t}s: previous db intact" "ok|101|1" \
+for n in 0 $QUARTER $HALF $ALL_BUT_ONE; do
+	kill_at KILL "$n"
+	check_eq "SIGKILL after $n of $SIZE bytes: previous db intact" "ok|101|1" \
 		"$(q "$TMP/out.db" "SELECT (SELECT * FROM pragma_integrity_check), (SELECT value FROM metadata WHERE key='insn_count'), (SELECT * FROM pragma_user_version)")"
 done
 # SIGKILL cannot be cleaned up after: the leftovers are hidden temporaries
@@ -40,7 +52,7 @@ check_eq "only hidden temporaries left by SIGKILL" "" \
 	"$(cd "$TMP" && ls -A | grep -v -e '^\.out\.db\.tmp-' -e '^out.db$' -e '\.itr$')"
 rm -f "$TMP"/.out.db.tmp-*
 for sig in TERM INT; do
-	kill_at "$sig" 0.3
+	kill_at "$sig" "$HALF"
 	check_eq "SIG$sig: previous db intact and temporary removed" "101|" \
 		"$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")|$(ls -A "$TMP" | grep '^\.out\.db\.tmp-')"
 done
