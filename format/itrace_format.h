@@ -21,9 +21,12 @@
  * The writer's own version is ITRACE_WRITE_MAJOR.ITRACE_WRITE_MINOR; a newer
  * minor only adds record types (sized ones, skippable by every reader).
  */
-#define ITRACE_READ_MAJOR 1
-#define ITRACE_WRITE_MAJOR 1
+#define ITRACE_READ_MAJOR 2
+#define ITRACE_WRITE_MAJOR 2
 #define ITRACE_WRITE_MINOR 0
+/* The oldest read version this library still reads (1: MEM deltas against
+ * the previous access, see ITRACE.md 6.5.4). */
+#define ITRACE_READ_MAJOR_MIN 1
 
 /* ---- File header ------------------------------------------------------- */
 
@@ -147,6 +150,7 @@ enum itrace_file_flags {
  */
 #define ITRACE_REPEAT_BIT 0x80
 #define ITRACE_REPEAT_SLOTS 128
+#define ITRACE_MEM_SLOTS 128	    /* MEM delta bases per chunk (format 2) */
 
 enum itrace_record_type_disk {
 	ITRACE_T_BRANCH = 1,	 /* svarint from-cursor, svarint to-from, u8 kind|flags<<4 */

@@ -522,10 +522,12 @@ static int emit_range(struct fill_ctx *c, const struct fill_block *b, uint64_t p
 
 		c->st->insns += n;
 		c->st->records_out += n;
+		if (!c->with_bytes)
+			return itrace_write_insns(wr, pc, n, b->lens);
 		for (uint32_t i = 0; i < n; i++) {
 			unsigned len = b->lens[i];
 
-			if ((rc = itrace_write_insn(wr, pc, len, c->with_bytes ? p : NULL)) < 0)
+			if ((rc = itrace_write_insn(wr, pc, len, p)) < 0)
 				return rc;
 			pc += len;
 			p += len;

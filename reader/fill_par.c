@@ -210,6 +210,10 @@ static int buffer_replay(const struct fill_buffer *b, int with_bytes, itrace_fil
 			memcpy(&n, b->data + i + 17, 4);
 			i += 21;
 			p = blk->bytes;
+			if (out == itrace_fill_output_writer && !with_bytes) {
+				rc = itrace_write_insns(arg, addr, n, blk->lens);
+				continue;
+			}
 			for (uint32_t k = 0; k < n && rc >= 0; k++) {
 				rc = replay_insn(&insn, addr, blk->lens[k], p, out, arg);
 				addr += blk->lens[k];

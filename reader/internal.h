@@ -119,6 +119,19 @@ static inline unsigned run_slot(uint64_t start, unsigned n)
 	return (unsigned)(h >> 57);
 }
 
+/*
+ * Slot of a memory access in the MEM table (format 2): a hash of the
+ * address of the instruction it belongs to and its index among that
+ * instruction's accesses.  An instruction's accesses tend to repeat or
+ * stride, so the delta from its own previous access is short.
+ */
+static inline unsigned mem_slot(uint64_t insn, unsigned index)
+{
+	uint64_t h = (insn ^ ((uint64_t)index << 56)) * 0x9E3779B97F4A7C15ull;
+
+	return (unsigned)(h >> 57);
+}
+
 /* A run of sequential instructions, as kept in the run repeat table. */
 struct itrace_run {
 	uint64_t start;
@@ -132,5 +145,68 @@ struct itrace_branch_slot {
 	uint8_t kindflags;
 	uint8_t used;
 };
+
+/* ---- Writer chunk output (writer_out.c) -------------------------------- */
+
+/* A complete chunk as the encoder hands it over, with its header fields. */
+struct chunk_job {
+	uint64_t seq, time, first_insn, first_branch;
+	uint32_t records, tid, pid;
+	const uint8_t *raw;
+	size_t raw_len;
+};
+
+struct chunk_index_entry {
+	uint64_t offset, first_insn;
+};
+
+struct chunk_async;
+
+/*
+ * Compression, checksums, writing and the chunk index.  With async, a
+ * thread started at the first chunk owns everything below `async` while a
+ * job is pending; the caller touches them only after chunk_out_wait().
+ */
+struct chunk_out {
+	int fd;
+	int zstd_level;
+	int want_async;
+	int err;			/* first error, sticky */
+	struct chunk_async *async;	/* NULL: synchronous */
+	void *cctx;			/* ZSTD_CCtx, NULL: no compression */
+	uint8_t *zbuf;
+	size_t zcap;
+	uint64_t offset;		/* file offset of the next write */
+	uint64_t chunks, raw_bytes, file_bytes;
+	struct chunk_index_entry *index;
+	size_t index_len, index_cap;
+};
+
+/* chunk_out_init - output to fd, zstd-compressed if `zstd`.  0 or NOMEM. */
+int chunk_out_init(struct chunk_out *o, int fd, int zstd, int zstd_level, int async);
+
+/*
+ * chunk_out_submit - write chunk j.  Asynchronous: *raw (j's buffer) is
+ * taken and a free buffer of *raw_cap bytes returned in its place; the
+ * error of an earlier chunk may be returned.  Returns 0 or -ITRACE_E_*.
+ */
+int chunk_out_submit(struct chunk_out *o, const struct chunk_job *j, uint8_t **raw,
+		     size_t *raw_cap);
+
+/* chunk_out_write - write bytes (file header, footer) after every chunk. */
+int chunk_out_write(struct chunk_out *o, const void *buf, size_t len);
+
+/* chunk_out_wait - wait until every submitted chunk is written; its error. */
+int chunk_out_wait(struct chunk_out *o);
+
+/* chunk_out_error - the first error so far, without waiting. */
+int chunk_out_error(const struct chunk_out *o);
+
+/* chunk_out_counts - chunks, payload and file bytes written so far. */
+void chunk_out_counts(const struct chunk_out *o, uint64_t *chunks, uint64_t *raw_bytes,
+		      uint64_t *file_bytes);
+
+/* chunk_out_fini - finish the pending chunk, stop the thread, free. */
+void chunk_out_fini(struct chunk_out *o);
 
 #endif

@@ -325,6 +325,9 @@ struct itrace_meta {
  * Writer options.  Initialise with itrace_writer_options_init(), then set
  * what differs.  `size` lets the struct grow without breaking callers.
  */
+/* The fastest zstd level the writer accepts (zstd's "--fast=7"). */
+#define ITRACE_ZSTD_FASTEST (-7)
+
 struct itrace_writer_options {
 	size_t size;
 	uint16_t machine;	 /* ELF e_machine, e.g. EM_X86_64 (62) */
@@ -332,10 +335,20 @@ struct itrace_writer_options {
 	uint8_t level;		 /* enum itrace_level */
 	uint32_t flags;		 /* ITRACE_FF_* (format header) */
 	int compression;	 /* enum itrace_compression */
-	int zstd_level;		 /* 1..19; default 1 (fast; level 3 is ~2.7x slower, no smaller on traces) */
+	int zstd_level;		 /* 1..19, or -1..ITRACE_ZSTD_FASTEST for zstd's fast
+				  * levels; default 1 (level 3 is ~2.7x slower, no
+				  * smaller on traces; -1 is ~1.4x faster, ~10% bigger) */
 	size_t chunk_bytes;	 /* raw payload per chunk; default 1 MiB */
 	const struct itrace_meta *meta; /* copied at open */
 	size_t meta_count;
+	/*
+	 * 1: compress and write each full chunk on a second thread (started
+	 * at the first chunk, every signal blocked in it) while the caller
+	 * encodes the next; the file is byte-identical.  An I/O error then
+	 * surfaces at the next call that ends a chunk, at flush or at close.
+	 * Default 0: everything on the caller's thread.
+	 */
+	int async;
 };
 
 /* itrace_writer_options_init - defaults: x86-64, little, insn level,
@@ -378,6 +391,14 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to,
 			unsigned kind, unsigned flags);
 int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size,
 		     unsigned flags);
+
+/*
+ * itrace_write_insns - n sequential instructions without bytes, the first
+ * at addr, with lengths lens[0..n): the same file as n itrace_write_insn()
+ * calls, at a fraction of the cost (a decoded basic block in one call).
+ * -ITRACE_E_INVAL (nothing written) if a length is 0 or above 15.
+ */
+int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens);
 
 /*
  * itrace_writer_flush - end the current chunk and write it out, so that

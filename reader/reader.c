@@ -61,6 +61,10 @@ struct itrace_reader {
 	int chunk_partial; /* payload cut short: end of data is truncation */
 	uint64_t chunk_payload_have, chunk_payload_size;
 	uint64_t cur_pc, cur_mem, cur_time;
+	int mem_by_insn;	/* format 2: MEM deltas per instruction slot */
+	uint64_t last_insn;	/* address of the last instruction decoded */
+	unsigned mem_index;	/* MEM records decoded since it */
+	uint64_t mem_table[ITRACE_MEM_SLOTS];
 	uint32_t tid, pid;
 	struct itrace_branch_slot branches[ITRACE_REPEAT_SLOTS];
 	struct itrace_run runs[ITRACE_REPEAT_SLOTS];
@@ -234,10 +238,12 @@ static int read_header(struct itrace_reader *r)
 			       ? fail(r, -ITRACE_E_BADMAGIC, 0, "not an itrace file")
 			       : fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
 	r->hdr.read_major = get_le16(fixed + 8);
-	if (got >= 10 && r->hdr.read_major != ITRACE_READ_MAJOR)
+	if (got >= 10 && (r->hdr.read_major < ITRACE_READ_MAJOR_MIN ||
+			  r->hdr.read_major > ITRACE_READ_MAJOR))
 		return fail(r, -ITRACE_E_VERSION, 8,
-			    "format read version %u is not supported (this reader knows %u)",
-			    r->hdr.read_major, ITRACE_READ_MAJOR);
+			    "format read version %u is not supported (this reader knows %u to %u)",
+			    r->hdr.read_major, ITRACE_READ_MAJOR_MIN, ITRACE_READ_MAJOR);
+	r->mem_by_insn = r->hdr.read_major >= 2;
 	if (got < sizeof(fixed))
 		return fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
 	r->hdr.write_major = get_le16(fixed + 10);
@@ -547,6 +553,9 @@ static void reset_chunk_state(struct itrace_reader *r, const uint8_t *h)
 	r->cur_time = get_le64(h + 48);
 	r->cur_pc = 0;
 	r->cur_mem = 0;
+	r->last_insn = 0;
+	r->mem_index = 0;
+	memset(r->mem_table, 0, sizeof(r->mem_table));
 	r->records_seen = 0;
 	r->run = NULL;
 	memset(r->branches, 0, sizeof(r->branches));
@@ -959,6 +968,19 @@ static void decode_insn(struct itrace_reader *r, struct field *f, struct itrace_
 	memcpy(rec->u.insn.bytes, f->p, len);
 	f->p += len;
 	r->cur_pc = addr + len;
+	r->last_insn = addr;
+	r->mem_index = 0;
+}
+
+/* mem_addr - a MEM record's address from its delta (6.5.4). */
+static uint64_t mem_addr(struct itrace_reader *r, uint64_t d)
+{
+	unsigned slot;
+
+	if (!r->mem_by_insn)
+		return r->cur_mem += d; /* format 1: against the previous access */
+	slot = mem_slot(r->last_insn, r->mem_index++);
+	return r->mem_table[slot] += d;
 }
 
 static void decode_context(struct itrace_reader *r, uint8_t type, struct field *f,
@@ -972,8 +994,7 @@ static void decode_context(struct itrace_reader *r, uint8_t type, struct field *
 	case ITRACE_T_MEM:
 		rec->u.mem.flags = f_u8(f);
 		rec->u.mem.size = f_var(f);
-		r->cur_mem += (uint64_t)f_svar(f);
-		rec->u.mem.addr = r->cur_mem;
+		rec->u.mem.addr = mem_addr(r, (uint64_t)f_svar(f));
 		break;
 	case ITRACE_T_MMAP:
 		rec->u.mmap.pid = (uint32_t)f_var(f);
@@ -1163,6 +1184,8 @@ static void next_run_insn(struct itrace_reader *r, struct itrace_record *rec)
 	r->run_addr += run->len[r->run_idx];
 	if (++r->run_idx == run->n) {
 		r->cur_pc = r->run_addr;
+		r->last_insn = rec->u.insn.addr;
+		r->mem_index = 0;
 		r->run = NULL;
 	}
 }

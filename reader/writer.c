@@ -10,19 +10,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/uio.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "internal.h"
 
 #define DEFAULT_CHUNK_BYTES (1u << 20)
 #define MIN_CHUNK_BYTES 256u
 #define RECORD_SLACK 64 /* header byte + size varint + small fields */
-
-struct index_entry {
-	uint64_t seq, offset, first_insn;
-};
 
 struct itrace_writer {
 	int fd;
@@ -34,7 +28,10 @@ struct itrace_writer {
 	uint8_t *raw;
 	size_t raw_len, raw_cap;
 	uint32_t chunk_records;
-	uint64_t cur_pc, cur_mem, cur_time;
+	uint64_t cur_pc, cur_time;
+	uint64_t last_insn;	/* address of the last instruction encoded */
+	unsigned mem_index;	/* MEM records written since it */
+	uint64_t mem_table[ITRACE_MEM_SLOTS];
 	uint32_t chunk_tid, chunk_pid;
 	uint64_t chunk_time, chunk_first_insn, chunk_first_branch;
 	struct itrace_branch_slot branches[ITRACE_REPEAT_SLOTS];
@@ -46,17 +43,13 @@ struct itrace_writer {
 	uint32_t tid, pid;
 	uint64_t time;
 
-	/* Compression. */
-	ZSTD_CCtx *cctx;
-	uint8_t *zbuf;
-	size_t zcap;
+	/* Compression, writing and the chunk index (writer_out.c). */
+	struct chunk_out out;
 
-	/* Totals and index for the footer. */
-	uint64_t seq, offset;
+	/* Totals for the footer; st.chunks/raw_bytes/file_bytes live in out. */
+	uint64_t seq;
 	struct itrace_writer_stats st;
 	uint64_t lost, gaps;
-	struct index_entry *index;
-	size_t index_len, index_cap;
 };
 
 void itrace_writer_options_init(struct itrace_writer_options *opts)
@@ -69,31 +62,6 @@ void itrace_writer_options_init(struct itrace_writer_options *opts)
 	opts->compression = ITRACE_COMPRESS_ZSTD;
 	opts->zstd_level = 1;
 	opts->chunk_bytes = DEFAULT_CHUNK_BYTES;
-}
-
-/* write_all - write every byte of the iovecs, retrying short writes. */
-static int write_all(struct itrace_writer *w, struct iovec *iov, int iovcnt)
-{
-	while (iovcnt > 0) {
-		ssize_t n = writev(w->fd, iov, iovcnt);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return w->err = -ITRACE_E_IO;
-		}
-		w->st.file_bytes += (uint64_t)n;
-		while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
-			n -= (ssize_t)iov->iov_len;
-			iov++;
-			iovcnt--;
-		}
-		if (iovcnt > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + n;
-			iov->iov_len -= (size_t)n;
-		}
-	}
-	return 0;
 }
 
 static int valid_meta_key(const char *k)
@@ -167,7 +135,9 @@ static void start_chunk(struct itrace_writer *w)
 	w->raw_len = 0;
 	w->chunk_records = 0;
 	w->cur_pc = 0;
-	w->cur_mem = 0;
+	w->last_insn = 0;
+	w->mem_index = 0;
+	memset(w->mem_table, 0, sizeof(w->mem_table));
 	w->cur_time = w->time;
 	w->chunk_time = w->time;
 	w->chunk_tid = w->tid;
@@ -183,7 +153,6 @@ static int writer_setup(struct itrace_writer *w, const struct itrace_writer_opti
 {
 	uint8_t *hdr;
 	size_t hlen;
-	struct iovec iov;
 	int rc;
 
 	w->opts = *o;
@@ -195,25 +164,22 @@ static int writer_setup(struct itrace_writer *w, const struct itrace_writer_opti
 		w->opts.chunk_bytes = MIN_CHUNK_BYTES;
 	if (w->opts.chunk_bytes > ITRACE_CHUNK_RAW_MAX / 2)
 		w->opts.chunk_bytes = ITRACE_CHUNK_RAW_MAX / 2;
-	if (w->opts.zstd_level <= 0 || w->opts.zstd_level > 19)
+	if (w->opts.zstd_level == 0 || w->opts.zstd_level < ITRACE_ZSTD_FASTEST ||
+	    w->opts.zstd_level > 19)
 		w->opts.zstd_level = 1;
 	w->raw_cap = w->opts.chunk_bytes + 4096;
 	w->raw = malloc(w->raw_cap);
 	if (!w->raw)
 		return -ITRACE_E_NOMEM;
-	if (w->opts.compression == ITRACE_COMPRESS_ZSTD) {
-		w->cctx = ZSTD_createCCtx();
-		if (!w->cctx)
-			return -ITRACE_E_NOMEM;
-	}
+	rc = chunk_out_init(&w->out, w->fd, w->opts.compression == ITRACE_COMPRESS_ZSTD,
+			    w->opts.zstd_level, w->opts.async);
+	if (rc < 0)
+		return rc;
 	rc = build_header(o, &hdr, &hlen);
 	if (rc < 0)
 		return rc;
-	iov.iov_base = hdr;
-	iov.iov_len = hlen;
-	rc = write_all(w, &iov, 1);
+	rc = chunk_out_write(&w->out, hdr, hlen);
 	free(hdr);
-	w->offset = hlen;
 	start_chunk(w);
 	return rc;
 }
@@ -222,12 +188,10 @@ static void writer_free(struct itrace_writer *w)
 {
 	if (!w)
 		return;
+	chunk_out_fini(&w->out);
 	if (w->own_fd && w->fd >= 0)
 		close(w->fd);
-	ZSTD_freeCCtx(w->cctx);
-	free(w->zbuf);
 	free(w->raw);
-	free(w->index);
 	free(w);
 }
 
@@ -280,87 +244,26 @@ int itrace_writer_open(const char *path, const struct itrace_writer_options *opt
 	return 0;
 }
 
-static int index_append(struct itrace_writer *w)
-{
-	if (w->index_len == w->index_cap) {
-		size_t cap = w->index_cap ? w->index_cap * 2 : 64;
-		struct index_entry *n = realloc(w->index, cap * sizeof(*n));
-
-		if (!n)
-			return w->err = -ITRACE_E_NOMEM;
-		w->index = n;
-		w->index_cap = cap;
-	}
-	w->index[w->index_len].seq = w->seq;
-	w->index[w->index_len].offset = w->offset;
-	w->index[w->index_len].first_insn = w->chunk_first_insn;
-	w->index_len++;
-	return 0;
-}
-
-/* compress_chunk - zstd the payload; falls back to storing it raw. */
-static const uint8_t *compress_chunk(struct itrace_writer *w, size_t *len, uint8_t *comp)
-{
-	size_t bound, n;
-
-	*comp = ITRACE_COMP_NONE_DISK;
-	*len = w->raw_len;
-	if (!w->cctx)
-		return w->raw;
-	bound = ZSTD_compressBound(w->raw_len);
-	if (bound > w->zcap) {
-		uint8_t *z = realloc(w->zbuf, bound);
-
-		if (!z)
-			return w->raw;
-		w->zbuf = z;
-		w->zcap = bound;
-	}
-	n = ZSTD_compressCCtx(w->cctx, w->zbuf, w->zcap, w->raw, w->raw_len, w->opts.zstd_level);
-	if (ZSTD_isError(n) || n >= w->raw_len)
-		return w->raw;
-	*comp = ITRACE_COMP_ZSTD_DISK;
-	*len = n;
-	return w->zbuf;
-}
-
-/* finish_chunk - write the current chunk (if any) and start a new one. */
+/* finish_chunk - hand the current chunk (if any) to the output; start a new one. */
 static int finish_chunk(struct itrace_writer *w)
 {
-	uint8_t h[ITRACE_CHUNK_HEADER_SIZE] = { 0 };
-	struct iovec iov[2];
-	const uint8_t *payload;
-	size_t plen;
-	uint8_t comp;
+	struct chunk_job j;
 
 	if (w->err)
 		return w->err;
 	if (w->raw_len == 0)
 		return 0;
-	payload = compress_chunk(w, &plen, &comp);
-	memcpy(h, ITRACE_CHUNK_MAGIC, 4);
-	put_le32(h + 4, ITRACE_CHUNK_HEADER_SIZE);
-	put_le64(h + 8, w->seq);
-	put_le32(h + 16, w->chunk_records);
-	put_le32(h + 20, (uint32_t)plen);
-	put_le32(h + 24, (uint32_t)w->raw_len);
-	h[28] = comp;
-	put_le32(h + 32, itrace_crc32c(0, payload, plen));
-	put_le32(h + 36, w->chunk_tid);
-	put_le32(h + 40, w->chunk_pid);
-	put_le64(h + 48, w->chunk_time);
-	put_le64(h + 56, w->chunk_first_insn);
-	put_le32(h + 64, (uint32_t)w->chunk_first_branch);
-	put_le32(h + 68, itrace_crc32c(0, h, 68));
-	iov[0].iov_base = h;
-	iov[0].iov_len = sizeof(h);
-	iov[1].iov_base = (void *)payload;
-	iov[1].iov_len = plen;
-	if (index_append(w) < 0 || write_all(w, iov, 2) < 0)
+	j.seq = w->seq;
+	j.records = w->chunk_records;
+	j.tid = w->chunk_tid;
+	j.pid = w->chunk_pid;
+	j.time = w->chunk_time;
+	j.first_insn = w->chunk_first_insn;
+	j.first_branch = w->chunk_first_branch;
+	j.raw = w->raw;
+	j.raw_len = w->raw_len;
+	if ((w->err = chunk_out_submit(&w->out, &j, &w->raw, &w->raw_cap)) < 0)
 		return w->err;
-	w->st.raw_bytes += w->raw_len;
-	w->st.chunks++;
-	w->offset += sizeof(h) + plen;
 	w->seq++;
 	start_chunk(w);
 	return 0;
@@ -420,6 +323,26 @@ static int chunk_boundary(struct itrace_writer *w)
 	return 0;
 }
 
+/*
+ * same_lens - memcmp for the short length arrays of runs, inlined: a call
+ * to memcmp for a dozen bytes was a visible share of a fill's time.
+ */
+static inline int same_lens(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	uint64_t x, y;
+
+	for (; n >= 8; n -= 8, a += 8, b += 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return 0;
+	}
+	while (n--)
+		if (*a++ != *b++)
+			return 0;
+	return 1;
+}
+
 /* flush_run - encode the pending instruction run, as a repeat if possible. */
 static int flush_run(struct itrace_writer *w)
 {
@@ -437,7 +360,9 @@ static int flush_run(struct itrace_writer *w)
 	slot = run_slot(run->start, run->n);
 	t = &w->runs[slot];
 	w->cur_pc = w->pending_end;
-	if (t->n == run->n && t->start == run->start && !memcmp(t->len, run->len, run->n)) {
+	w->last_insn = w->pending_end - run->len[run->n - 1];
+	w->mem_index = 0;
+	if (t->n == run->n && t->start == run->start && same_lens(t->len, run->len, run->n)) {
 		run->n = 0;
 		return emit_repeat(w, ITRACE_REPEAT_BIT | slot);
 	}
@@ -495,7 +420,56 @@ int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, cons
 	memcpy(w->raw + q, bytes, len);
 	q += len;
 	w->cur_pc = addr + len;
+	w->last_insn = addr;
+	w->mem_index = 0;
 	return end_record(w, start, ITRACE_T_INSN, q);
+}
+
+/* valid_lens - every length in 1..ITRACE_INSN_MAX_LEN. */
+static int valid_lens(const uint8_t *lens, size_t n)
+{
+	unsigned bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bad |= (unsigned)(lens[i] - 1u) >= ITRACE_INSN_MAX_LEN;
+	return !bad;
+}
+
+int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens)
+{
+	struct itrace_run *run;
+	uint64_t bytes;
+
+	if (!w || (n && !lens) || !valid_lens(lens, n))
+		return -ITRACE_E_INVAL;
+	if (w->err)
+		return w->err;
+	run = &w->pending;
+	while (n) {
+		size_t take;
+
+		if (!run->n || addr != w->pending_end || run->n == ITRACE_RUN_MAX) {
+			if (flush_run(w) < 0 || chunk_boundary(w) < 0)
+				return w->err;
+			run->start = addr;
+			w->pending_end = addr;
+		}
+		take = ITRACE_RUN_MAX - run->n;
+		if (take > n)
+			take = n;
+		memcpy(run->len + run->n, lens, take);
+		run->n = (uint16_t)(run->n + take);
+		bytes = 0;
+		for (size_t i = 0; i < take; i++)
+			bytes += lens[i];
+		w->pending_end += bytes;
+		addr += bytes;
+		w->st.insns += take;
+		w->st.records += take;
+		lens += take;
+		n -= take;
+	}
+	return 0;
 }
 
 int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, unsigned kind,
@@ -535,6 +509,7 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsigned flags)
 {
 	size_t start, q;
+	unsigned slot;
 
 	if (!w || (flags & ~(unsigned)ITRACE_MF_KNOWN_MASK))
 		return -ITRACE_E_INVAL;
@@ -546,8 +521,9 @@ int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsi
 	q = start + 2;
 	w->raw[q++] = (uint8_t)flags;
 	q += put_varint(w->raw + q, size);
-	q += put_varint(w->raw + q, zigzag((int64_t)(addr - w->cur_mem)));
-	w->cur_mem = addr;
+	slot = mem_slot(w->last_insn, w->mem_index++);
+	q += put_varint(w->raw + q, zigzag((int64_t)(addr - w->mem_table[slot])));
+	w->mem_table[slot] = addr;
 	return end_record(w, start, ITRACE_T_MEM, q);
 }
 
@@ -730,9 +706,9 @@ int itrace_writer_flush(struct itrace_writer *w)
 {
 	if (!w)
 		return -ITRACE_E_INVAL;
-	if (w->err || flush_run(w) < 0)
+	if (w->err || flush_run(w) < 0 || finish_chunk(w) < 0)
 		return w->err;
-	return finish_chunk(w);
+	return w->err = chunk_out_wait(&w->out);
 }
 
 void itrace_writer_stats(const struct itrace_writer *w, struct itrace_writer_stats *st)
@@ -740,24 +716,29 @@ void itrace_writer_stats(const struct itrace_writer *w, struct itrace_writer_sta
 	if (!w || !st)
 		return;
 	*st = w->st;
+	chunk_out_counts(&w->out, &st->chunks, &st->raw_bytes, &st->file_bytes);
 	st->raw_bytes += w->raw_len;
 }
 
 /* write_footer - totals, chunk index, checksum and trailer. */
 static int write_footer(struct itrace_writer *w, int end, int status)
 {
-	size_t size = ITRACE_FOOTER_FIXED_SIZE + 16 * w->index_len + 4 + ITRACE_TRAILER_SIZE;
-	uint8_t *f = calloc(1, size), *p;
-	struct iovec iov;
+	const struct chunk_out *o = &w->out;
+	size_t size, i;
+	uint8_t *f, *p;
 	int rc;
 
+	if ((rc = chunk_out_wait(&w->out)) < 0)
+		return w->err = rc;
+	size = ITRACE_FOOTER_FIXED_SIZE + 16 * o->index_len + 4 + ITRACE_TRAILER_SIZE;
+	f = calloc(1, size);
 	if (!f)
 		return w->err = -ITRACE_E_NOMEM;
 	memcpy(f, ITRACE_FOOTER_MAGIC, 4);
 	put_le32(f + 4, (uint32_t)size);
 	f[8] = (uint8_t)end;
 	put_le32(f + 12, (uint32_t)status);
-	put_le64(f + 16, w->index_len);
+	put_le64(f + 16, o->index_len);
 	put_le64(f + 24, w->st.records);
 	put_le64(f + 32, w->st.insns);
 	put_le64(f + 40, w->st.branches);
@@ -765,16 +746,14 @@ static int write_footer(struct itrace_writer *w, int end, int status)
 	put_le64(f + 56, w->lost);
 	put_le64(f + 64, w->gaps);
 	p = f + ITRACE_FOOTER_FIXED_SIZE;
-	for (size_t i = 0; i < w->index_len; i++, p += 16) {
-		put_le64(p, w->index[i].offset);
-		put_le64(p + 8, w->index[i].first_insn);
+	for (i = 0; i < o->index_len; i++, p += 16) {
+		put_le64(p, o->index[i].offset);
+		put_le64(p + 8, o->index[i].first_insn);
 	}
 	put_le32(p, itrace_crc32c(0, f, (size_t)(p - f)));
-	put_le64(p + 4, w->offset);
+	put_le64(p + 4, o->offset);
 	memcpy(p + 12, ITRACE_TRAILER_MAGIC, 8);
-	iov.iov_base = f;
-	iov.iov_len = size;
-	rc = write_all(w, &iov, 1);
+	rc = chunk_out_write(&w->out, f, size);
 	free(f);
 	return rc;
 }
@@ -790,6 +769,7 @@ int itrace_writer_close(struct itrace_writer *w, int end, int status)
 	rc = itrace_writer_flush(w);
 	if (rc >= 0)
 		rc = write_footer(w, end, status);
+	chunk_out_fini(&w->out);
 	if (w->own_fd && close(w->fd) < 0 && rc >= 0)
 		rc = -ITRACE_E_IO;
 	w->own_fd = 0;

@@ -7,6 +7,8 @@ GOLD="$SRCDATA/format_golden.itr"
 "$DUMP" "$GOLD" >"$TMP/out.txt" 2>"$TMP/err.txt"
 check_eq "dump of the golden trace exits 0" 0 $?
 check_files_eq "dump listing equals the golden listing" "$SRCDATA/format_golden.dump" "$TMP/out.txt"
+"$BIN/itrace-dump" "$SRCDATA/format_v1.itr" >"$TMP/v1.txt"
+check_files_eq "a format 1 file lists the same records" "$SRCDATA/format_golden.dump" "$TMP/v1.txt"
 
 "$DUMP" - <"$GOLD" >"$TMP/stdin.txt"
 check_files_eq "dump reads standard input with '-'" "$SRCDATA/format_golden.dump" "$TMP/stdin.txt"

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -572,11 +573,14 @@ static void test_versions(void **state)
 	struct itrace_reader *r;
 
 	(void)state;
-	put_le16(b.data + 8, 2); /* an unknown read major */
+	put_le16(b.data + 8, ITRACE_READ_MAJOR + 1); /* an unknown read major */
 	refresh_header_crc(b.data);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), -ITRACE_E_VERSION);
 	assert_null(r);
-	put_le16(b.data + 8, 1);
+	put_le16(b.data + 8, 0); /* older than any */
+	refresh_header_crc(b.data);
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), -ITRACE_E_VERSION);
+	put_le16(b.data + 8, ITRACE_READ_MAJOR);
 	put_le16(b.data + 12, 7); /* a newer minor opens */
 	refresh_header_crc(b.data);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
@@ -803,6 +807,77 @@ static void test_golden_file_bytes(void **state)
 	free(b.data);
 }
 
+static struct buf slurp_data_file(const char *name)
+{
+	const char *root = getenv("ITRACE_ROOT");
+	char path[4096];
+	int fd;
+	struct buf b;
+
+	snprintf(path, sizeof(path), "%s/tests/data/%s", root ? root : ".", name);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	b = slurp_fd(fd);
+	return b;
+}
+
+/* A format 1 file (MEM deltas against the previous access) still reads. */
+static void test_reads_format_1(void **state)
+{
+	size_t n = golden_records(golden, MAXREC);
+	struct buf b = slurp_data_file("format_v1.itr");
+
+	(void)state;
+	assert_int_equal(get_le16(b.data + 8), 1);
+	read_all_and_compare(&b, golden, n);
+	free(b.data);
+}
+
+/*
+ * Format 2 codes a MEM address against the previous access of the same
+ * instruction: a stack slot and a strided store in a loop, interleaved
+ * with accesses far away, cost one delta byte each (5-byte records).
+ */
+static void test_mem_deltas_per_instruction(void **state)
+{
+	int fd;
+	struct itrace_writer *w = open_mem_writer(&fd, ITRACE_COMPRESS_NONE, 1 << 20);
+	struct itrace_writer_stats st;
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	struct buf b;
+	uint64_t want[3], got = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(itrace_write_insn(w, 0x401000, 4, NULL), 0);
+		assert_int_equal(itrace_write_mem(w, 0x7ffd1000, 8, 0), 0);
+		assert_int_equal(itrace_write_insn(w, 0x401004, 3, NULL), 0);
+		assert_int_equal(itrace_write_mem(w, 0x601000 + 4 * (uint64_t)i, 4, ITRACE_MEM_STORE), 0);
+		assert_int_equal(itrace_write_mem(w, 0x602000 + 8 * (uint64_t)i, 8, 0), 0);
+	}
+	itrace_writer_stats(w, &st);
+	/* 3000 MEM records of 5 bytes, 2000 one-byte repeated runs, and the
+	 * first iteration's runs */
+	assert_true(st.raw_bytes <= 3000 * 5 + 2000 + 32);
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+	b = slurp_fd(fd);
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	while (itrace_reader_next(r, &rec) == 0) {
+		if (rec.type != ITRACE_REC_MEM)
+			continue;
+		want[0] = 0x7ffd1000;
+		want[1] = 0x601000 + 4 * (got / 3);
+		want[2] = 0x602000 + 8 * (got / 3);
+		assert_int_equal(rec.u.mem.addr, want[got % 3]);
+		got++;
+	}
+	assert_int_equal(got, 3000);
+	itrace_reader_close(r);
+	free(b.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -822,6 +897,8 @@ int main(void)
 		cmocka_unit_test(test_pipe_stream),
 		cmocka_unit_test(test_api_misuse),
 		cmocka_unit_test(test_golden_file_bytes),
+		cmocka_unit_test(test_reads_format_1),
+		cmocka_unit_test(test_mem_deltas_per_instruction),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,338 @@
+/*
+ * writer_out.c - the writer's chunk output: compression, checksums, the
+ * write itself and the chunk index for the footer.
+ *
+ * Encoding records (writer.c) and compressing them are independent once a
+ * chunk is complete, so with `async` a second thread compresses and writes
+ * chunk N while the caller encodes chunk N+1: a collector that produces
+ * records as fast as one core can encode them then no longer also pays
+ * for zstd.  One chunk is in flight at most (double buffering), which
+ * bounds memory and keeps errors close to the call that caused them.
+ * Output is byte-identical in both modes.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "internal.h"
+
+struct chunk_async {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int pending;	/* a job is queued or being written */
+	int quit;
+	struct chunk_job job;
+	uint8_t *spare;	/* the raw buffer the caller is not filling */
+	size_t spare_cap;
+	/* Counters as of the last finished job, for chunk_out_counts(). */
+	uint64_t chunks, raw_bytes, file_bytes;
+	int err;
+};
+
+/* write_all - write every byte of the iovecs, retrying short writes. */
+static int write_all(struct chunk_out *o, struct iovec *iov, int iovcnt)
+{
+	while (iovcnt > 0) {
+		ssize_t n = writev(o->fd, iov, iovcnt);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return o->err = -ITRACE_E_IO;
+		}
+		o->file_bytes += (uint64_t)n;
+		while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			iovcnt--;
+		}
+		if (iovcnt > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+static int index_append(struct chunk_out *o, const struct chunk_job *j)
+{
+	if (o->index_len == o->index_cap) {
+		size_t cap = o->index_cap ? o->index_cap * 2 : 64;
+		struct chunk_index_entry *n = realloc(o->index, cap * sizeof(*n));
+
+		if (!n)
+			return o->err = -ITRACE_E_NOMEM;
+		o->index = n;
+		o->index_cap = cap;
+	}
+	o->index[o->index_len].offset = o->offset;
+	o->index[o->index_len].first_insn = j->first_insn;
+	o->index_len++;
+	return 0;
+}
+
+/* compress - zstd the payload; falls back to storing it raw. */
+static const uint8_t *compress(struct chunk_out *o, const struct chunk_job *j, size_t *len,
+			       uint8_t *comp)
+{
+	size_t bound, n;
+
+	*comp = ITRACE_COMP_NONE_DISK;
+	*len = j->raw_len;
+	if (!o->cctx)
+		return j->raw;
+	bound = ZSTD_compressBound(j->raw_len);
+	if (bound > o->zcap) {
+		uint8_t *z = realloc(o->zbuf, bound);
+
+		if (!z)
+			return j->raw;
+		o->zbuf = z;
+		o->zcap = bound;
+	}
+	n = ZSTD_compressCCtx(o->cctx, o->zbuf, o->zcap, j->raw, j->raw_len, o->zstd_level);
+	if (ZSTD_isError(n) || n >= j->raw_len)
+		return j->raw;
+	*comp = ITRACE_COMP_ZSTD_DISK;
+	*len = n;
+	return o->zbuf;
+}
+
+/* emit - compress, checksum and write one chunk (format/ITRACE.md). */
+static int emit(struct chunk_out *o, const struct chunk_job *j)
+{
+	uint8_t h[ITRACE_CHUNK_HEADER_SIZE] = { 0 };
+	struct iovec iov[2];
+	const uint8_t *payload;
+	size_t plen;
+	uint8_t comp;
+
+	if (o->err)
+		return o->err;
+	payload = compress(o, j, &plen, &comp);
+	memcpy(h, ITRACE_CHUNK_MAGIC, 4);
+	put_le32(h + 4, ITRACE_CHUNK_HEADER_SIZE);
+	put_le64(h + 8, j->seq);
+	put_le32(h + 16, j->records);
+	put_le32(h + 20, (uint32_t)plen);
+	put_le32(h + 24, (uint32_t)j->raw_len);
+	h[28] = comp;
+	put_le32(h + 32, itrace_crc32c(0, payload, plen));
+	put_le32(h + 36, j->tid);
+	put_le32(h + 40, j->pid);
+	put_le64(h + 48, j->time);
+	put_le64(h + 56, j->first_insn);
+	put_le32(h + 64, (uint32_t)j->first_branch);
+	put_le32(h + 68, itrace_crc32c(0, h, 68));
+	iov[0].iov_base = h;
+	iov[0].iov_len = sizeof(h);
+	iov[1].iov_base = (void *)payload;
+	iov[1].iov_len = plen;
+	if (index_append(o, j) < 0 || write_all(o, iov, 2) < 0)
+		return o->err;
+	o->raw_bytes += j->raw_len;
+	o->chunks++;
+	o->offset += sizeof(h) + plen;
+	return 0;
+}
+
+static void *output_thread(void *arg)
+{
+	struct chunk_out *o = arg;
+	struct chunk_async *a = o->async;
+
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		while (!a->pending && !a->quit)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (!a->pending)
+			break;
+		pthread_mutex_unlock(&a->mu);
+		emit(o, &a->job);
+		pthread_mutex_lock(&a->mu);
+		a->chunks = o->chunks;
+		a->raw_bytes = o->raw_bytes;
+		a->file_bytes = o->file_bytes;
+		a->err = o->err;
+		a->pending = 0;
+		pthread_cond_broadcast(&a->cv);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/*
+ * start_async - the output thread, with every signal blocked so that the
+ * caller's handlers keep running (and interrupting) on the caller's thread.
+ * Failing to start it is not an error: output stays synchronous.
+ */
+static void start_async(struct chunk_out *o)
+{
+	struct chunk_async *a = calloc(1, sizeof(*a));
+	sigset_t all, old;
+	int rc;
+
+	if (!a)
+		return;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	a->chunks = o->chunks;
+	a->raw_bytes = o->raw_bytes;
+	a->file_bytes = o->file_bytes;
+	o->async = a;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&a->thread, NULL, output_thread, o);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		o->async = NULL;
+		pthread_mutex_destroy(&a->mu);
+		pthread_cond_destroy(&a->cv);
+		free(a);
+	}
+}
+
+int chunk_out_init(struct chunk_out *o, int fd, int zstd, int zstd_level, int async)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->zstd_level = zstd_level;
+	o->want_async = async;
+	if (zstd) {
+		o->cctx = ZSTD_createCCtx();
+		if (!o->cctx)
+			return -ITRACE_E_NOMEM;
+	}
+	return 0;
+}
+
+int chunk_out_wait(struct chunk_out *o)
+{
+	struct chunk_async *a = o->async;
+
+	if (a) {
+		pthread_mutex_lock(&a->mu);
+		while (a->pending)
+			pthread_cond_wait(&a->cv, &a->mu);
+		pthread_mutex_unlock(&a->mu);
+	}
+	return o->err;
+}
+
+int chunk_out_submit(struct chunk_out *o, const struct chunk_job *j, uint8_t **raw, size_t *raw_cap)
+{
+	struct chunk_async *a;
+	int rc;
+
+	if (!o->async && o->want_async) {
+		o->want_async = 0;
+		start_async(o);
+	}
+	a = o->async;
+	if (!a)
+		return emit(o, j);
+	if ((rc = chunk_out_wait(o)) < 0)
+		return rc;
+	if (!a->spare) {
+		/* First job: the spare buffer is made as large as the caller's. */
+		a->spare = malloc(*raw_cap);
+		if (!a->spare)
+			return emit(o, j);
+		a->spare_cap = *raw_cap;
+	}
+	pthread_mutex_lock(&a->mu);
+	a->job = *j;
+	a->job.raw = *raw;
+	*raw = a->spare;
+	a->spare = (uint8_t *)a->job.raw;
+	{
+		size_t cap = *raw_cap;
+
+		*raw_cap = a->spare_cap;
+		a->spare_cap = cap;
+	}
+	a->pending = 1;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	return 0;
+}
+
+int chunk_out_write(struct chunk_out *o, const void *buf, size_t len)
+{
+	struct iovec iov;
+	int rc;
+
+	if ((rc = chunk_out_wait(o)) < 0)
+		return rc;
+	iov.iov_base = (void *)buf;
+	iov.iov_len = len;
+	if (write_all(o, &iov, 1) < 0)
+		return o->err;
+	o->offset += len;
+	if (o->async) {
+		pthread_mutex_lock(&o->async->mu);
+		o->async->file_bytes = o->file_bytes;
+		pthread_mutex_unlock(&o->async->mu);
+	}
+	return 0;
+}
+
+void chunk_out_counts(const struct chunk_out *o, uint64_t *chunks, uint64_t *raw_bytes,
+		      uint64_t *file_bytes)
+{
+	struct chunk_async *a = o->async;
+
+	if (!a) {
+		*chunks = o->chunks;
+		*raw_bytes = o->raw_bytes;
+		*file_bytes = o->file_bytes;
+		return;
+	}
+	pthread_mutex_lock(&a->mu);
+	*chunks = a->chunks;
+	*raw_bytes = a->raw_bytes;
+	*file_bytes = a->file_bytes;
+	pthread_mutex_unlock(&a->mu);
+}
+
+int chunk_out_error(const struct chunk_out *o)
+{
+	struct chunk_async *a = o->async;
+	int err;
+
+	if (!a)
+		return o->err;
+	pthread_mutex_lock(&a->mu);
+	err = a->err;
+	pthread_mutex_unlock(&a->mu);
+	return err;
+}
+
+void chunk_out_fini(struct chunk_out *o)
+{
+	struct chunk_async *a = o->async;
+
+	if (a) {
+		pthread_mutex_lock(&a->mu);
+		a->quit = 1;
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->thread, NULL);
+		pthread_mutex_destroy(&a->mu);
+		pthread_cond_destroy(&a->cv);
+		free(a->spare);
+		free(a);
+		o->async = NULL;
+	}
+	ZSTD_freeCCtx(o->cctx);
+	o->cctx = NULL;
+	free(o->zbuf);
+	o->zbuf = NULL;
+	free(o->index);
+	o->index = NULL;
+}

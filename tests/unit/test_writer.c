@@ -1,0 +1,240 @@
+/*
+ * test_writer.c - the writer's batch and asynchronous paths: both must
+ * produce exactly the bytes of the plain, synchronous, one-call-per-
+ * instruction writer, and report errors rather than lose them.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "itrace.h"
+
+struct buf {
+	uint8_t *data;
+	size_t len;
+};
+
+static struct itrace_writer *open_writer(int *fd, int async, int compression, size_t chunk)
+{
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+
+	*fd = memfd_create("itrace-writer-test", 0);
+	assert_true(*fd >= 0);
+	itrace_writer_options_init(&o);
+	o.async = async;
+	o.compression = compression;
+	o.chunk_bytes = chunk;
+	assert_int_equal(itrace_writer_open_fd(*fd, &o, &w), 0);
+	return w;
+}
+
+static struct buf close_and_slurp(struct itrace_writer *w, int fd)
+{
+	struct buf b;
+	off_t len;
+
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+	len = lseek(fd, 0, SEEK_END);
+	b.len = (size_t)len;
+	b.data = malloc(b.len + 1);
+	assert_non_null(b.data);
+	assert_int_equal(pread(fd, b.data, b.len, 0), (ssize_t)b.len);
+	close(fd);
+	return b;
+}
+
+/* A deterministic pseudo-random stream of blocks, branches and accesses. */
+struct gen {
+	uint64_t x;
+};
+
+static uint64_t next(struct gen *g)
+{
+	g->x = g->x * 6364136223846793005ull + 1442695040888963407ull;
+	return g->x >> 33;
+}
+
+/*
+ * emit_stream - blocks of 1..300 instructions (some longer than a run),
+ * either through itrace_write_insns (batch) or one itrace_write_insn per
+ * instruction, with MEM records and branches between them.
+ */
+static void emit_stream(struct itrace_writer *w, int batch, unsigned blocks)
+{
+	struct gen g = { 42 };
+	uint8_t lens[300];
+
+	for (unsigned b = 0; b < blocks; b++) {
+		uint64_t addr = 0x400000 + (next(&g) % 64) * 0x40;
+		size_t n = 1 + next(&g) % (b % 17 == 0 ? 300 : 12);
+		uint64_t end = addr;
+
+		for (size_t i = 0; i < n; i++) {
+			lens[i] = (uint8_t)(1 + next(&g) % 15);
+			end += lens[i];
+		}
+		if (batch) {
+			/* split in two calls sometimes: a run continued across calls */
+			size_t half = b % 3 == 0 ? n / 2 : n;
+			uint64_t mid = addr;
+
+			for (size_t i = 0; i < half; i++)
+				mid += lens[i];
+			assert_int_equal(itrace_write_insns(w, addr, half, lens), 0);
+			assert_int_equal(itrace_write_insns(w, mid, n - half, lens + half), 0);
+		} else {
+			uint64_t a = addr;
+
+			for (size_t i = 0; i < n; i++) {
+				assert_int_equal(itrace_write_insn(w, a, lens[i], NULL), 0);
+				a += lens[i];
+			}
+		}
+		if (next(&g) % 2)
+			assert_int_equal(itrace_write_mem(w, 0x7ffd0000 + next(&g) % 4096, 8,
+							  next(&g) % 2 ? ITRACE_MEM_STORE : 0), 0);
+		if (next(&g) % 4 == 0)
+			assert_int_equal(itrace_write_branch(w, end - 2, 0x400000 + (next(&g) % 64) * 0x40,
+							     ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN), 0);
+	}
+}
+
+static struct buf stream_file(int async, int batch, int compression, size_t chunk, unsigned blocks)
+{
+	int fd;
+	struct itrace_writer *w = open_writer(&fd, async, compression, chunk);
+
+	emit_stream(w, batch, blocks);
+	return close_and_slurp(w, fd);
+}
+
+static void assert_same(const struct buf *a, const struct buf *b)
+{
+	assert_int_equal(a->len, b->len);
+	assert_memory_equal(a->data, b->data, a->len);
+}
+
+/* itrace_write_insns writes the same file as one call per instruction. */
+static void test_batch_equals_single(void **state)
+{
+	struct buf one = stream_file(0, 0, ITRACE_COMPRESS_NONE, 4096, 3000);
+	struct buf batch = stream_file(0, 1, ITRACE_COMPRESS_NONE, 4096, 3000);
+
+	(void)state;
+	assert_true(one.len > 12 * 4096); /* many chunk boundaries crossed */
+	assert_same(&one, &batch);
+	free(one.data);
+	free(batch.data);
+}
+
+static void test_batch_rejects_bad_lengths(void **state)
+{
+	static const uint8_t zero[] = { 3, 0, 2 }, big[] = { 3, 16 };
+	struct itrace_writer_stats st;
+	int fd;
+	struct itrace_writer *w = open_writer(&fd, 0, ITRACE_COMPRESS_NONE, 4096);
+	struct buf b;
+
+	(void)state;
+	assert_int_equal(itrace_write_insns(w, 0x1000, 3, zero), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_insns(w, 0x1000, 2, big), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_insns(w, 0x1000, 1, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_insns(NULL, 0x1000, 1, zero), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_insns(w, 0x1000, 0, NULL), 0);
+	itrace_writer_stats(w, &st);
+	assert_int_equal(st.insns, 0); /* nothing written by a refused call */
+	b = close_and_slurp(w, fd);
+	free(b.data);
+}
+
+/* The asynchronous writer's file is byte-identical, with and without zstd. */
+static void test_async_equals_sync(void **state)
+{
+	(void)state;
+	for (int comp = ITRACE_COMPRESS_NONE; comp <= ITRACE_COMPRESS_ZSTD; comp++) {
+		struct buf sync = stream_file(0, 1, comp, 2048, 4000);
+		struct buf async = stream_file(1, 1, comp, 2048, 4000);
+
+		assert_same(&sync, &async);
+		free(sync.data);
+		free(async.data);
+	}
+}
+
+/* Statistics and flush: after a flush every chunk is in the file. */
+static void test_async_flush_and_stats(void **state)
+{
+	int fd;
+	struct itrace_writer *w = open_writer(&fd, 1, ITRACE_COMPRESS_ZSTD, 1024);
+	struct itrace_writer_stats st;
+	struct buf b;
+
+	(void)state;
+	emit_stream(w, 1, 1000);
+	assert_int_equal(itrace_writer_flush(w), 0);
+	itrace_writer_stats(w, &st);
+	assert_true(st.chunks >= 8);
+	assert_int_equal((uint64_t)lseek(fd, 0, SEEK_END), st.file_bytes);
+	b = close_and_slurp(w, fd);
+	free(b.data);
+}
+
+/* A write error on the output thread reaches the caller, and close fails. */
+static void test_async_write_error(void **state)
+{
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+	int p[2], rc = 0;
+	struct gen g = { 7 };
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	itrace_writer_options_init(&o);
+	o.async = 1;
+	o.chunk_bytes = 1024;
+	assert_int_equal(itrace_writer_open_fd(p[1], &o, &w), 0);
+	close(p[0]); /* every chunk write now fails with EPIPE */
+	for (int i = 0; i < 100000 && rc == 0; i++)
+		rc = itrace_write_branch(w, next(&g), next(&g), ITRACE_BRANCH_UNCOND, ITRACE_BRANCH_TAKEN);
+	assert_int_equal(rc, -ITRACE_E_IO);
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), -ITRACE_E_IO);
+	close(p[1]);
+	signal(SIGPIPE, old);
+}
+
+/* Abandoning an asynchronous writer with a chunk in flight is clean. */
+static void test_async_abandon(void **state)
+{
+	int fd;
+	struct itrace_writer *w = open_writer(&fd, 1, ITRACE_COMPRESS_ZSTD, 1024);
+
+	(void)state;
+	emit_stream(w, 1, 300);
+	itrace_writer_abandon(w);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_batch_equals_single),
+		cmocka_unit_test(test_batch_rejects_bad_lengths),
+		cmocka_unit_test(test_async_equals_sync),
+		cmocka_unit_test(test_async_flush_and_stats),
+		cmocka_unit_test(test_async_write_error),
+		cmocka_unit_test(test_async_abandon),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
