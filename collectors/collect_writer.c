@@ -77,6 +77,10 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 	wo.flags = flags;
 	wo.machine = ELF_MACHINE_X86_64;
 	wo.compression = opts->compression;
+	/* zstd on a second thread: the valgrind backend produces records
+	 * faster than one core encodes and compresses them.  Safe here: the
+	 * program is already started, the collector forks nothing later. */
+	wo.async = 1;
 	wo.meta = meta;
 	wo.meta_count = n;
 	rc = itrace_writer_open(opts->output, &wo, wp);

@@ -417,6 +417,29 @@ int vg_convert_finish(struct vg_convert *c, int64_t status)
 	return write_rec(c, &rec);
 }
 
+/*
+ * sequential_insns - how many plain INSN words from w[0] (one at least)
+ * describe instructions that follow each other in memory, at most
+ * ITRACE_RUN_MAX; their lengths go to lens.  They reach the writer in one
+ * call: the tool's stream is mostly such stretches between MEM words.
+ */
+static size_t sequential_insns(const uint64_t *w, size_t n, uint8_t *lens)
+{
+	uint64_t next = (w[0] & VGW_ADDR_MASK) + VGW_AUX(w[0]);
+	size_t k = 1;
+
+	lens[0] = (uint8_t)VGW_AUX(w[0]);
+	if (n > ITRACE_RUN_MAX)
+		n = ITRACE_RUN_MAX;
+	while (k < n && VGW_TAG(w[k]) == VGW_INSN && !(VGW_AUX(w[k]) & VGW_INSN_REP) &&
+	       (w[k] & VGW_ADDR_MASK) == next) {
+		lens[k] = (uint8_t)VGW_AUX(w[k]);
+		next += lens[k];
+		k++;
+	}
+	return k;
+}
+
 int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *used)
 {
 	size_t i = 0, k;
@@ -430,11 +453,13 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 		case VGW_INSN:
 			if (c->plain && !(VGW_AUX(x) & VGW_INSN_REP)) {
 				c->last_rep = 0;
-				rc = itrace_write_insn(c->w, x & VGW_ADDR_MASK, VGW_AUX(x), NULL);
+				k = sequential_insns(w + i, n - i, c->lens);
+				rc = itrace_write_insns(c->w, x & VGW_ADDR_MASK, k, c->lens);
+				i += k;
 			} else {
 				rc = insn(c, x & VGW_ADDR_MASK, VGW_AUX(x));
+				i++;
 			}
-			i++;
 			break;
 		case VGW_LOAD:
 		case VGW_STORE:
