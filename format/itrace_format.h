@@ -17,8 +17,8 @@
 /* ---- Versions ---------------------------------------------------------- */
 
 /*
- * A reader must implement read version ITRACE_READ_MAJOR to open a file.
- * The writer's own version is ITRACE_WRITE_MAJOR.ITRACE_WRITE_MINOR; a newer
+ * A reader opens a file only if it implements the file's read version
+ * (this library: ITRACE_READ_MAJOR_MIN to ITRACE_READ_MAJOR).  The writer's own version is ITRACE_WRITE_MAJOR.ITRACE_WRITE_MINOR; a newer
  * minor only adds record types (sized ones, skippable by every reader).
  */
 #define ITRACE_READ_MAJOR 2

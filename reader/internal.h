@@ -199,9 +199,6 @@ int chunk_out_write(struct chunk_out *o, const void *buf, size_t len);
 /* chunk_out_wait - wait until every submitted chunk is written; its error. */
 int chunk_out_wait(struct chunk_out *o);
 
-/* chunk_out_error - the first error so far, without waiting. */
-int chunk_out_error(const struct chunk_out *o);
-
 /* chunk_out_counts - chunks, payload and file bytes written so far. */
 void chunk_out_counts(const struct chunk_out *o, uint64_t *chunks, uint64_t *raw_bytes,
 		      uint64_t *file_bytes);

@@ -61,7 +61,6 @@ struct itrace_reader {
 	int chunk_partial; /* payload cut short: end of data is truncation */
 	uint64_t chunk_payload_have, chunk_payload_size;
 	uint64_t cur_pc, cur_mem, cur_time;
-	int mem_by_insn;	/* format 2: MEM deltas per instruction slot */
 	uint64_t last_insn;	/* address of the last instruction decoded */
 	unsigned mem_index;	/* MEM records decoded since it */
 	uint64_t mem_table[ITRACE_MEM_SLOTS];
@@ -243,7 +242,6 @@ static int read_header(struct itrace_reader *r)
 		return fail(r, -ITRACE_E_VERSION, 8,
 			    "format read version %u is not supported (this reader knows %u to %u)",
 			    r->hdr.read_major, ITRACE_READ_MAJOR_MIN, ITRACE_READ_MAJOR);
-	r->mem_by_insn = r->hdr.read_major >= 2;
 	if (got < sizeof(fixed))
 		return fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
 	r->hdr.write_major = get_le16(fixed + 10);
@@ -977,7 +975,7 @@ static uint64_t mem_addr(struct itrace_reader *r, uint64_t d)
 {
 	unsigned slot;
 
-	if (!r->mem_by_insn)
+	if (r->hdr.read_major == 1)
 		return r->cur_mem += d; /* format 1: against the previous access */
 	slot = mem_slot(r->last_insn, r->mem_index++);
 	return r->mem_table[slot] += d;

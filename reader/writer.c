@@ -769,7 +769,7 @@ int itrace_writer_close(struct itrace_writer *w, int end, int status)
 	rc = itrace_writer_flush(w);
 	if (rc >= 0)
 		rc = write_footer(w, end, status);
-	chunk_out_fini(&w->out);
+	chunk_out_fini(&w->out); /* its thread may not outlive the descriptor */
 	if (w->own_fd && close(w->fd) < 0 && rc >= 0)
 		rc = -ITRACE_E_IO;
 	w->own_fd = 0;

@@ -31,7 +31,6 @@ struct chunk_async {
 	size_t spare_cap;
 	/* Counters as of the last finished job, for chunk_out_counts(). */
 	uint64_t chunks, raw_bytes, file_bytes;
-	int err;
 };
 
 /* write_all - write every byte of the iovecs, retrying short writes. */
@@ -158,7 +157,6 @@ static void *output_thread(void *arg)
 		a->chunks = o->chunks;
 		a->raw_bytes = o->raw_bytes;
 		a->file_bytes = o->file_bytes;
-		a->err = o->err;
 		a->pending = 0;
 		pthread_cond_broadcast(&a->cv);
 	}
@@ -298,19 +296,6 @@ void chunk_out_counts(const struct chunk_out *o, uint64_t *chunks, uint64_t *raw
 	*raw_bytes = a->raw_bytes;
 	*file_bytes = a->file_bytes;
 	pthread_mutex_unlock(&a->mu);
-}
-
-int chunk_out_error(const struct chunk_out *o)
-{
-	struct chunk_async *a = o->async;
-	int err;
-
-	if (!a)
-		return o->err;
-	pthread_mutex_lock(&a->mu);
-	err = a->err;
-	pthread_mutex_unlock(&a->mu);
-	return err;
 }
 
 void chunk_out_fini(struct chunk_out *o)

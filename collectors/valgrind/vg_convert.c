@@ -443,6 +443,7 @@ static size_t sequential_insns(const uint64_t *w, size_t n, uint8_t *lens)
 int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *used)
 {
 	size_t i = 0, k;
+	uint8_t lens[ITRACE_RUN_MAX]; /* of a stretch of sequential instructions */
 	int rc = 0;
 
 	while (i < n) {
@@ -453,8 +454,8 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 		case VGW_INSN:
 			if (c->plain && !(VGW_AUX(x) & VGW_INSN_REP)) {
 				c->last_rep = 0;
-				k = sequential_insns(w + i, n - i, c->lens);
-				rc = itrace_write_insns(c->w, x & VGW_ADDR_MASK, k, c->lens);
+				k = sequential_insns(w + i, n - i, lens);
+				rc = itrace_write_insns(c->w, x & VGW_ADDR_MASK, k, lens);
 				i += k;
 			} else {
 				rc = insn(c, x & VGW_ADDR_MASK, VGW_AUX(x));

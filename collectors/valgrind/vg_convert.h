@@ -46,7 +46,6 @@ struct vg_convert {
 	size_t n_unknown_exits;
 
 	uint64_t words;		/* words consumed */
-	uint8_t lens[ITRACE_RUN_MAX]; /* lengths of a stretch of instructions */
 	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];
 	size_t n_buildids;
 };
