@@ -3,8 +3,9 @@
 # extrapolated by fill-gen to tens of millions of instructions):
 #   naive fill (capstone on every executed instruction, itrace-fill --naive)
 #   vs itrace-fill (block cache), and itrace-fill -j 2 vs -j 1 on a trace
-#   of many chunks.  Each figure is the best of 3 (naive) or 7-9 runs: the
-#   machine is shared.
+#   of many chunks.  The single-thread figures are the best of 3 (naive)
+#   or 9 runs, -j 2 the median of paired rounds (below): the machine is
+#   shared.
 #   FILL_BENCH_REPS sets the trace length (outer loop iterations).
 : "${ITRACE_BUILD:=build}"
 BIN="$ITRACE_BUILD/bin"
@@ -14,27 +15,37 @@ REPS="${FILL_BENCH_REPS:-100000}"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/fill-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-# best_time KIND RUNS CMD...: the best of RUNS runs, in seconds: KIND wall is the
-# elapsed time, cpu the user+system time.  The single-threaded comparison
-# uses CPU time, which the other users of a shared machine disturb far less
-# than wall time; -j 2 vs -j 1 can only be judged by wall time.
+RUNTIME="$ITRACE_BUILD/bench/bench-runtime"
+[ -x "$RUNTIME" ] || { echo "fill_speed: $RUNTIME missing: run it through 'make bench'" >&2; exit 1; }
+
+# timed KIND CMD...: one run's time in seconds: KIND wall is the elapsed
+# time, cpu the user+system time (bench-runtime: ns and us resolution; the
+# fast runs take a tenth of a second, where time(1)'s 10 ms steps are 10%).
+# The single-threaded comparison uses CPU time, which the other users of a
+# shared machine disturb far less than wall time; -j 2 vs -j 1 can only be
+# judged by wall time.
+timed() {
+	kind=$1
+	shift
+	"$RUNTIME" -o "$TMP/time" "$@" >/dev/null 2>&1 ||
+		{ echo "fill_speed: '$*' failed" >&2; exit 1; }
+	if [ "$kind" = wall ]; then cut -d' ' -f1 "$TMP/time"; else cut -d' ' -f2 "$TMP/time"; fi
+}
+
+# min A B: the smaller of two times ("" counts as none).
+min() {
+	if [ -z "$1" ] || [ "$(echo "$2 < $1" | bc -l)" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
+# best_time KIND RUNS CMD...: the best of RUNS runs.
 best_time() {
 	kind=$1
 	runs=$2
 	shift 2
 	best=""
 	for _ in $(seq "$runs"); do
-		/usr/bin/time -f "%e %U %S" -o "$TMP/time" "$@" >/dev/null 2>&1 ||
-			{ echo "fill_speed: '$*' failed" >&2; exit 1; }
-		if [ "$kind" = wall ]; then
-			t=$(awk '{ print $1 }' "$TMP/time")
-		else
-			t=$(awk '{ print $2 + $3 }' "$TMP/time")
-		fi
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+		best=$(min "$best" "$(timed "$kind" "$@")")
 	done
-	# time(1) has 10 ms resolution
-	[ "$(echo "$best < 0.01" | bc -l)" = 1 ] && best=0.01
 	echo "$best"
 }
 
@@ -45,8 +56,30 @@ chunks=$("$BIN/itrace-dump" -s "$TMP/loop.itr" | sed -n 's/^chunks: //p')
 
 naive=$(best_time cpu 3 "$BIN/itrace-fill" -q --naive "$TMP/loop.itr" -o "$TMP/naive.itr")
 ours=$(best_time cpu 9 "$BIN/itrace-fill" -q "$TMP/loop.itr" -o "$TMP/j1.itr")
-j1=$(best_time wall 7 "$BIN/itrace-fill" -q -j 1 "$TMP/loop.itr" -o "$TMP/j1.itr")
-j2=$(best_time wall 7 "$BIN/itrace-fill" -q -j 2 "$TMP/loop.itr" -o "$TMP/j2.itr")
+# -j 2 against -j 1 in rounds: each round runs -j 1, -j 2 and two -j 1
+# fills side by side, back to back, and takes its ratios within itself;
+# the figures are those of the median round.  A VM's two cores do not
+# always give two threads twice the work of one (a lone busy core clocked
+# higher, vCPUs sharing a physical core, a busy host), and that changes
+# from minute to minute: the pair shows, in the same round, what two
+# threads could get out of the machine at all, and pairing the runs keeps
+# one phase of the machine from being compared with another.
+cat >"$TMP/pair.sh" <<EOF
+"$BIN/itrace-fill" -q -j 1 "$TMP/loop.itr" -o "$TMP/pair1.itr" &
+"$BIN/itrace-fill" -q -j 1 "$TMP/loop.itr" -o "$TMP/pair2.itr" || exit 1
+wait \$!
+EOF
+ROUNDS=${FILL_BENCH_ROUNDS:-9}
+: >"$TMP/rounds"
+for _ in $(seq "$ROUNDS"); do
+	j1=$(timed wall "$BIN/itrace-fill" -q -j 1 "$TMP/loop.itr" -o "$TMP/j1.itr")
+	j2=$(timed wall "$BIN/itrace-fill" -q -j 2 "$TMP/loop.itr" -o "$TMP/j2.itr")
+	pair=$(timed wall sh "$TMP/pair.sh")
+	echo "$j1 $j2 $pair" | awk '{ printf "%.4f %.4f %s %s %s\n", $1 / $2, 2 * $1 / $3, $1, $2, $3 }' >>"$TMP/rounds"
+done
+# median ROUNDS-FILE COLUMN: the line of the median value of COLUMN
+median() { sort -n -k "$2" "$1" | sed -n "$(( (ROUNDS + 1) / 2 ))p"; }
+span() { sort -n -k "$2" "$1" | awk -v c="$2" 'NR == 1 { lo = $c } { hi = $c } END { printf "%.2f-%.2f", lo, hi }'; }
 cmp -s "$TMP/j1.itr" "$TMP/naive.itr" || { echo "fill_speed: naive and cached outputs differ" >&2; exit 1; }
 cmp -s "$TMP/j1.itr" "$TMP/j2.itr" || { echo "fill_speed: -j 2 and -j 1 outputs differ" >&2; exit 1; }
 
@@ -54,5 +87,9 @@ rate() { echo "$insns / $1 / 1000000" | bc -l; }
 load=$(cut -d' ' -f1 /proc/loadavg)
 printf 'fill_vs_naive   %.1f Minsn/s  %.2f Minsn/s  ratio %.1f  (target 20)  [%s insns, CPU time]\n' \
 	"$(rate "$ours")" "$(rate "$naive")" "$(echo "$naive / $ours" | bc -l)" "$insns"
-printf 'fill_j2_vs_j1   %.1f Minsn/s  %.1f Minsn/s  ratio %.2f  (target 1.6)  [%s chunks, wall time, %s cores, load %s]\n' \
-	"$(rate "$j2")" "$(rate "$j1")" "$(echo "$j1 / $j2" | bc -l)" "$chunks" "$(nproc)" "$load"
+set -- $(median "$TMP/rounds" 1)
+printf 'fill_j2_vs_j1   %.1f Minsn/s  %.1f Minsn/s  ratio %.2f  (target 1.6)  [median of %s rounds (%s), %s chunks, wall time, %s cores, load %s]\n' \
+	"$(rate "$4")" "$(rate "$3")" "$1" "$ROUNDS" "$(span "$TMP/rounds" 1)" "$chunks" "$(nproc)" "$load"
+set -- $(median "$TMP/rounds" 2)
+printf 'fill_2x_j1      %.1f Minsn/s  %.1f Minsn/s  ratio %.2f  (the machine: two -j 1 side by side vs one, what -j 2 could reach)  [median of %s rounds (%s)]\n' \
+	"$(echo "2 * $(rate "$5")" | bc -l)" "$(rate "$3")" "$2" "$ROUNDS" "$(span "$TMP/rounds" 2)"

@@ -9,3 +9,10 @@ $(BENCH_OUT)/format_workload: bench/format_workload.c
 BENCHES += bench/format_size.sh
 bench-format: $(BENCH_OUT)/format_size $(BENCH_OUT)/format_workload
 bench: bench-format
+
+# bench-runtime: wall and CPU time of one command, finer than time(1).
+BENCH_RUNTIME := $(BENCH_OUT)/bench-runtime
+$(BENCH_RUNTIME): bench/runtime.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $<
+bench: $(BENCH_RUNTIME)
