@@ -150,9 +150,22 @@ int fill_emit_record(struct fill_ctx *c, const struct itrace_record *rec)
 	return output(c, rec);
 }
 
-void fill_chunk_start(struct fill_ctx *c)
+/*
+ * An input chunk's output starts a chunk of its own when the output is a
+ * writer: a parallel worker encodes each input chunk's output separately
+ * (fill_par.c), and -j 1 must give the same bytes.
+ */
+static int end_output_chunk(struct fill_ctx *c)
+{
+	if (c->dry || c->buf || c->out != itrace_fill_output_writer)
+		return 0;
+	return writer_end_chunk(c->out_arg);
+}
+
+int fill_chunk_start(struct fill_ctx *c)
 {
 	c->out_known = 0;
+	return end_output_chunk(c);
 }
 
 static inline int emit_insn(struct fill_ctx *c, uint64_t addr, unsigned len, const uint8_t *bytes)
@@ -905,10 +918,13 @@ static int tid_cmp(const void *a, const void *b)
 
 int fill_finish(struct fill_ctx *c)
 {
-	struct fill_thread **list = malloc((c->threads.count + 1) * sizeof(*list));
+	struct fill_thread **list;
 	size_t n = 0;
-	int rc = 0;
+	int rc = end_output_chunk(c);
 
+	if (rc < 0)
+		return rc;
+	list = malloc((c->threads.count + 1) * sizeof(*list));
 	if (!list)
 		return -ITRACE_E_NOMEM;
 	for (size_t i = 0; i < c->threads.cap; i++)

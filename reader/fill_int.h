@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "itrace.h"
+#include "internal.h"
 
 #define FILL_BLOCK_MAX 512 /* instructions per cached block */
 
@@ -128,8 +128,11 @@ void fill_forget_positions(struct fill_ctx *c);
 /* fill_thread_position - where thread tid is (0 if unknown). */
 uint64_t fill_thread_position(struct fill_ctx *c, uint32_t tid);
 
-/* fill_chunk_start - a new input chunk begins: forget the output's thread. */
-void fill_chunk_start(struct fill_ctx *c);
+/*
+ * fill_chunk_start - a new input chunk begins: forget the output's thread,
+ * and end the output chunk when writing to a writer.  0 or the error.
+ */
+int fill_chunk_start(struct fill_ctx *c);
 
 /* fill_emit_record - emit a record to the output (switching thread first). */
 int fill_emit_record(struct fill_ctx *c, const struct itrace_record *rec);

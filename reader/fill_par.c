@@ -1,20 +1,31 @@
 /*
  * fill_par.c - filling chunks in parallel, with output identical to -j 1.
  *
- * The input is handled in windows of a few chunks, in three steps:
- *  1. read (workers): each chunk is read by a worker with its own reader
+ * Each chunk of the input goes through three steps:
+ *  1. read (a worker): the chunk is read by a worker with its own reader
  *     into a compact in-memory copy, plus a summary of the records that
  *     change thread state (runs of branches of one thread reduced to their
  *     first and last);
- *  2. compose (main thread): the summaries are replayed in order on a
- *     "dry" fill context (state transitions only: fill.c makes them depend
- *     on records, never on walks), giving each chunk's starting thread
- *     states, and the image records are appended to a log;
- *  3. fill (workers): each chunk is filled from its starting state, with
- *     the worker's image brought up to date from the log, into a buffer
- *     that the main thread hands to the output in chunk order.
- * A read error (damage) stops the parallel path at its window: from there
- * the fill goes on sequentially, exactly as -j 1 would.
+ *  2. compose (the main thread, in chunk order): the summary is replayed
+ *     on a "dry" fill context (state transitions only: fill.c makes them
+ *     depend on records, never on walks), giving the chunk's starting
+ *     thread states, and its image records are appended to a log;
+ *  3. fill (a worker): the chunk is filled from its starting state, with
+ *     the worker's image brought up to date from the log.  When the output
+ *     is a writer, the worker encodes the chunk's output into complete
+ *     chunks itself (a segment: compressed and checksummed) and the main
+ *     thread only splices them into the file in order, patching what
+ *     depends on the chunks before (writer_append_segment()); -j 1 ends an
+ *     output chunk at every input chunk, so the bytes are the same.  For
+ *     any other output, the worker fills a buffer that the main thread
+ *     replays to the output function in chunk order.
+ * The steps form a pipeline over a ring of chunk slots: workers take fills
+ * before reads, reads run ahead as far as free slots allow, and the main
+ * thread composes and emits chunks as soon as they are ready, so no step
+ * waits for a whole batch of chunks.
+ * A read error (damage) stops the pipeline at that chunk: everything
+ * before it is emitted, and from there the fill goes on sequentially,
+ * exactly as -j 1 would.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -240,22 +251,51 @@ static int buffer_replay(const struct fill_buffer *b, int with_bytes, itrace_fil
 
 /* ---- Chunks ---------------------------------------------------------- */
 
-/* A compact record: branches inline, everything else in `full`. */
+/*
+ * Between reading and filling, a chunk's records are kept compact: the
+ * parallel fill's own cost is mostly this memory traffic (a loop-heavy
+ * chunk holds some 65k branches), so a branch takes 12 bytes, its source
+ * relative to the previous branch's target and its target relative to its
+ * source.  Its thread is not kept: the reader gives every record its
+ * current thread (the chunk header's, then each THREAD switch's), which a
+ * sequential walk over the records recovers.  Branches too far apart keep
+ * both addresses aside; other records are deep copies.
+ */
+enum crec_type { CREC_BRANCH, CREC_FAR, CREC_FULL };
+
 struct crec {
+	int32_t a;	/* BRANCH: from - previous to; FAR, FULL: index into far, full */
+	int32_t b;	/* BRANCH: to - from */
+	uint8_t type;	/* enum crec_type */
+	uint8_t kf;	/* branch kind | flags << 4 */
+};
+
+struct far_branch {
+	uint64_t from, to;
+};
+
+/* A summary entry: a record as the dry context replays it. */
+#define SREC_BRANCH UINT32_MAX
+
+struct srec {
 	uint64_t from, to;
 	uint32_t tid, pid;
-	uint8_t type, kind, flags;
-	uint32_t full;
+	uint32_t full;	/* index into full, or SREC_BRANCH */
+	uint8_t kind, flags;
 };
 
 struct pchunk {
 	uint64_t index;
 	struct crec *recs;
 	size_t nrecs, caprecs;
+	uint32_t tid0, pid0;	/* the thread of its first record */
+	uint64_t last_to;	/* reading: the last branch's target */
+	struct far_branch *far;
+	size_t nfar, capfar;
 	struct itrace_record *full;
 	void **blobs;
 	size_t nfull, capfull;
-	uint32_t *summary; /* indices into recs */
+	struct srec *summary;
 	size_t nsum, capsum;
 	int read_rc;	   /* 0, or the reader's error for this chunk */
 	/* fill */
@@ -263,36 +303,40 @@ struct pchunk {
 	size_t start_cap, start_count;
 	size_t log_start, log_end; /* image log entries before / through it */
 	struct fill_buffer out;
+	uint64_t start_time;	    /* the writer's time at the chunk's start */
+	struct writer_segment enc;  /* the chunk's output, encoded */
 	int end_out_known; /* the output's thread at the chunk's end */
 	uint32_t end_out_tid, end_out_pid;
 	struct itrace_fill_stats st;
 	char gap_module[16][256];
 	int fill_rc;
-	int done;
+	int read, filled;	/* jobs done (under the mutex) */
 };
 
 static void chunk_reset(struct pchunk *k)
 {
 	for (size_t i = 0; i < k->nfull; i++)
 		free(k->blobs[i]);
-	k->nrecs = k->nfull = k->nsum = 0;
+	k->nrecs = k->nfar = k->nfull = k->nsum = 0;
+	k->last_to = 0;
 	free(k->start);
 	k->start = NULL;
 	buffer_clear(&k->out);
 	memset(&k->st, 0, sizeof(k->st));
 	memset(k->gap_module, 0, sizeof(k->gap_module));
 	k->read_rc = k->fill_rc = 0;
-	k->done = 0;
 }
 
 static void chunk_free(struct pchunk *k)
 {
 	chunk_reset(k);
 	free(k->recs);
+	free(k->far);
 	free(k->full);
 	free(k->blobs);
 	free(k->summary);
 	buffer_free(&k->out);
+	writer_segment_release(&k->enc);
 }
 
 /* Small map tid -> summary position of its last entry. */
@@ -306,6 +350,7 @@ struct run_slot {
 struct run_map {
 	struct run_slot *slots;
 	size_t cap, count;
+	struct run_slot *last;	/* the last answer: most branches repeat it */
 	int nomem;
 };
 
@@ -318,12 +363,12 @@ static struct run_slot *run_find(struct run_slot *slots, size_t cap, uint32_t ti
 	return &slots[i];
 }
 
-static struct run_slot *run_slot(struct run_map *m, uint32_t tid)
+static struct run_slot *tid_run_slot(struct run_map *m, uint32_t tid)
 {
 	struct run_slot *s = run_find(m->slots, m->cap, tid);
 
 	if (s->used)
-		return s;
+		return m->last = s;
 	if ((m->count + 1) * 2 > m->cap) {
 		size_t ncap = m->cap * 2;
 		struct run_slot *n = calloc(ncap, sizeof(*n));
@@ -344,68 +389,99 @@ static struct run_slot *run_slot(struct run_map *m, uint32_t tid)
 	s->tid = tid;
 	s->run = 0;
 	m->count++;
-	return s;
+	return m->last = s;
 }
 
 /* A record other than a branch touching thread tid ends its branch run. */
 static void run_break(struct run_map *m, uint32_t tid)
 {
 	if (tid)
-		run_slot(m, tid)->run = 0;
+		tid_run_slot(m, tid)->run = 0;
 }
 
-static int summarize(struct pchunk *k, struct run_map *m, uint32_t idx)
+static void srec_set(struct srec *s, const struct itrace_record *rec, uint32_t full)
 {
-	const struct crec *c = &k->recs[idx];
-
-	if (c->type == ITRACE_REC_BRANCH) {
-		struct run_slot *s = run_slot(m, c->tid);
-
-		/* Of a run of branches only the first and last change state. */
-		if (s->run == 2) {
-			k->summary[s->last] = idx;
-			return 0;
-		}
-		if (grow((void **)&k->summary, &k->capsum, k->nsum, sizeof(*k->summary)) < 0)
-			return -ITRACE_E_NOMEM;
-		s->last = k->nsum;
-		s->run++;
-		k->summary[k->nsum++] = idx;
-		return 0;
+	s->tid = rec->tid;
+	s->pid = rec->pid;
+	s->full = full;
+	if (full == SREC_BRANCH) {
+		s->from = rec->u.branch.from;
+		s->to = rec->u.branch.to;
+		s->kind = rec->u.branch.kind;
+		s->flags = rec->u.branch.flags;
 	}
-	if (c->type != ITRACE_REC_UNKNOWN) {
-		const struct itrace_record *r = &k->full[c->full];
+}
 
-		run_break(m, c->tid);
-		if (r->type == ITRACE_REC_THREAD) {
-			run_break(m, r->u.thread.tid);
-			run_break(m, (uint32_t)r->u.thread.other);
-		} else if (r->type == ITRACE_REC_PROCESS) {
-			run_break(m, r->u.process.pid);
-			run_break(m, (uint32_t)r->u.process.other);
-		}
-	}
+static int summary_append(struct pchunk *k, const struct itrace_record *rec, uint32_t full)
+{
 	if (grow((void **)&k->summary, &k->capsum, k->nsum, sizeof(*k->summary)) < 0)
 		return -ITRACE_E_NOMEM;
-	k->summary[k->nsum++] = idx;
+	srec_set(&k->summary[k->nsum++], rec, full);
 	return 0;
 }
 
-static int store_record(struct pchunk *k, const struct itrace_record *rec)
+/* Add rec (full: its index in k->full, or SREC_BRANCH) to the summary. */
+static int summarize(struct pchunk *k, struct run_map *m, const struct itrace_record *rec,
+		     uint32_t full)
+{
+	if (rec->type == ITRACE_REC_BRANCH) {
+		struct run_slot *s = m->last && m->last->tid == rec->tid ? m->last
+									  : tid_run_slot(m, rec->tid);
+
+		/* Of a run of branches only the first and last change state. */
+		if (s->run == 2) {
+			srec_set(&k->summary[s->last], rec, SREC_BRANCH);
+			return 0;
+		}
+		s->last = k->nsum;
+		s->run++;
+		return summary_append(k, rec, SREC_BRANCH);
+	}
+	if (rec->type != ITRACE_REC_UNKNOWN) {
+		run_break(m, rec->tid);
+		if (rec->type == ITRACE_REC_THREAD) {
+			run_break(m, rec->u.thread.tid);
+			run_break(m, (uint32_t)rec->u.thread.other);
+		} else if (rec->type == ITRACE_REC_PROCESS) {
+			run_break(m, rec->u.process.pid);
+			run_break(m, (uint32_t)rec->u.process.other);
+		}
+	}
+	return summary_append(k, rec, full);
+}
+
+/* Keep rec in k; *full is its index in k->full (SREC_BRANCH: a branch). */
+static int store_record(struct pchunk *k, const struct itrace_record *rec, uint32_t *full)
 {
 	struct crec *c;
 
 	if (grow((void **)&k->recs, &k->caprecs, k->nrecs, sizeof(*k->recs)) < 0)
 		return -ITRACE_E_NOMEM;
 	c = &k->recs[k->nrecs];
-	c->type = rec->type;
-	c->tid = rec->tid;
-	c->pid = rec->pid;
+	if (k->nrecs++ == 0) {
+		k->tid0 = rec->tid;
+		k->pid0 = rec->pid;
+	}
+	*full = SREC_BRANCH;
 	if (rec->type == ITRACE_REC_BRANCH) {
-		c->from = rec->u.branch.from;
-		c->to = rec->u.branch.to;
-		c->kind = rec->u.branch.kind;
-		c->flags = rec->u.branch.flags;
+		uint64_t from = rec->u.branch.from, to = rec->u.branch.to;
+		int64_t a = (int64_t)(from - k->last_to), b = (int64_t)(to - from);
+
+		c->kf = (uint8_t)(rec->u.branch.kind | rec->u.branch.flags << 4);
+		k->last_to = to;
+		if (a == (int32_t)a && b == (int32_t)b) {
+			c->type = CREC_BRANCH;
+			c->a = (int32_t)a;
+			c->b = (int32_t)b;
+			return 0;
+		}
+		if (grow((void **)&k->far, &k->capfar, k->nfar, sizeof(*k->far)) < 0)
+			return -ITRACE_E_NOMEM;
+		k->far[k->nfar].from = from;
+		k->far[k->nfar].to = to;
+		c->type = CREC_FAR;
+		c->a = (int32_t)k->nfar++;
+		return 0;
 	} else {
 		size_t cap = k->capfull;
 
@@ -417,9 +493,10 @@ static int store_record(struct pchunk *k, const struct itrace_record *rec)
 		k->capfull = cap;
 		if (copy_record(&k->full[k->nfull], &k->blobs[k->nfull], rec) < 0)
 			return -ITRACE_E_NOMEM;
-		c->full = (uint32_t)k->nfull++;
+		c->type = CREC_FULL;
+		c->a = (int32_t)k->nfull;
+		*full = (uint32_t)k->nfull++;
 	}
-	k->nrecs++;
 	return 0;
 }
 
@@ -429,10 +506,12 @@ static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 	struct itrace_chunk_info ci;
 	struct itrace_record rec;
 	struct run_map m;
+	uint32_t full;
 	int rc;
 
 	m.cap = 64;
 	m.count = 0;
+	m.last = NULL;
 	m.nomem = 0;
 	m.slots = calloc(m.cap, sizeof(*m.slots));
 	if (!m.slots)
@@ -441,16 +520,16 @@ static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 	if (rc == 0)
 		rc = itrace_reader_seek_chunk(r, k->index);
 	while (rc == 0) {
-		rc = itrace_reader_next(r, &rec);
-		if (rc == ITRACE_EOF || rc == -ITRACE_E_NOFOOTER) {
+		rc = itrace_reader_next_in_chunk(r, &rec);
+		if (rc == ITRACE_CHUNK_END || rc == ITRACE_EOF || rc == -ITRACE_E_NOFOOTER) {
 			rc = 0;
 			break;
 		}
 		if (rc < 0 || rec.chunk != ci.seq)
 			break;
-		rc = store_record(k, &rec);
+		rc = store_record(k, &rec, &full);
 		if (rc == 0)
-			rc = summarize(k, &m, (uint32_t)(k->nrecs - 1));
+			rc = summarize(k, &m, &rec, full);
 		if (rc == 0 && m.nomem)
 			rc = -ITRACE_E_NOMEM;
 	}
@@ -458,29 +537,77 @@ static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 	return rc > 0 ? 0 : rc;
 }
 
-/* Rebuild the reader's record from a compact one. */
-static void expand(const struct pchunk *k, const struct crec *c, struct itrace_record *rec)
+/* Walks a chunk's compact records in order, rebuilding the reader's. */
+struct expander {
+	const struct pchunk *k;
+	uint64_t last_to;
+	uint32_t tid, pid;
+};
+
+static void expander_init(struct expander *x, const struct pchunk *k)
 {
-	if (c->type != ITRACE_REC_BRANCH) {
-		*rec = k->full[c->full];
+	x->k = k;
+	x->last_to = 0;
+	x->tid = k->tid0;
+	x->pid = k->pid0;
+}
+
+static inline void expand_next(struct expander *x, const struct crec *c, struct itrace_record *rec)
+{
+	if (c->type == CREC_FULL) {
+		*rec = x->k->full[c->a];
+		x->tid = rec->tid;
+		x->pid = rec->pid;
 		return;
 	}
 	rec->type = ITRACE_REC_BRANCH;
-	rec->tid = c->tid;
-	rec->pid = c->pid;
-	rec->u.branch.from = c->from;
-	rec->u.branch.to = c->to;
-	rec->u.branch.kind = c->kind;
-	rec->u.branch.flags = c->flags;
+	rec->tid = x->tid;
+	rec->pid = x->pid;
+	if (c->type == CREC_BRANCH) {
+		rec->u.branch.from = x->last_to + (uint64_t)(int64_t)c->a;
+		rec->u.branch.to = rec->u.branch.from + (uint64_t)(int64_t)c->b;
+	} else {
+		rec->u.branch.from = x->k->far[c->a].from;
+		rec->u.branch.to = x->k->far[c->a].to;
+	}
+	rec->u.branch.kind = c->kf & 0xf;
+	rec->u.branch.flags = c->kf >> 4;
+	x->last_to = rec->u.branch.to;
+}
+
+/* A summary entry as a record. */
+static void expand_summary(const struct pchunk *k, const struct srec *s, struct itrace_record *rec)
+{
+	if (s->full != SREC_BRANCH) {
+		*rec = k->full[s->full];
+		return;
+	}
+	rec->type = ITRACE_REC_BRANCH;
+	rec->tid = s->tid;
+	rec->pid = s->pid;
+	rec->u.branch.from = s->from;
+	rec->u.branch.to = s->to;
+	rec->u.branch.kind = s->kind;
+	rec->u.branch.flags = s->flags;
 }
 
 /* ---- Workers --------------------------------------------------------- */
 
-enum job_kind { JOB_READ, JOB_FILL };
+/* The image log (MMAP, CODE, FORK/EXEC records in order) in blocks that
+ * never move: workers read published entries while the main thread
+ * appends more. */
+#define LOG_BLOCK 64
 
-struct job {
-	enum job_kind kind;
-	struct pchunk *chunk;
+struct log_block {
+	struct log_block *next;
+	struct itrace_record recs[LOG_BLOCK];
+	void *blobs[LOG_BLOCK];
+};
+
+/* A FIFO of chunks waiting for one kind of job. */
+struct job_queue {
+	struct pchunk **v;
+	size_t head, len, cap;
 };
 
 struct par {
@@ -490,35 +617,56 @@ struct par {
 	pthread_mutex_t mu;
 	pthread_cond_t wake, done;
 	int quit;
-	struct job *queue; /* FIFO, ring of qcap */
-	size_t qhead, qlen, qcap;
-	struct pchunk *chunks[2]; /* two windows: one filled while the next is read */
-	/* image log: deep copies of MMAP/CODE/PROCESS records in order */
-	struct itrace_record *log;
-	void **log_blobs;
-	size_t nlog, caplog;
+	struct job_queue fills, reads; /* workers take fills first */
+	unsigned busy;		/* jobs being run */
+	struct pchunk *slots;	/* chunk i lives in slots[i % nslots] */
+	size_t nslots;
+	struct log_block *log_head, *log_tail;
+	size_t nlog;
 	/* where the output stream was at the end of the last chunk */
 	int out_known;
 	uint32_t out_tid, out_pid;
+	/* encoding in the workers: the file's writer, its time as composed */
+	struct itrace_writer *writer;	/* NULL: buffers replayed to out */
+	uint64_t time;
 };
 
 struct worker {
 	struct par *p;
 	pthread_t thread;
 	struct itrace_reader *r;
+	struct itrace_writer *seg;	/* encodes chunks when p->writer */
 	struct fill_ctx ctx;
 	struct itrace_fill_stats dummy;
-	size_t applied; /* image log entries applied to ctx.img */
+	size_t applied;			/* image log entries applied to ctx.img */
+	struct log_block *log_at;	/* the block holding entry log_first.. */
+	size_t log_first;
 	int started;
 };
+
+/* Image log entry i, which a queued fill has published; i only grows. */
+static const struct itrace_record *log_entry(struct worker *w, size_t i)
+{
+	if (!w->log_at) {
+		w->log_at = w->p->log_head;
+		w->log_first = 0;
+	}
+	while (i >= w->log_first + LOG_BLOCK) {
+		w->log_at = w->log_at->next;
+		w->log_first += LOG_BLOCK;
+	}
+	return &w->log_at->recs[i - w->log_first];
+}
 
 static int fill_chunk(struct worker *w, struct pchunk *k)
 {
 	struct fill_ctx *c = &w->ctx;
+	struct itrace_record rec;
+	struct expander x;
 	int rc = 0;
 
 	for (; w->applied < k->log_start && rc >= 0; w->applied++)
-		rc = itrace_image_apply(c->img, &w->p->log[w->applied]);
+		rc = itrace_image_apply(c->img, log_entry(w, w->applied));
 	if (rc < 0)
 		return rc;
 	free(c->threads.slots);
@@ -529,21 +677,47 @@ static int fill_chunk(struct worker *w, struct pchunk *k)
 	k->start = NULL;
 	c->st = &k->st;
 	c->gap_module = k->gap_module;
-	c->buf = &k->out;
-	fill_chunk_start(c);
+	if (w->seg) {
+		writer_segment_begin(w->seg, k->start_time, &k->enc);
+		c->out = itrace_fill_output_writer;
+		c->out_arg = w->seg;
+	} else {
+		c->buf = &k->out;
+	}
+	rc = fill_chunk_start(c);
+	expander_init(&x, k);
 	for (size_t i = 0; i < k->nrecs && rc >= 0; i++) {
-		struct itrace_record rec;
-
-		expand(k, &k->recs[i], &rec);
+		expand_next(&x, &k->recs[i], &rec);
 		rc = fill_record(c, &rec);
 	}
-	w->applied = k->log_end;
+	if (w->seg && rc >= 0)
+		rc = writer_segment_end(w->seg);
+	w->applied = k->log_end; /* the chunk's own image records, by fill_record */
 	k->end_out_known = c->out_known;
 	k->end_out_tid = c->out_tid;
 	k->end_out_pid = c->out_pid;
 	return rc < 0 ? rc : 0;
 }
 
+static void queue_push(struct job_queue *q, struct pchunk *k)
+{
+	q->v[(q->head + q->len++) % q->cap] = k;
+}
+
+static struct pchunk *queue_pop(struct job_queue *q)
+{
+	struct pchunk *k = q->v[q->head];
+
+	q->head = (q->head + 1) % q->cap;
+	q->len--;
+	return k;
+}
+
+/*
+ * Workers fill before they read: a fill lets the output, and so the
+ * slots, move on; reads then run ahead in chunk order as far as the
+ * slots allow, so that the main thread never waits for both.
+ */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -551,64 +725,70 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		struct job j;
+		struct pchunk *k;
+		int fill;
 
-		while (!p->quit && p->qlen == 0)
+		while (!p->quit && !p->fills.len && !p->reads.len)
 			pthread_cond_wait(&p->wake, &p->mu);
 		if (p->quit)
 			break;
-		j = p->queue[p->qhead];
-		p->qhead = (p->qhead + 1) % p->qcap;
-		p->qlen--;
+		fill = p->fills.len != 0;
+		k = queue_pop(fill ? &p->fills : &p->reads);
+		p->busy++;
 		pthread_mutex_unlock(&p->mu);
-		if (j.kind == JOB_READ)
-			j.chunk->read_rc = read_chunk(w->r, j.chunk);
+		if (fill)
+			k->fill_rc = fill_chunk(w, k);
 		else
-			j.chunk->fill_rc = fill_chunk(w, j.chunk);
+			k->read_rc = read_chunk(w->r, k);
 		pthread_mutex_lock(&p->mu);
-		j.chunk->done = 1;
+		if (fill)
+			k->filled = 1;
+		else
+			k->read = 1;
+		p->busy--;
 		pthread_cond_broadcast(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
-/* Queue `kind` for chunks[0, n); returns at once. */
-static void start_jobs(struct par *p, enum job_kind kind, struct pchunk *chunks, size_t n)
-{
-	pthread_mutex_lock(&p->mu);
-	for (size_t i = 0; i < n; i++) {
-		chunks[i].done = 0;
-		p->queue[(p->qhead + p->qlen++) % p->qcap] = (struct job){ kind, &chunks[i] };
-	}
-	pthread_cond_broadcast(&p->wake);
-	pthread_mutex_unlock(&p->mu);
-}
-
-static void wait_chunk(struct par *p, struct pchunk *k)
-{
-	pthread_mutex_lock(&p->mu);
-	while (!k->done)
-		pthread_cond_wait(&p->done, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-}
-
 /* ---- Main thread ----------------------------------------------------- */
 
 static int log_image_record(struct par *p, const struct itrace_record *rec)
 {
-	size_t cap = p->caplog;
+	size_t i = p->nlog % LOG_BLOCK;
 
-	if (grow((void **)&p->log, &cap, p->nlog, sizeof(*p->log)) < 0)
-		return -ITRACE_E_NOMEM;
-	cap = p->caplog;
-	if (grow((void **)&p->log_blobs, &cap, p->nlog, sizeof(*p->log_blobs)) < 0)
-		return -ITRACE_E_NOMEM;
-	p->caplog = cap;
-	if (copy_record(&p->log[p->nlog], &p->log_blobs[p->nlog], rec) < 0)
+	if (i == 0) {
+		struct log_block *b = calloc(1, sizeof(*b));
+
+		if (!b)
+			return -ITRACE_E_NOMEM;
+		if (p->log_tail)
+			p->log_tail->next = b;
+		else
+			p->log_head = b;
+		p->log_tail = b;
+	}
+	if (copy_record(&p->log_tail->recs[i], &p->log_tail->blobs[i], rec) < 0)
 		return -ITRACE_E_NOMEM;
 	p->nlog++;
 	return 0;
+}
+
+static void log_free(struct par *p)
+{
+	struct log_block *b = p->log_head;
+	size_t left = p->nlog;
+
+	while (b) {
+		struct log_block *next = b->next;
+
+		for (size_t i = 0; i < LOG_BLOCK && i < left; i++)
+			free(b->blobs[i]);
+		left -= left < LOG_BLOCK ? left : LOG_BLOCK;
+		free(b);
+		b = next;
+	}
 }
 
 static int is_image_record(const struct itrace_record *rec)
@@ -630,17 +810,21 @@ static int compose(struct par *p, struct fill_ctx *dry, struct pchunk *k)
 	k->start_cap = dry->threads.cap;
 	k->start_count = dry->threads.count;
 	k->log_start = p->nlog;
+	k->start_time = p->time;
 	fill_chunk_start(dry);
 	for (size_t i = 0; i < k->nsum; i++) {
 		struct itrace_record rec;
 		int rc;
 
-		expand(k, &k->recs[k->summary[i]], &rec);
+		expand_summary(k, &k->summary[i], &rec);
 		rc = fill_record(dry, &rec);
 		if (rc == 0 && is_image_record(&rec))
 			rc = log_image_record(p, &rec);
 		if (rc < 0)
 			return rc;
+		/* Every TIMESTAMP is passed on: the writer's time follows them. */
+		if (rec.type == ITRACE_REC_TIMESTAMP)
+			p->time = rec.time_ns;
 	}
 	k->log_end = p->nlog;
 	return 0;
@@ -677,6 +861,8 @@ static int workers_start(struct par *p, struct worker *ws, unsigned n)
 		rc = itrace_reader_open(p->path, &w->r);
 		if (rc == 0)
 			rc = fill_ctx_init(&w->ctx, p->opts, p->hdr, &w->dummy);
+		if (rc == 0 && p->writer)
+			rc = writer_segment_open(p->writer, &w->seg);
 		if (rc < 0)
 			return rc;
 		if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
@@ -697,100 +883,126 @@ static void workers_stop(struct par *p, struct worker *ws, unsigned n)
 			pthread_join(ws[i].thread, NULL);
 		if (ws[i].ctx.dec)
 			fill_ctx_fini(&ws[i].ctx);
+		writer_segment_free(ws[i].seg);
 		itrace_reader_close(ws[i].r);
 	}
 }
 
-static void start_reads(struct par *p, struct pchunk *win, uint64_t first, size_t n)
+/* Hand chunk k's output on: splice its segment, or replay its buffer. */
+static int emit_chunk(struct par *p, struct fill_par_args *a, int with_bytes, struct pchunk *k)
 {
-	for (size_t i = 0; i < n; i++) {
-		chunk_reset(&win[i]);
-		win[i].index = first + i;
-	}
-	start_jobs(p, JOB_READ, win, n);
+	int rc = k->fill_rc;
+
+	if (rc == 0 && p->writer)
+		rc = writer_append_segment(p->writer, &k->enc);
+	else if (rc == 0)
+		rc = buffer_replay(&k->out, with_bytes, a->out, a->out_arg);
+	buffer_clear(&k->out);
+	if (rc < 0)
+		return rc;
+	p->out_known = k->end_out_known;
+	p->out_tid = k->end_out_tid;
+	p->out_pid = k->end_out_pid;
+	merge_stats(a->st, a->gap_module, k);
+	if (a->opts->progress)
+		a->opts->progress(a->opts->progress_arg, a->st->records_in);
+	return 0;
 }
 
-/* Wait for a window's reads; 1 if one of them met damage. */
-static int wait_reads(struct par *p, struct pchunk *win, size_t n)
-{
-	int damaged = 0;
+/* Where the pipeline is: chunks [emitted, composed) are queued or filled,
+ * [composed, queued) queued or read; each holds a slot. */
+struct pipeline {
+	uint64_t n, queued, composed, emitted;
+	int stop;	/* damage or error: queue and compose nothing more */
+};
 
-	for (size_t i = 0; i < n; i++) {
-		wait_chunk(p, &win[i]);
-		if (win[i].read_rc < 0)
-			damaged = 1;
-	}
-	return damaged;
+static struct pchunk *slot_of(struct par *p, uint64_t i)
+{
+	return &p->slots[i % p->nslots];
 }
 
-/* Hand a filled window to the output, chunk by chunk as they finish. */
-static int emit_window(struct par *p, struct fill_par_args *a, int with_bytes,
-		       struct pchunk *win, size_t n)
+/* Called with p->mu held: reads for every free slot. */
+static void queue_reads(struct par *p, struct pipeline *pl)
 {
-	int rc = 0;
+	while (!pl->stop && pl->queued < pl->n && pl->queued - pl->emitted < p->nslots) {
+		struct pchunk *k = slot_of(p, pl->queued);
 
-	for (size_t i = 0; i < n; i++) {
-		struct pchunk *k = &win[i];
-
-		wait_chunk(p, k);
-		if (rc == 0)
-			rc = k->fill_rc;
-		if (rc == 0)
-			rc = buffer_replay(&k->out, with_bytes, a->out, a->out_arg);
-		buffer_clear(&k->out);
-		if (rc == 0) {
-			p->out_known = k->end_out_known;
-			p->out_tid = k->end_out_tid;
-			p->out_pid = k->end_out_pid;
-			merge_stats(a->st, a->gap_module, k);
-			if (a->opts->progress)
-				a->opts->progress(a->opts->progress_arg, a->st->records_in);
-		}
+		chunk_reset(k);
+		k->index = pl->queued++;
+		k->read = k->filled = 0;
+		queue_push(&p->reads, k);
+		pthread_cond_signal(&p->wake);
 	}
-	return rc;
 }
 
 /*
- * Windows go: read(w+1) is queued behind fill(w), so workers read ahead
- * while the main thread writes window w out.  Returns 0, 1 with *resume
- * set to the first chunk not filled (damage found: go on sequentially),
+ * Step 2 and the output, as chunks become ready, with p->mu held (dropped
+ * around the work).  Returns 1 when it did something, 0 when it must wait,
  * or a negative error.
  */
-static int run_windows(struct par *p, struct fill_par_args *a, struct fill_ctx *dry,
-		       uint64_t nchunks, size_t window, uint64_t *resume)
+static int advance(struct par *p, struct pipeline *pl, struct fill_par_args *a, struct fill_ctx *dry,
+		   uint64_t *resume)
 {
-	uint64_t first = 0;
-	size_t n = nchunks < window ? (size_t)nchunks : window;
-	int cur = 0, rc = 0;
+	struct pchunk *k;
+	int rc;
 
-	start_reads(p, p->chunks[cur], first, n);
-	while (n) {
-		struct pchunk *win = p->chunks[cur];
-		uint64_t next_first = first + n;
-		size_t next_n = nchunks - next_first < window ? (size_t)(nchunks - next_first) : window;
-
-		if (wait_reads(p, win, n)) {
-			*resume = first;
+	if (pl->emitted < pl->composed && slot_of(p, pl->emitted)->filled) {
+		k = slot_of(p, pl->emitted);
+		pthread_mutex_unlock(&p->mu);
+		rc = emit_chunk(p, a, dry->with_bytes, k);
+		pthread_mutex_lock(&p->mu);
+		pl->emitted++;
+		return rc < 0 ? rc : 1;
+	}
+	if (!pl->stop && pl->composed < pl->queued && slot_of(p, pl->composed)->read) {
+		k = slot_of(p, pl->composed);
+		if (k->read_rc < 0) {
+			/* damage: what comes before it is filled; the rest in order */
+			pl->stop = 1;
+			*resume = pl->composed;
 			return 1;
 		}
-		for (size_t i = 0; i < n && rc == 0; i++)
-			rc = compose(p, dry, &win[i]);
+		pthread_mutex_unlock(&p->mu);
+		rc = compose(p, dry, k);
+		pthread_mutex_lock(&p->mu);
 		if (rc < 0)
 			return rc;
-		start_jobs(p, JOB_FILL, win, n);
-		if (next_n)
-			start_reads(p, p->chunks[!cur], next_first, next_n);
-		rc = emit_window(p, a, dry->with_bytes, win, n);
-		if (rc < 0) {
-			if (next_n)
-				wait_reads(p, p->chunks[!cur], next_n);
-			return rc;
-		}
-		first = next_first;
-		n = next_n;
-		cur = !cur;
+		pl->composed++;
+		queue_push(&p->fills, k);
+		pthread_cond_signal(&p->wake);
+		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Run the pipeline over every chunk.  Returns 0, 1 with *resume set to
+ * the first chunk not filled (damage found: go on sequentially), or a
+ * negative error.  Before it returns no worker is busy with a chunk.
+ */
+static int run_pipeline(struct par *p, struct fill_par_args *a, struct fill_ctx *dry,
+			uint64_t nchunks, uint64_t *resume)
+{
+	struct pipeline pl = { nchunks, 0, 0, 0, 0 };
+	int rc = 0;
+
+	pthread_mutex_lock(&p->mu);
+	while (pl.emitted < (pl.stop ? pl.composed : nchunks)) {
+		queue_reads(p, &pl);
+		rc = advance(p, &pl, a, dry, resume);
+		if (rc < 0)
+			break;
+		if (rc == 0)
+			pthread_cond_wait(&p->done, &p->mu);
+	}
+	/* Nothing more is wanted: drop what is queued, wait for what runs. */
+	p->fills.len = p->reads.len = 0;
+	while (p->busy)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	if (rc < 0)
+		return rc;
+	return pl.stop ? 1 : 0;
 }
 
 /*
@@ -804,7 +1016,6 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 	int64_t nchunks = itrace_reader_chunk_count(r);
 	struct itrace_footer foot;
 	unsigned jobs = a->opts->jobs;
-	size_t window = (size_t)jobs * 2;	/* chunks per window */
 	struct worker *ws;
 	struct fill_ctx dry;
 	struct par p;
@@ -818,22 +1029,29 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 	p.opts = a->opts;
 	p.hdr = itrace_reader_header(r);
 	p.path = path;
+	if (a->out == itrace_fill_output_writer) {
+		p.writer = a->out_arg;
+		p.time = writer_time(p.writer);
+	}
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.wake, NULL);
 	pthread_cond_init(&p.done, NULL);
-	p.qcap = 2 * window;
-	p.queue = calloc(p.qcap, sizeof(*p.queue));
-	p.chunks[0] = calloc(window, sizeof(struct pchunk));
-	p.chunks[1] = calloc(window, sizeof(struct pchunk));
+	/* Slots: a chunk being filled and one read ahead per worker, and two
+	 * more so that a slow chunk does not hold everyone up at once. */
+	p.nslots = (size_t)jobs * 2 + 2;
+	p.slots = calloc(p.nslots, sizeof(*p.slots));
+	p.fills.cap = p.reads.cap = p.nslots;
+	p.fills.v = calloc(p.nslots, sizeof(*p.fills.v));
+	p.reads.v = calloc(p.nslots, sizeof(*p.reads.v));
 	ws = calloc(jobs, sizeof(*ws));
-	rc = p.queue && p.chunks[0] && p.chunks[1] && ws ? fill_ctx_init(&dry, a->opts, p.hdr, &a->dry_stats)
-							   : -ITRACE_E_NOMEM;
+	rc = p.slots && p.fills.v && p.reads.v && ws ? fill_ctx_init(&dry, a->opts, p.hdr, &a->dry_stats)
+						      : -ITRACE_E_NOMEM;
 	if (rc == 0) {
 		dry.dry = 1;
 		rc = workers_start(&p, ws, jobs);
 	}
 	if (rc == 0)
-		rc = run_windows(&p, a, &dry, (uint64_t)nchunks, window, &resume);
+		rc = run_pipeline(&p, a, &dry, (uint64_t)nchunks, &resume);
 	if (ws)
 		workers_stop(&p, ws, jobs);
 	if (rc >= 0) {
@@ -856,16 +1074,12 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 	}
 	if (dry.dec)
 		fill_ctx_fini(&dry);
-	for (int w = 0; w < 2; w++)
-		for (size_t i = 0; p.chunks[w] && i < window; i++)
-			chunk_free(&p.chunks[w][i]);
-	for (size_t i = 0; i < p.nlog; i++)
-		free(p.log_blobs[i]);
-	free(p.log);
-	free(p.log_blobs);
-	free(p.chunks[0]);
-	free(p.chunks[1]);
-	free(p.queue);
+	for (size_t i = 0; p.slots && i < p.nslots; i++)
+		chunk_free(&p.slots[i]);
+	log_free(&p);
+	free(p.slots);
+	free(p.fills.v);
+	free(p.reads.v);
 	free(ws);
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.wake);

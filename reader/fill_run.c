@@ -176,7 +176,8 @@ int fill_sequential(struct itrace_filler *f, struct fill_ctx *c, struct itrace_r
 
 		if (rc == 0 && rec.chunk != chunk) {
 			chunk = rec.chunk;
-			fill_chunk_start(c);
+			if ((rc = fill_chunk_start(c)) < 0)
+				return rc;
 		}
 
 		if (rc == ITRACE_EOF)

@@ -152,8 +152,42 @@ struct itrace_branch_slot {
 struct chunk_job {
 	uint64_t seq, time, first_insn, first_branch;
 	uint32_t records, tid, pid;
+	int inherits_thread;	/* tid/pid are the writer's before the segment */
 	const uint8_t *raw;
 	size_t raw_len;
+};
+
+/* One chunk of a segment: where its header is, and what it still needs. */
+struct segment_chunk {
+	size_t offset;		/* of its header in the segment's data */
+	uint64_t first_insn;	/* relative to the segment's start */
+	int inherits_thread;
+};
+
+/*
+ * A segment: complete, compressed and checksummed chunks encoded in memory
+ * by a segment writer (writer_segment_begin()), which a parallel fill's
+ * workers make from their input chunks.  What depends on the chunks before
+ * it (sequence numbers, instruction and branch counts, the thread of a
+ * chunk that starts before the segment's first THREAD switch) is patched
+ * when writer_append_segment() splices it into the file.
+ */
+struct writer_segment {
+	uint8_t *data;		/* chunk headers and payloads, back to back */
+	size_t len, cap;
+	struct segment_chunk *chunks;
+	size_t nchunks, capchunks;
+	/* Totals and the writer's state at the end (writer_segment_end()). */
+	uint64_t records, insns, branches, mems, lost, gaps, raw_bytes;
+	int thread_set;		/* a THREAD switch was written: tid/pid valid */
+	uint32_t tid, pid;
+	uint64_t time;
+};
+
+/* What the chunks before a segment leave for it to be patched with. */
+struct segment_base {
+	uint64_t seq, insns, branches;
+	uint32_t tid, pid;
 };
 
 struct chunk_index_entry {
@@ -180,6 +214,7 @@ struct chunk_out {
 	uint64_t chunks, raw_bytes, file_bytes;
 	struct chunk_index_entry *index;
 	size_t index_len, index_cap;
+	struct writer_segment *capture;	/* chunks go here, not to fd */
 };
 
 /* chunk_out_init - output to fd, zstd-compressed if `zstd`.  0 or NOMEM. */
@@ -203,7 +238,55 @@ int chunk_out_wait(struct chunk_out *o);
 void chunk_out_counts(const struct chunk_out *o, uint64_t *chunks, uint64_t *raw_bytes,
 		      uint64_t *file_bytes);
 
+/*
+ * chunk_out_splice - patch segment s's chunk headers with base and write
+ * them (synchronously, after any pending chunk), indexing each chunk.
+ * Returns 0 or -ITRACE_E_*.
+ */
+int chunk_out_splice(struct chunk_out *o, struct writer_segment *s, const struct segment_base *base);
+
 /* chunk_out_fini - finish the pending chunk, stop the thread, free. */
 void chunk_out_fini(struct chunk_out *o);
+
+/* ---- Segments (writer.c), for the parallel fill ----------------------- */
+
+/*
+ * writer_segment_open - a writer that encodes into segments, with the
+ * chunk size, compression and flags of `like`; no file header.  Owned by
+ * the caller: writer_segment_free().  Returns 0 or -ITRACE_E_NOMEM.
+ */
+int writer_segment_open(const struct itrace_writer *like, struct itrace_writer **seg);
+
+/*
+ * writer_segment_begin - start encoding into dst (emptied, kept allocated),
+ * as from a fresh chunk whose time is `time`: the TIMESTAMP state that the
+ * file writer will have there.  The thread is unknown until a THREAD switch.
+ */
+void writer_segment_begin(struct itrace_writer *seg, uint64_t time, struct writer_segment *dst);
+
+/* writer_segment_end - end the last chunk and record the totals. 0 or error. */
+int writer_segment_end(struct itrace_writer *seg);
+
+void writer_segment_free(struct itrace_writer *seg);
+
+/* writer_segment_release - free a segment's memory (not s itself). */
+void writer_segment_release(struct writer_segment *s);
+
+/*
+ * writer_append_segment - end w's current chunk and splice segment s in
+ * after it, as if w had encoded s's records itself from a fresh chunk.
+ * s's data is patched in place.  Returns 0 or the writer's error.
+ */
+int writer_append_segment(struct itrace_writer *w, struct writer_segment *s);
+
+/*
+ * writer_end_chunk - end the current chunk now (none is written if it is
+ * empty).  The fill ends one at every input chunk, so that -j N can encode
+ * input chunks separately and give the same bytes.  0 or the error.
+ */
+int writer_end_chunk(struct itrace_writer *w);
+
+/* writer_time - the time (last TIMESTAMP) the next chunk would start with. */
+uint64_t writer_time(const struct itrace_writer *w);
 
 #endif

@@ -58,6 +58,8 @@ enum itrace_error {
 
 /* End of data: returned by the *_next functions; not an error. */
 #define ITRACE_EOF 1
+/* itrace_reader_next_in_chunk: the current chunk has no more records. */
+#define ITRACE_CHUNK_END 2
 
 /*
  * itrace_errstr - describe a status code.
@@ -515,6 +517,17 @@ int itrace_reader_meta_at(const struct itrace_reader *r, size_t i,
 int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec);
 
 /*
+ * itrace_reader_next_in_chunk - itrace_reader_next() that stops at the end
+ * of the current chunk: after its last record it returns ITRACE_CHUNK_END
+ * (once the chunk's record count is checked) instead of reading on.  The
+ * next call of either function goes on with the following chunk.  For
+ * readers of single chunks (after itrace_reader_seek_chunk()), which
+ * would otherwise load, decompress and check the next chunk only to find
+ * that its first record is not theirs.  Same errors as itrace_reader_next.
+ */
+int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec);
+
+/*
  * itrace_reader_error - message for the last error of `r`, naming the file
  * offset, e.g. "chunk 3 at offset 4096: payload checksum mismatch".
  * Owned by the reader; "" when there was no error.
@@ -910,9 +923,13 @@ void itrace_filler_free(struct itrace_filler *f);
 /*
  * itrace_filler_run - fill the trace read by `r` (positioned at its start)
  * into `out`.  With jobs > 1 and `path` naming the same (seekable) file,
- * chunk ranges are filled by worker threads with their own readers and
- * stitched in order; the output is identical to jobs = 1.  Streams, traces
- * without a chunk index and damaged traces are filled sequentially.
+ * chunks are filled by worker threads with their own readers and stitched
+ * in order; the output is identical to jobs = 1.  When `out` is
+ * itrace_fill_output_writer, every input chunk's output starts a chunk of
+ * the output file (with any number of jobs), so that workers can encode
+ * and compress their chunks' output themselves.  Streams, traces without
+ * a chunk index and damaged traces are filled sequentially (from the
+ * damage on, after a parallel start).
  * Returns 0 when the whole input was filled; on damaged input every record
  * before the damage is filled, a GAP is emitted, and the reader's code is
  * returned: -ITRACE_E_TRUNCATED or -ITRACE_E_CORRUPT (after a corrupt

@@ -1213,7 +1213,8 @@ static int end_of_chunk(struct itrace_reader *r)
 	return 0;
 }
 
-int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec)
+/* next_record - the next record; at a chunk's end too when `in_chunk`. */
+static inline int next_record(struct itrace_reader *r, struct itrace_record *rec, int in_chunk)
 {
 	int rc;
 
@@ -1237,6 +1238,8 @@ int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec)
 			}
 			if ((rc = end_of_chunk(r)) < 0)
 				return rc;
+			if (in_chunk)
+				return ITRACE_CHUNK_END;
 		}
 		switch (r->state) {
 		case RS_END:
@@ -1255,6 +1258,16 @@ int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec)
 			break;
 		}
 	}
+}
+
+int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec)
+{
+	return next_record(r, rec, 0);
+}
+
+int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec)
+{
+	return next_record(r, rec, 1);
 }
 
 /* ---- index and seeking ------------------------------------------------ */

@@ -33,6 +33,7 @@ struct itrace_writer {
 	unsigned mem_index;	/* MEM records written since it */
 	uint64_t mem_table[ITRACE_MEM_SLOTS];
 	uint32_t chunk_tid, chunk_pid;
+	int chunk_inherits_thread;
 	uint64_t chunk_time, chunk_first_insn, chunk_first_branch;
 	struct itrace_branch_slot branches[ITRACE_REPEAT_SLOTS];
 	struct itrace_run runs[ITRACE_REPEAT_SLOTS];
@@ -41,6 +42,7 @@ struct itrace_writer {
 
 	/* Thread state that the next chunk header records. */
 	uint32_t tid, pid;
+	int thread_known; /* 0 only in a segment before its first THREAD switch */
 	uint64_t time;
 
 	/* Compression, writing and the chunk index (writer_out.c). */
@@ -142,6 +144,7 @@ static void start_chunk(struct itrace_writer *w)
 	w->chunk_time = w->time;
 	w->chunk_tid = w->tid;
 	w->chunk_pid = w->pid;
+	w->chunk_inherits_thread = !w->thread_known;
 	w->chunk_first_insn = w->st.insns;
 	w->chunk_first_branch = w->st.branches;
 	memset(w->branches, 0, sizeof(w->branches));
@@ -210,6 +213,7 @@ int itrace_writer_open_fd(int fd, const struct itrace_writer_options *opts,
 	if (!w)
 		return -ITRACE_E_NOMEM;
 	w->fd = fd;
+	w->thread_known = 1;
 	rc = writer_setup(w, opts);
 	if (rc < 0) {
 		writer_free(w);
@@ -257,6 +261,7 @@ static int finish_chunk(struct itrace_writer *w)
 	j.records = w->chunk_records;
 	j.tid = w->chunk_tid;
 	j.pid = w->chunk_pid;
+	j.inherits_thread = w->chunk_inherits_thread;
 	j.time = w->chunk_time;
 	j.first_insn = w->chunk_first_insn;
 	j.first_branch = w->chunk_first_branch;
@@ -579,6 +584,7 @@ static int encode_context(struct itrace_writer *w, const struct itrace_record *r
 		if (t->event == ITRACE_THREAD_SWITCH) {
 			w->tid = t->tid;
 			w->pid = t->pid;
+			w->thread_known = 1;
 		}
 		break;
 	}
@@ -700,6 +706,122 @@ int itrace_writer_write(struct itrace_writer *w, const struct itrace_record *rec
 		return rc;
 	w->st.records++;
 	return end_record(w, start, rec->type, end);
+}
+
+int writer_end_chunk(struct itrace_writer *w)
+{
+	if (w->err || flush_run(w) < 0 || finish_chunk(w) < 0)
+		return w->err;
+	return 0;
+}
+
+uint64_t writer_time(const struct itrace_writer *w)
+{
+	return w->time;
+}
+
+/* ---- Segments ---------------------------------------------------------- */
+
+int writer_segment_open(const struct itrace_writer *like, struct itrace_writer **seg)
+{
+	struct itrace_writer *w = calloc(1, sizeof(*w));
+
+	*seg = NULL;
+	if (!w)
+		return -ITRACE_E_NOMEM;
+	w->fd = -1;
+	w->opts = like->opts;
+	w->opts.async = 0;
+	w->raw_cap = w->opts.chunk_bytes + 4096;
+	w->raw = malloc(w->raw_cap);
+	if (!w->raw || chunk_out_init(&w->out, -1, w->opts.compression == ITRACE_COMPRESS_ZSTD,
+				      w->opts.zstd_level, 0) < 0) {
+		writer_free(w);
+		return -ITRACE_E_NOMEM;
+	}
+	*seg = w;
+	return 0;
+}
+
+void writer_segment_begin(struct itrace_writer *w, uint64_t time, struct writer_segment *dst)
+{
+	w->err = 0;
+	w->seq = 0;
+	memset(&w->st, 0, sizeof(w->st));
+	w->lost = w->gaps = 0;
+	w->tid = w->pid = 0;
+	w->thread_known = 0;
+	w->time = time;
+	w->pending.n = 0;
+	w->out.err = 0;
+	w->out.offset = 0;
+	w->out.chunks = w->out.raw_bytes = w->out.file_bytes = 0;
+	w->out.capture = dst;
+	dst->len = 0;
+	dst->nchunks = 0;
+	start_chunk(w);
+}
+
+int writer_segment_end(struct itrace_writer *w)
+{
+	struct writer_segment *s = w->out.capture;
+
+	if (writer_end_chunk(w) < 0)
+		return w->err;
+	s->records = w->st.records;
+	s->insns = w->st.insns;
+	s->branches = w->st.branches;
+	s->mems = w->st.mems;
+	s->lost = w->lost;
+	s->gaps = w->gaps;
+	s->raw_bytes = w->out.raw_bytes;
+	s->thread_set = w->thread_known;
+	s->tid = w->tid;
+	s->pid = w->pid;
+	s->time = w->time;
+	w->out.capture = NULL;
+	return 0;
+}
+
+void writer_segment_free(struct itrace_writer *seg)
+{
+	writer_free(seg);
+}
+
+void writer_segment_release(struct writer_segment *s)
+{
+	free(s->data);
+	free(s->chunks);
+	memset(s, 0, sizeof(*s));
+}
+
+int writer_append_segment(struct itrace_writer *w, struct writer_segment *s)
+{
+	struct segment_base base;
+
+	if (writer_end_chunk(w) < 0)
+		return w->err;
+	base.seq = w->seq;
+	base.insns = w->st.insns;
+	base.branches = w->st.branches;
+	base.tid = w->tid;
+	base.pid = w->pid;
+	if ((w->err = chunk_out_splice(&w->out, s, &base)) < 0)
+		return w->err;
+	w->seq += s->nchunks;
+	w->st.records += s->records;
+	w->st.insns += s->insns;
+	w->st.branches += s->branches;
+	w->st.mems += s->mems;
+	w->lost += s->lost;
+	w->gaps += s->gaps;
+	if (s->thread_set) {
+		w->tid = s->tid;
+		w->pid = s->pid;
+	}
+	w->time = s->time;
+	start_chunk(w);
+	return 0;
 }
 
 int itrace_writer_flush(struct itrace_writer *w)

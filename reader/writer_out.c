@@ -58,7 +58,8 @@ static int write_all(struct chunk_out *o, struct iovec *iov, int iovcnt)
 	return 0;
 }
 
-static int index_append(struct chunk_out *o, const struct chunk_job *j)
+/* index_append - the footer's entry for a chunk written at `offset`. */
+static int index_append(struct chunk_out *o, uint64_t offset, uint64_t first_insn)
 {
 	if (o->index_len == o->index_cap) {
 		size_t cap = o->index_cap ? o->index_cap * 2 : 64;
@@ -69,8 +70,8 @@ static int index_append(struct chunk_out *o, const struct chunk_job *j)
 		o->index = n;
 		o->index_cap = cap;
 	}
-	o->index[o->index_len].offset = o->offset;
-	o->index[o->index_len].first_insn = j->first_insn;
+	o->index[o->index_len].offset = offset;
+	o->index[o->index_len].first_insn = first_insn;
 	o->index_len++;
 	return 0;
 }
@@ -100,6 +101,44 @@ static const uint8_t *compress(struct chunk_out *o, const struct chunk_job *j, s
 	*comp = ITRACE_COMP_ZSTD_DISK;
 	*len = n;
 	return o->zbuf;
+}
+
+/* grow_to - make room for n elements of size elem in *v (capacity *cap). */
+static int grow_to(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	while (ncap < n)
+		ncap *= 2;
+	p = realloc(*v, ncap * elem);
+	if (!p)
+		return -ITRACE_E_NOMEM;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* capture - append a finished chunk to the segment being encoded. */
+static int capture(struct chunk_out *o, const struct chunk_job *j, const struct iovec *iov)
+{
+	struct writer_segment *s = o->capture;
+	size_t n = iov[0].iov_len + iov[1].iov_len;
+	struct segment_chunk *c;
+
+	if (grow_to((void **)&s->data, &s->cap, s->len + n, 1) < 0 ||
+	    grow_to((void **)&s->chunks, &s->capchunks, s->nchunks + 1, sizeof(*s->chunks)) < 0)
+		return o->err = -ITRACE_E_NOMEM;
+	c = &s->chunks[s->nchunks++];
+	c->offset = s->len;
+	c->first_insn = j->first_insn;
+	c->inherits_thread = j->inherits_thread;
+	memcpy(s->data + s->len, iov[0].iov_base, iov[0].iov_len);
+	memcpy(s->data + s->len + iov[0].iov_len, iov[1].iov_base, iov[1].iov_len);
+	s->len += n;
+	return 0;
 }
 
 /* emit - compress, checksum and write one chunk (format/ITRACE.md). */
@@ -132,8 +171,12 @@ static int emit(struct chunk_out *o, const struct chunk_job *j)
 	iov[0].iov_len = sizeof(h);
 	iov[1].iov_base = (void *)payload;
 	iov[1].iov_len = plen;
-	if (index_append(o, j) < 0 || write_all(o, iov, 2) < 0)
+	if (o->capture) {
+		if (capture(o, j, iov) < 0)
+			return o->err;
+	} else if (index_append(o, o->offset, j->first_insn) < 0 || write_all(o, iov, 2) < 0) {
 		return o->err;
+	}
 	o->raw_bytes += j->raw_len;
 	o->chunks++;
 	o->offset += sizeof(h) + plen;
@@ -274,6 +317,45 @@ int chunk_out_write(struct chunk_out *o, const void *buf, size_t len)
 	o->offset += len;
 	if (o->async) {
 		pthread_mutex_lock(&o->async->mu);
+		o->async->file_bytes = o->file_bytes;
+		pthread_mutex_unlock(&o->async->mu);
+	}
+	return 0;
+}
+
+int chunk_out_splice(struct chunk_out *o, struct writer_segment *s, const struct segment_base *base)
+{
+	struct iovec iov;
+	int rc;
+
+	if ((rc = chunk_out_wait(o)) < 0)
+		return rc;
+	for (size_t i = 0; i < s->nchunks; i++) {
+		const struct segment_chunk *c = &s->chunks[i];
+		uint8_t *h = s->data + c->offset;
+
+		put_le64(h + 8, base->seq + i);
+		if (c->inherits_thread) {
+			put_le32(h + 36, base->tid);
+			put_le32(h + 40, base->pid);
+		}
+		put_le64(h + 56, base->insns + c->first_insn);
+		put_le32(h + 64, (uint32_t)(base->branches + get_le32(h + 64)));
+		put_le32(h + 68, itrace_crc32c(0, h, 68));
+		if (index_append(o, o->offset + c->offset, base->insns + c->first_insn) < 0)
+			return o->err;
+	}
+	iov.iov_base = s->data;
+	iov.iov_len = s->len;
+	if (write_all(o, &iov, 1) < 0)
+		return o->err;
+	o->offset += s->len;
+	o->chunks += s->nchunks;
+	o->raw_bytes += s->raw_bytes;
+	if (o->async) {
+		pthread_mutex_lock(&o->async->mu);
+		o->async->chunks = o->chunks;
+		o->async->raw_bytes = o->raw_bytes;
 		o->async->file_bytes = o->file_bytes;
 		pthread_mutex_unlock(&o->async->mu);
 	}

@@ -480,6 +480,10 @@ static void make_threaded_trace(int events)
 		} else if (what == 3) {
 			rec.type = ITRACE_REC_SIGNAL;
 			rec.u.signal = (struct itrace_signal){ 10, 0, 0, oracle.v[pos[t]].addr, 0 };
+		} else if (what == 4) {
+			/* a chunk's output encoded apart must start from this time */
+			rec.type = ITRACE_REC_TIMESTAMP;
+			rec.time_ns = 1000000 + 977 * (uint64_t)round;
 		}
 		if (rec.type)
 			assert_int_equal(itrace_writer_write(w, &rec), 0);
@@ -517,6 +521,82 @@ static void test_parallel_equals_sequential(void **state)
 				 itrace_rec_type_name(many.v[i].type));
 	free(one.v);
 	free(many.v);
+}
+
+/* Fill the trace into a file through the writer (workers encode chunks). */
+static void fill_file(unsigned jobs, unsigned flags, size_t chunk_bytes, const char *out)
+{
+	struct itrace_writer_options wo;
+	struct itrace_fill_options o;
+	struct itrace_filler *fl;
+	struct itrace_reader *r;
+	struct itrace_writer *w;
+	struct itrace_meta meta[8];
+
+	itrace_fill_options_init(&o);
+	o.jobs = jobs;
+	o.flags = flags;
+	assert_int_equal(itrace_filler_alloc(&o, &fl), 0);
+	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
+	assert_int_equal(itrace_fill_writer_options(r, flags, &wo, meta, 8), 0);
+	wo.chunk_bytes = chunk_bytes;
+	assert_int_equal(itrace_writer_open(out, &wo, &w), 0);
+	assert_int_equal(itrace_filler_run(fl, r, trace_path(), itrace_fill_output_writer, w), 0);
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+	itrace_reader_close(r);
+	itrace_filler_free(fl);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	uint8_t *b;
+	long n;
+
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	n = ftell(fp);
+	rewind(fp);
+	b = malloc((size_t)n + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	*len = (size_t)n;
+	return b;
+}
+
+/*
+ * Into a file, -j N writes the bytes of -j 1: its workers encode whole
+ * output chunks (several per input chunk with small output chunks), and
+ * chunk headers, TIMESTAMP deltas, the index and the footer still agree.
+ */
+static void test_parallel_file_equals_sequential(void **state)
+{
+	static const size_t out_chunk[] = { 256, 1 << 20 };
+	char one_path[80], many_path[80];
+
+	(void)state;
+	snprintf(one_path, sizeof(one_path), "%s.j1", trace_path());
+	snprintf(many_path, sizeof(many_path), "%s.jn", trace_path());
+	make_threaded_trace(1);
+	for (size_t c = 0; c < 2; c++) {
+		for (unsigned flags = 0; flags <= ITRACE_FILL_BYTES; flags += ITRACE_FILL_BYTES) {
+			size_t n1, n2;
+			uint8_t *one, *many;
+
+			fill_file(1, flags, out_chunk[c], one_path);
+			fill_file(c ? 2 : 3, flags, out_chunk[c], many_path);
+			one = slurp(one_path, &n1);
+			many = slurp(many_path, &n2);
+			assert_true(n1 > 4096);
+			assert_int_equal(n1, n2);
+			assert_memory_equal(one, many, n1);
+			free(one);
+			free(many);
+		}
+	}
+	unlink(one_path);
+	unlink(many_path);
 }
 
 /* Flip a payload byte of chunk k of the trace file. */
@@ -646,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_lost_input_resyncs),
 		cmocka_unit_test(test_branch_not_reached),
 		cmocka_unit_test(test_parallel_equals_sequential),
+		cmocka_unit_test(test_parallel_file_equals_sequential),
 		cmocka_unit_test(test_corrupt_chunk_forgets_positions),
 		cmocka_unit_test(test_refuses_insn_level),
 		cmocka_unit_test(test_bad_options),

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "internal.h"
 #include "itrace.h"
 
 struct buf {
@@ -225,6 +226,154 @@ static void test_async_abandon(void **state)
 	close(fd);
 }
 
+/*
+ * A part of a record stream: the output of one input chunk in a fill.
+ * Thread switches in some parts (not at their start in every one: chunks
+ * before a part's first switch inherit the thread), TIMESTAMPs in others,
+ * gaps and losses counted by the footer.
+ */
+static void emit_part(struct itrace_writer *w, unsigned part, uint64_t *time)
+{
+	struct itrace_record r;
+
+	memset(&r, 0, sizeof(r));
+	if (part % 3 == 1) {
+		r.type = ITRACE_REC_TIMESTAMP;
+		r.time_ns = *time = 1000000 * (uint64_t)part + 17;
+		assert_int_equal(itrace_writer_write(w, &r), 0);
+	}
+	emit_stream(w, 1, 40 + 35 * (part % 4));
+	if (part % 2 == 0) {
+		memset(&r, 0, sizeof(r));
+		r.type = ITRACE_REC_THREAD;
+		r.u.thread.event = ITRACE_THREAD_SWITCH;
+		r.u.thread.tid = r.u.thread.pid = r.tid = r.pid = 100 + part;
+		assert_int_equal(itrace_writer_write(w, &r), 0);
+	}
+	if (part % 5 == 3) {
+		memset(&r, 0, sizeof(r));
+		r.type = ITRACE_REC_GAP;
+		r.u.gap.reason = ITRACE_GAP_UNDECODABLE;
+		r.u.gap.addr = 0x1234;
+		assert_int_equal(itrace_writer_write(w, &r), 0);
+		r.type = ITRACE_REC_LOST;
+		r.u.lost.count = part;
+		assert_int_equal(itrace_writer_write(w, &r), 0);
+	}
+	if (part % 3 == 2) {
+		memset(&r, 0, sizeof(r));
+		r.type = ITRACE_REC_TIMESTAMP;
+		r.time_ns = *time += 5;
+		assert_int_equal(itrace_writer_write(w, &r), 0);
+	}
+	emit_stream(w, 1, 20);
+}
+
+#define SEGMENT_PARTS 12
+
+/* The parts written in order, a chunk ended after each. */
+static struct buf parts_in_order(int async, int comp)
+{
+	uint64_t time = 0;
+	int fd;
+	struct itrace_writer *w = open_writer(&fd, async, comp, 1024);
+
+	for (unsigned i = 0; i < SEGMENT_PARTS; i++) {
+		emit_part(w, i, &time);
+		assert_int_equal(writer_end_chunk(w), 0);
+	}
+	return close_and_slurp(w, fd);
+}
+
+/* The parts encoded into segments (two writers in turn), then spliced. */
+static struct buf parts_as_segments(int async, int comp)
+{
+	struct writer_segment segs[SEGMENT_PARTS];
+	struct itrace_writer *seg[2];
+	uint64_t time = 0;
+	int fd;
+	struct itrace_writer *w = open_writer(&fd, async, comp, 1024);
+
+	memset(segs, 0, sizeof(segs));
+	assert_int_equal(writer_segment_open(w, &seg[0]), 0);
+	assert_int_equal(writer_segment_open(w, &seg[1]), 0);
+	for (unsigned i = 0; i < SEGMENT_PARTS; i++) {
+		writer_segment_begin(seg[i % 2], time, &segs[i]);
+		emit_part(seg[i % 2], i, &time);
+		assert_int_equal(writer_segment_end(seg[i % 2]), 0);
+	}
+	for (unsigned i = 0; i < SEGMENT_PARTS; i++) {
+		assert_true(segs[i].nchunks >= 1);
+		assert_int_equal(writer_append_segment(w, &segs[i]), 0);
+		writer_segment_release(&segs[i]);
+	}
+	writer_segment_free(seg[0]);
+	writer_segment_free(seg[1]);
+	writer_segment_free(NULL);
+	return close_and_slurp(w, fd);
+}
+
+/*
+ * Segments encoded apart and spliced give the bytes of one writer that
+ * ends a chunk at every part: sequence numbers, counts, the inherited
+ * thread in chunk headers, TIMESTAMP deltas, the index and the footer.
+ */
+static void test_segments_equal_sequential(void **state)
+{
+	(void)state;
+	for (int comp = ITRACE_COMPRESS_NONE; comp <= ITRACE_COMPRESS_ZSTD; comp++) {
+		for (int async = 0; async <= 1; async++) {
+			struct buf seq = parts_in_order(async, comp);
+			struct buf spliced = parts_as_segments(async, comp);
+
+			assert_same(&seq, &spliced);
+			free(seq.data);
+			free(spliced.data);
+		}
+	}
+}
+
+/* The spliced file reads back whole: every chunk checks, every record. */
+static void test_segments_read_back(void **state)
+{
+	struct buf b = parts_as_segments(0, ITRACE_COMPRESS_ZSTD);
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	struct itrace_footer foot;
+	uint64_t n = 0, switches = 0;
+	uint32_t tid = 0;
+	int rc, fd = memfd_create("itrace-segment-test", 0);
+
+	(void)state;
+	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(itrace_reader_open_fd(fd, &r), 0);
+	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+		n++;
+		/* each record carries the thread: chunk headers name the right one */
+		if (rec.type == ITRACE_REC_THREAD) {
+			switches++;
+			tid = rec.u.thread.tid;
+		} else {
+			assert_int_equal(rec.tid, tid);
+		}
+	}
+	assert_int_equal(rc, ITRACE_EOF);
+	assert_int_equal(itrace_reader_footer(r, &foot), 0);
+	assert_int_equal(foot.record_count, n);
+	assert_int_equal(switches, SEGMENT_PARTS / 2);
+	assert_true(itrace_reader_chunk_count(r) > SEGMENT_PARTS);
+	for (int64_t i = 0; i < itrace_reader_chunk_count(r); i++) {
+		struct itrace_chunk_info ci;
+
+		assert_int_equal(itrace_reader_chunk_info(r, (uint64_t)i, &ci), 0);
+		assert_int_equal(ci.seq, (uint64_t)i);
+	}
+	itrace_reader_close(r);
+	close(fd);
+	free(b.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +383,8 @@ int main(void)
 		cmocka_unit_test(test_async_flush_and_stats),
 		cmocka_unit_test(test_async_write_error),
 		cmocka_unit_test(test_async_abandon),
+		cmocka_unit_test(test_segments_equal_sequential),
+		cmocka_unit_test(test_segments_read_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
