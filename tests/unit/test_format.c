@@ -714,6 +714,55 @@ static void test_seek_chunk(void **state)
 	free(b.data);
 }
 
+/*
+ * itrace_reader_next_in_chunk: exactly one chunk's records, then
+ * ITRACE_CHUNK_END; the next call goes on with the next chunk (or ends).
+ * A damaged chunk still reports its damage, not a clean end.
+ */
+static void test_next_in_chunk(void **state)
+{
+	size_t n = golden_records(golden, MAXREC);
+	struct buf b = write_records(golden, n, ITRACE_COMPRESS_ZSTD, 512, 1);
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	struct itrace_chunk_info c1;
+	int64_t chunks;
+	size_t i = 0;
+
+	(void)state;
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	chunks = itrace_reader_chunk_count(r);
+	assert_true(chunks > 4);
+	for (int64_t k = 0; k < chunks; k++) {
+		int rc;
+
+		assert_int_equal(itrace_reader_seek_chunk(r, (uint64_t)k), 0);
+		while ((rc = itrace_reader_next_in_chunk(r, &rec)) == 0) {
+			assert_int_equal(rec.chunk, (uint64_t)k);
+			assert_same_record(&golden[i++], &rec);
+		}
+		assert_int_equal(rc, ITRACE_CHUNK_END);
+		if (k + 1 < chunks) {
+			/* and on: the first record of the next chunk */
+			assert_int_equal(itrace_reader_next_in_chunk(r, &rec), 0);
+			assert_int_equal(rec.chunk, (uint64_t)k + 1);
+			assert_same_record(&golden[i], &rec);
+		} else {
+			assert_int_equal(itrace_reader_next_in_chunk(r, &rec), ITRACE_EOF);
+		}
+	}
+	assert_int_equal(i, n);
+	assert_int_equal(itrace_reader_chunk_info(r, 1, &c1), 0);
+	itrace_reader_close(r);
+	b.data[c1.offset + ITRACE_CHUNK_HEADER_SIZE + 3] ^= 0x10;
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	assert_int_equal(itrace_reader_seek_chunk(r, 1), 0);
+	assert_int_equal(itrace_reader_next_in_chunk(r, &rec), -ITRACE_E_CORRUPT);
+	assert_int_equal(itrace_reader_next_in_chunk(NULL, &rec), -ITRACE_E_INVAL);
+	itrace_reader_close(r);
+	free(b.data);
+}
+
 static void test_pipe_stream(void **state)
 {
 	size_t n = golden_records(golden, MAXREC);
@@ -894,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_no_footer),
 		cmocka_unit_test(test_corrupt_chunk_gap),
 		cmocka_unit_test(test_seek_chunk),
+		cmocka_unit_test(test_next_in_chunk),
 		cmocka_unit_test(test_pipe_stream),
 		cmocka_unit_test(test_api_misuse),
 		cmocka_unit_test(test_golden_file_bytes),
