@@ -286,6 +286,14 @@ int writer_append_segment(struct itrace_writer *w, struct writer_segment *s);
  */
 int writer_end_chunk(struct itrace_writer *w);
 
+/*
+ * writer_insns_valid - itrace_write_insns() for lengths known to be valid
+ * (a decoded block's), which add up to `total` bytes: the fill's hot path
+ * skips checking and summing what the decoder already did.
+ */
+int writer_insns_valid(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens,
+		       uint64_t total);
+
 /* writer_time - the time (last TIMESTAMP) the next chunk would start with. */
 uint64_t writer_time(const struct itrace_writer *w);
 

@@ -430,28 +430,40 @@ int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, cons
 	return end_record(w, start, ITRACE_T_INSN, q);
 }
 
-/* valid_lens - every length in 1..ITRACE_INSN_MAX_LEN. */
-static int valid_lens(const uint8_t *lens, size_t n)
+/* copy_lens - memcpy for the few lengths of a typical basic block. */
+static inline void copy_lens(uint8_t *dst, const uint8_t *src, size_t n)
 {
-	unsigned bad = 0;
-
-	for (size_t i = 0; i < n; i++)
-		bad |= (unsigned)(lens[i] - 1u) >= ITRACE_INSN_MAX_LEN;
-	return !bad;
+	if (n > 16) {
+		memcpy(dst, src, n);
+		return;
+	}
+	while (n--)
+		*dst++ = *src++;
 }
 
-int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens)
+static inline uint64_t sum_lens(const uint8_t *lens, size_t n)
 {
-	struct itrace_run *run;
-	uint64_t bytes;
+	uint64_t bytes = 0;
 
-	if (!w || (n && !lens) || !valid_lens(lens, n))
-		return -ITRACE_E_INVAL;
+	for (size_t i = 0; i < n; i++)
+		bytes += lens[i];
+	return bytes;
+}
+
+/*
+ * append_insns - n sequential instructions at addr, their lengths valid
+ * and totalling `total` bytes, added to the pending run (or runs).
+ */
+static inline int append_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens,
+			       uint64_t total)
+{
+	struct itrace_run *run = &w->pending;
+
 	if (w->err)
 		return w->err;
-	run = &w->pending;
 	while (n) {
 		size_t take;
+		uint64_t bytes;
 
 		if (!run->n || addr != w->pending_end || run->n == ITRACE_RUN_MAX) {
 			if (flush_run(w) < 0 || chunk_boundary(w) < 0)
@@ -460,21 +472,46 @@ int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const u
 			w->pending_end = addr;
 		}
 		take = ITRACE_RUN_MAX - run->n;
-		if (take > n)
+		if (take >= n) {
 			take = n;
-		memcpy(run->len + run->n, lens, take);
+			bytes = total;
+		} else {
+			bytes = sum_lens(lens, take);
+		}
+		copy_lens(run->len + run->n, lens, take);
 		run->n = (uint16_t)(run->n + take);
-		bytes = 0;
-		for (size_t i = 0; i < take; i++)
-			bytes += lens[i];
 		w->pending_end += bytes;
 		addr += bytes;
+		total -= bytes;
 		w->st.insns += take;
 		w->st.records += take;
 		lens += take;
 		n -= take;
 	}
 	return 0;
+}
+
+int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens)
+{
+	uint64_t total = 0;
+	unsigned bad = 0;
+
+	if (!w || (n && !lens))
+		return -ITRACE_E_INVAL;
+	/* Check every length and add them up in one pass. */
+	for (size_t i = 0; i < n; i++) {
+		bad |= (unsigned)(lens[i] - 1u) >= ITRACE_INSN_MAX_LEN;
+		total += lens[i];
+	}
+	if (bad)
+		return -ITRACE_E_INVAL;
+	return append_insns(w, addr, n, lens, total);
+}
+
+int writer_insns_valid(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens,
+		       uint64_t total)
+{
+	return append_insns(w, addr, n, lens, total);
 }
 
 int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, unsigned kind,
