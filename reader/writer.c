@@ -348,6 +348,17 @@ static inline int same_lens(const uint8_t *a, const uint8_t *b, size_t n)
 	return 1;
 }
 
+/* copy_lens - memcpy for the few lengths of a typical basic block. */
+static inline void copy_lens(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	if (n > 16) {
+		memcpy(dst, src, n);
+		return;
+	}
+	while (n--)
+		*dst++ = *src++;
+}
+
 /* flush_run - encode the pending instruction run, as a repeat if possible. */
 static int flush_run(struct itrace_writer *w)
 {
@@ -385,7 +396,10 @@ static int flush_run(struct itrace_writer *w)
 			w->raw[q++] = (uint8_t)(run->len[i] |
 						(i + 1 < run->n ? run->len[i + 1] << 4 : 0));
 	}
-	memcpy(t, run, sizeof(*t));
+	/* Only the lengths in use: the whole slot is a `rep movs` of 270 bytes. */
+	t->start = run->start;
+	t->n = run->n;
+	copy_lens(t->len, run->len, run->n);
 	run->n = 0;
 	return end_record(w, start, ITRACE_T_INSN_RUN, q);
 }
@@ -428,17 +442,6 @@ int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, cons
 	w->last_insn = addr;
 	w->mem_index = 0;
 	return end_record(w, start, ITRACE_T_INSN, q);
-}
-
-/* copy_lens - memcpy for the few lengths of a typical basic block. */
-static inline void copy_lens(uint8_t *dst, const uint8_t *src, size_t n)
-{
-	if (n > 16) {
-		memcpy(dst, src, n);
-		return;
-	}
-	while (n--)
-		*dst++ = *src++;
 }
 
 static inline uint64_t sum_lens(const uint8_t *lens, size_t n)
