@@ -3,9 +3,9 @@
 # extrapolated by fill-gen to tens of millions of instructions):
 #   naive fill (capstone on every executed instruction, itrace-fill --naive)
 #   vs itrace-fill (block cache), and itrace-fill -j 2 vs -j 1 on a trace
-#   of many chunks.  The single-thread figures are the best of 3 (naive)
-#   or 9 runs, -j 2 the median of paired rounds (below): the machine is
-#   shared.
+#   of many chunks.  Both figures are the medians of rounds that time
+#   the two sides back to back (below): the machine is shared, and how
+#   fast it is changes from minute to minute.
 #   FILL_BENCH_REPS sets the trace length (outer loop iterations).
 : "${ITRACE_BUILD:=build}"
 BIN="$ITRACE_BUILD/bin"
@@ -54,8 +54,15 @@ best_time() {
 insns=$("$BIN/itrace-fill" -v "$TMP/loop.itr" -o "$TMP/out.itr" 2>&1 | sed -n 's/.*: \([0-9]*\) instructions from.*/\1/p')
 chunks=$("$BIN/itrace-dump" -s "$TMP/loop.itr" | sed -n 's/^chunks: //p')
 
-naive=$(best_time cpu 3 "$BIN/itrace-fill" -q --naive "$TMP/loop.itr" -o "$TMP/naive.itr")
-ours=$(best_time cpu 9 "$BIN/itrace-fill" -q "$TMP/loop.itr" -o "$TMP/j1.itr")
+# The naive fill against ours in rounds too: one naive run (seconds), then
+# the best of 3 of ours straight after it, the ratio taken in the round.
+NAIVE_ROUNDS=${FILL_BENCH_NAIVE_ROUNDS:-3}
+: >"$TMP/naive_rounds"
+for _ in $(seq "$NAIVE_ROUNDS"); do
+	naive=$(timed cpu "$BIN/itrace-fill" -q --naive "$TMP/loop.itr" -o "$TMP/naive.itr")
+	ours=$(best_time cpu 3 "$BIN/itrace-fill" -q "$TMP/loop.itr" -o "$TMP/j1.itr")
+	echo "$naive $ours" | awk '{ printf "%.4f %s %s\n", $1 / $2, $1, $2 }' >>"$TMP/naive_rounds"
+done
 # -j 2 against -j 1 in rounds: each round runs -j 1, -j 2 and two -j 1
 # fills side by side, back to back, and takes its ratios within itself;
 # the figures are those of the median round.  A VM's two cores do not
@@ -78,15 +85,16 @@ for _ in $(seq "$ROUNDS"); do
 	echo "$j1 $j2 $pair" | awk '{ printf "%.4f %.4f %s %s %s\n", $1 / $2, 2 * $1 / $3, $1, $2, $3 }' >>"$TMP/rounds"
 done
 # median ROUNDS-FILE COLUMN: the line of the median value of COLUMN
-median() { sort -n -k "$2" "$1" | sed -n "$(( (ROUNDS + 1) / 2 ))p"; }
+median() { sort -n -k "$2" "$1" | sed -n "$(( ($(wc -l <"$1") + 1) / 2 ))p"; }
 span() { sort -n -k "$2" "$1" | awk -v c="$2" 'NR == 1 { lo = $c } { hi = $c } END { printf "%.2f-%.2f", lo, hi }'; }
 cmp -s "$TMP/j1.itr" "$TMP/naive.itr" || { echo "fill_speed: naive and cached outputs differ" >&2; exit 1; }
 cmp -s "$TMP/j1.itr" "$TMP/j2.itr" || { echo "fill_speed: -j 2 and -j 1 outputs differ" >&2; exit 1; }
 
 rate() { echo "$insns / $1 / 1000000" | bc -l; }
 load=$(cut -d' ' -f1 /proc/loadavg)
-printf 'fill_vs_naive   %.1f Minsn/s  %.2f Minsn/s  ratio %.1f  (target 20)  [%s insns, CPU time]\n' \
-	"$(rate "$ours")" "$(rate "$naive")" "$(echo "$naive / $ours" | bc -l)" "$insns"
+set -- $(median "$TMP/naive_rounds" 1)
+printf 'fill_vs_naive   %.1f Minsn/s  %.2f Minsn/s  ratio %.1f  (target 20)  [median of %s rounds (%s), %s insns, CPU time]\n' \
+	"$(rate "$3")" "$(rate "$2")" "$1" "$NAIVE_ROUNDS" "$(span "$TMP/naive_rounds" 1)" "$insns"
 set -- $(median "$TMP/rounds" 1)
 printf 'fill_j2_vs_j1   %.1f Minsn/s  %.1f Minsn/s  ratio %.2f  (target 1.6)  [median of %s rounds (%s), %s chunks, wall time, %s cores, load %s]\n' \
 	"$(rate "$4")" "$(rate "$3")" "$1" "$ROUNDS" "$(span "$TMP/rounds" 1)" "$chunks" "$(nproc)" "$load"
