@@ -274,7 +274,8 @@ struct itrace_record {
 	uint32_t tid;
 	uint32_t pid;
 	uint64_t time_ns; /* last TIMESTAMP seen (0 if none) */
-	uint64_t chunk;	  /* sequence number of the chunk */
+	uint64_t chunk;	  /* sequence number of the chunk (a reader's
+			   * GAP: of the first chunk it stands for) */
 	uint64_t offset;  /* file offset of the chunk holding it */
 	union {
 		struct itrace_branch branch;

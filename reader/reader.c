@@ -76,6 +76,7 @@ struct itrace_reader {
 
 	uint64_t pending_gap; /* chunks skipped, reported before the next record */
 	uint64_t gap_offset;
+	uint64_t gap_seq;     /* sequence number of the first of them */
 
 	char scratch[SCRATCH_MAX];
 	char errmsg[256];
@@ -623,6 +624,15 @@ static int unpack_payload(struct itrace_reader *r, const uint8_t *h, size_t have
 	return 0;
 }
 
+/* note_gap - n chunks from sequence number `first` are lost: a GAP is due. */
+static void note_gap(struct itrace_reader *r, uint64_t first, uint64_t n, uint64_t offset)
+{
+	if (!r->pending_gap)
+		r->gap_seq = first;
+	r->pending_gap += n;
+	r->gap_offset = offset;
+}
+
 /* skip_damaged_chunk - report the rest of the chunk as a gap. */
 static void skip_damaged_chunk(struct itrace_reader *r)
 {
@@ -631,8 +641,7 @@ static void skip_damaged_chunk(struct itrace_reader *r)
 
 	r->p = r->end = NULL;
 	r->run = NULL;
-	r->pending_gap += missing + 1;
-	r->gap_offset = r->chunk_off;
+	note_gap(r, missing ? r->expected_seq : r->chunk_seq, missing + 1, r->chunk_off);
 	r->expected_seq = r->chunk_seq + 1;
 }
 
@@ -679,6 +688,10 @@ static int load_chunk(struct itrace_reader *r)
 	r->chunk_off = off;
 	r->chunk_records = get_le32(h + 16);
 	r->chunk_payload_size = get_le32(h + 20);
+	/* The GAP for a damaged payload goes to the thread its header names:
+	 * the same whether the chunk before it was read or seeked past. */
+	r->tid = get_le32(h + 36);
+	r->pid = get_le32(h + 40);
 	rc = read_growing(r, &r->payload, &r->payload_cap, 0, r->chunk_payload_size, &have);
 	if (rc < 0)
 		return rc;
@@ -696,8 +709,7 @@ static int load_chunk(struct itrace_reader *r)
 				    "chunk %llu out of sequence (expected %llu); skipped",
 				    (unsigned long long)seq, (unsigned long long)r->expected_seq);
 		}
-		r->pending_gap = seq - r->expected_seq;
-		r->gap_offset = off;
+		note_gap(r, r->expected_seq, seq - r->expected_seq, off);
 	}
 	r->expected_seq = seq + 1;
 	reset_chunk_state(r, h);
@@ -743,8 +755,7 @@ static int read_stream_footer(struct itrace_reader *r, const uint8_t *magic, uin
 	if (rc < 0)
 		return fail(r, -ITRACE_E_CORRUPT, off, "footer is corrupt");
 	if (r->footer.chunk_count > r->expected_seq) {
-		r->pending_gap = r->footer.chunk_count - r->expected_seq;
-		r->gap_offset = off;
+		note_gap(r, r->expected_seq, r->footer.chunk_count - r->expected_seq, off);
 	}
 	r->state = RS_END;
 	return ITRACE_EOF;
@@ -1210,6 +1221,7 @@ static void deliver_gap(struct itrace_reader *r, struct itrace_record *rec)
 	rec->tid = r->tid;
 	rec->pid = r->pid;
 	rec->offset = r->gap_offset;
+	rec->chunk = r->gap_seq;
 	rec->u.gap.reason = ITRACE_GAP_CORRUPT_CHUNK;
 	rec->u.gap.count = r->pending_gap;
 	r->pending_gap = 0;

@@ -523,8 +523,9 @@ static void test_parallel_equals_sequential(void **state)
 	free(many.v);
 }
 
-/* Fill the trace into a file through the writer (workers encode chunks). */
-static void fill_file(unsigned jobs, unsigned flags, size_t chunk_bytes, const char *out)
+/* Fill the trace into a file through the writer (workers encode chunks);
+ * the filler's return code. */
+static int fill_file_rc(unsigned jobs, unsigned flags, size_t chunk_bytes, const char *out)
 {
 	struct itrace_writer_options wo;
 	struct itrace_fill_options o;
@@ -532,6 +533,7 @@ static void fill_file(unsigned jobs, unsigned flags, size_t chunk_bytes, const c
 	struct itrace_reader *r;
 	struct itrace_writer *w;
 	struct itrace_meta meta[8];
+	int rc;
 
 	itrace_fill_options_init(&o);
 	o.jobs = jobs;
@@ -541,10 +543,16 @@ static void fill_file(unsigned jobs, unsigned flags, size_t chunk_bytes, const c
 	assert_int_equal(itrace_fill_writer_options(r, flags, &wo, meta, 8), 0);
 	wo.chunk_bytes = chunk_bytes;
 	assert_int_equal(itrace_writer_open(out, &wo, &w), 0);
-	assert_int_equal(itrace_filler_run(fl, r, trace_path(), itrace_fill_output_writer, w), 0);
+	rc = itrace_filler_run(fl, r, trace_path(), itrace_fill_output_writer, w);
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
 	itrace_reader_close(r);
 	itrace_filler_free(fl);
+	return rc;
+}
+
+static void fill_file(unsigned jobs, unsigned flags, size_t chunk_bytes, const char *out)
+{
+	assert_int_equal(fill_file_rc(jobs, flags, chunk_bytes, out), 0);
 }
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -599,8 +607,79 @@ static void test_parallel_file_equals_sequential(void **state)
 	unlink(many_path);
 }
 
+static void corrupt_chunk(uint64_t k);
+static void corrupt_chunk_at(uint64_t k, long delta);
+
+/* Files filled with 1 and `jobs` workers: the same return, the same bytes. */
+static void assert_fills_equal(unsigned jobs, int expect_rc)
+{
+	char one_path[80], many_path[80];
+	uint8_t *one, *many;
+	size_t n1, n2;
+
+	snprintf(one_path, sizeof(one_path), "%s.j1", trace_path());
+	snprintf(many_path, sizeof(many_path), "%s.jn", trace_path());
+	assert_int_equal(fill_file_rc(1, 0, 1 << 20, one_path), expect_rc);
+	assert_int_equal(fill_file_rc(jobs, 0, 1 << 20, many_path), expect_rc);
+	one = slurp(one_path, &n1);
+	many = slurp(many_path, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(one, many, n1);
+	free(one);
+	free(many);
+	unlink(one_path);
+	unlink(many_path);
+}
+
+/*
+ * Damage stops the parallel pipeline at the damaged chunk and the rest is
+ * filled sequentially: the file is still the one -j 1 writes.  A corrupt
+ * payload early, in the middle and last, a corrupt header; a trace cut
+ * short (no footer, so no parallel start at all).
+ */
+static void test_parallel_file_damage(void **state)
+{
+	struct itrace_reader *r;
+	int64_t n;
+	FILE *fp;
+	long len;
+
+	(void)state;
+	make_threaded_trace(1);
+	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
+	n = itrace_reader_chunk_count(r);
+	itrace_reader_close(r);
+	assert_true(n > 10);
+	for (int64_t k = 1; k < n; k += n / 3) {
+		make_threaded_trace(1);
+		corrupt_chunk((uint64_t)k);
+		assert_fills_equal(3, -ITRACE_E_CORRUPT);
+	}
+	make_threaded_trace(1);
+	corrupt_chunk((uint64_t)n - 1);
+	assert_fills_equal(2, -ITRACE_E_CORRUPT);
+	/* a damaged header: the reader resynchronises at the next chunk */
+	make_threaded_trace(1);
+	corrupt_chunk_at((uint64_t)n / 2, 1);
+	assert_fills_equal(2, -ITRACE_E_CORRUPT);
+	make_threaded_trace(1);
+	fp = fopen(trace_path(), "r+b");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	len = ftell(fp);
+	fclose(fp);
+	assert_int_equal(truncate(trace_path(), len * 2 / 3), 0);
+	assert_fills_equal(2, -ITRACE_E_TRUNCATED);
+}
+
 /* Flip a payload byte of chunk k of the trace file. */
 static void corrupt_chunk(uint64_t k)
+{
+	corrupt_chunk_at(k, 72 + 3);
+}
+
+/* Flip the byte `delta` bytes into chunk k (its header: < 72). */
+static void corrupt_chunk_at(uint64_t k, long delta)
 {
 	struct itrace_chunk_info ci;
 	struct itrace_reader *r;
@@ -612,10 +691,10 @@ static void corrupt_chunk(uint64_t k)
 	itrace_reader_close(r);
 	fp = fopen(trace_path(), "r+b");
 	assert_non_null(fp);
-	assert_int_equal(fseek(fp, (long)ci.offset + 72 + 3, SEEK_SET), 0);
+	assert_int_equal(fseek(fp, (long)ci.offset + delta, SEEK_SET), 0);
 	assert_int_equal(fread(&b, 1, 1, fp), 1);
 	b ^= 0xff;
-	assert_int_equal(fseek(fp, (long)ci.offset + 72 + 3, SEEK_SET), 0);
+	assert_int_equal(fseek(fp, (long)ci.offset + delta, SEEK_SET), 0);
 	assert_int_equal(fwrite(&b, 1, 1, fp), 1);
 	fclose(fp);
 }
@@ -727,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_branch_not_reached),
 		cmocka_unit_test(test_parallel_equals_sequential),
 		cmocka_unit_test(test_parallel_file_equals_sequential),
+		cmocka_unit_test(test_parallel_file_damage),
 		cmocka_unit_test(test_corrupt_chunk_forgets_positions),
 		cmocka_unit_test(test_refuses_insn_level),
 		cmocka_unit_test(test_bad_options),

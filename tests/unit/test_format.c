@@ -653,7 +653,7 @@ static void test_corrupt_chunk_gap(void **state)
 	struct buf b = write_records(golden, n, ITRACE_COMPRESS_NONE, 512, 1);
 	struct itrace_reader *r;
 	struct itrace_chunk_info c1;
-	struct itrace_record rec;
+	struct itrace_record rec, gap;
 	int rc, saw_gap = 0, saw_err = 0;
 	size_t after = 0;
 
@@ -672,6 +672,8 @@ static void test_corrupt_chunk_gap(void **state)
 		}
 		if (rec.type == ITRACE_REC_GAP && rec.u.gap.reason == ITRACE_GAP_CORRUPT_CHUNK) {
 			assert_int_equal(rec.u.gap.count, 1);
+			assert_int_equal(rec.chunk, 1); /* the chunk it stands for */
+			gap = rec;
 			saw_gap = 1;
 		} else if (saw_gap) {
 			assert_true(rec.chunk >= 2);
@@ -679,6 +681,16 @@ static void test_corrupt_chunk_gap(void **state)
 		}
 	}
 	assert_true(saw_err && saw_gap && after > 0);
+	itrace_reader_close(r);
+	/* Seeking to the damaged chunk gives the same GAP, thread included. */
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	assert_int_equal(itrace_reader_seek_chunk(r, 1), 0);
+	assert_int_equal(itrace_reader_next(r, &rec), -ITRACE_E_CORRUPT);
+	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(rec.type, ITRACE_REC_GAP);
+	assert_int_equal(rec.chunk, gap.chunk);
+	assert_int_equal(rec.tid, gap.tid);
+	assert_int_equal(rec.pid, gap.pid);
 	itrace_reader_close(r);
 	free(b.data);
 }
