@@ -888,6 +888,16 @@ static int update_state(struct fill_ctx *c, const struct itrace_record *rec)
 	return rc;
 }
 
+int fill_branch(struct fill_ctx *c, uint32_t tid, uint32_t pid, const struct itrace_branch *b)
+{
+	struct fill_thread *th = get_thread(c, tid, pid);
+
+	c->st->records_in++;
+	if (!th)
+		return -ITRACE_E_NOMEM;
+	return on_branch(c, th, b);
+}
+
 int fill_record(struct fill_ctx *c, const struct itrace_record *rec)
 {
 	struct fill_thread *th;

@@ -116,6 +116,9 @@ void fill_ctx_fini(struct fill_ctx *c);
 /* fill_record - process one input record. Returns 0 or a negative code. */
 int fill_record(struct fill_ctx *c, const struct itrace_record *rec);
 
+/* fill_branch - fill_record() of a BRANCH record, from its parts. */
+int fill_branch(struct fill_ctx *c, uint32_t tid, uint32_t pid, const struct itrace_branch *b);
+
 /* fill_finish - walk what threads still owe at a clean end of input. */
 int fill_finish(struct fill_ctx *c);
 

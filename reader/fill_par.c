@@ -428,9 +428,15 @@ static int summarize(struct pchunk *k, struct run_map *m, const struct itrace_re
 		struct run_slot *s = m->last && m->last->tid == rec->tid ? m->last
 									  : tid_run_slot(m, rec->tid);
 
-		/* Of a run of branches only the first and last change state. */
+		/* Of a run of branches only the first and last change state;
+		 * the last keeps its entry's thread. */
 		if (s->run == 2) {
-			srec_set(&k->summary[s->last], rec, SREC_BRANCH);
+			struct srec *e = &k->summary[s->last];
+
+			e->from = rec->u.branch.from;
+			e->to = rec->u.branch.to;
+			e->kind = rec->u.branch.kind;
+			e->flags = rec->u.branch.flags;
 			return 0;
 		}
 		s->last = k->nsum;
@@ -537,42 +543,44 @@ static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 	return rc > 0 ? 0 : rc;
 }
 
-/* Walks a chunk's compact records in order, rebuilding the reader's. */
-struct expander {
-	const struct pchunk *k;
-	uint64_t last_to;
-	uint32_t tid, pid;
-};
-
-static void expander_init(struct expander *x, const struct pchunk *k)
+/*
+ * fill_records - fill_record() for each of a chunk's compact records, in
+ * order: branches go straight to fill_branch(), with the thread the
+ * reader gave them (the chunk's first record's, then each full record's).
+ */
+static int fill_records(struct fill_ctx *c, const struct pchunk *k)
 {
-	x->k = k;
-	x->last_to = 0;
-	x->tid = k->tid0;
-	x->pid = k->pid0;
-}
+	uint64_t last_to = 0;
+	uint32_t tid = k->tid0, pid = k->pid0;
+	const struct crec *r = k->recs, *end = k->recs + k->nrecs;
+	struct itrace_branch b;
+	int rc = 0;
 
-static inline void expand_next(struct expander *x, const struct crec *c, struct itrace_record *rec)
-{
-	if (c->type == CREC_FULL) {
-		*rec = x->k->full[c->a];
-		x->tid = rec->tid;
-		x->pid = rec->pid;
-		return;
+	for (; r < end && rc >= 0; r++) {
+		const struct itrace_record *full;
+
+		switch (r->type) {
+		case CREC_BRANCH:
+			b.from = last_to + (uint64_t)(int64_t)r->a;
+			b.to = b.from + (uint64_t)(int64_t)r->b;
+			break;
+		case CREC_FAR:
+			b.from = k->far[r->a].from;
+			b.to = k->far[r->a].to;
+			break;
+		default:
+			full = &k->full[r->a];
+			tid = full->tid;
+			pid = full->pid;
+			rc = fill_record(c, full);
+			continue;
+		}
+		b.kind = r->kf & 0xf;
+		b.flags = r->kf >> 4;
+		last_to = b.to;
+		rc = fill_branch(c, tid, pid, &b);
 	}
-	rec->type = ITRACE_REC_BRANCH;
-	rec->tid = x->tid;
-	rec->pid = x->pid;
-	if (c->type == CREC_BRANCH) {
-		rec->u.branch.from = x->last_to + (uint64_t)(int64_t)c->a;
-		rec->u.branch.to = rec->u.branch.from + (uint64_t)(int64_t)c->b;
-	} else {
-		rec->u.branch.from = x->k->far[c->a].from;
-		rec->u.branch.to = x->k->far[c->a].to;
-	}
-	rec->u.branch.kind = c->kf & 0xf;
-	rec->u.branch.flags = c->kf >> 4;
-	x->last_to = rec->u.branch.to;
+	return rc;
 }
 
 /* A summary entry as a record. */
@@ -661,8 +669,6 @@ static const struct itrace_record *log_entry(struct worker *w, size_t i)
 static int fill_chunk(struct worker *w, struct pchunk *k)
 {
 	struct fill_ctx *c = &w->ctx;
-	struct itrace_record rec;
-	struct expander x;
 	int rc = 0;
 
 	for (; w->applied < k->log_start && rc >= 0; w->applied++)
@@ -685,11 +691,8 @@ static int fill_chunk(struct worker *w, struct pchunk *k)
 		c->buf = &k->out;
 	}
 	rc = fill_chunk_start(c);
-	expander_init(&x, k);
-	for (size_t i = 0; i < k->nrecs && rc >= 0; i++) {
-		expand_next(&x, &k->recs[i], &rec);
-		rc = fill_record(c, &rec);
-	}
+	if (rc >= 0)
+		rc = fill_records(c, k);
 	if (w->seg && rc >= 0)
 		rc = writer_segment_end(w->seg);
 	w->applied = k->log_end; /* the chunk's own image records, by fill_record */
