@@ -8,8 +8,7 @@
  * per-thread shadow stack is the only thing that grows with run-time
  * depth.  Per-event rows go to the caller's callbacks immediately.
  */
-#include "itrace.h"
-#include "itrace_format.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,32 +24,13 @@
 
 /* ---- small containers ------------------------------------------------- */
 
-/* Grow *arr (of *cap elements of `size`) to hold `need`. */
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -ITRACE_E_NOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 #define VEC(T)                 \
 	struct {               \
 		T *v;          \
 		size_t n, cap; \
 	}
 #define VEC_PUSH_SLOT(vec, slotp)                                                   \
-	(grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof(*(vec).v)) < 0       \
+	(itrace_reserve((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof(*(vec).v)) < 0       \
 		 ? -ITRACE_E_NOMEM                                                     \
 		 : ((*(slotp) = &(vec).v[(vec).n++]), memset(*(slotp), 0, sizeof(**(slotp))), 0))
 
@@ -1115,7 +1095,7 @@ static int on_process(struct itrace_analysis *a, const struct itrace_record *rec
 			if (src->name && !(dst->name = strdup(src->name)))
 				return -ITRACE_E_NOMEM;
 			if (src->maps.n) {
-				if (grow((void **)&dst->maps.v, &dst->maps.cap, src->maps.n,
+				if (itrace_reserve((void **)&dst->maps.v, &dst->maps.cap, src->maps.n,
 					 sizeof(*dst->maps.v)) < 0)
 					return -ITRACE_E_NOMEM;
 				memcpy(dst->maps.v, src->maps.v, src->maps.n * sizeof(*src->maps.v));

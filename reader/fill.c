@@ -514,16 +514,6 @@ static int walk(struct fill_ctx *c, struct fill_thread *th, struct walk *w)
 	return walk_blocks(c, th, w);
 }
 
-/* block_bytes - the bytes of the first n instructions of block b. */
-static uint64_t block_bytes(const struct fill_block *b, uint32_t n)
-{
-	uint64_t bytes = 0;
-
-	for (uint32_t i = 0; i < n; i++)
-		bytes += b->lens[i];
-	return bytes;
-}
-
 /*
  * Emit the first n instructions of block b, which starts at pc.  A parallel
  * worker stores the block and count, not each instruction (cached blocks
@@ -547,7 +537,7 @@ static int emit_range(struct fill_ctx *c, const struct fill_block *b, uint64_t p
 		c->st->records_out += n;
 		if (!c->with_bytes)
 			return writer_insns_valid(wr, pc, n, b->lens,
-						  n == b->ninsn ? b->nbytes : block_bytes(b, n));
+						  n == b->ninsn ? b->nbytes : itrace_lens_total(b->lens, n));
 		for (uint32_t i = 0; i < n; i++) {
 			unsigned len = b->lens[i];
 

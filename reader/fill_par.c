@@ -68,22 +68,6 @@ static int copy_record(struct itrace_record *dst, void **blob, const struct itra
 	return 0;
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	p = realloc(*v, ncap * elem);
-	if (!p)
-		return -ITRACE_E_NOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- Output buffers -------------------------------------------------- */
 
 struct fill_buffer {
@@ -156,7 +140,7 @@ int fill_buffer_append(struct fill_buffer *b, const struct itrace_record *rec)
 		return fill_buffer_insn(b, rec->u.insn.addr, rec->u.insn.len,
 					rec->u.insn.has_bytes ? rec->u.insn.bytes : NULL);
 	if (copy_record(&copy, &blob, rec) < 0 ||
-	    grow((void **)&b->blobs, &b->capblobs, b->nblobs, sizeof(void *)) < 0 ||
+	    itrace_reserve((void **)&b->blobs, &b->capblobs, b->nblobs + 1, sizeof(void *)) < 0 ||
 	    buffer_reserve(b, 1 + sizeof(copy)) < 0) {
 		free(blob);
 		return -ITRACE_E_NOMEM;
@@ -414,7 +398,7 @@ static void srec_set(struct srec *s, const struct itrace_record *rec, uint32_t f
 
 static int summary_append(struct pchunk *k, const struct itrace_record *rec, uint32_t full)
 {
-	if (grow((void **)&k->summary, &k->capsum, k->nsum, sizeof(*k->summary)) < 0)
+	if (itrace_reserve((void **)&k->summary, &k->capsum, k->nsum + 1, sizeof(*k->summary)) < 0)
 		return -ITRACE_E_NOMEM;
 	srec_set(&k->summary[k->nsum++], rec, full);
 	return 0;
@@ -461,7 +445,7 @@ static int store_record(struct pchunk *k, const struct itrace_record *rec, uint3
 {
 	struct crec *c;
 
-	if (grow((void **)&k->recs, &k->caprecs, k->nrecs, sizeof(*k->recs)) < 0)
+	if (itrace_reserve((void **)&k->recs, &k->caprecs, k->nrecs + 1, sizeof(*k->recs)) < 0)
 		return -ITRACE_E_NOMEM;
 	c = &k->recs[k->nrecs];
 	if (k->nrecs++ == 0) {
@@ -481,7 +465,7 @@ static int store_record(struct pchunk *k, const struct itrace_record *rec, uint3
 			c->b = (int32_t)b;
 			return 0;
 		}
-		if (grow((void **)&k->far, &k->capfar, k->nfar, sizeof(*k->far)) < 0)
+		if (itrace_reserve((void **)&k->far, &k->capfar, k->nfar + 1, sizeof(*k->far)) < 0)
 			return -ITRACE_E_NOMEM;
 		k->far[k->nfar].from = from;
 		k->far[k->nfar].to = to;
@@ -491,10 +475,10 @@ static int store_record(struct pchunk *k, const struct itrace_record *rec, uint3
 	} else {
 		size_t cap = k->capfull;
 
-		if (grow((void **)&k->full, &cap, k->nfull, sizeof(*k->full)) < 0)
+		if (itrace_reserve((void **)&k->full, &cap, k->nfull + 1, sizeof(*k->full)) < 0)
 			return -ITRACE_E_NOMEM;
 		cap = k->capfull;
-		if (grow((void **)&k->blobs, &cap, k->nfull, sizeof(*k->blobs)) < 0)
+		if (itrace_reserve((void **)&k->blobs, &cap, k->nfull + 1, sizeof(*k->blobs)) < 0)
 			return -ITRACE_E_NOMEM;
 		k->capfull = cap;
 		if (copy_record(&k->full[k->nfull], &k->blobs[k->nfull], rec) < 0)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "image_int.h"
+#include "internal.h"
 #include "itrace_format.h"
 
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
@@ -74,23 +75,6 @@ static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
 static void elf_init(void)
 {
 	elf_version(EV_CURRENT);
-}
-
-/* grow - make room for one more element in a vector. */
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	p = realloc(*v, ncap * elem);
-	if (!p)
-		return -ITRACE_E_NOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
 }
 
 void itrace_image_options_init(struct itrace_image_options *o)
@@ -173,7 +157,7 @@ static struct image_proc *get_proc(struct itrace_image *img, uint32_t pid)
 
 	if (p)
 		return p;
-	if (grow((void **)&img->procs, &img->capprocs, img->nprocs, sizeof(*p)) < 0)
+	if (itrace_reserve((void **)&img->procs, &img->capprocs, img->nprocs + 1, sizeof(*p)) < 0)
 		return NULL;
 	p = &img->procs[img->nprocs++];
 	memset(p, 0, sizeof(*p));
@@ -199,7 +183,7 @@ static int get_file(struct itrace_image *img, const struct itrace_mmap *m)
 		    memcmp(f->buildid, m->buildid, m->buildid_len) == 0)
 			return (int)i;
 	}
-	if (grow((void **)&img->files, &img->capfiles, img->nfiles, sizeof(*f)) < 0)
+	if (itrace_reserve((void **)&img->files, &img->capfiles, img->nfiles + 1, sizeof(*f)) < 0)
 		return -ITRACE_E_NOMEM;
 	f = &img->files[img->nfiles];
 	memset(f, 0, sizeof(*f));
@@ -226,7 +210,7 @@ static int punch_hole(struct image_proc *p, uint64_t start, uint64_t end)
 			/* The new mapping lands inside m: keep both sides. */
 			struct image_map right = *m;
 
-			if (grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof(*m)) < 0)
+			if (itrace_reserve((void **)&p->maps, &p->capmaps, p->nmaps + 1, sizeof(*m)) < 0)
 				return -ITRACE_E_NOMEM;
 			m = &p->maps[i];
 			right.pgoff += end - m->start;
@@ -283,7 +267,7 @@ int itrace_image_add_mmap(struct itrace_image *img, const struct itrace_mmap *mm
 	}
 	rc = punch_hole(p, m.start, m.end);
 	if (rc == 0)
-		rc = grow((void **)&p->maps, &p->capmaps, p->nmaps, sizeof(m));
+		rc = itrace_reserve((void **)&p->maps, &p->capmaps, p->nmaps + 1, sizeof(m));
 	if (rc < 0) {
 		free(m.path);
 		return rc;
@@ -303,7 +287,7 @@ int itrace_image_add_code(struct itrace_image *img, uint32_t pid, const struct i
 	if (!img || !c || !c->bytes || c->len == 0 || c->addr + c->len < c->addr)
 		return -ITRACE_E_INVAL;
 	p = get_proc(img, pid);
-	if (!p || grow((void **)&p->codes, &p->capcodes, p->ncodes, sizeof(*k)) < 0)
+	if (!p || itrace_reserve((void **)&p->codes, &p->capcodes, p->ncodes + 1, sizeof(*k)) < 0)
 		return -ITRACE_E_NOMEM;
 	k = &p->codes[p->ncodes];
 	k->bytes = malloc(c->len);
@@ -336,7 +320,7 @@ static int copy_proc(struct itrace_image *img, uint32_t parent, uint32_t child)
 		if (m.path && !(m.path = strdup(m.path)))
 			return -ITRACE_E_NOMEM;
 		if (punch_hole(&img->procs[pi], m.start, m.end) < 0 ||
-		    grow((void **)&dst->maps, &dst->capmaps, dst->nmaps, sizeof(m)) < 0) {
+		    itrace_reserve((void **)&dst->maps, &dst->capmaps, dst->nmaps + 1, sizeof(m)) < 0) {
 			free(m.path);
 			return -ITRACE_E_NOMEM;
 		}

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "itrace.h"
@@ -98,6 +99,39 @@ static inline uint32_t get_le32(const uint8_t *p)
 static inline uint64_t get_le64(const uint8_t *p)
 {
 	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+/*
+ * itrace_reserve - make room for `need` elements of `elem` bytes in the
+ * vector *v of capacity *cap, doubling it (from 16).  Returns 0, or
+ * -ITRACE_E_NOMEM with *v and *cap as they were.
+ */
+static inline int itrace_reserve(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*v, ncap * elem);
+	if (!p)
+		return -ITRACE_E_NOMEM;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* itrace_lens_total - the bytes of n instructions of the given lengths. */
+static inline uint64_t itrace_lens_total(const uint8_t *lens, size_t n)
+{
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bytes += lens[i];
+	return bytes;
 }
 
 /* itrace_crc32c - CRC-32C (Castagnoli), continuing from `crc` (start 0). */

@@ -444,15 +444,6 @@ int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, cons
 	return end_record(w, start, ITRACE_T_INSN, q);
 }
 
-static inline uint64_t sum_lens(const uint8_t *lens, size_t n)
-{
-	uint64_t bytes = 0;
-
-	for (size_t i = 0; i < n; i++)
-		bytes += lens[i];
-	return bytes;
-}
-
 /*
  * append_insns - n sequential instructions at addr, their lengths valid
  * and totalling `total` bytes, added to the pending run (or runs).
@@ -479,7 +470,7 @@ static inline int append_insns(struct itrace_writer *w, uint64_t addr, size_t n,
 			take = n;
 			bytes = total;
 		} else {
-			bytes = sum_lens(lens, take);
+			bytes = itrace_lens_total(lens, take);
 		}
 		copy_lens(run->len + run->n, lens, take);
 		run->n = (uint16_t)(run->n + take);

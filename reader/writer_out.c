@@ -103,24 +103,6 @@ static const uint8_t *compress(struct chunk_out *o, const struct chunk_job *j, s
 	return o->zbuf;
 }
 
-/* grow_to - make room for n elements of size elem in *v (capacity *cap). */
-static int grow_to(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *p;
-
-	if (n <= *cap)
-		return 0;
-	while (ncap < n)
-		ncap *= 2;
-	p = realloc(*v, ncap * elem);
-	if (!p)
-		return -ITRACE_E_NOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* capture - append a finished chunk to the segment being encoded. */
 static int capture(struct chunk_out *o, const struct chunk_job *j, const struct iovec *iov)
 {
@@ -128,8 +110,8 @@ static int capture(struct chunk_out *o, const struct chunk_job *j, const struct 
 	size_t n = iov[0].iov_len + iov[1].iov_len;
 	struct segment_chunk *c;
 
-	if (grow_to((void **)&s->data, &s->cap, s->len + n, 1) < 0 ||
-	    grow_to((void **)&s->chunks, &s->capchunks, s->nchunks + 1, sizeof(*s->chunks)) < 0)
+	if (itrace_reserve((void **)&s->data, &s->cap, s->len + n, 1) < 0 ||
+	    itrace_reserve((void **)&s->chunks, &s->capchunks, s->nchunks + 1, sizeof(*s->chunks)) < 0)
 		return o->err = -ITRACE_E_NOMEM;
 	c = &s->chunks[s->nchunks++];
 	c->offset = s->len;
