@@ -152,6 +152,17 @@ static void start_chunk(struct itrace_writer *w)
 		w->runs[i].n = 0;
 }
 
+/* writer_buffers - the chunk buffer and the output, as w->opts say. */
+static int writer_buffers(struct itrace_writer *w)
+{
+	w->raw_cap = w->opts.chunk_bytes + 4096;
+	w->raw = malloc(w->raw_cap);
+	if (!w->raw)
+		return -ITRACE_E_NOMEM;
+	return chunk_out_init(&w->out, w->fd, w->opts.compression == ITRACE_COMPRESS_ZSTD,
+			      w->opts.zstd_level, w->opts.async);
+}
+
 static int writer_setup(struct itrace_writer *w, const struct itrace_writer_options *o)
 {
 	uint8_t *hdr;
@@ -170,12 +181,7 @@ static int writer_setup(struct itrace_writer *w, const struct itrace_writer_opti
 	if (w->opts.zstd_level == 0 || w->opts.zstd_level < ITRACE_ZSTD_FASTEST ||
 	    w->opts.zstd_level > 19)
 		w->opts.zstd_level = 1;
-	w->raw_cap = w->opts.chunk_bytes + 4096;
-	w->raw = malloc(w->raw_cap);
-	if (!w->raw)
-		return -ITRACE_E_NOMEM;
-	rc = chunk_out_init(&w->out, w->fd, w->opts.compression == ITRACE_COMPRESS_ZSTD,
-			    w->opts.zstd_level, w->opts.async);
+	rc = writer_buffers(w);
 	if (rc < 0)
 		return rc;
 	rc = build_header(o, &hdr, &hlen);
@@ -763,10 +769,7 @@ int writer_segment_open(const struct itrace_writer *like, struct itrace_writer *
 	w->fd = -1;
 	w->opts = like->opts;
 	w->opts.async = 0;
-	w->raw_cap = w->opts.chunk_bytes + 4096;
-	w->raw = malloc(w->raw_cap);
-	if (!w->raw || chunk_out_init(&w->out, -1, w->opts.compression == ITRACE_COMPRESS_ZSTD,
-				      w->opts.zstd_level, 0) < 0) {
+	if (writer_buffers(w) < 0) {
 		writer_free(w);
 		return -ITRACE_E_NOMEM;
 	}

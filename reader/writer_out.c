@@ -165,6 +165,24 @@ static int emit(struct chunk_out *o, const struct chunk_job *j)
 	return 0;
 }
 
+/* snapshot_counts - what chunk_out_counts() reports; a->mu held (or no thread yet). */
+static void snapshot_counts(struct chunk_async *a, const struct chunk_out *o)
+{
+	a->chunks = o->chunks;
+	a->raw_bytes = o->raw_bytes;
+	a->file_bytes = o->file_bytes;
+}
+
+/* publish_counts - after a write by the caller's thread, with none pending. */
+static void publish_counts(struct chunk_out *o)
+{
+	if (!o->async)
+		return;
+	pthread_mutex_lock(&o->async->mu);
+	snapshot_counts(o->async, o);
+	pthread_mutex_unlock(&o->async->mu);
+}
+
 static void *output_thread(void *arg)
 {
 	struct chunk_out *o = arg;
@@ -179,9 +197,7 @@ static void *output_thread(void *arg)
 		pthread_mutex_unlock(&a->mu);
 		emit(o, &a->job);
 		pthread_mutex_lock(&a->mu);
-		a->chunks = o->chunks;
-		a->raw_bytes = o->raw_bytes;
-		a->file_bytes = o->file_bytes;
+		snapshot_counts(a, o);
 		a->pending = 0;
 		pthread_cond_broadcast(&a->cv);
 	}
@@ -204,9 +220,7 @@ static void start_async(struct chunk_out *o)
 		return;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
-	a->chunks = o->chunks;
-	a->raw_bytes = o->raw_bytes;
-	a->file_bytes = o->file_bytes;
+	snapshot_counts(a, o);
 	o->async = a;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -297,11 +311,7 @@ int chunk_out_write(struct chunk_out *o, const void *buf, size_t len)
 	if (write_all(o, &iov, 1) < 0)
 		return o->err;
 	o->offset += len;
-	if (o->async) {
-		pthread_mutex_lock(&o->async->mu);
-		o->async->file_bytes = o->file_bytes;
-		pthread_mutex_unlock(&o->async->mu);
-	}
+	publish_counts(o);
 	return 0;
 }
 
@@ -334,13 +344,7 @@ int chunk_out_splice(struct chunk_out *o, struct writer_segment *s, const struct
 	o->offset += s->len;
 	o->chunks += s->nchunks;
 	o->raw_bytes += s->raw_bytes;
-	if (o->async) {
-		pthread_mutex_lock(&o->async->mu);
-		o->async->chunks = o->chunks;
-		o->async->raw_bytes = o->raw_bytes;
-		o->async->file_bytes = o->file_bytes;
-		pthread_mutex_unlock(&o->async->mu);
-	}
+	publish_counts(o);
 	return 0;
 }
 
