@@ -383,17 +383,21 @@ static void run_break(struct run_map *m, uint32_t tid)
 		tid_run_slot(m, tid)->run = 0;
 }
 
+static void srec_set_branch(struct srec *s, const struct itrace_record *rec)
+{
+	s->from = rec->u.branch.from;
+	s->to = rec->u.branch.to;
+	s->kind = rec->u.branch.kind;
+	s->flags = rec->u.branch.flags;
+}
+
 static void srec_set(struct srec *s, const struct itrace_record *rec, uint32_t full)
 {
 	s->tid = rec->tid;
 	s->pid = rec->pid;
 	s->full = full;
-	if (full == SREC_BRANCH) {
-		s->from = rec->u.branch.from;
-		s->to = rec->u.branch.to;
-		s->kind = rec->u.branch.kind;
-		s->flags = rec->u.branch.flags;
-	}
+	if (full == SREC_BRANCH)
+		srec_set_branch(s, rec);
 }
 
 static int summary_append(struct pchunk *k, const struct itrace_record *rec, uint32_t full)
@@ -415,12 +419,7 @@ static int summarize(struct pchunk *k, struct run_map *m, const struct itrace_re
 		/* Of a run of branches only the first and last change state;
 		 * the last keeps its entry's thread. */
 		if (s->run == 2) {
-			struct srec *e = &k->summary[s->last];
-
-			e->from = rec->u.branch.from;
-			e->to = rec->u.branch.to;
-			e->kind = rec->u.branch.kind;
-			e->flags = rec->u.branch.flags;
+			srec_set_branch(&k->summary[s->last], rec);
 			return 0;
 		}
 		s->last = k->nsum;
