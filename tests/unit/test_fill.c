@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "buf_testutil.h"
 #include "fill_stepper.h"
 #include "fill_testutil.h"
 #include "itrace_format.h"
@@ -555,24 +556,6 @@ static void fill_file(unsigned jobs, unsigned flags, size_t chunk_bytes, const c
 	assert_int_equal(fill_file_rc(jobs, flags, chunk_bytes, out), 0);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	uint8_t *b;
-	long n;
-
-	assert_non_null(fp);
-	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
-	n = ftell(fp);
-	rewind(fp);
-	b = malloc((size_t)n + 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)n, fp), (size_t)n);
-	fclose(fp);
-	*len = (size_t)n;
-	return b;
-}
-
 /*
  * Into a file, -j N writes the bytes of -j 1: its workers encode whole
  * output chunks (several per input chunk with small output chunks), and
@@ -589,18 +572,16 @@ static void test_parallel_file_equals_sequential(void **state)
 	make_threaded_trace(1);
 	for (size_t c = 0; c < 2; c++) {
 		for (unsigned flags = 0; flags <= ITRACE_FILL_BYTES; flags += ITRACE_FILL_BYTES) {
-			size_t n1, n2;
-			uint8_t *one, *many;
+			struct buf one, many;
 
 			fill_file(1, flags, out_chunk[c], one_path);
 			fill_file(c ? 2 : 3, flags, out_chunk[c], many_path);
-			one = slurp(one_path, &n1);
-			many = slurp(many_path, &n2);
-			assert_true(n1 > 4096);
-			assert_int_equal(n1, n2);
-			assert_memory_equal(one, many, n1);
-			free(one);
-			free(many);
+			one = buf_from_path(one_path);
+			many = buf_from_path(many_path);
+			assert_true(one.len > 4096);
+			assert_same_bytes(&one, &many);
+			free(one.data);
+			free(many.data);
 		}
 	}
 	unlink(one_path);
@@ -614,19 +595,17 @@ static void corrupt_chunk_at(uint64_t k, long delta);
 static void assert_fills_equal(unsigned jobs, int expect_rc)
 {
 	char one_path[80], many_path[80];
-	uint8_t *one, *many;
-	size_t n1, n2;
+	struct buf one, many;
 
 	snprintf(one_path, sizeof(one_path), "%s.j1", trace_path());
 	snprintf(many_path, sizeof(many_path), "%s.jn", trace_path());
 	assert_int_equal(fill_file_rc(1, 0, 1 << 20, one_path), expect_rc);
 	assert_int_equal(fill_file_rc(jobs, 0, 1 << 20, many_path), expect_rc);
-	one = slurp(one_path, &n1);
-	many = slurp(many_path, &n2);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(one, many, n1);
-	free(one);
-	free(many);
+	one = buf_from_path(one_path);
+	many = buf_from_path(many_path);
+	assert_same_bytes(&one, &many);
+	free(one.data);
+	free(many.data);
 	unlink(one_path);
 	unlink(many_path);
 }

@@ -15,14 +15,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "buf_testutil.h"
+
 #include "internal.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
-struct buf {
-	uint8_t *data;
-	size_t len;
-};
 
 /* A writer on a memfd, so the bytes can be inspected afterwards. */
 static struct itrace_writer *open_mem_writer(int *fd, int compression, size_t chunk)
@@ -40,19 +38,6 @@ static struct itrace_writer *open_mem_writer(int *fd, int compression, size_t ch
 	o.meta_count = 2;
 	assert_int_equal(itrace_writer_open_fd(*fd, &o, &w), 0);
 	return w;
-}
-
-static struct buf slurp_fd(int fd)
-{
-	struct buf b;
-	off_t len = lseek(fd, 0, SEEK_END);
-
-	b.len = (size_t)len;
-	b.data = malloc(b.len + 1);
-	assert_non_null(b.data);
-	assert_int_equal(pread(fd, b.data, b.len, 0), (ssize_t)b.len);
-	close(fd);
-	return b;
 }
 
 /* Every record kind, with values that exercise signs and widths. */
@@ -302,7 +287,7 @@ static struct buf write_records(const struct itrace_record *recs, size_t n, int 
 		assert_int_equal(itrace_writer_flush(w), 0);
 		itrace_writer_abandon(w);
 	}
-	return slurp_fd(fd);
+	return buf_from_fd(fd);
 }
 
 #define MAXREC 4096
@@ -872,14 +857,9 @@ static struct buf slurp_data_file(const char *name)
 {
 	const char *root = getenv("ITRACE_ROOT");
 	char path[4096];
-	int fd;
-	struct buf b;
 
 	snprintf(path, sizeof(path), "%s/tests/data/%s", root ? root : ".", name);
-	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	b = slurp_fd(fd);
-	return b;
+	return buf_from_path(path);
 }
 
 /* A format 1 file (MEM deltas against the previous access) still reads. */
@@ -923,7 +903,7 @@ static void test_mem_deltas_per_instruction(void **state)
 	 * first iteration's runs */
 	assert_true(st.raw_bytes <= 3000 * 5 + 2000 + 32);
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
-	b = slurp_fd(fd);
+	b = buf_from_fd(fd);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
 	while (itrace_reader_next(r, &rec) == 0) {
 		if (rec.type != ITRACE_REC_MEM)

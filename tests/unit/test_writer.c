@@ -16,13 +16,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "buf_testutil.h"
+
 #include "internal.h"
 #include "itrace.h"
 
-struct buf {
-	uint8_t *data;
-	size_t len;
-};
 
 static struct itrace_writer *open_writer(int *fd, int async, int compression, size_t chunk)
 {
@@ -41,17 +39,8 @@ static struct itrace_writer *open_writer(int *fd, int async, int compression, si
 
 static struct buf close_and_slurp(struct itrace_writer *w, int fd)
 {
-	struct buf b;
-	off_t len;
-
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
-	len = lseek(fd, 0, SEEK_END);
-	b.len = (size_t)len;
-	b.data = malloc(b.len + 1);
-	assert_non_null(b.data);
-	assert_int_equal(pread(fd, b.data, b.len, 0), (ssize_t)b.len);
-	close(fd);
-	return b;
+	return buf_from_fd(fd);
 }
 
 /* A deterministic pseudo-random stream of blocks, branches and accesses. */
@@ -119,12 +108,6 @@ static struct buf stream_file(int async, int batch, int compression, size_t chun
 	return close_and_slurp(w, fd);
 }
 
-static void assert_same(const struct buf *a, const struct buf *b)
-{
-	assert_int_equal(a->len, b->len);
-	assert_memory_equal(a->data, b->data, a->len);
-}
-
 /* itrace_write_insns writes the same file as one call per instruction. */
 static void test_batch_equals_single(void **state)
 {
@@ -133,7 +116,7 @@ static void test_batch_equals_single(void **state)
 
 	(void)state;
 	assert_true(one.len > 12 * 4096); /* many chunk boundaries crossed */
-	assert_same(&one, &batch);
+	assert_same_bytes(&one, &batch);
 	free(one.data);
 	free(batch.data);
 }
@@ -166,7 +149,7 @@ static void test_async_equals_sync(void **state)
 		struct buf sync = stream_file(0, 1, comp, 2048, 4000);
 		struct buf async = stream_file(1, 1, comp, 2048, 4000);
 
-		assert_same(&sync, &async);
+		assert_same_bytes(&sync, &async);
 		free(sync.data);
 		free(async.data);
 	}
@@ -326,7 +309,7 @@ static void test_segments_equal_sequential(void **state)
 			struct buf seq = parts_in_order(async, comp);
 			struct buf spliced = parts_as_segments(async, comp);
 
-			assert_same(&seq, &spliced);
+			assert_same_bytes(&seq, &spliced);
 			free(seq.data);
 			free(spliced.data);
 		}
