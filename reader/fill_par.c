@@ -265,7 +265,7 @@ struct srec {
 	uint64_t from, to;
 	uint32_t tid, pid;
 	uint32_t full;	/* index into full, or SREC_BRANCH */
-	uint8_t kind, flags;
+	uint8_t kf;	/* branch kind | flags << 4 */
 };
 
 struct pchunk {
@@ -383,49 +383,87 @@ static void run_break(struct run_map *m, uint32_t tid)
 		tid_run_slot(m, tid)->run = 0;
 }
 
-static void srec_set_branch(struct srec *s, const struct itrace_record *rec)
+/* A branch's kind and flags in one byte, as compact records keep them. */
+static uint8_t branch_kf(const struct itrace_branch *b)
 {
-	s->from = rec->u.branch.from;
-	s->to = rec->u.branch.to;
-	s->kind = rec->u.branch.kind;
-	s->flags = rec->u.branch.flags;
+	return (uint8_t)(b->kind | b->flags << 4);
 }
 
-static void srec_set(struct srec *s, const struct itrace_record *rec, uint32_t full)
+/*
+ * Summary entries of branches are set from the branch's parts in
+ * registers, never copied from the record: the reader stores kind and
+ * flags a byte at a time, and a copy of the pair compiles to one 16-bit
+ * load, which cannot be forwarded from two stores and stalled every
+ * branch of the read (most of the parallel fill's cost over -j 1).
+ */
+static void srec_set_branch(struct srec *s, uint64_t from, uint64_t to, uint8_t kf)
 {
-	s->tid = rec->tid;
-	s->pid = rec->pid;
-	s->full = full;
-	if (full == SREC_BRANCH)
-		srec_set_branch(s, rec);
+	s->from = from;
+	s->to = to;
+	s->kf = kf;
 }
 
-static int summary_append(struct pchunk *k, const struct itrace_record *rec, uint32_t full)
+static struct srec *summary_append(struct pchunk *k, uint32_t tid, uint32_t pid, uint32_t full)
 {
+	struct srec *s;
+
 	if (itrace_reserve((void **)&k->summary, &k->capsum, k->nsum + 1, sizeof(*k->summary)) < 0)
-		return -ITRACE_E_NOMEM;
-	srec_set(&k->summary[k->nsum++], rec, full);
-	return 0;
+		return NULL;
+	s = &k->summary[k->nsum++];
+	s->tid = tid;
+	s->pid = pid;
+	s->full = full;
+	return s;
 }
 
-/* Add rec (full: its index in k->full, or SREC_BRANCH) to the summary. */
-static int summarize(struct pchunk *k, struct run_map *m, const struct itrace_record *rec,
-		     uint32_t full)
+/* Add a branch of thread tid to the summary; returns its thread's run
+ * slot, or NULL when out of memory. */
+static struct run_slot *summarize_branch(struct pchunk *k, struct run_map *m, uint32_t tid,
+					 uint32_t pid, uint64_t from, uint64_t to, uint8_t kf)
 {
-	if (rec->type == ITRACE_REC_BRANCH) {
-		struct run_slot *s = m->last && m->last->tid == rec->tid ? m->last
-									  : tid_run_slot(m, rec->tid);
+	struct run_slot *r = m->last && m->last->tid == tid ? m->last : tid_run_slot(m, tid);
+	struct srec *s;
 
-		/* Of a run of branches only the first and last change state;
-		 * the last keeps its entry's thread. */
-		if (s->run == 2) {
-			srec_set_branch(&k->summary[s->last], rec);
-			return 0;
-		}
-		s->last = k->nsum;
-		s->run++;
-		return summary_append(k, rec, SREC_BRANCH);
+	/* Of a run of branches only the first and last change state; the
+	 * last keeps its entry's thread. */
+	if (r->run == 2) {
+		srec_set_branch(&k->summary[r->last], from, to, kf);
+		return r;
 	}
+	r->last = k->nsum;
+	r->run++;
+	s = summary_append(k, tid, pid, SREC_BRANCH);
+	if (!s)
+		return NULL;
+	srec_set_branch(s, from, to, kf);
+	return r;
+}
+
+/*
+ * The run of branches being read, once it is two long: each further
+ * branch of its thread only replaces its last, which is kept here (in
+ * registers) and stored when another record comes; per branch, this is
+ * most of the summary's cost.
+ */
+struct open_run {
+	int open;
+	uint32_t tid;
+	size_t at;	/* its last entry in the summary */
+	uint64_t from, to;
+	uint8_t kf;
+};
+
+static void run_close(struct pchunk *k, struct open_run *run)
+{
+	if (run->open)
+		srec_set_branch(&k->summary[run->at], run->from, run->to, run->kf);
+	run->open = 0;
+}
+
+/* Add rec, not a branch, to the summary; full is its index in k->full. */
+static int summarize_other(struct pchunk *k, struct run_map *m, const struct itrace_record *rec,
+			   uint32_t full)
+{
 	if (rec->type != ITRACE_REC_UNKNOWN) {
 		run_break(m, rec->tid);
 		if (rec->type == ITRACE_REC_THREAD) {
@@ -436,57 +474,99 @@ static int summarize(struct pchunk *k, struct run_map *m, const struct itrace_re
 			run_break(m, (uint32_t)rec->u.process.other);
 		}
 	}
-	return summary_append(k, rec, full);
+	return summary_append(k, rec->tid, rec->pid, full) ? 0 : -ITRACE_E_NOMEM;
 }
 
-/* Keep rec in k; *full is its index in k->full (SREC_BRANCH: a branch). */
-static int store_record(struct pchunk *k, const struct itrace_record *rec, uint32_t *full)
+/* A new compact record in k for a record of thread tid/pid. */
+static struct crec *new_crec(struct pchunk *k, uint32_t tid, uint32_t pid)
 {
-	struct crec *c;
-
 	if (itrace_reserve((void **)&k->recs, &k->caprecs, k->nrecs + 1, sizeof(*k->recs)) < 0)
-		return -ITRACE_E_NOMEM;
-	c = &k->recs[k->nrecs];
-	if (k->nrecs++ == 0) {
-		k->tid0 = rec->tid;
-		k->pid0 = rec->pid;
+		return NULL;
+	if (k->nrecs == 0) {
+		k->tid0 = tid;
+		k->pid0 = pid;
 	}
-	*full = SREC_BRANCH;
+	return &k->recs[k->nrecs++];
+}
+
+/* Keep a branch in k. */
+static int store_branch(struct pchunk *k, const struct itrace_record *rec, uint64_t from,
+			uint64_t to, uint8_t kf)
+{
+	struct crec *c = new_crec(k, rec->tid, rec->pid);
+	int64_t a = (int64_t)(from - k->last_to), b = (int64_t)(to - from);
+
+	if (!c)
+		return -ITRACE_E_NOMEM;
+	c->kf = kf;
+	k->last_to = to;
+	if (a == (int32_t)a && b == (int32_t)b) {
+		c->type = CREC_BRANCH;
+		c->a = (int32_t)a;
+		c->b = (int32_t)b;
+		return 0;
+	}
+	if (itrace_reserve((void **)&k->far, &k->capfar, k->nfar + 1, sizeof(*k->far)) < 0)
+		return -ITRACE_E_NOMEM;
+	k->far[k->nfar].from = from;
+	k->far[k->nfar].to = to;
+	c->type = CREC_FAR;
+	c->a = (int32_t)k->nfar++;
+	return 0;
+}
+
+/* Keep a deep copy of rec, not a branch, in k; *full is its index in k->full. */
+static int store_full(struct pchunk *k, const struct itrace_record *rec, uint32_t *full)
+{
+	struct crec *c = new_crec(k, rec->tid, rec->pid);
+	size_t cap = k->capfull;
+
+	if (!c || itrace_reserve((void **)&k->full, &cap, k->nfull + 1, sizeof(*k->full)) < 0)
+		return -ITRACE_E_NOMEM;
+	cap = k->capfull;
+	if (itrace_reserve((void **)&k->blobs, &cap, k->nfull + 1, sizeof(*k->blobs)) < 0)
+		return -ITRACE_E_NOMEM;
+	k->capfull = cap;
+	if (copy_record(&k->full[k->nfull], &k->blobs[k->nfull], rec) < 0)
+		return -ITRACE_E_NOMEM;
+	c->type = CREC_FULL;
+	c->a = (int32_t)k->nfull;
+	*full = (uint32_t)k->nfull++;
+	return 0;
+}
+
+/* Keep rec in k and add it to the summary. */
+static int read_record(struct pchunk *k, struct run_map *m, struct open_run *run,
+		       const struct itrace_record *rec)
+{
+	uint32_t full;
+	int rc;
+
 	if (rec->type == ITRACE_REC_BRANCH) {
 		uint64_t from = rec->u.branch.from, to = rec->u.branch.to;
-		int64_t a = (int64_t)(from - k->last_to), b = (int64_t)(to - from);
+		uint8_t kf = branch_kf(&rec->u.branch);
+		struct run_slot *slot;
 
-		c->kf = (uint8_t)(rec->u.branch.kind | rec->u.branch.flags << 4);
-		k->last_to = to;
-		if (a == (int32_t)a && b == (int32_t)b) {
-			c->type = CREC_BRANCH;
-			c->a = (int32_t)a;
-			c->b = (int32_t)b;
+		rc = store_branch(k, rec, from, to, kf);
+		if (rc < 0)
+			return rc;
+		if (run->open && run->tid == rec->tid) {
+			run->from = from;
+			run->to = to;
+			run->kf = kf;
 			return 0;
 		}
-		if (itrace_reserve((void **)&k->far, &k->capfar, k->nfar + 1, sizeof(*k->far)) < 0)
+		run_close(k, run);
+		slot = summarize_branch(k, m, rec->tid, rec->pid, from, to, kf);
+		if (!slot)
 			return -ITRACE_E_NOMEM;
-		k->far[k->nfar].from = from;
-		k->far[k->nfar].to = to;
-		c->type = CREC_FAR;
-		c->a = (int32_t)k->nfar++;
+		if (slot->run == 2)
+			*run = (struct open_run){ 1, rec->tid, slot->last, from, to, kf };
 		return 0;
-	} else {
-		size_t cap = k->capfull;
-
-		if (itrace_reserve((void **)&k->full, &cap, k->nfull + 1, sizeof(*k->full)) < 0)
-			return -ITRACE_E_NOMEM;
-		cap = k->capfull;
-		if (itrace_reserve((void **)&k->blobs, &cap, k->nfull + 1, sizeof(*k->blobs)) < 0)
-			return -ITRACE_E_NOMEM;
-		k->capfull = cap;
-		if (copy_record(&k->full[k->nfull], &k->blobs[k->nfull], rec) < 0)
-			return -ITRACE_E_NOMEM;
-		c->type = CREC_FULL;
-		c->a = (int32_t)k->nfull;
-		*full = (uint32_t)k->nfull++;
 	}
-	return 0;
+	run_close(k, run);
+	rc = store_full(k, rec, &full);
+	return rc < 0 ? rc : summarize_other(k, m, rec, full);
 }
 
 /* Step 1: read chunk k (its records only) into memory. */
@@ -494,8 +574,8 @@ static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 {
 	struct itrace_chunk_info ci;
 	struct itrace_record rec;
+	struct open_run run = { 0 };
 	struct run_map m;
-	uint32_t full;
 	int rc;
 
 	m.cap = 64;
@@ -516,12 +596,11 @@ static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 		}
 		if (rc < 0 || rec.chunk != ci.seq)
 			break;
-		rc = store_record(k, &rec, &full);
-		if (rc == 0)
-			rc = summarize(k, &m, &rec, full);
+		rc = read_record(k, &m, &run, &rec);
 		if (rc == 0 && m.nomem)
 			rc = -ITRACE_E_NOMEM;
 	}
+	run_close(k, &run);
 	free(m.slots);
 	return rc > 0 ? 0 : rc;
 }
@@ -578,8 +657,8 @@ static void expand_summary(const struct pchunk *k, const struct srec *s, struct 
 	rec->pid = s->pid;
 	rec->u.branch.from = s->from;
 	rec->u.branch.to = s->to;
-	rec->u.branch.kind = s->kind;
-	rec->u.branch.flags = s->flags;
+	rec->u.branch.kind = s->kf & 0xf;
+	rec->u.branch.flags = s->kf >> 4;
 }
 
 /* ---- Workers --------------------------------------------------------- */
