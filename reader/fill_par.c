@@ -238,9 +238,9 @@ static int buffer_replay(const struct fill_buffer *b, int with_bytes, itrace_fil
 /*
  * Between reading and filling, a chunk's records are kept compact: the
  * parallel fill's own cost is mostly this memory traffic (a loop-heavy
- * chunk holds some 65k branches), so a branch takes 12 bytes, its source
- * relative to the previous branch's target and its target relative to its
- * source.  Its thread is not kept: the reader gives every record its
+ * chunk holds some 65k branches), so a branch takes 8 bytes, its source
+ * relative to the previous branch's target (within 32 KB: a basic block)
+ * and its target relative to its source.  Its thread is not kept: the reader gives every record its
  * current thread (the chunk header's, then each THREAD switch's), which a
  * sequential walk over the records recovers.  Branches too far apart keep
  * both addresses aside; other records are deep copies.
@@ -248,8 +248,8 @@ static int buffer_replay(const struct fill_buffer *b, int with_bytes, itrace_fil
 enum crec_type { CREC_BRANCH, CREC_FAR, CREC_FULL };
 
 struct crec {
-	int32_t a;	/* BRANCH: from - previous to; FAR, FULL: index into far, full */
-	int32_t b;	/* BRANCH: to - from */
+	int32_t b;	/* BRANCH: to - from; FAR, FULL: index into far, full */
+	int16_t a;	/* BRANCH: from - previous to */
 	uint8_t type;	/* enum crec_type */
 	uint8_t kf;	/* branch kind | flags << 4 */
 };
@@ -441,22 +441,40 @@ static struct run_slot *summarize_branch(struct pchunk *k, struct run_map *m, ui
 
 /*
  * The run of branches being read, once it is two long: each further
- * branch of its thread only replaces its last, which is kept here (in
- * registers) and stored when another record comes; per branch, this is
- * most of the summary's cost.
+ * branch of its thread only replaces its last, and while the run is open
+ * that is the last compact record, so its summary entry is only set when
+ * another record closes the run.  Per branch, this is most of the cost.
  */
 struct open_run {
 	int open;
 	uint32_t tid;
 	size_t at;	/* its last entry in the summary */
-	uint64_t from, to;
-	uint8_t kf;
 };
+
+/* The branch of the last compact record. */
+static void last_branch(const struct pchunk *k, uint64_t *from, uint64_t *to, uint8_t *kf)
+{
+	const struct crec *c = &k->recs[k->nrecs - 1];
+
+	if (c->type == CREC_FAR) {
+		*from = k->far[c->b].from;
+		*to = k->far[c->b].to;
+	} else {
+		*to = k->last_to;
+		*from = *to - (uint64_t)(int64_t)c->b;
+	}
+	*kf = c->kf;
+}
 
 static void run_close(struct pchunk *k, struct open_run *run)
 {
-	if (run->open)
-		srec_set_branch(&k->summary[run->at], run->from, run->to, run->kf);
+	uint64_t from, to;
+	uint8_t kf;
+
+	if (!run->open)
+		return;
+	last_branch(k, &from, &to, &kf);
+	srec_set_branch(&k->summary[run->at], from, to, kf);
 	run->open = 0;
 }
 
@@ -500,9 +518,9 @@ static int store_branch(struct pchunk *k, const struct itrace_record *rec, uint6
 		return -ITRACE_E_NOMEM;
 	c->kf = kf;
 	k->last_to = to;
-	if (a == (int32_t)a && b == (int32_t)b) {
+	if (a == (int16_t)a && b == (int32_t)b) {
 		c->type = CREC_BRANCH;
-		c->a = (int32_t)a;
+		c->a = (int16_t)a;
 		c->b = (int32_t)b;
 		return 0;
 	}
@@ -511,7 +529,7 @@ static int store_branch(struct pchunk *k, const struct itrace_record *rec, uint6
 	k->far[k->nfar].from = from;
 	k->far[k->nfar].to = to;
 	c->type = CREC_FAR;
-	c->a = (int32_t)k->nfar++;
+	c->b = (int32_t)k->nfar++;
 	return 0;
 }
 
@@ -530,7 +548,7 @@ static int store_full(struct pchunk *k, const struct itrace_record *rec, uint32_
 	if (copy_record(&k->full[k->nfull], &k->blobs[k->nfull], rec) < 0)
 		return -ITRACE_E_NOMEM;
 	c->type = CREC_FULL;
-	c->a = (int32_t)k->nfull;
+	c->b = (int32_t)k->nfull;
 	*full = (uint32_t)k->nfull++;
 	return 0;
 }
@@ -547,26 +565,44 @@ static int read_record(struct pchunk *k, struct run_map *m, struct open_run *run
 		uint8_t kf = branch_kf(&rec->u.branch);
 		struct run_slot *slot;
 
+		if (run->open && run->tid == rec->tid)
+			return store_branch(k, rec, from, to, kf);
+		run_close(k, run);
 		rc = store_branch(k, rec, from, to, kf);
 		if (rc < 0)
 			return rc;
-		if (run->open && run->tid == rec->tid) {
-			run->from = from;
-			run->to = to;
-			run->kf = kf;
-			return 0;
-		}
-		run_close(k, run);
 		slot = summarize_branch(k, m, rec->tid, rec->pid, from, to, kf);
 		if (!slot)
 			return -ITRACE_E_NOMEM;
 		if (slot->run == 2)
-			*run = (struct open_run){ 1, rec->tid, slot->last, from, to, kf };
+			*run = (struct open_run){ 1, rec->tid, slot->last };
 		return 0;
 	}
 	run_close(k, run);
 	rc = store_full(k, rec, &full);
 	return rc < 0 ? rc : summarize_other(k, m, rec, full);
+}
+
+/*
+ * The common case of reading, inline: b continues the open run and fits
+ * a compact record for which there is room.  Returns 0 when it does not
+ * apply (read_record() then takes it).
+ */
+static int append_run_branch(struct pchunk *k, const struct itrace_branch *b)
+{
+	uint64_t from = b->from, to = b->to;
+	int64_t a = (int64_t)(from - k->last_to), d = (int64_t)(to - from);
+	struct crec *c;
+
+	if (k->nrecs == k->caprecs || a != (int16_t)a || d != (int32_t)d)
+		return 0;
+	c = &k->recs[k->nrecs++];
+	c->b = (int32_t)d;
+	c->a = (int16_t)a;
+	c->type = CREC_BRANCH;
+	c->kf = branch_kf(b);
+	k->last_to = to;
+	return 1;
 }
 
 /* Step 1: read chunk k (its records only) into memory. */
@@ -590,18 +626,19 @@ static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 		rc = itrace_reader_seek_chunk(r, k->index);
 	while (rc == 0) {
 		rc = itrace_reader_next_in_chunk(r, &rec);
-		if (rc == ITRACE_CHUNK_END || rc == ITRACE_EOF || rc == -ITRACE_E_NOFOOTER) {
-			rc = 0;
+		if (rc != 0 || rec.chunk != ci.seq)
 			break;
-		}
-		if (rc < 0 || rec.chunk != ci.seq)
-			break;
+		if (rec.type == ITRACE_REC_BRANCH && run.open && rec.tid == run.tid &&
+		    append_run_branch(k, &rec.u.branch))
+			continue;
 		rc = read_record(k, &m, &run, &rec);
 		if (rc == 0 && m.nomem)
 			rc = -ITRACE_E_NOMEM;
 	}
 	run_close(k, &run);
 	free(m.slots);
+	if (rc == ITRACE_CHUNK_END || rc == ITRACE_EOF || rc == -ITRACE_E_NOFOOTER)
+		rc = 0;
 	return rc > 0 ? 0 : rc;
 }
 
@@ -627,11 +664,11 @@ static int fill_records(struct fill_ctx *c, const struct pchunk *k)
 			b.to = b.from + (uint64_t)(int64_t)r->b;
 			break;
 		case CREC_FAR:
-			b.from = k->far[r->a].from;
-			b.to = k->far[r->a].to;
+			b.from = k->far[r->b].from;
+			b.to = k->far[r->b].to;
 			break;
 		default:
-			full = &k->full[r->a];
+			full = &k->full[r->b];
 			tid = full->tid;
 			pid = full->pid;
 			rc = fill_record(c, full);

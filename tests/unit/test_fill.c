@@ -425,9 +425,10 @@ static void fill_flat(unsigned jobs, struct flat *f)
 /*
  * Three threads running the oracle's branches interleaved at random; with
  * `events`, also LOST, tracing off, input gaps, signals and a thread
- * created by another.
+ * created by another.  With far_off, the second thread runs in a second
+ * mapping of the program that far above the first.
  */
-static void make_threaded_trace(int events)
+static void make_threaded_trace_far(int events, uint64_t far_off)
 {
 	struct itrace_writer_options o;
 	struct itrace_writer *w;
@@ -447,12 +448,19 @@ static void make_threaded_trace(int events)
 	rec.type = ITRACE_REC_MMAP;
 	rec.u.mmap = m;
 	assert_int_equal(itrace_writer_write(w, &rec), 0);
+	if (far_off) {
+		rec.u.mmap.start += far_off;
+		assert_int_equal(itrace_writer_write(w, &rec), 0);
+	}
 	for (int round = 0; round < 400; round++) {
+		uint64_t off;
+
 		int t = (int)((seed = seed * 1103515245 + 12345) >> 16) % 3;
 		int what = (int)((seed = seed * 1103515245 + 12345) >> 16) % 20 + (events ? 0 : 20);
 		const struct step *st;
 		struct itrace_decoded di;
 
+		off = t == 1 ? far_off : 0;
 		memset(&rec, 0, sizeof(rec));
 		rec.type = ITRACE_REC_THREAD;
 		rec.u.thread = (struct itrace_thread){ .event = ITRACE_THREAD_SWITCH, .tid = tids[t], .pid = 500 };
@@ -463,7 +471,7 @@ static void make_threaded_trace(int events)
 								       .pid = 500, .other = tids[0] };
 			} else {
 				rec.type = ITRACE_REC_TRACE_CTL;
-				rec.u.ctl = (struct itrace_trace_ctl){ 1, ITRACE_CTL_START, oracle.v[0].addr };
+				rec.u.ctl = (struct itrace_trace_ctl){ 1, ITRACE_CTL_START, oracle.v[0].addr + off };
 			}
 			assert_int_equal(itrace_writer_write(w, &rec), 0);
 			pos[t] = 0;
@@ -474,13 +482,13 @@ static void make_threaded_trace(int events)
 			rec.u.lost = (struct itrace_lost){ ITRACE_LOST_OVERFLOW, ITRACE_UNIT_BRANCHES, 2 };
 		} else if (what == 1) {
 			rec.type = ITRACE_REC_TRACE_CTL;
-			rec.u.ctl = (struct itrace_trace_ctl){ 0, ITRACE_CTL_SCOPE, oracle.v[pos[t]].addr };
+			rec.u.ctl = (struct itrace_trace_ctl){ 0, ITRACE_CTL_SCOPE, oracle.v[pos[t]].addr + off };
 		} else if (what == 2) {
 			rec.type = ITRACE_REC_GAP;
-			rec.u.gap = (struct itrace_gap){ ITRACE_GAP_TRACE_OFF, 0, oracle.v[pos[t]].addr, 0 };
+			rec.u.gap = (struct itrace_gap){ ITRACE_GAP_TRACE_OFF, 0, oracle.v[pos[t]].addr + off, 0 };
 		} else if (what == 3) {
 			rec.type = ITRACE_REC_SIGNAL;
-			rec.u.signal = (struct itrace_signal){ 10, 0, 0, oracle.v[pos[t]].addr, 0 };
+			rec.u.signal = (struct itrace_signal){ 10, 0, 0, oracle.v[pos[t]].addr + off, 0 };
 		} else if (what == 4) {
 			/* a chunk's output encoded apart must start from this time */
 			rec.type = ITRACE_REC_TIMESTAMP;
@@ -498,20 +506,24 @@ static void make_threaded_trace(int events)
 				rec.u.syscall.dir = ITRACE_SYSCALL_ENTER;
 				assert_int_equal(itrace_writer_write(w, &rec), 0);
 			} else if (di.kind != ITRACE_INSN_NOT_BRANCH) {
-				assert_int_equal(itrace_write_branch(w, st->addr, oracle.v[pos[t] + 1].addr, di.kind,
-								     ITRACE_BRANCH_TAKEN), 0);
+				assert_int_equal(itrace_write_branch(w, st->addr + off, oracle.v[pos[t] + 1].addr + off,
+								     di.kind, ITRACE_BRANCH_TAKEN), 0);
 			}
 		}
 	}
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
 }
 
-static void test_parallel_equals_sequential(void **state)
+static void make_threaded_trace(int events)
+{
+	make_threaded_trace_far(events, 0);
+}
+
+/* Fill the trace with -j 1 and -j 3: the same records. */
+static void check_parallel_equals_sequential(void)
 {
 	struct flat one, many;
 
-	(void)state;
-	make_threaded_trace(1);
 	fill_flat(1, &one);
 	fill_flat(3, &many);
 	assert_true(one.n > 1000);
@@ -522,6 +534,25 @@ static void test_parallel_equals_sequential(void **state)
 				 itrace_rec_type_name(many.v[i].type));
 	free(one.v);
 	free(many.v);
+}
+
+static void test_parallel_equals_sequential(void **state)
+{
+	(void)state;
+	make_threaded_trace(1);
+	check_parallel_equals_sequential();
+}
+
+/* Threads far apart: a branch is not within 32 KB of the branch before it
+ * (another thread's), which the compact records between read and fill
+ * keep aside. */
+static void test_parallel_far_threads(void **state)
+{
+	(void)state;
+	make_threaded_trace_far(1, 0x100000);
+	check_parallel_equals_sequential();
+	make_threaded_trace_far(0, (uint64_t)1 << 40);
+	check_parallel_equals_sequential();
 }
 
 /* Fill the trace into a file through the writer (workers encode chunks);
@@ -784,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_lost_input_resyncs),
 		cmocka_unit_test(test_branch_not_reached),
 		cmocka_unit_test(test_parallel_equals_sequential),
+		cmocka_unit_test(test_parallel_far_threads),
 		cmocka_unit_test(test_parallel_file_equals_sequential),
 		cmocka_unit_test(test_parallel_file_damage),
 		cmocka_unit_test(test_corrupt_chunk_forgets_positions),
