@@ -1,28 +1,30 @@
 /*
  * fill_par.c - filling chunks in parallel, with output identical to -j 1.
  *
- * Each chunk of the input goes through three steps:
- *  1. read (a worker): the chunk is read by a worker with its own reader
- *     into a compact in-memory copy, plus a summary of the records that
- *     change thread state (runs of branches of one thread reduced to their
- *     first and last);
- *  2. compose (the main thread, in chunk order): the summary is replayed
- *     on a "dry" fill context (state transitions only: fill.c makes them
- *     depend on records, never on walks), giving the chunk's starting
- *     thread states, and its image records are appended to a log;
- *  3. fill (a worker): the chunk is filled from its starting state, with
- *     the worker's image brought up to date from the log.  When the output
- *     is a writer, the worker encodes the chunk's output into complete
- *     chunks itself (a segment: compressed and checksummed) and the main
- *     thread only splices them into the file in order, patching what
- *     depends on the chunks before (writer_append_segment()); -j 1 ends an
- *     output chunk at every input chunk, so the bytes are the same.  For
- *     any other output, the worker fills a buffer that the main thread
- *     replays to the output function in chunk order.
- * The steps form a pipeline over a ring of chunk slots: workers take fills
- * before reads, reads run ahead as far as free slots allow, and the main
- * thread composes and emits chunks as soon as they are ready, so no step
- * waits for a whole batch of chunks.
+ * Each chunk of the input goes through four steps:
+ *  1. read: the chunk is read with a thread's own reader into a compact
+ *     in-memory copy, plus a summary of the records that change thread
+ *     state (runs of branches of one thread reduced to their first and
+ *     last);
+ *  2. compose (in chunk order): the summary is replayed on a "dry" fill
+ *     context (state transitions only: fill.c makes them depend on
+ *     records, never on walks), giving the chunk's starting thread states,
+ *     and its image records are appended to a log;
+ *  3. fill: the chunk is filled from its starting state, with the thread's
+ *     image brought up to date from the log.  When the output is a writer,
+ *     the thread encodes the chunk's output into complete chunks itself (a
+ *     segment: compressed and checksummed); for any other output it fills
+ *     a buffer;
+ *  4. emit (in chunk order): the segment is spliced into the file,
+ *     patching what depends on the chunks before (writer_append_segment());
+ *     -j 1 ends an output chunk at every input chunk, so the bytes are the
+ *     same.  A buffer is replayed to the caller's output function, on the
+ *     caller's thread.
+ * The steps form a pipeline over a ring of chunk slots, run by N threads,
+ * the caller's one of them: each thread does whichever step is ready,
+ * emit and compose (one thread at a time each) before fills, fills before
+ * reads, and reads run ahead as far as free slots allow.  No thread hands
+ * work to another, so N threads on N cores run without switching.
  * A read error (damage) stops the pipeline at that chunk: everything
  * before it is emitted, and from there the fill goes on sequentially,
  * exactly as -j 1 would.
@@ -701,8 +703,8 @@ static void expand_summary(const struct pchunk *k, const struct srec *s, struct 
 /* ---- Workers --------------------------------------------------------- */
 
 /* The image log (MMAP, CODE, FORK/EXEC records in order) in blocks that
- * never move: workers read published entries while the main thread
- * appends more. */
+ * never move: fills read published entries while a compose appends
+ * more. */
 #define LOG_BLOCK 64
 
 struct log_block {
@@ -717,15 +719,28 @@ struct job_queue {
 	size_t head, len, cap;
 };
 
+/* Where the pipeline is: chunks [emitted, composed) are queued or filled,
+ * [composed, queued) queued or read; each holds a slot. */
+struct pipeline {
+	uint64_t n, queued, composed, emitted;
+	int stop;	/* damage: queue and compose nothing more */
+	uint64_t resume; /* then: the first chunk not filled */
+};
+
 struct par {
 	const struct itrace_fill_options *opts;
 	const struct itrace_header *hdr;
 	const char *path;
+	struct fill_par_args *a;
+	struct fill_ctx *dry;	/* composing: the state transitions so far */
 	pthread_mutex_t mu;
-	pthread_cond_t wake, done;
+	pthread_cond_t wake;	/* something changed */
 	int quit;
+	struct pipeline pl;
+	int rc;			/* the first error */
+	int composing, emitting; /* one thread at a time does each, in order */
+	uint64_t records_done, records_reported; /* progress, for the caller */
 	struct job_queue fills, reads; /* workers take fills first */
-	unsigned busy;		/* jobs being run */
 	struct pchunk *slots;	/* chunk i lives in slots[i % nslots] */
 	size_t nslots;
 	struct log_block *log_head, *log_tail;
@@ -738,9 +753,11 @@ struct par {
 	uint64_t time;
 };
 
+/* A thread of the pipeline; the first is the caller's own. */
 struct worker {
 	struct par *p;
 	pthread_t thread;
+	int caller;
 	struct itrace_reader *r;
 	struct itrace_writer *seg;	/* encodes chunks when p->writer */
 	struct fill_ctx ctx;
@@ -815,46 +832,7 @@ static struct pchunk *queue_pop(struct job_queue *q)
 	return k;
 }
 
-/*
- * Workers fill before they read: a fill lets the output, and so the
- * slots, move on; reads then run ahead in chunk order as far as the
- * slots allow, so that the main thread never waits for both.
- */
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	struct par *p = w->p;
-
-	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		struct pchunk *k;
-		int fill;
-
-		while (!p->quit && !p->fills.len && !p->reads.len)
-			pthread_cond_wait(&p->wake, &p->mu);
-		if (p->quit)
-			break;
-		fill = p->fills.len != 0;
-		k = queue_pop(fill ? &p->fills : &p->reads);
-		p->busy++;
-		pthread_mutex_unlock(&p->mu);
-		if (fill)
-			k->fill_rc = fill_chunk(w, k);
-		else
-			k->read_rc = read_chunk(w->r, k);
-		pthread_mutex_lock(&p->mu);
-		if (fill)
-			k->filled = 1;
-		else
-			k->read = 1;
-		p->busy--;
-		pthread_cond_broadcast(&p->done);
-	}
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
-}
-
-/* ---- Main thread ----------------------------------------------------- */
+/* ---- Composing and emitting ----------------------------------------- */
 
 static int log_image_record(struct par *p, const struct itrace_record *rec)
 {
@@ -953,6 +931,188 @@ static void merge_stats(struct itrace_fill_stats *dst, char (*dst_mod)[256], con
 	}
 }
 
+/* Hand chunk k's output on: splice its segment, or replay its buffer. */
+static int emit_chunk(struct par *p, struct pchunk *k)
+{
+	struct fill_par_args *a = p->a;
+	int rc = k->fill_rc;
+
+	if (rc == 0 && p->writer)
+		rc = writer_append_segment(p->writer, &k->enc);
+	else if (rc == 0)
+		rc = buffer_replay(&k->out, p->dry->with_bytes, a->out, a->out_arg);
+	buffer_clear(&k->out);
+	if (rc < 0)
+		return rc;
+	p->out_known = k->end_out_known;
+	p->out_tid = k->end_out_tid;
+	p->out_pid = k->end_out_pid;
+	merge_stats(a->st, a->gap_module, k);
+	return 0;
+}
+
+static struct pchunk *slot_of(struct par *p, uint64_t i)
+{
+	return &p->slots[i % p->nslots];
+}
+
+/* The steps below run with p->mu held, dropping it around the work; each
+ * returns 1 when it did something (and so dropped the lock), else 0. */
+
+static void changed(struct par *p)
+{
+	pthread_cond_broadcast(&p->wake);
+}
+
+static void fail(struct par *p, int rc)
+{
+	if (p->rc == 0)
+		p->rc = rc;
+}
+
+/* Reads for every free slot. */
+static void queue_reads(struct par *p)
+{
+	struct pipeline *pl = &p->pl;
+
+	while (!pl->stop && pl->queued < pl->n && pl->queued - pl->emitted < p->nslots) {
+		struct pchunk *k = slot_of(p, pl->queued);
+
+		chunk_reset(k);
+		k->index = pl->queued++;
+		k->read = k->filled = 0;
+		queue_push(&p->reads, k);
+	}
+}
+
+/* The output of the next chunk, when it is filled.  A caller's output
+ * function is only ever called on the caller's thread. */
+static int try_emit(struct worker *w)
+{
+	struct par *p = w->p;
+	struct pchunk *k = slot_of(p, p->pl.emitted);
+	int rc;
+
+	if (p->emitting || p->pl.emitted == p->pl.composed || !k->filled || (!p->writer && !w->caller))
+		return 0;
+	p->emitting = 1;
+	pthread_mutex_unlock(&p->mu);
+	rc = emit_chunk(p, k);
+	pthread_mutex_lock(&p->mu);
+	p->emitting = 0;
+	if (rc < 0)
+		fail(p, rc);
+	else
+		p->pl.emitted++;
+	p->records_done += k->st.records_in;
+	changed(p);
+	return 1;
+}
+
+/* Step 2 for the next chunk, when it is read; damage stops the pipeline
+ * there: what comes before it is filled, the rest goes on in order. */
+static int try_compose(struct worker *w)
+{
+	struct par *p = w->p;
+	struct pchunk *k = slot_of(p, p->pl.composed);
+	int rc;
+
+	if (p->composing || p->pl.stop || p->pl.composed == p->pl.queued || !k->read)
+		return 0;
+	if (k->read_rc < 0) {
+		p->pl.stop = 1;
+		p->pl.resume = p->pl.composed;
+		changed(p);
+		return 1;
+	}
+	p->composing = 1;
+	pthread_mutex_unlock(&p->mu);
+	rc = compose(p, p->dry, k);
+	pthread_mutex_lock(&p->mu);
+	p->composing = 0;
+	if (rc < 0) {
+		fail(p, rc);
+	} else {
+		p->pl.composed++;
+		queue_push(&p->fills, k);
+	}
+	changed(p);
+	return 1;
+}
+
+/* A fill, else a read: fills let the output, and so the slots, move on. */
+static int try_job(struct worker *w)
+{
+	struct par *p = w->p;
+	struct pchunk *k;
+	int fill = p->fills.len != 0;
+
+	if (!fill && !p->reads.len)
+		return 0;
+	k = queue_pop(fill ? &p->fills : &p->reads);
+	pthread_mutex_unlock(&p->mu);
+	if (fill)
+		k->fill_rc = fill_chunk(w, k);
+	else
+		k->read_rc = read_chunk(w->r, k);
+	pthread_mutex_lock(&p->mu);
+	if (fill)
+		k->filled = 1;
+	else
+		k->read = 1;
+	changed(p);
+	return 1;
+}
+
+static int pipeline_done(const struct par *p)
+{
+	return p->quit || p->rc < 0 || p->pl.emitted == (p->pl.stop ? p->pl.composed : p->pl.n);
+}
+
+/* The caller reports progress itself, from the chunks emitted. */
+static int report_progress(struct worker *w)
+{
+	struct par *p = w->p;
+	uint64_t n = p->records_done;
+
+	if (!w->caller || !p->opts->progress || n == p->records_reported)
+		return 0;
+	p->records_reported = n;
+	pthread_mutex_unlock(&p->mu);
+	p->opts->progress(p->opts->progress_arg, n);
+	pthread_mutex_lock(&p->mu);
+	return 1;
+}
+
+/*
+ * Every thread, the caller's too, runs this: whichever finds a step ready
+ * does it, the steps in order (emit, compose) first, as each one unblocks
+ * others.  No thread hands work to another, so on N cores N threads keep
+ * busy with no switching between them.
+ */
+static void work(struct worker *w)
+{
+	struct par *p = w->p;
+
+	pthread_mutex_lock(&p->mu);
+	while (!pipeline_done(p)) {
+		queue_reads(p);
+		/* Each step that drops the lock goes round again: a change made
+		 * meanwhile has woken no one. */
+		if (!report_progress(w) && !try_emit(w) && !try_compose(w) && !try_job(w))
+			pthread_cond_wait(&p->wake, &p->mu);
+	}
+	changed(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void *worker_main(void *arg)
+{
+	work(arg);
+	return NULL;
+}
+
+/* Set up the workers, ws[0] the caller, and start the others' threads. */
 static int workers_start(struct par *p, struct worker *ws, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -960,6 +1120,7 @@ static int workers_start(struct par *p, struct worker *ws, unsigned n)
 		int rc;
 
 		w->p = p;
+		w->caller = i == 0;
 		rc = itrace_reader_open(p->path, &w->r);
 		if (rc == 0)
 			rc = fill_ctx_init(&w->ctx, p->opts, p->hdr, &w->dummy);
@@ -967,18 +1128,25 @@ static int workers_start(struct par *p, struct worker *ws, unsigned n)
 			rc = writer_segment_open(p->writer, &w->seg);
 		if (rc < 0)
 			return rc;
-		if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
-			return -ITRACE_E_NOMEM;
-		w->started = 1;
 	}
-	return 0;
+	/* The threads wait for the lock until all have started. */
+	pthread_mutex_lock(&p->mu);
+	for (unsigned i = 1; i < n; i++) {
+		if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]) != 0) {
+			p->quit = 1;
+			break;
+		}
+		ws[i].started = 1;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return p->quit ? -ITRACE_E_NOMEM : 0;
 }
 
 static void workers_stop(struct par *p, struct worker *ws, unsigned n)
 {
 	pthread_mutex_lock(&p->mu);
 	p->quit = 1;
-	pthread_cond_broadcast(&p->wake);
+	changed(p);
 	pthread_mutex_unlock(&p->mu);
 	for (unsigned i = 0; i < n; i++) {
 		if (ws[i].started)
@@ -990,121 +1158,21 @@ static void workers_stop(struct par *p, struct worker *ws, unsigned n)
 	}
 }
 
-/* Hand chunk k's output on: splice its segment, or replay its buffer. */
-static int emit_chunk(struct par *p, struct fill_par_args *a, int with_bytes, struct pchunk *k)
-{
-	int rc = k->fill_rc;
-
-	if (rc == 0 && p->writer)
-		rc = writer_append_segment(p->writer, &k->enc);
-	else if (rc == 0)
-		rc = buffer_replay(&k->out, with_bytes, a->out, a->out_arg);
-	buffer_clear(&k->out);
-	if (rc < 0)
-		return rc;
-	p->out_known = k->end_out_known;
-	p->out_tid = k->end_out_tid;
-	p->out_pid = k->end_out_pid;
-	merge_stats(a->st, a->gap_module, k);
-	if (a->opts->progress)
-		a->opts->progress(a->opts->progress_arg, a->st->records_in);
-	return 0;
-}
-
-/* Where the pipeline is: chunks [emitted, composed) are queued or filled,
- * [composed, queued) queued or read; each holds a slot. */
-struct pipeline {
-	uint64_t n, queued, composed, emitted;
-	int stop;	/* damage or error: queue and compose nothing more */
-};
-
-static struct pchunk *slot_of(struct par *p, uint64_t i)
-{
-	return &p->slots[i % p->nslots];
-}
-
-/* Called with p->mu held: reads for every free slot. */
-static void queue_reads(struct par *p, struct pipeline *pl)
-{
-	while (!pl->stop && pl->queued < pl->n && pl->queued - pl->emitted < p->nslots) {
-		struct pchunk *k = slot_of(p, pl->queued);
-
-		chunk_reset(k);
-		k->index = pl->queued++;
-		k->read = k->filled = 0;
-		queue_push(&p->reads, k);
-		pthread_cond_signal(&p->wake);
-	}
-}
-
 /*
- * Step 2 and the output, as chunks become ready, with p->mu held (dropped
- * around the work).  Returns 1 when it did something, 0 when it must wait,
- * or a negative error.
+ * Run the pipeline over every chunk, on the caller's thread too.  Returns
+ * 0, 1 with p->pl.resume set to the first chunk not filled (damage found:
+ * go on sequentially), or a negative error.  Once it returns, the other
+ * threads take nothing more; workers_stop() waits for them.
  */
-static int advance(struct par *p, struct pipeline *pl, struct fill_par_args *a, struct fill_ctx *dry,
-		   uint64_t *resume)
+static int run_pipeline(struct par *p, struct worker *caller)
 {
-	struct pchunk *k;
-	int rc;
-
-	if (pl->emitted < pl->composed && slot_of(p, pl->emitted)->filled) {
-		k = slot_of(p, pl->emitted);
-		pthread_mutex_unlock(&p->mu);
-		rc = emit_chunk(p, a, dry->with_bytes, k);
-		pthread_mutex_lock(&p->mu);
-		pl->emitted++;
-		return rc < 0 ? rc : 1;
-	}
-	if (!pl->stop && pl->composed < pl->queued && slot_of(p, pl->composed)->read) {
-		k = slot_of(p, pl->composed);
-		if (k->read_rc < 0) {
-			/* damage: what comes before it is filled; the rest in order */
-			pl->stop = 1;
-			*resume = pl->composed;
-			return 1;
-		}
-		pthread_mutex_unlock(&p->mu);
-		rc = compose(p, dry, k);
-		pthread_mutex_lock(&p->mu);
-		if (rc < 0)
-			return rc;
-		pl->composed++;
-		queue_push(&p->fills, k);
-		pthread_cond_signal(&p->wake);
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * Run the pipeline over every chunk.  Returns 0, 1 with *resume set to
- * the first chunk not filled (damage found: go on sequentially), or a
- * negative error.  Before it returns no worker is busy with a chunk.
- */
-static int run_pipeline(struct par *p, struct fill_par_args *a, struct fill_ctx *dry,
-			uint64_t nchunks, uint64_t *resume)
-{
-	struct pipeline pl = { nchunks, 0, 0, 0, 0 };
-	int rc = 0;
-
+	work(caller);
 	pthread_mutex_lock(&p->mu);
-	while (pl.emitted < (pl.stop ? pl.composed : nchunks)) {
-		queue_reads(p, &pl);
-		rc = advance(p, &pl, a, dry, resume);
-		if (rc < 0)
-			break;
-		if (rc == 0)
-			pthread_cond_wait(&p->done, &p->mu);
-	}
-	/* Nothing more is wanted: drop what is queued, wait for what runs. */
-	p->fills.len = p->reads.len = 0;
-	while (p->busy)
-		pthread_cond_wait(&p->done, &p->mu);
+	report_progress(caller);
 	pthread_mutex_unlock(&p->mu);
-	if (rc < 0)
-		return rc;
-	return pl.stop ? 1 : 0;
+	if (p->rc < 0)
+		return p->rc;
+	return p->pl.stop ? 1 : 0;
 }
 
 /*
@@ -1121,7 +1189,6 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 	struct worker *ws;
 	struct fill_ctx dry;
 	struct par p;
-	uint64_t resume = 0;
 	int rc;
 
 	if (nchunks < 2 || itrace_reader_footer(r, &foot) < 0)
@@ -1131,13 +1198,15 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 	p.opts = a->opts;
 	p.hdr = itrace_reader_header(r);
 	p.path = path;
+	p.a = a;
+	p.dry = &dry;
+	p.pl.n = (uint64_t)nchunks;
 	if (a->out == itrace_fill_output_writer) {
 		p.writer = a->out_arg;
 		p.time = writer_time(p.writer);
 	}
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.wake, NULL);
-	pthread_cond_init(&p.done, NULL);
 	/* Slots: a chunk being filled and one read ahead per worker, and two
 	 * more so that a slow chunk does not hold everyone up at once. */
 	p.nslots = (size_t)jobs * 2 + 2;
@@ -1153,7 +1222,7 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 		rc = workers_start(&p, ws, jobs);
 	}
 	if (rc == 0)
-		rc = run_pipeline(&p, a, &dry, (uint64_t)nchunks, &resume);
+		rc = run_pipeline(&p, &ws[0]);
 	if (ws)
 		workers_stop(&p, ws, jobs);
 	if (rc >= 0) {
@@ -1167,7 +1236,7 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 		dry.out_tid = dry.insn_rec.tid = p.out_tid;
 		dry.out_pid = dry.insn_rec.pid = p.out_pid;
 		if (rc == 1) {
-			rc = itrace_reader_seek_chunk(r, resume);
+			rc = itrace_reader_seek_chunk(r, p.pl.resume);
 			if (rc == 0)
 				rc = fill_sequential(f, &dry, r);
 		} else {
@@ -1185,6 +1254,5 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 	free(ws);
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.wake);
-	pthread_cond_destroy(&p.done);
 	return rc;
 }

@@ -855,7 +855,7 @@ struct itrace_fill_options {
 	size_t size;	       /* sizeof(struct itrace_fill_options) */
 	const char *sysroot;   /* as in struct itrace_image_options */
 	const char *debug_dir;
-	unsigned jobs;	       /* worker threads; 1 = sequential */
+	unsigned jobs;	       /* threads, the caller's included; 1 = sequential */
 	unsigned flags;	       /* enum itrace_fill_flags */
 	uint64_t max_walk;     /* instructions one walk may take before it
 				* is declared a gap (runaway loop) */

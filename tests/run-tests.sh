@@ -6,6 +6,8 @@
 # through tests/lib.sh, fuzz replays one line per corpus directory.  A
 # program that exits non-zero without reporting a failure counts as one.
 # The full log goes to $ITRACE_BUILD/test-log.txt; failures are echoed.
+# A program still running after ITRACE_TEST_TIMEOUT seconds (600) is
+# killed and fails: a hang must not stall the suite.
 unit="" e2e="" fuzz=""
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -28,12 +30,15 @@ run_one() {
 	name="$1"; shift
 	out=$(mktemp)
 	start=$(date +%s)
-	CMOCKA_MESSAGE_OUTPUT=TAP "$@" >"$out" 2>&1
+	CMOCKA_MESSAGE_OUTPUT=TAP timeout "${ITRACE_TEST_TIMEOUT:-600}" "$@" >"$out" 2>&1
 	rc=$?
 	end=$(date +%s)
 	p=$(grep -c '^ok ' "$out")
 	f=$(grep -c '^not ok ' "$out")
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	if [ "$rc" -eq 124 ]; then
+		f=$((f + 1))
+		echo "not ok - $name timed out after ${ITRACE_TEST_TIMEOUT:-600}s" >>"$out"
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "not ok - $name exited with status $rc" >>"$out"
 	fi

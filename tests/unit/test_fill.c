@@ -7,6 +7,7 @@
  * addresses compared with the stepped ones.  Damaged variants check the
  * GAP records.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -555,6 +556,25 @@ static void test_parallel_far_threads(void **state)
 	check_parallel_equals_sequential();
 }
 
+struct progress_seen {
+	pthread_t caller;
+	int off_thread;		/* a call on another thread */
+	uint64_t calls, last, backwards;
+};
+
+static void note_progress(void *arg, uint64_t records)
+{
+	struct progress_seen *s = arg;
+
+	if (!pthread_equal(pthread_self(), s->caller))
+		s->off_thread = 1;
+	usleep(200); /* as slow as a terminal: the other threads go on */
+	if (records < s->last)
+		s->backwards++;
+	s->last = records;
+	s->calls++;
+}
+
 /* Fill the trace into a file through the writer (workers encode chunks);
  * the filler's return code. */
 static int fill_file_rc(unsigned jobs, unsigned flags, size_t chunk_bytes, const char *out)
@@ -585,6 +605,59 @@ static int fill_file_rc(unsigned jobs, unsigned flags, size_t chunk_bytes, const
 static void fill_file(unsigned jobs, unsigned flags, size_t chunk_bytes, const char *out)
 {
 	assert_int_equal(fill_file_rc(jobs, flags, chunk_bytes, out), 0);
+}
+
+/*
+ * -j N calls the progress function on the caller's thread only, counting
+ * up to every record read, for output functions of the caller's and for
+ * a writer, whose chunks any thread splices; the call drops the
+ * pipeline's lock, which once let the end of the pipeline, reached by
+ * another thread meanwhile, go unnoticed: the fill hung.
+ */
+static void test_parallel_progress(void **state)
+{
+	struct itrace_writer_options wo;
+	struct itrace_fill_options o;
+	struct itrace_filler *fl;
+	struct itrace_reader *r;
+	struct itrace_writer *w;
+	struct itrace_meta meta[8];
+	struct progress_seen seen;
+	struct flat f;
+	char out[256];
+
+	(void)state;
+	snprintf(out, sizeof(out), "%s.out", trace_path());
+	make_threaded_trace(1);
+	for (int round = 0; round < 16; round++) {
+		int to_writer = round % 2;
+
+		memset(&seen, 0, sizeof(seen));
+		memset(&f, 0, sizeof(f));
+		seen.caller = pthread_self();
+		itrace_fill_options_init(&o);
+		o.jobs = 3;
+		o.progress = note_progress;
+		o.progress_arg = &seen;
+		assert_int_equal(itrace_filler_alloc(&o, &fl), 0);
+		assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
+		if (to_writer) {
+			assert_int_equal(itrace_fill_writer_options(r, 0, &wo, meta, 8), 0);
+			assert_int_equal(itrace_writer_open(out, &wo, &w), 0);
+			assert_int_equal(itrace_filler_run(fl, r, trace_path(), itrace_fill_output_writer, w), 0);
+			assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+		} else {
+			assert_int_equal(itrace_filler_run(fl, r, trace_path(), flatten, &f), 0);
+		}
+		assert_false(seen.off_thread);
+		assert_int_equal(seen.backwards, 0);
+		assert_true(seen.calls > 1);
+		assert_int_equal(seen.last, itrace_filler_stats(fl)->records_in);
+		itrace_reader_close(r);
+		itrace_filler_free(fl);
+		free(f.v);
+	}
+	unlink(out);
 }
 
 /*
@@ -816,6 +889,7 @@ int main(void)
 		cmocka_unit_test(test_branch_not_reached),
 		cmocka_unit_test(test_parallel_equals_sequential),
 		cmocka_unit_test(test_parallel_far_threads),
+		cmocka_unit_test(test_parallel_progress),
 		cmocka_unit_test(test_parallel_file_equals_sequential),
 		cmocka_unit_test(test_parallel_file_damage),
 		cmocka_unit_test(test_corrupt_chunk_forgets_positions),
