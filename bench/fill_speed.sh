@@ -76,7 +76,7 @@ cat >"$TMP/pair.sh" <<EOF
 "$BIN/itrace-fill" -q -j 1 "$TMP/loop.itr" -o "$TMP/pair2.itr" || exit 1
 wait \$!
 EOF
-ROUNDS=${FILL_BENCH_ROUNDS:-9}
+ROUNDS=${FILL_BENCH_ROUNDS:-15}
 : >"$TMP/rounds"
 for _ in $(seq "$ROUNDS"); do
 	j1=$(timed wall "$BIN/itrace-fill" -q -j 1 "$TMP/loop.itr" -o "$TMP/j1.itr")
