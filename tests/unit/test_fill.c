@@ -401,20 +401,31 @@ static int flatten(void *arg, const struct itrace_record *rec)
 	return 0;
 }
 
-static void fill_flat(unsigned jobs, struct flat *f)
+/* Fill the trace with options o into f; *st (unless NULL) gets the
+ * filler's statistics. */
+static void fill_flat_with(const struct itrace_fill_options *o, struct flat *f,
+			   struct itrace_fill_stats *st)
 {
-	struct itrace_fill_options o;
 	struct itrace_filler *fl;
 	struct itrace_reader *r;
 
 	memset(f, 0, sizeof(*f));
-	itrace_fill_options_init(&o);
-	o.jobs = jobs;
-	assert_int_equal(itrace_filler_alloc(&o, &fl), 0);
+	assert_int_equal(itrace_filler_alloc(o, &fl), 0);
 	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
 	assert_int_equal(itrace_filler_run(fl, r, trace_path(), flatten, f), 0);
+	if (st)
+		*st = *itrace_filler_stats(fl);
 	itrace_reader_close(r);
 	itrace_filler_free(fl);
+}
+
+static void fill_flat(unsigned jobs, struct flat *f)
+{
+	struct itrace_fill_options o;
+
+	itrace_fill_options_init(&o);
+	o.jobs = jobs;
+	fill_flat_with(&o, f, NULL);
 }
 
 /*
@@ -575,31 +586,41 @@ static void note_progress(void *arg, uint64_t records)
 	s->calls++;
 }
 
-/* Fill the trace into a file through the writer (workers encode chunks);
- * the filler's return code. */
-static int fill_file_rc(unsigned jobs, unsigned flags, size_t chunk_bytes, const char *out)
+/* Fill the trace with options o into a file through the writer (workers
+ * encode chunks); the filler's return code, its statistics in *st (unless
+ * NULL). */
+static int fill_file_with(const struct itrace_fill_options *o, size_t chunk_bytes, const char *out,
+			  struct itrace_fill_stats *st)
 {
 	struct itrace_writer_options wo;
-	struct itrace_fill_options o;
 	struct itrace_filler *fl;
 	struct itrace_reader *r;
 	struct itrace_writer *w;
 	struct itrace_meta meta[8];
 	int rc;
 
-	itrace_fill_options_init(&o);
-	o.jobs = jobs;
-	o.flags = flags;
-	assert_int_equal(itrace_filler_alloc(&o, &fl), 0);
+	assert_int_equal(itrace_filler_alloc(o, &fl), 0);
 	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
-	assert_int_equal(itrace_fill_writer_options(r, flags, &wo, meta, 8), 0);
+	assert_int_equal(itrace_fill_writer_options(r, o->flags, &wo, meta, 8), 0);
 	wo.chunk_bytes = chunk_bytes;
 	assert_int_equal(itrace_writer_open(out, &wo, &w), 0);
 	rc = itrace_filler_run(fl, r, trace_path(), itrace_fill_output_writer, w);
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+	if (st)
+		*st = *itrace_filler_stats(fl);
 	itrace_reader_close(r);
 	itrace_filler_free(fl);
 	return rc;
+}
+
+static int fill_file_rc(unsigned jobs, unsigned flags, size_t chunk_bytes, const char *out)
+{
+	struct itrace_fill_options o;
+
+	itrace_fill_options_init(&o);
+	o.jobs = jobs;
+	o.flags = flags;
+	return fill_file_with(&o, chunk_bytes, out, NULL);
 }
 
 static void fill_file(unsigned jobs, unsigned flags, size_t chunk_bytes, const char *out)
@@ -616,12 +637,8 @@ static void fill_file(unsigned jobs, unsigned flags, size_t chunk_bytes, const c
  */
 static void test_parallel_progress(void **state)
 {
-	struct itrace_writer_options wo;
 	struct itrace_fill_options o;
-	struct itrace_filler *fl;
-	struct itrace_reader *r;
-	struct itrace_writer *w;
-	struct itrace_meta meta[8];
+	struct itrace_fill_stats st;
 	struct progress_seen seen;
 	struct flat f;
 	char out[256];
@@ -630,32 +647,22 @@ static void test_parallel_progress(void **state)
 	snprintf(out, sizeof(out), "%s.out", trace_path());
 	make_threaded_trace(1);
 	for (int round = 0; round < 16; round++) {
-		int to_writer = round % 2;
-
 		memset(&seen, 0, sizeof(seen));
-		memset(&f, 0, sizeof(f));
 		seen.caller = pthread_self();
 		itrace_fill_options_init(&o);
 		o.jobs = 3;
 		o.progress = note_progress;
 		o.progress_arg = &seen;
-		assert_int_equal(itrace_filler_alloc(&o, &fl), 0);
-		assert_int_equal(itrace_reader_open(trace_path(), &r), 0);
-		if (to_writer) {
-			assert_int_equal(itrace_fill_writer_options(r, 0, &wo, meta, 8), 0);
-			assert_int_equal(itrace_writer_open(out, &wo, &w), 0);
-			assert_int_equal(itrace_filler_run(fl, r, trace_path(), itrace_fill_output_writer, w), 0);
-			assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+		if (round % 2) {
+			assert_int_equal(fill_file_with(&o, 1 << 20, out, &st), 0);
 		} else {
-			assert_int_equal(itrace_filler_run(fl, r, trace_path(), flatten, &f), 0);
+			fill_flat_with(&o, &f, &st);
+			free(f.v);
 		}
 		assert_false(seen.off_thread);
 		assert_int_equal(seen.backwards, 0);
 		assert_true(seen.calls > 1);
-		assert_int_equal(seen.last, itrace_filler_stats(fl)->records_in);
-		itrace_reader_close(r);
-		itrace_filler_free(fl);
-		free(f.v);
+		assert_int_equal(seen.last, st.records_in);
 	}
 	unlink(out);
 }
