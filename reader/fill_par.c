@@ -242,9 +242,10 @@ static int buffer_replay(const struct fill_buffer *b, int with_bytes, itrace_fil
  * parallel fill's own cost is mostly this memory traffic (a loop-heavy
  * chunk holds some 65k branches), so a branch takes 8 bytes, its source
  * relative to the previous branch's target (within 32 KB: a basic block)
- * and its target relative to its source.  Its thread is not kept: the reader gives every record its
- * current thread (the chunk header's, then each THREAD switch's), which a
- * sequential walk over the records recovers.  Branches too far apart keep
+ * and its target relative to its source.  Its thread is not kept: the
+ * reader gives every record its current thread (the chunk header's, then
+ * each THREAD switch's), which a sequential walk over the records
+ * recovers.  Branches too far apart keep
  * both addresses aside; other records are deep copies.
  */
 enum crec_type { CREC_BRANCH, CREC_FAR, CREC_FULL };
@@ -497,51 +498,69 @@ static int summarize_other(struct pchunk *k, struct run_map *m, const struct itr
 	return summary_append(k, rec->tid, rec->pid, full) ? 0 : -ITRACE_E_NOMEM;
 }
 
-/* A new compact record in k for a record of thread tid/pid. */
-static struct crec *new_crec(struct pchunk *k, uint32_t tid, uint32_t pid)
+/* Room for one more compact record in k, for a record of rec's thread. */
+static int reserve_crec(struct pchunk *k, const struct itrace_record *rec)
 {
 	if (itrace_reserve((void **)&k->recs, &k->caprecs, k->nrecs + 1, sizeof(*k->recs)) < 0)
-		return NULL;
+		return -ITRACE_E_NOMEM;
 	if (k->nrecs == 0) {
-		k->tid0 = tid;
-		k->pid0 = pid;
+		k->tid0 = rec->tid;
+		k->pid0 = rec->pid;
 	}
-	return &k->recs[k->nrecs++];
+	return 0;
 }
 
-/* Keep a branch in k. */
+/*
+ * Keep a branch near the one before as a compact record, when there is
+ * room for it (inline: this is the common case of reading).  Returns 0
+ * when it is too far or there is no room.
+ */
+static int append_near_branch(struct pchunk *k, uint64_t from, uint64_t to, uint8_t kf)
+{
+	int64_t a = (int64_t)(from - k->last_to), d = (int64_t)(to - from);
+	struct crec *c;
+
+	if (k->nrecs == k->caprecs || a != (int16_t)a || d != (int32_t)d)
+		return 0;
+	c = &k->recs[k->nrecs++];
+	c->b = (int32_t)d;
+	c->a = (int16_t)a;
+	c->type = CREC_BRANCH;
+	c->kf = kf;
+	k->last_to = to;
+	return 1;
+}
+
+/* Keep a branch in k, far ones aside. */
 static int store_branch(struct pchunk *k, const struct itrace_record *rec, uint64_t from,
 			uint64_t to, uint8_t kf)
 {
-	struct crec *c = new_crec(k, rec->tid, rec->pid);
-	int64_t a = (int64_t)(from - k->last_to), b = (int64_t)(to - from);
+	struct crec *c;
 
-	if (!c)
+	if (reserve_crec(k, rec) < 0)
 		return -ITRACE_E_NOMEM;
-	c->kf = kf;
-	k->last_to = to;
-	if (a == (int16_t)a && b == (int32_t)b) {
-		c->type = CREC_BRANCH;
-		c->a = (int16_t)a;
-		c->b = (int32_t)b;
+	if (append_near_branch(k, from, to, kf))
 		return 0;
-	}
 	if (itrace_reserve((void **)&k->far, &k->capfar, k->nfar + 1, sizeof(*k->far)) < 0)
 		return -ITRACE_E_NOMEM;
 	k->far[k->nfar].from = from;
 	k->far[k->nfar].to = to;
+	c = &k->recs[k->nrecs++];
 	c->type = CREC_FAR;
+	c->kf = kf;
 	c->b = (int32_t)k->nfar++;
+	k->last_to = to;
 	return 0;
 }
 
 /* Keep a deep copy of rec, not a branch, in k; *full is its index in k->full. */
 static int store_full(struct pchunk *k, const struct itrace_record *rec, uint32_t *full)
 {
-	struct crec *c = new_crec(k, rec->tid, rec->pid);
 	size_t cap = k->capfull;
+	struct crec *c;
 
-	if (!c || itrace_reserve((void **)&k->full, &cap, k->nfull + 1, sizeof(*k->full)) < 0)
+	if (reserve_crec(k, rec) < 0 ||
+	    itrace_reserve((void **)&k->full, &cap, k->nfull + 1, sizeof(*k->full)) < 0)
 		return -ITRACE_E_NOMEM;
 	cap = k->capfull;
 	if (itrace_reserve((void **)&k->blobs, &cap, k->nfull + 1, sizeof(*k->blobs)) < 0)
@@ -549,6 +568,7 @@ static int store_full(struct pchunk *k, const struct itrace_record *rec, uint32_
 	k->capfull = cap;
 	if (copy_record(&k->full[k->nfull], &k->blobs[k->nfull], rec) < 0)
 		return -ITRACE_E_NOMEM;
+	c = &k->recs[k->nrecs++];
 	c->type = CREC_FULL;
 	c->b = (int32_t)k->nfull;
 	*full = (uint32_t)k->nfull++;
@@ -585,28 +605,6 @@ static int read_record(struct pchunk *k, struct run_map *m, struct open_run *run
 	return rc < 0 ? rc : summarize_other(k, m, rec, full);
 }
 
-/*
- * The common case of reading, inline: b continues the open run and fits
- * a compact record for which there is room.  Returns 0 when it does not
- * apply (read_record() then takes it).
- */
-static int append_run_branch(struct pchunk *k, const struct itrace_branch *b)
-{
-	uint64_t from = b->from, to = b->to;
-	int64_t a = (int64_t)(from - k->last_to), d = (int64_t)(to - from);
-	struct crec *c;
-
-	if (k->nrecs == k->caprecs || a != (int16_t)a || d != (int32_t)d)
-		return 0;
-	c = &k->recs[k->nrecs++];
-	c->b = (int32_t)d;
-	c->a = (int16_t)a;
-	c->type = CREC_BRANCH;
-	c->kf = branch_kf(b);
-	k->last_to = to;
-	return 1;
-}
-
 /* Step 1: read chunk k (its records only) into memory. */
 static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 {
@@ -631,7 +629,7 @@ static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 		if (rc != 0 || rec.chunk != ci.seq)
 			break;
 		if (rec.type == ITRACE_REC_BRANCH && run.open && rec.tid == run.tid &&
-		    append_run_branch(k, &rec.u.branch))
+		    append_near_branch(k, rec.u.branch.from, rec.u.branch.to, branch_kf(&rec.u.branch)))
 			continue;
 		rc = read_record(k, &m, &run, &rec);
 		if (rc == 0 && m.nomem)
@@ -879,8 +877,9 @@ static int is_image_record(const struct itrace_record *rec)
 }
 
 /* Step 2: starting states of chunk k, then its effect on the dry context. */
-static int compose(struct par *p, struct fill_ctx *dry, struct pchunk *k)
+static int compose(struct par *p, struct pchunk *k)
 {
+	struct fill_ctx *dry = p->dry;
 	size_t bytes = dry->threads.cap * sizeof(*dry->threads.slots);
 
 	k->start = malloc(bytes);
@@ -1027,7 +1026,7 @@ static int try_compose(struct worker *w)
 	}
 	p->composing = 1;
 	pthread_mutex_unlock(&p->mu);
-	rc = compose(p, p->dry, k);
+	rc = compose(p, k);
 	pthread_mutex_lock(&p->mu);
 	p->composing = 0;
 	if (rc < 0) {
