@@ -68,6 +68,7 @@ $(BUILD)/obj/%.o: %.c
 # BENCHES, TEST_DATA and adds its own link rules.
 include reader/module.mk
 include tests/data/module.mk
+include tests/real/module.mk
 include $(sort $(filter-out reader/module.mk,$(wildcard */module.mk)))
 
 build-all: $(LIBITRACE) $(BINS) $(TEST_DATA)
