@@ -34,7 +34,9 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SAN_FLAGS) -fPIC
 ALL_CPPFLAGS = -Iformat -Ireader $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CPPFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
-LIBITRACE_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+# Zydis (x86-64 decoder): Debian 12's libzydis-dev has no pkg-config file.
+ZYDIS_LIBS := -lZydis
+LIBITRACE_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(ZYDIS_LIBS) -lpthread
 
 ifeq ($(V),1)
 Q :=

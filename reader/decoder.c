@@ -1,59 +1,39 @@
 /*
- * decoder.c - instruction length and control-flow class via capstone.
- *
- * The filler asks one question per instruction it walks: how long is it and
- * does it transfer control (and where, when the target is encoded).  Capstone
- * answers with instruction ids and groups; this file maps those onto
- * enum itrace_branch_kind for x86-64 and 64-bit PowerPC.
+ * decoder.c - the one instruction decoder: public entry points, the
+ * register and memory-operand lists shared by the back ends, and effective
+ * addresses from register values (see itrace.h, section 5, and
+ * decoder_int.h for the files behind it).
  */
-#include <capstone/capstone.h>
 #include <elf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "itrace.h"
-
-struct itrace_decoder {
-	csh cs;
-	cs_arch arch;
-	cs_insn *insn; /* one reusable instruction buffer (with detail) */
-	int big_endian;
-};
+#include "decoder_int.h"
 
 int itrace_decoder_alloc(uint16_t machine, uint8_t endian, struct itrace_decoder **dp)
 {
 	struct itrace_decoder *d;
-	cs_arch arch;
-	int mode;
+	int rc;
 
 	if (!dp)
 		return -ITRACE_E_INVAL;
 	*dp = NULL;
-	if (machine == EM_X86_64 && endian == ELFDATA2LSB) {
-		arch = CS_ARCH_X86;
-		mode = CS_MODE_64;
-	} else if (machine == EM_PPC64 && (endian == ELFDATA2LSB || endian == ELFDATA2MSB)) {
-		arch = CS_ARCH_PPC;
-		mode = CS_MODE_64 | (endian == ELFDATA2MSB ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN);
-	} else {
+	if (!(machine == EM_X86_64 && endian == ELFDATA2LSB) &&
+	    !(machine == EM_PPC64 && (endian == ELFDATA2LSB || endian == ELFDATA2MSB)))
 		return -ITRACE_E_NOTSUP;
-	}
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ITRACE_E_NOMEM;
-	d->arch = arch;
-	d->big_endian = endian == ELFDATA2MSB;
-	if (cs_open(arch, (cs_mode)mode, &d->cs) != CS_ERR_OK) {
-		free(d);
-		return -ITRACE_E_INTERNAL;
+	if (machine == EM_X86_64) {
+		d->arch = DEC_X86_64;
+		rc = dec_x86_open(d);
+	} else {
+		d->arch = DEC_PPC64;
+		rc = dec_ppc_open(d, endian == ELFDATA2MSB);
 	}
-	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	d->insn = cs_malloc(d->cs);
-	if (!d->insn) {
-		cs_close(&d->cs);
-		free(d);
-		return -ITRACE_E_NOMEM;
+	if (rc < 0) {
+		itrace_decoder_free(d);
+		return rc;
 	}
 	*dp = d;
 	return 0;
@@ -63,290 +43,212 @@ void itrace_decoder_free(struct itrace_decoder *d)
 {
 	if (!d)
 		return;
-	cs_free(d->insn, 1);
-	cs_close(&d->cs);
+	if (d->arch == DEC_X86_64)
+		dec_x86_close(d);
+	else
+		dec_ppc_close(d);
 	free(d);
-}
-
-static int in_group(const cs_insn *insn, uint8_t group)
-{
-	const cs_detail *det = insn->detail;
-
-	for (uint8_t i = 0; i < det->groups_count; i++)
-		if (det->groups[i] == group)
-			return 1;
-	return 0;
-}
-
-/* First immediate operand of an x86 branch, the direct target. */
-static int x86_direct_target(const cs_insn *insn, uint64_t *target)
-{
-	const cs_x86 *x = &insn->detail->x86;
-
-	if (x->op_count >= 1 && x->operands[0].type == X86_OP_IMM) {
-		*target = (uint64_t)x->operands[0].imm;
-		return 1;
-	}
-	return 0;
-}
-
-static void classify_x86(const cs_insn *insn, struct itrace_decoded *out)
-{
-	uint64_t target;
-	int direct = x86_direct_target(insn, &target);
-	const uint8_t *prefix = insn->detail->x86.prefix;
-
-	if (prefix[0] == X86_PREFIX_REP || prefix[0] == X86_PREFIX_REPNE)
-		out->flags |= ITRACE_DECODED_REP;
-	switch (insn->id) {
-	case X86_INS_SYSCALL:
-	case X86_INS_SYSENTER:
-	case X86_INS_INT:
-	case X86_INS_INT1:
-	case X86_INS_INT3:
-	case X86_INS_INTO:
-		out->kind = ITRACE_BRANCH_SYSCALL;
-		return;
-	case X86_INS_JMP:
-	case X86_INS_LJMP:
-		out->kind = direct ? ITRACE_BRANCH_UNCOND : ITRACE_BRANCH_INDIRECT;
-		break;
-	case X86_INS_CALL:
-	case X86_INS_LCALL:
-		out->kind = direct ? ITRACE_BRANCH_CALL : ITRACE_BRANCH_INDIRECT_CALL;
-		break;
-	case X86_INS_LOOP:
-	case X86_INS_LOOPE:
-	case X86_INS_LOOPNE:
-	case X86_INS_JCXZ:
-	case X86_INS_JECXZ:
-	case X86_INS_JRCXZ:
-		/* Capstone 4 leaves these out of CS_GRP_JUMP. */
-		out->kind = ITRACE_BRANCH_COND;
-		break;
-	default:
-		if (in_group(insn, CS_GRP_RET) || in_group(insn, CS_GRP_IRET)) {
-			out->kind = ITRACE_BRANCH_RETURN;
-			return;
-		}
-		if (!in_group(insn, CS_GRP_JUMP))
-			return;
-		/* Every other jump (jcc, loop*, jrcxz) is conditional. */
-		out->kind = ITRACE_BRANCH_COND;
-		break;
-	}
-	if (direct) {
-		out->target = target;
-		out->flags |= ITRACE_DECODED_HAS_TARGET;
-	}
-}
-
-/* PPC: the BO field of bc/bclr/bcctr says whether the branch can fall through. */
-static int ppc_bo_always(uint32_t word)
-{
-	unsigned bo = (word >> 21) & 0x1f;
-
-	return (bo & 0x14) == 0x14;
-}
-
-static uint32_t ppc_word(const uint8_t *code, int big)
-{
-	if (big)
-		return (uint32_t)code[0] << 24 | (uint32_t)code[1] << 16 | (uint32_t)code[2] << 8 | code[3];
-	return (uint32_t)code[3] << 24 | (uint32_t)code[2] << 16 | (uint32_t)code[1] << 8 | code[0];
-}
-
-static int ppc_imm_target(const cs_insn *insn, uint64_t *target)
-{
-	const cs_ppc *p = &insn->detail->ppc;
-
-	for (uint8_t i = 0; i < p->op_count; i++)
-		if (p->operands[i].type == PPC_OP_IMM) {
-			*target = (uint64_t)p->operands[i].imm;
-			return 1;
-		}
-	return 0;
-}
-
-/*
- * Capstone gives the many extended mnemonics (beq, bdnz, bnelr, ...) ids of
- * their own, so the class is taken from the instruction form instead:
- * opcode 18 (b), 16 (bc), 19/16 (bclr), 19/528 (bcctr), 19/560 (bctar),
- * the link bit, and BO for whether the branch can fall through.  Capstone
- * still supplies the length, validity and the resolved target.
- */
-static void classify_ppc(const cs_insn *insn, uint32_t w, struct itrace_decoded *out)
-{
-	unsigned opcd = w >> 26, xo = (w >> 1) & 0x3ff, lk = w & 1;
-	int always = opcd == 18 || ppc_bo_always(w);
-	uint64_t target;
-
-	if (insn->id == PPC_INS_SC) {
-		out->kind = ITRACE_BRANCH_SYSCALL;
-		return;
-	}
-	if (opcd == 18 || opcd == 16) {
-		if (!always)
-			out->kind = ITRACE_BRANCH_COND;
-		else
-			out->kind = lk ? ITRACE_BRANCH_CALL : ITRACE_BRANCH_UNCOND;
-		if (ppc_imm_target(insn, &target)) {
-			out->target = target;
-			out->flags |= ITRACE_DECODED_HAS_TARGET;
-		}
-	} else if (opcd == 19 && (xo == 16 || xo == 528 || xo == 560)) {
-		if (!always)
-			out->kind = ITRACE_BRANCH_COND;
-		else if (lk)
-			out->kind = ITRACE_BRANCH_INDIRECT_CALL;
-		else
-			out->kind = xo == 16 ? ITRACE_BRANCH_RETURN : ITRACE_BRANCH_INDIRECT;
-	}
-}
-
-/* ---- What capstone 4 does not know --------------------------------- */
-
-/*
- * Capstone 4.0 predates AVX-512 (EVEX, and the VEX-encoded mask register
- * instructions such as kmovq) and POWER8+ instructions, which
- * today's glibc runs in its string functions.  None of them transfers
- * control, so the walk only needs their length; these two fallbacks give
- * it, and mark the result ITRACE_DECODED_NO_TEXT.
- */
-
-/* ModRM, SIB, displacement and imm8 of a VEX/EVEX instruction at c[i]. */
-static unsigned vex_tail(const uint8_t *c, size_t avail, size_t i, unsigned map)
-{
-	unsigned op, modrm, mod, rm;
-	size_t need = i + 2;
-
-	if (need > avail)
-		return 0;
-	op = c[i];
-	modrm = c[i + 1];
-	mod = modrm >> 6;
-	rm = modrm & 7;
-	if (mod != 3 && rm == 4) {
-		if (need >= avail)
-			return 0;
-		if (mod == 0 && (c[need] & 7) == 5)
-			need += 4; /* SIB without base: disp32 */
-		need++;
-	}
-	if (mod == 1)
-		need += 1; /* disp8 (scaled for EVEX, still one byte) */
-	else if (mod == 2 || (mod == 0 && rm == 5))
-		need += 4;
-	if (map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 || (op >= 0xc4 && op <= 0xc6))))
-		need += 1;
-	return need <= avail && need <= 15 ? (unsigned)need : 0;
-}
-
-/*
- * Length of a VEX (c4/c5) or EVEX (62) instruction (Intel SDM vol. 2,
- * 2.3 and 2.7): optional segment/address-size prefixes, the VEX/EVEX
- * bytes, opcode, ModRM, SIB and displacement as usual, and an imm8 for map
- * 0F3A and the 0F opcodes that take one.  Returns 0 for anything else.
- */
-static unsigned vex_length(const uint8_t *c, size_t avail)
-{
-	size_t i = 0;
-	unsigned map;
-
-	while (i < avail && i < 4 && (c[i] == 0x26 || c[i] == 0x2e || c[i] == 0x36 || c[i] == 0x3e ||
-				      c[i] == 0x64 || c[i] == 0x65 || c[i] == 0x67))
-		i++;
-	if (i + 2 > avail)
-		return 0;
-	switch (c[i]) {
-	case 0xc5:
-		return vex_tail(c, avail, i + 2, 1);
-	case 0xc4:
-		map = c[i + 1] & 0x1f;
-		return map >= 1 && map <= 3 ? vex_tail(c, avail, i + 3, map) : 0;
-	case 0x62:
-		if (i + 4 > avail)
-			return 0;
-		map = c[i + 1] & 7;
-		if (map == 0 || map == 4 || map == 7 || !(c[i + 2] & 0x04))
-			return 0; /* reserved map, or the fixed 1 bit of P1 clear */
-		return vex_tail(c, avail, i + 4, map);
-	default:
-		return 0;
-	}
-}
-
-/* A POWER instruction capstone 4 lacks is 4 bytes; refuse branch opcodes. */
-static unsigned ppc_unknown_length(uint32_t w, size_t avail)
-{
-	unsigned opcd = w >> 26, xo = (w >> 1) & 0x3ff;
-
-	if (avail < 4 || opcd == 16 || opcd == 17 || opcd == 18 ||
-	    (opcd == 19 && (xo == 16 || xo == 528 || xo == 560)))
-		return 0;
-	return 4;
-}
-
-static int decode_unknown(struct itrace_decoder *d, const uint8_t *code, size_t avail,
-			  uint64_t addr, struct itrace_decoded *out)
-{
-	unsigned len = d->arch == CS_ARCH_X86 ? vex_length(code, avail)
-					      : (avail >= 4 ? ppc_unknown_length(ppc_word(code, d->big_endian), avail) : 0);
-
-	if (!len)
-		return -ITRACE_E_DECODE;
-	out->addr = addr;
-	out->target = 0;
-	out->len = (uint8_t)len;
-	out->kind = ITRACE_INSN_NOT_BRANCH;
-	out->flags = ITRACE_DECODED_NO_TEXT;
-	return 0;
 }
 
 int itrace_decoder_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail,
 			  uint64_t addr, struct itrace_decoded *out)
 {
-	const uint8_t *p = code;
-	size_t n = avail;
-	uint64_t a = addr;
-
 	if (!d || !code || !out)
 		return -ITRACE_E_INVAL;
-	if (!cs_disasm_iter(d->cs, &p, &n, &a, d->insn))
-		return decode_unknown(d, code, avail, addr, out);
-	out->addr = addr;
-	out->target = 0;
-	out->len = (uint8_t)d->insn->size;
-	out->kind = ITRACE_INSN_NOT_BRANCH;
-	out->flags = 0;
-	if (d->arch == CS_ARCH_X86)
-		classify_x86(d->insn, out);
-	else
-		classify_ppc(d->insn, ppc_word(code, d->big_endian), out);
-	return 0;
+	if (d->arch == DEC_X86_64)
+		return dec_x86_decode(d, code, avail, addr, out);
+	return dec_ppc_decode(d, code, avail, addr, out);
+}
+
+int itrace_decoder_info(struct itrace_decoder *d, const uint8_t *code, size_t avail,
+			uint64_t addr, struct itrace_insn_info *out)
+{
+	if (!d || !code || !out)
+		return -ITRACE_E_INVAL;
+	memset(out, 0, sizeof(*out));
+	if (d->arch == DEC_X86_64)
+		return dec_x86_info(d, code, avail, addr, out);
+	return dec_ppc_info(d, code, avail, addr, out);
 }
 
 int itrace_decoder_text(struct itrace_decoder *d, const uint8_t *code, size_t avail,
 			uint64_t addr, char *buf, size_t cap)
 {
-	const uint8_t *p = code;
-	size_t n = avail;
-	uint64_t a = addr;
-
 	if (!d || !code || !buf || !cap)
 		return -ITRACE_E_INVAL;
-	if (!cs_disasm_iter(d->cs, &p, &n, &a, d->insn)) {
-		struct itrace_decoded di;
+	buf[0] = '\0';
+	if (d->arch == DEC_X86_64)
+		return dec_x86_text(d, code, avail, addr, buf, cap);
+	return dec_ppc_text(d, code, avail, addr, buf, cap);
+}
 
-		if (decode_unknown(d, code, avail, addr, &di) < 0)
-			return -ITRACE_E_DECODE;
-		snprintf(buf, cap, "(%s instruction unknown to capstone 4)",
-			 d->arch == CS_ARCH_X86 ? "VEX/EVEX" : "POWER");
-		return di.len;
-	}
-	if (d->insn->op_str[0])
-		snprintf(buf, cap, "%s %s", d->insn->mnemonic, d->insn->op_str);
+const char *itrace_decoder_reg_name(const struct itrace_decoder *d, unsigned reg)
+{
+	if (!d || reg == ITRACE_REG_NONE || reg >= ITRACE_REG_MAX_)
+		return NULL;
+	return d->arch == DEC_X86_64 ? dec_x86_reg_name(reg) : dec_ppc_reg_name(reg);
+}
+
+const char *itrace_insn_class_name(unsigned cls)
+{
+	static const char *const names[ITRACE_CLASS_COUNT] = {
+		[ITRACE_CLASS_NOP] = "nop",	      [ITRACE_CLASS_MOVE] = "move",
+		[ITRACE_CLASS_LOAD] = "load",	      [ITRACE_CLASS_STORE] = "store",
+		[ITRACE_CLASS_INT_ALU] = "int_alu",   [ITRACE_CLASS_INT_MUL] = "int_mul",
+		[ITRACE_CLASS_INT_DIV] = "int_div",   [ITRACE_CLASS_BRANCH] = "branch",
+		[ITRACE_CLASS_FP_ADD] = "fp_add",     [ITRACE_CLASS_FP_MUL] = "fp_mul",
+		[ITRACE_CLASS_FP_FMA] = "fp_fma",     [ITRACE_CLASS_FP_DIV] = "fp_div",
+		[ITRACE_CLASS_FP_SQRT] = "fp_sqrt",   [ITRACE_CLASS_VEC_ALU] = "vec_alu",
+		[ITRACE_CLASS_VEC_MUL] = "vec_mul",   [ITRACE_CLASS_VEC_SHUFFLE] = "vec_shuffle",
+		[ITRACE_CLASS_CRYPTO] = "crypto",     [ITRACE_CLASS_STRING] = "string",
+		[ITRACE_CLASS_ATOMIC] = "atomic",     [ITRACE_CLASS_FENCE] = "fence",
+		[ITRACE_CLASS_SYSTEM] = "system",     [ITRACE_CLASS_MATRIX] = "matrix",
+	};
+
+	return cls < ITRACE_CLASS_COUNT ? names[cls] : NULL;
+}
+
+/* ---- Lists shared by the back ends ------------------------------------ */
+
+static void add_once(uint8_t *list, uint8_t *n, unsigned max, unsigned reg, uint16_t *attrs)
+{
+	if (reg == ITRACE_REG_NONE)
+		return;
+	for (unsigned i = 0; i < *n; i++)
+		if (list[i] == reg)
+			return;
+	if (*n < max)
+		list[(*n)++] = (uint8_t)reg;
 	else
-		snprintf(buf, cap, "%s", d->insn->mnemonic);
-	return d->insn->size;
+		*attrs |= ITRACE_ATTR_REGS_CUT;
+}
+
+void info_add_read(struct itrace_insn_info *in, unsigned reg)
+{
+	add_once(in->read, &in->nread, ITRACE_INSN_MAX_READS, reg, &in->attrs);
+}
+
+void info_add_write(struct itrace_insn_info *in, unsigned reg)
+{
+	add_once(in->write, &in->nwrite, ITRACE_INSN_MAX_WRITES, reg, &in->attrs);
+}
+
+struct itrace_insn_mem *info_add_mem(struct itrace_insn_info *in)
+{
+	struct itrace_insn_mem *m;
+
+	if (in->nmem >= ITRACE_INSN_MAX_MEM)
+		return NULL;
+	m = &in->mem[in->nmem++];
+	memset(m, 0, sizeof(*m));
+	m->scale = 1;
+	m->align = 1;
+	return m;
+}
+
+/* ---- Effective addresses ---------------------------------------------- */
+
+static uint64_t gpr_value(const struct itrace_regs *r, unsigned reg)
+{
+	return reg >= ITRACE_REG_GPR(0) && reg <= ITRACE_REG_GPR(31) ? r->gpr[reg - ITRACE_REG_GPR0] : 0;
+}
+
+static int is_gpr(unsigned reg)
+{
+	return reg >= ITRACE_REG_GPR(0) && reg <= ITRACE_REG_GPR(31);
+}
+
+/* The x86 count register is rcx (ecx with a 32-bit address size). */
+static int rep_count_is_zero(const struct itrace_insn_info *in, const struct itrace_regs *r)
+{
+	int addr32 = in->nmem && (in->mem[0].flags & ITRACE_MEMOP_ADDR32);
+	uint64_t count = r->gpr[1];
+
+	if (!(in->d.flags & ITRACE_DECODED_REP))
+		return 0;
+	return (addr32 ? (uint32_t)count : count) == 0;
+}
+
+/* operand_address - EA of operand m; -1 when the registers do not give it. */
+static int operand_address(const struct itrace_insn_info *in, const struct itrace_insn_mem *m,
+			   const struct itrace_regs *r, uint64_t *ea)
+{
+	uint64_t a = (uint64_t)m->disp;
+
+	if (m->flags & ITRACE_MEMOP_VSIB)
+		return -1;
+	if (m->flags & ITRACE_MEMOP_PCREL)
+		/* x86: after the instruction; POWER (prefixed only): at it */
+		a += in->d.addr + (in->d.flags & ITRACE_DECODED_PREFIXED ? 0 : in->d.len);
+	if (m->base != ITRACE_REG_NONE) {
+		if (!is_gpr(m->base))
+			return -1;
+		a += gpr_value(r, m->base);
+	}
+	if (m->index != ITRACE_REG_NONE && !(m->flags & ITRACE_MEMOP_LEN_REG)) {
+		uint64_t v;
+
+		if (!is_gpr(m->index))
+			return -1;
+		v = gpr_value(r, m->index);
+		if (m->flags & ITRACE_MEMOP_INDEX8)
+			v &= 0xff;
+		a += v * m->scale;
+	}
+	if (m->flags & ITRACE_MEMOP_PUSH)
+		a -= m->size;
+	if (m->flags & ITRACE_MEMOP_AFTER_POP)
+		a += m->size;
+	if (m->flags & ITRACE_MEMOP_ADDR32)
+		a = (uint32_t)a;
+	if (m->segment == ITRACE_REG_X86_FS)
+		a += r->fs_base;
+	else if (m->segment == ITRACE_REG_X86_GS)
+		a += r->gs_base;
+	if (m->align > 1)
+		a &= ~(uint64_t)(m->align - 1);
+	*ea = a;
+	return 0;
+}
+
+/* operand_size - bytes accessed: the size, or for lxvl/stxvl the length in
+ * bits 0-7 of RB (Power ISA 3.1, 7.6.1 "Load VSX Vector with Length"),
+ * at most the size. */
+static uint32_t operand_size(const struct itrace_insn_mem *m, const struct itrace_regs *r)
+{
+	uint64_t len;
+
+	if (!(m->flags & ITRACE_MEMOP_LEN_REG))
+		return m->size;
+	len = gpr_value(r, m->index) >> 56;
+	return len < m->size ? (uint32_t)len : m->size;
+}
+
+static int add_accesses(const struct itrace_insn_info *in, const struct itrace_regs *r,
+			struct itrace_mem_access *out, int n, int max, unsigned want)
+{
+	for (unsigned i = 0; i < in->nmem && n < max; i++) {
+		const struct itrace_insn_mem *m = &in->mem[i];
+		uint32_t size = operand_size(m, r);
+		uint64_t ea;
+
+		if (!(m->flags & want) || size == 0 || operand_address(in, m, r, &ea) < 0)
+			continue;
+		out[n].addr = ea;
+		out[n].size = size;
+		out[n].store = want == ITRACE_MEMOP_WRITE;
+		n++;
+	}
+	return n;
+}
+
+int itrace_insn_mem_accesses(const struct itrace_insn_info *in, const struct itrace_regs *r,
+			     struct itrace_mem_access *out, int max)
+{
+	int n;
+
+	if (!in || !r || !out || max <= 0 || rep_count_is_zero(in, r))
+		return 0;
+	n = add_accesses(in, r, out, 0, max, ITRACE_MEMOP_READ);
+	return add_accesses(in, r, out, n, max, ITRACE_MEMOP_WRITE);
 }

@@ -11,7 +11,7 @@
  *   2. Records (the decoded, absolute view of the trace)
  *   3. Writer
  *   4. Reader
- *   5. Decoder (capstone wrapper)            - itrace_decoder_*
+ *   5. Decoder (Zydis, capstone + ISA 3.1)   - itrace_decoder_*
  *   6. Image (mappings -> ELF files)         - itrace_image_*
  *   7. Symbolizer (symbols, source lines)    - itrace_symbolizer_*
  *   8. Filler (branch trace -> insn trace)   - itrace_filler_*
@@ -566,9 +566,29 @@ int itrace_reader_seek_chunk(struct itrace_reader *r, uint64_t i);
 /* ===== 5. Decoder ======================================================= */
 
 /*
- * A thin wrapper over capstone that answers the questions the filler asks
- * of every instruction: how long is it, does it change control flow, and
- * where does it go when the target is encoded in the instruction.
+ * The one instruction decoder of the project: every tool and collector
+ * that needs to know what an instruction is asks it.  x86-64 is decoded by
+ * Zydis (all of current Intel and AMD: AVX-512, AMX, CET, VAES, GFNI,
+ * SHA, ...).  64-bit POWER (both byte orders) is decoded by capstone plus
+ * libitrace's own table for what capstone 4 does not know: the Power ISA
+ * 3.0 and 3.1 instructions GCC and glibc emit for POWER9 and POWER10, and
+ * the ISA 3.1 prefixed instructions, which are decoded as one 8-byte
+ * instruction (prefix word first).
+ *
+ * Two depths:
+ *   itrace_decoder_decode  length, branch kind and direct target: what the
+ *                          filler and the collectors' control-flow logic need;
+ *                          the fast path.
+ *   itrace_decoder_info    also the execution class, the registers read and
+ *                          written, every memory operand (size, direction,
+ *                          addressing), vector width and the idioms a
+ *                          micro-op model cares about.
+ * Bytes that are not a valid instruction give -ITRACE_E_DECODE, never a
+ * guess: callers report them (fill writes a GAP, pipeline-sim counts them).
+ *
+ * Threads: a decoder keeps per-call scratch state, so one decoder is used
+ * by one thread at a time; use one decoder per thread.  The struct
+ * itrace_insn_info results are plain data owned by the caller.
  */
 
 /* `kind` of an instruction that does not change control flow. */
@@ -576,19 +596,232 @@ int itrace_reader_seek_chunk(struct itrace_reader *r, uint64_t i);
 
 enum itrace_decoded_flags {
 	ITRACE_DECODED_HAS_TARGET = 1u << 0, /* `target` is valid (direct) */
-	ITRACE_DECODED_REP = 1u << 1,	     /* x86 rep-prefixed string op */
-	ITRACE_DECODED_NO_TEXT = 1u << 2,    /* unknown to capstone 4 (x86
-					      * EVEX, POWER8+): length from
-					      * the encoding, not a branch */
+	ITRACE_DECODED_REP = 1u << 1,	     /* x86 rep/repe/repne string
+					      * instruction: each execution
+					      * is one iteration */
+	ITRACE_DECODED_PREFIXED = 1u << 2,   /* POWER ISA 3.1 prefixed (8
+					      * bytes: prefix, then suffix) */
+	ITRACE_DECODED_TRAP = 1u << 3,	     /* kind SYSCALL from a trap
+					      * instruction (int3, int n,
+					      * int1, into), not a system
+					      * call: a signal follows */
 };
 
-/* One decoded instruction. */
+/* One decoded instruction: what itrace_decoder_decode() answers. */
 struct itrace_decoded {
 	uint64_t addr;	 /* address it was decoded at */
 	uint64_t target; /* direct branch target (ITRACE_DECODED_HAS_TARGET) */
-	uint8_t len;	 /* length in bytes, 1..15 */
+	uint8_t len;	 /* length in bytes: x86 1..15, POWER 4 or 8 */
 	uint8_t kind;	 /* enum itrace_branch_kind, or ITRACE_INSN_NOT_BRANCH */
 	uint8_t flags;	 /* enum itrace_decoded_flags */
+};
+
+/*
+ * Registers as the decoder names them: one id per architectural register,
+ * sub-registers folded onto the full register (eax, ax, al and ah are
+ * ITRACE_REG_GPR(0); xmm3, ymm3 and zmm3 are ITRACE_REG_VEC(3)), so that a
+ * dependency model can compare ids directly.  Ids are below 256.
+ */
+enum itrace_reg {
+	ITRACE_REG_NONE = 0,
+	ITRACE_REG_GPR0 = 1,	/* general register n: x86-64 in encoding order
+				 * rax rcx rdx rbx rsp rbp rsi rdi r8..r15;
+				 * POWER r0..r31 */
+	ITRACE_REG_VEC0 = 33,	/* vector register n: x86 xmm/ymm/zmm 0..31;
+				 * POWER VSR 0..63 (VSR 0..31 are FPR 0..31,
+				 * VSR 32..63 are VR 0..31) */
+	ITRACE_REG_MASK0 = 97,	/* x86 AVX-512 k0..k7 */
+	ITRACE_REG_X87_0 = 105, /* x86 st0..st7 (also mm0..mm7) */
+	ITRACE_REG_TILE0 = 113, /* x86 AMX tmm0..tmm7 */
+	ITRACE_REG_CR0 = 121,	/* POWER condition register fields cr0..cr7 */
+	ITRACE_REG_ACC0 = 129,	/* POWER MMA accumulators acc0..acc7 */
+	ITRACE_REG_SEG0 = 137,	/* x86 es cs ss ds fs gs (encoding order) */
+	ITRACE_REG_FLAGS = 143, /* x86 rflags; POWER XER (CA, OV, SO) */
+	ITRACE_REG_FPCTL = 144, /* x86 MXCSR and x87 control/status;
+				 * POWER FPSCR and VSCR */
+	ITRACE_REG_LR = 145,	/* POWER link register */
+	ITRACE_REG_CTR = 146,	/* POWER count register */
+	ITRACE_REG_TAR = 147,	/* POWER target address register */
+	ITRACE_REG_SSP = 148,	/* x86 CET shadow-stack pointer */
+	ITRACE_REG_SYS = 149,	/* any other special register: control,
+				 * debug, model-specific, xcr0, pkru, AMX
+				 * tile configuration, POWER SPRs and MSR */
+	ITRACE_REG_MAX_ = 150
+};
+
+#define ITRACE_REG_GPR(n) (ITRACE_REG_GPR0 + (n))
+#define ITRACE_REG_VEC(n) (ITRACE_REG_VEC0 + (n))
+#define ITRACE_REG_CR(n) (ITRACE_REG_CR0 + (n))
+#define ITRACE_REG_SEG(n) (ITRACE_REG_SEG0 + (n))
+#define ITRACE_REG_X86_RSP ITRACE_REG_GPR(4)
+#define ITRACE_REG_X86_FS ITRACE_REG_SEG(4)
+#define ITRACE_REG_X86_GS ITRACE_REG_SEG(5)
+
+/*
+ * Execution classes: what an instruction computes, independent of where
+ * its operands live.  A load-op instruction (add rax, [rsi]) is INT_ALU
+ * with one read memory operand; a micro-op model splits it into a load
+ * and the operation, and an op-store (add [rdi], rax) into load,
+ * operation and store, from the memory operands' directions.  LOAD and
+ * STORE are pure data movement to or from memory.
+ */
+enum itrace_insn_class {
+	ITRACE_CLASS_NOP = 0,	   /* nop, endbr64, pause, prefetch and cache
+				    * hints (dcbt): no result */
+	ITRACE_CLASS_MOVE = 1,	   /* register or immediate copy, no
+				    * computation: mov r, r/imm; movaps x, x;
+				    * movq x, r; POWER mr, li, mtvsrd, mtctr */
+	ITRACE_CLASS_LOAD = 2,	   /* memory -> register, nothing computed:
+				    * mov r, [m]; pop; vmovdqu; lwz; lxv */
+	ITRACE_CLASS_STORE = 3,	   /* register/immediate -> memory: mov [m],
+				    * r; push; stw; stxv */
+	ITRACE_CLASS_INT_ALU = 4,  /* integer add, logic, shift, compare, lea,
+				    * cmov, setcc, bit counts, extensions */
+	ITRACE_CLASS_INT_MUL = 5,
+	ITRACE_CLASS_INT_DIV = 6,  /* divide and modulo */
+	ITRACE_CLASS_BRANCH = 7,   /* control transfer (the kind says which) */
+	ITRACE_CLASS_FP_ADD = 8,   /* floating add, subtract, compare, min,
+				    * max, convert, round */
+	ITRACE_CLASS_FP_MUL = 9,
+	ITRACE_CLASS_FP_FMA = 10,  /* fused multiply-add */
+	ITRACE_CLASS_FP_DIV = 11,
+	ITRACE_CLASS_FP_SQRT = 12,
+	ITRACE_CLASS_VEC_ALU = 13, /* vector integer add, logic, compare,
+				    * shift, min/max, blend; FP logic */
+	ITRACE_CLASS_VEC_MUL = 14, /* vector integer multiply, dot products */
+	ITRACE_CLASS_VEC_SHUFFLE = 15, /* permute, shuffle, unpack, pack,
+					* insert, extract, broadcast */
+	ITRACE_CLASS_CRYPTO = 16,  /* AES, SHA, GFNI, carry-less multiply */
+	ITRACE_CLASS_STRING = 17,  /* x86 movs, stos, lods, cmps, scas, ins,
+				    * outs: one iteration */
+	ITRACE_CLASS_ATOMIC = 18,  /* locked read-modify-write, xchg with
+				    * memory, cmpxchg; POWER larx, stcx. */
+	ITRACE_CLASS_FENCE = 19,   /* lfence, sfence, mfence, serialize;
+				    * POWER sync, lwsync, isync, eieio */
+	ITRACE_CLASS_SYSTEM = 20,  /* serialising or privileged-state work:
+				    * syscall, cpuid, rdtsc, xgetbv, CET
+				    * shadow-stack ops, xsave, cache flushes;
+				    * POWER sc, scv, mtspr/mfspr of slow
+				    * registers, mtmsr, transactional memory */
+	ITRACE_CLASS_MATRIX = 21,  /* AMX tile and POWER MMA operations */
+	ITRACE_CLASS_COUNT = 22
+};
+
+/* Attributes of a decoded instruction (itrace_insn_info.attrs). */
+enum itrace_insn_attr {
+	ITRACE_ATTR_ZERO_IDIOM = 1u << 0,  /* result is zero whatever the
+					    * sources (xor r, r; sub r, r;
+					    * pxor/xorps/vpxor x, x; POWER
+					    * xxlxor/vxor x, y, y): no true
+					    * dependency on them */
+	ITRACE_ATTR_ONES_IDIOM = 1u << 1,  /* result is all ones whatever the
+					    * sources (pcmpeq x, x; POWER
+					    * xxleqv/vcmpequb x, y, y) */
+	ITRACE_ATTR_REG_MOVE = 1u << 2,	   /* full-width copy of one register
+					    * into another (mov r64, r64;
+					    * mov r32, r32; movaps/movdqa and
+					    * their VEX/EVEX forms, unmasked;
+					    * POWER mr, fmr, xxlor/vor x, y,
+					    * y): a move-elimination candidate */
+	ITRACE_ATTR_FUSIBLE = 1u << 3,	   /* x86 cmp, test, add, sub, and,
+					    * inc, dec without an immediate
+					    * and a memory operand together
+					    * and without rip-relative
+					    * addressing: may macro-fuse with
+					    * a following conditional jump */
+	ITRACE_ATTR_STACK = 1u << 4,	   /* adjusts the stack pointer
+					    * implicitly (push, pop, call,
+					    * ret, leave, enter) */
+	ITRACE_ATTR_LOCK = 1u << 5,	   /* atomic read-modify-write */
+	ITRACE_ATTR_SERIALIZING = 1u << 6, /* waits for every older
+					    * instruction (cpuid, lfence,
+					    * serialize, syscall; POWER
+					    * isync, sync, sc) */
+	ITRACE_ATTR_TRAP = 1u << 7,	   /* raises an exception by design
+					    * (int3, int n, ud2; POWER trap) */
+	ITRACE_ATTR_LOAD_RESERVE = 1u << 8, /* POWER l[bhwdq]arx */
+	ITRACE_ATTR_STORE_COND = 1u << 9,  /* POWER st[bhwdq]cx. */
+	ITRACE_ATTR_REGS_CUT = 1u << 10,   /* more registers than the lists
+					    * hold (xsave, xrstor): read[] and
+					    * write[] are incomplete */
+	ITRACE_ATTR_OWN_TABLE = 1u << 11,  /* POWER instruction capstone 4
+					    * does not know, decoded by
+					    * libitrace's ISA 3.0/3.1 table */
+	ITRACE_ATTR_ADDRESS_ONLY = 1u << 12, /* has a memory operand that is
+					      * only an address, never
+					      * accessed (lea, prefetch,
+					      * nop, clflush; POWER dcbt);
+					      * it is not in mem[] */
+};
+
+/* Flags of one memory operand. */
+enum itrace_mem_op_flags {
+	ITRACE_MEMOP_READ = 1u << 0,
+	ITRACE_MEMOP_WRITE = 1u << 1,
+	ITRACE_MEMOP_PCREL = 1u << 2,	  /* EA = x86: the next instruction's
+					   * address + disp; POWER: this
+					   * instruction's address + disp */
+	ITRACE_MEMOP_VSIB = 1u << 3,	  /* index is a vector register
+					   * (gather, scatter): one operand,
+					   * one address per element */
+	ITRACE_MEMOP_PUSH = 1u << 4,	  /* implicit push: EA = stack
+					   * pointer before the instruction
+					   * - size */
+	ITRACE_MEMOP_AFTER_POP = 1u << 5, /* pop to a memory operand based
+					   * on rsp: the CPU forms the EA
+					   * with rsp after the pop */
+	ITRACE_MEMOP_ADDR32 = 1u << 6,	  /* 32-bit address size: the EA
+					   * wraps at 4 GiB */
+	ITRACE_MEMOP_IMPLICIT = 1u << 7,  /* not written in the instruction
+					   * text (stack, string operands) */
+	ITRACE_MEMOP_INDEX8 = 1u << 8,	  /* only the index register's low
+					   * byte counts (xlat: al) */
+	ITRACE_MEMOP_LEN_REG = 1u << 9,	  /* `index` is no address part but
+					   * a length: bytes = min(size, its
+					   * bits 0-7) (POWER lxvl, stxvl) */
+};
+
+/*
+ * One memory operand.  Its effective address is
+ *   base + index * scale + disp    (+ the fs/gs base for those segments)
+ * with the exceptions the flags name, rounded down to `align`.
+ */
+struct itrace_insn_mem {
+	int64_t disp;
+	uint32_t size;	 /* bytes accessed; 0 when it depends on run-time
+			  * state (xsave: XCR0) */
+	uint16_t flags;	 /* enum itrace_mem_op_flags */
+	uint8_t base;	 /* enum itrace_reg; NONE when absent (POWER RA = 0
+			  * reads as the value 0) */
+	uint8_t index;	 /* enum itrace_reg (a vector register for VSIB) */
+	uint8_t scale;	 /* 1, 2, 4 or 8 */
+	uint8_t segment; /* ITRACE_REG_X86_FS or _GS when that base is added,
+			  * else NONE */
+	uint8_t align;	 /* EA rounded down to a multiple (POWER lvx: 16);
+			  * 1: none */
+};
+
+#define ITRACE_INSN_MAX_READS 16
+#define ITRACE_INSN_MAX_WRITES 8
+#define ITRACE_INSN_MAX_MEM 4
+
+/* Everything the decoder knows about one instruction. */
+struct itrace_insn_info {
+	struct itrace_decoded d; /* as itrace_decoder_decode() */
+	uint8_t cls;		 /* enum itrace_insn_class */
+	uint8_t nread, nwrite, nmem;
+	uint16_t attrs;		 /* enum itrace_insn_attr */
+	uint16_t vec_bits;	 /* vector length of the operation: 0 for
+				  * scalar work (integer, x87, scalar SSE or
+				  * VSX), else 64 (MMX), 128, 256 or 512 */
+	/* Registers read (address registers included) and written
+	 * (conditionally written included), each once, in operand order;
+	 * flags are ITRACE_REG_FLAGS, POWER CR fields ITRACE_REG_CR(n). */
+	uint8_t read[ITRACE_INSN_MAX_READS];
+	uint8_t write[ITRACE_INSN_MAX_WRITES];
+	/* Memory operands, explicit ones first, then implicit (stack,
+	 * string); address-only operands (lea) are left out. */
+	struct itrace_insn_mem mem[ITRACE_INSN_MAX_MEM];
 };
 
 struct itrace_decoder;
@@ -597,9 +830,9 @@ struct itrace_decoder;
  * itrace_decoder_alloc - open a decoder for ELF machine `machine` (EM_X86_64
  * = 62, EM_PPC64 = 21) and byte order `endian` (1 little, 2 big), the values
  * of the trace header.  OUT *dp receives a decoder the caller frees with
- * itrace_decoder_free().  A decoder is not thread-safe: use one per thread.
+ * itrace_decoder_free().  One thread at a time may use it.
  * Returns 0; -ITRACE_E_NOTSUP for another machine or byte order,
- * -ITRACE_E_INTERNAL if capstone cannot be opened, -ITRACE_E_NOMEM.
+ * -ITRACE_E_INTERNAL if Zydis or capstone cannot be opened, -ITRACE_E_NOMEM.
  */
 int itrace_decoder_alloc(uint16_t machine, uint8_t endian, struct itrace_decoder **dp);
 
@@ -608,14 +841,13 @@ void itrace_decoder_free(struct itrace_decoder *d);
 
 /*
  * itrace_decoder_decode - decode the instruction at `code` (`avail` bytes
- * readable), located at address `addr`, into *out.  Classification: jcc,
- * loop/jrcxz and ppc bc* with a condition are COND; jmp/b are UNCOND (direct)
- * or INDIRECT; call/bl are CALL or INDIRECT_CALL; ret/blr (and conditional
- * blr/bctr forms, classified by their unconditional meaning) are RETURN or
- * INDIRECT; syscall/sysenter/int/sc are SYSCALL.  Instructions capstone 4
- * does not know but whose encoding gives their length and rules out a
- * branch (x86 EVEX/AVX-512; POWER opcodes outside the branch forms) are
- * returned as non-branches with ITRACE_DECODED_NO_TEXT.
+ * readable), located at address `addr`, into *out.  Kinds: jcc, loop,
+ * loope, loopne, jcxz/jecxz/jrcxz, xbegin and POWER bc* with a condition
+ * are COND; jmp and b are UNCOND (direct) or INDIRECT (register, memory,
+ * far); call and bl are CALL or INDIRECT_CALL (far calls included);
+ * ret, far ret, iret, blr are RETURN (conditional blr/bctr forms are COND);
+ * syscall, sysenter, int n, int3, int1, into, POWER sc and scv are
+ * SYSCALL (the trap instructions with ITRACE_DECODED_TRAP).
  * Returns 0; -ITRACE_E_DECODE if the bytes are not a valid instruction or
  * it does not fit in `avail`; -ITRACE_E_INVAL for NULL arguments.
  */
@@ -623,14 +855,63 @@ int itrace_decoder_decode(struct itrace_decoder *d, const uint8_t *code, size_t 
 			  uint64_t addr, struct itrace_decoded *out);
 
 /*
+ * itrace_decoder_info - decode the instruction at `code` completely into
+ * *out (see struct itrace_insn_info).  Same returns as
+ * itrace_decoder_decode(); out->d equals what it gives.
+ */
+int itrace_decoder_info(struct itrace_decoder *d, const uint8_t *code, size_t avail,
+			uint64_t addr, struct itrace_insn_info *out);
+
+/*
  * itrace_decoder_text - write "mnemonic operands" of the instruction at
- * `code` into buf (NUL-terminated, cut to `cap`); for an instruction
- * decoded with ITRACE_DECODED_NO_TEXT, a note saying so.  Returns the instruction
- * length (> 0); -ITRACE_E_DECODE for bytes that do not decode;
- * -ITRACE_E_INVAL for NULL arguments or cap == 0.
+ * `code` into buf (NUL-terminated, cut to `cap`): Zydis' Intel syntax for
+ * x86-64, capstone's syntax for POWER (the same style for instructions of
+ * libitrace's own table; a prefixed instruction is one line).  Returns
+ * the instruction length (> 0); -ITRACE_E_DECODE for bytes that do not
+ * decode; -ITRACE_E_INVAL for NULL arguments or cap == 0.
  */
 int itrace_decoder_text(struct itrace_decoder *d, const uint8_t *code, size_t avail,
 			uint64_t addr, char *buf, size_t cap);
+
+/*
+ * itrace_decoder_reg_name - the name of register id `reg` for the
+ * decoder's architecture ("rax", "zmm7", "k1", "r31", "vs40", "cr6",
+ * "flags", ...), or NULL for an id it does not use.  The string is static.
+ */
+const char *itrace_decoder_reg_name(const struct itrace_decoder *d, unsigned reg);
+
+/*
+ * Register values before an instruction executes, for
+ * itrace_insn_mem_accesses(): general registers by ITRACE_REG_GPR index
+ * (x86-64: rax rcx rdx rbx rsp rbp rsi rdi r8..r15), and the x86 fs/gs
+ * segment bases.
+ */
+struct itrace_regs {
+	uint64_t gpr[32];
+	uint64_t fs_base, gs_base;
+};
+
+/* One data access of an executed instruction. */
+struct itrace_mem_access {
+	uint64_t addr;
+	uint32_t size;	/* bytes */
+	uint8_t store;	/* 1 store, 0 load */
+};
+
+/*
+ * itrace_insn_mem_accesses - the loads and stores the instruction `in`
+ * makes when it executes with register values `r`: its memory operands'
+ * effective addresses, loads first, then stores (an operand that is read
+ * and written gives both).  A rep string instruction makes one iteration's
+ * accesses, none when its count register is zero.  Operands whose address
+ * the general registers do not give (VSIB gather/scatter) and operands of
+ * size 0 are left out.  Returns the number written to out[0..max).
+ */
+int itrace_insn_mem_accesses(const struct itrace_insn_info *in, const struct itrace_regs *r,
+			     struct itrace_mem_access *out, int max);
+
+/* itrace_insn_class_name - "int_alu", "load", ...; NULL for another value. */
+const char *itrace_insn_class_name(unsigned cls);
 
 /* ===== 6. Image ========================================================= */
 

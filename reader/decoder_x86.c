@@ -1,0 +1,912 @@
+/*
+ * decoder_x86.c - x86-64 through Zydis 4 (see itrace.h, section 5).
+ *
+ * Two Zydis decoders: one in minimal mode (length, mnemonic, category and
+ * the raw fields: enough for the branch kind and target) for the fast
+ * path, one in full mode whose operands give registers and memory
+ * operands.  The execution class comes from Zydis' instruction category,
+ * refined by the mnemonic for the vector and x87 categories (Zydis has one
+ * "AVX512" category for adds, shuffles and divides alike); a table built
+ * once per decoder maps each mnemonic to that refinement.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder_int.h"
+
+/* zclass[] entries: a class, plus this bit for scalar floating point. */
+#define HINT_SCALAR 0x80
+#define HINT_NONE 0x7f
+
+/* ---- Branch kinds (both paths) ---------------------------------------- */
+
+static int has_rep_prefix(const ZydisDecodedInstruction *in)
+{
+	for (unsigned i = 0; i < in->raw.prefix_count; i++)
+		if ((in->raw.prefixes[i].value == 0xf3 || in->raw.prefixes[i].value == 0xf2) &&
+		    in->raw.prefixes[i].type != ZYDIS_PREFIX_TYPE_IGNORED)
+			return 1;
+	return 0;
+}
+
+/* fill_decoded - length, kind and target from the category (Intel SDM
+ * vol. 2: jcc, loop*, jcxz/jecxz/jrcxz and xbegin take a rel8/rel32 and
+ * may fall through; call/jmp are relative or indirect). */
+static void fill_decoded(const ZydisDecodedInstruction *in, uint64_t addr, struct itrace_decoded *out)
+{
+	int rel = in->raw.imm[0].is_relative;
+
+	out->addr = addr;
+	out->target = 0;
+	out->len = in->length;
+	out->kind = ITRACE_INSN_NOT_BRANCH;
+	out->flags = 0;
+	if (in->mnemonic == ZYDIS_MNEMONIC_XEND || in->mnemonic == ZYDIS_MNEMONIC_XABORT)
+		return; /* Zydis files them under branches: they commit or abort a
+			 * transaction, whose abort lands at xbegin's target */
+	switch (in->meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+		out->kind = ITRACE_BRANCH_COND;
+		break;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		out->kind = rel ? ITRACE_BRANCH_UNCOND : ITRACE_BRANCH_INDIRECT;
+		break;
+	case ZYDIS_CATEGORY_CALL:
+		out->kind = rel ? ITRACE_BRANCH_CALL : ITRACE_BRANCH_INDIRECT_CALL;
+		break;
+	case ZYDIS_CATEGORY_RET:
+	case ZYDIS_CATEGORY_SYSRET:
+		out->kind = ITRACE_BRANCH_RETURN;
+		return;
+	case ZYDIS_CATEGORY_SYSCALL:
+		out->kind = ITRACE_BRANCH_SYSCALL;
+		return;
+	case ZYDIS_CATEGORY_INTERRUPT:
+		out->kind = ITRACE_BRANCH_SYSCALL;
+		out->flags = ITRACE_DECODED_TRAP;
+		return;
+	case ZYDIS_CATEGORY_STRINGOP:
+	case ZYDIS_CATEGORY_IOSTRINGOP:
+		if (has_rep_prefix(in))
+			out->flags = ITRACE_DECODED_REP;
+		return;
+	default:
+		return;
+	}
+	if (rel) {
+		out->target = addr + in->length + (uint64_t)in->raw.imm[0].value.s;
+		out->flags |= ITRACE_DECODED_HAS_TARGET;
+	}
+}
+
+int dec_x86_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		   struct itrace_decoded *out)
+{
+	ZydisDecoderContext ctx;
+	ZydisDecodedInstruction in;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d->zmin, &ctx, code, avail, &in)))
+		return -ITRACE_E_DECODE;
+	fill_decoded(&in, addr, out);
+	return 0;
+}
+
+/* ---- Tables built at open ---------------------------------------------- */
+
+static int starts(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int ends(const char *s, const char *p)
+{
+	size_t n = strlen(s), m = strlen(p);
+
+	return n >= m && strcmp(s + n - m, p) == 0;
+}
+
+static int starts_any(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (starts(s, *list))
+			return 1;
+	return 0;
+}
+
+/* Floating-point data types in a mnemonic's suffix: packed or scalar
+ * single, double, half (Intel SDM vol. 1, 10.4 and 11.4). */
+static int fp_suffix(const char *m)
+{
+	return ends(m, "ps") || ends(m, "pd") || ends(m, "ss") || ends(m, "sd") || ends(m, "sh") ||
+	       ends(m, "ph");
+}
+
+/* Scalar floating point: addsd, vfmadd231ss, cvtsi2sd, ucomisd ... */
+static int fp_scalar(const char *m)
+{
+	return ends(m, "ss") || ends(m, "sd") || ends(m, "sh") || strstr(m, "ss2") ||
+	       strstr(m, "sd2") || strstr(m, "sh2") || strstr(m, "2ss") || strstr(m, "2sd") ||
+	       strstr(m, "2sh") || starts(m, "comi") || starts(m, "ucomi");
+}
+
+/*
+ * vector_hint - the class of a vector (SSE, AVX, AVX-512, MMX) or mask
+ * mnemonic, by what it computes.  `m` is the mnemonic without the VEX 'v'.
+ */
+static unsigned vector_hint(const char *m)
+{
+	static const char *const shuffles[] = {
+		"shuf", "pshuf", "perm", "pperm", "punpck", "unpck", "pack", "palignr", "align",
+		"pinsr", "pextr", "insert", "extract", "broadcast", "pbroadcast", "movddup",
+		"movshdup", "movsldup", "pmovzx", "pmovsx", "compress", "pcompress", "expand",
+		"pexpand", "pmultishift", "pslldq", "psrldq", "movhlps", "movlhps", "pmovw", "pmovd",
+		"pmovq", "pmovb", "pmovus", "pmovs", NULL,
+	};
+	static const char *const fp_adds[] = {
+		"add", "sub", "min", "max", "cmp", "comi", "ucomi", "hadd", "hsub", "round", "rndscale",
+		"cvt", "getexp", "getmant", "range", "reduce", "scalef", "fixupimm", "fpclass", NULL,
+	};
+
+	if (starts(m, "ldmxcsr") || starts(m, "stmxcsr"))
+		return ITRACE_CLASS_SYSTEM;
+	if (strstr(m, "fmadd") || strstr(m, "fmsub") || strstr(m, "fnmadd") || strstr(m, "fnmsub") ||
+	    starts(m, "dpbf16") || starts(m, "dpph"))
+		return ITRACE_CLASS_FP_FMA;
+	if (strstr(m, "rsqrt") || strstr(m, "rcp"))
+		return ITRACE_CLASS_FP_MUL; /* approximations: multiplier latency */
+	if (strstr(m, "sqrt"))
+		return ITRACE_CLASS_FP_SQRT;
+	if (strstr(m, "div"))
+		return ITRACE_CLASS_FP_DIV;
+	if (starts(m, "pmul") || starts(m, "pmadd") || starts(m, "pdp") || starts(m, "psadbw") ||
+	    starts(m, "dbpsadbw") || starts(m, "p4dp"))
+		return ITRACE_CLASS_VEC_MUL;
+	if (starts(m, "pclmul"))
+		return ITRACE_CLASS_CRYPTO;
+	if (starts(m, "kmov"))
+		return ITRACE_CLASS_MOVE;
+	if (m[0] == 'k')
+		return ITRACE_CLASS_VEC_ALU; /* kand, kor, kshift, ktest ... */
+	if (starts(m, "movmsk") || starts(m, "pmovmsk") || starts(m, "pmovm2") ||
+	    (starts(m, "pmov") && strstr(m, "2m")))
+		return ITRACE_CLASS_VEC_ALU;
+	if (starts_any(m, shuffles))
+		return ITRACE_CLASS_VEC_SHUFFLE;
+	if (starts(m, "mov") || starts(m, "lddqu") || starts(m, "maskmov") || strstr(m, "gather") ||
+	    strstr(m, "scatter") || starts(m, "pmaskmov") || starts(m, "maskmov"))
+		return ITRACE_CLASS_MOVE; /* load, store or copy: by the operands */
+	if (starts(m, "dpp"))
+		return ITRACE_CLASS_FP_MUL;
+	if ((strstr(m, "mul") || starts(m, "cmul") || starts(m, "fcmul") || starts(m, "fmul")) &&
+	    fp_suffix(m))
+		return ITRACE_CLASS_FP_MUL;
+	if (starts_any(m, fp_adds) && (fp_suffix(m) || starts(m, "cvt")))
+		return ITRACE_CLASS_FP_ADD;
+	if (starts(m, "cvt") || starts(m, "pi2f") || starts(m, "pf2i"))
+		return ITRACE_CLASS_FP_ADD;
+	if (m[0] == 'p' && m[1] == 'f') /* 3DNow! pfadd, pfmul ... */
+		return strstr(m, "mul") ? ITRACE_CLASS_FP_MUL : ITRACE_CLASS_FP_ADD;
+	return ITRACE_CLASS_VEC_ALU;
+}
+
+/* x87_hint - class of an x87 mnemonic (Intel SDM vol. 1, 8.3). */
+static unsigned x87_hint(const char *m)
+{
+	if (starts(m, "fldcw") || starts(m, "fldenv") || starts(m, "fnst") || starts(m, "fstcw") ||
+	    starts(m, "fstenv") || starts(m, "fsave") || starts(m, "fnsave") || starts(m, "frstor") ||
+	    starts(m, "fninit") || starts(m, "fnclex") || starts(m, "fwait") || starts(m, "fxsave") ||
+	    starts(m, "fxrstor"))
+		return ITRACE_CLASS_SYSTEM;
+	if (starts(m, "fld") || starts(m, "fild") || starts(m, "fbld") || starts(m, "fst") ||
+	    starts(m, "fist") || starts(m, "fbstp") || starts(m, "fxch") || starts(m, "ffree") ||
+	    starts(m, "fincstp") || starts(m, "fdecstp"))
+		return ITRACE_CLASS_MOVE; /* load, store or copy: by the operands */
+	if (starts(m, "fsqrt"))
+		return ITRACE_CLASS_FP_SQRT;
+	if (starts(m, "fdiv") || starts(m, "fidiv") || starts(m, "fsin") || starts(m, "fcos") ||
+	    starts(m, "fptan") || starts(m, "fpatan") || starts(m, "f2xm1") || starts(m, "fyl2x") ||
+	    starts(m, "fscale") || starts(m, "fprem") || starts(m, "fxtract"))
+		return ITRACE_CLASS_FP_DIV; /* long-latency microcode */
+	if (starts(m, "fmul") || starts(m, "fimul"))
+		return ITRACE_CLASS_FP_MUL;
+	return ITRACE_CLASS_FP_ADD; /* fadd, fsub, fcom, fucom, fabs, fchs, frndint ... */
+}
+
+static unsigned mnemonic_hint(const char *m)
+{
+	const char *v = m;
+	unsigned h;
+
+	if (m[0] == 'f' && !starts(m, "femms"))
+		return x87_hint(m);
+	if (m[0] == 'v' && !starts(m, "vzero") && !starts(m, "verr") && !starts(m, "verw") &&
+	    !starts(m, "vmcall") && !starts(m, "vmread") && !starts(m, "vmwrite"))
+		v = m + 1;
+	h = vector_hint(v);
+	if ((h == ITRACE_CLASS_FP_ADD || h == ITRACE_CLASS_FP_MUL || h == ITRACE_CLASS_FP_FMA ||
+	     h == ITRACE_CLASS_FP_DIV || h == ITRACE_CLASS_FP_SQRT) &&
+	    fp_scalar(v))
+		h |= HINT_SCALAR;
+	return h;
+}
+
+/* Zydis register -> itrace register id (Zydis orders each class by the
+ * hardware encoding, as ITRACE_REG_* does). */
+static unsigned map_register(ZydisRegister r)
+{
+	ZydisRegister big;
+	ZyanI8 id;
+
+	if (r == ZYDIS_REGISTER_NONE)
+		return ITRACE_REG_NONE;
+	switch (r) {
+	case ZYDIS_REGISTER_FLAGS:
+	case ZYDIS_REGISTER_EFLAGS:
+	case ZYDIS_REGISTER_RFLAGS:
+		return ITRACE_REG_FLAGS;
+	case ZYDIS_REGISTER_MXCSR:
+	case ZYDIS_REGISTER_X87CONTROL:
+	case ZYDIS_REGISTER_X87STATUS:
+	case ZYDIS_REGISTER_X87TAG:
+		return ITRACE_REG_FPCTL;
+	case ZYDIS_REGISTER_IP:
+	case ZYDIS_REGISTER_EIP:
+	case ZYDIS_REGISTER_RIP:
+		return ITRACE_REG_NONE; /* control flow, not a data dependency */
+	default:
+		break;
+	}
+	big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	if (big == ZYDIS_REGISTER_NONE)
+		big = r;
+	id = ZydisRegisterGetId(big);
+	if (id < 0)
+		return ITRACE_REG_SYS;
+	switch (ZydisRegisterGetClass(big)) {
+	case ZYDIS_REGCLASS_GPR64:
+		return ITRACE_REG_GPR(id);
+	case ZYDIS_REGCLASS_XMM:
+	case ZYDIS_REGCLASS_YMM:
+	case ZYDIS_REGCLASS_ZMM:
+		return ITRACE_REG_VEC(id);
+	case ZYDIS_REGCLASS_MASK:
+		return ITRACE_REG_MASK0 + (unsigned)id;
+	case ZYDIS_REGCLASS_X87:
+	case ZYDIS_REGCLASS_MMX:
+		return ITRACE_REG_X87_0 + (unsigned)id;
+	case ZYDIS_REGCLASS_TMM:
+		return ITRACE_REG_TILE0 + (unsigned)id;
+	case ZYDIS_REGCLASS_SEGMENT:
+		return ITRACE_REG_SEG(id);
+	default:
+		return ITRACE_REG_SYS;
+	}
+}
+
+int dec_x86_open(struct itrace_decoder *d)
+{
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&d->zmin, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    !ZYAN_SUCCESS(ZydisDecoderEnableMode(&d->zmin, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)) ||
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&d->zfull, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    !ZYAN_SUCCESS(ZydisFormatterInit(&d->zfmt, ZYDIS_FORMATTER_STYLE_INTEL)))
+		return -ITRACE_E_INTERNAL;
+	/* capstone's Intel style, which the reports used so far: sizes on
+	 * memory operands, lower-case hex without padding */
+	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
+	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
+	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE, ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE, ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_DISP_PADDING, ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_IMM_PADDING, ZYDIS_PADDING_DISABLED);
+	d->zreg = malloc(ZYDIS_REGISTER_MAX_VALUE + 1);
+	d->zclass = malloc(ZYDIS_MNEMONIC_MAX_VALUE + 1);
+	if (!d->zreg || !d->zclass)
+		return -ITRACE_E_NOMEM;
+	for (int r = 0; r <= ZYDIS_REGISTER_MAX_VALUE; r++)
+		d->zreg[r] = (uint8_t)map_register((ZydisRegister)r);
+	for (int m = 0; m <= ZYDIS_MNEMONIC_MAX_VALUE; m++) {
+		const char *s = ZydisMnemonicGetString((ZydisMnemonic)m);
+
+		d->zclass[m] = s ? (uint8_t)mnemonic_hint(s) : HINT_NONE;
+	}
+	return 0;
+}
+
+void dec_x86_close(struct itrace_decoder *d)
+{
+	free(d->zreg);
+	free(d->zclass);
+}
+
+/* ---- Full decoding ------------------------------------------------------- */
+
+struct x86_ctx {
+	struct itrace_decoder *d;
+	const ZydisDecodedInstruction *in;
+	const ZydisDecodedOperand *ops;
+	struct itrace_insn_info *out;
+	int mem_read, mem_write; /* some memory operand is read / written */
+	int has_imm;
+	int has_vec;		 /* a vector or mask register operand */
+};
+
+static unsigned reg_id(const struct x86_ctx *x, ZydisRegister r)
+{
+	return x->d->zreg[r];
+}
+
+/* Operands that only name an address, never access it (Intel SDM: LEA,
+ * the hint and cache-line instructions). */
+static int address_only(const ZydisDecodedInstruction *in)
+{
+	switch (in->meta.category) {
+	case ZYDIS_CATEGORY_NOP:
+	case ZYDIS_CATEGORY_WIDENOP:
+	case ZYDIS_CATEGORY_PREFETCH:
+	case ZYDIS_CATEGORY_PREFETCHWT1:
+	case ZYDIS_CATEGORY_CLDEMOTE:
+	case ZYDIS_CATEGORY_CLFLUSHOPT:
+	case ZYDIS_CATEGORY_CLWB:
+	case ZYDIS_CATEGORY_MPX:
+		return 1;
+	default:
+		return in->mnemonic == ZYDIS_MNEMONIC_CLFLUSH;
+	}
+}
+
+/* Register and memory operands -> read[], write[], mem[]. */
+static void collect_operands(struct x86_ctx *x)
+{
+	const ZydisDecodedInstruction *in = x->in;
+	struct itrace_insn_info *out = x->out;
+	int addr_only = address_only(in);
+
+	for (unsigned i = 0; i < in->operand_count; i++) {
+		const ZydisDecodedOperand *op = &x->ops[i];
+		int rd = (op->actions & (ZYDIS_OPERAND_ACTION_READ | ZYDIS_OPERAND_ACTION_CONDREAD)) != 0;
+		int wr = (op->actions & (ZYDIS_OPERAND_ACTION_WRITE | ZYDIS_OPERAND_ACTION_CONDWRITE)) != 0;
+		struct itrace_insn_mem *m;
+
+		if (op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			x->has_imm = 1;
+			continue;
+		}
+		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+			/* k0 as the write mask means "no mask": nothing is read */
+			if (op->encoding == ZYDIS_OPERAND_ENCODING_MASK && op->reg.value == ZYDIS_REGISTER_K0)
+				continue;
+			if (rd)
+				info_add_read(out, reg_id(x, op->reg.value));
+			if (wr)
+				info_add_write(out, reg_id(x, op->reg.value));
+			/* an 8- or 16-bit write keeps the rest of the register:
+			 * the result depends on its old value */
+			if (wr && (ZydisRegisterGetClass(op->reg.value) == ZYDIS_REGCLASS_GPR8 ||
+				   ZydisRegisterGetClass(op->reg.value) == ZYDIS_REGCLASS_GPR16))
+				info_add_read(out, reg_id(x, op->reg.value));
+			switch (ZydisRegisterGetClass(op->reg.value)) {
+			case ZYDIS_REGCLASS_XMM: case ZYDIS_REGCLASS_YMM: case ZYDIS_REGCLASS_ZMM:
+			case ZYDIS_REGCLASS_MMX: case ZYDIS_REGCLASS_MASK:
+				x->has_vec = 1;
+				break;
+			default:
+				break;
+			}
+			if (wr && op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN &&
+			    op->reg.value == ZYDIS_REGISTER_RSP)
+				out->attrs |= ITRACE_ATTR_STACK;
+			continue;
+		}
+		if (op->type != ZYDIS_OPERAND_TYPE_MEMORY)
+			continue;
+		if (op->mem.base != ZYDIS_REGISTER_RIP)
+			info_add_read(out, reg_id(x, op->mem.base));
+		info_add_read(out, reg_id(x, op->mem.index));
+		if (op->mem.type == ZYDIS_MEMOP_TYPE_AGEN || op->mem.type == ZYDIS_MEMOP_TYPE_MIB ||
+		    addr_only) {
+			out->attrs |= ITRACE_ATTR_ADDRESS_ONLY;
+			continue;
+		}
+		m = info_add_mem(out);
+		if (!m)
+			continue;
+		if (!rd && !wr)
+			rd = 1;
+		x->mem_read |= rd;
+		x->mem_write |= wr;
+		m->flags = (uint16_t)((rd ? ITRACE_MEMOP_READ : 0) | (wr ? ITRACE_MEMOP_WRITE : 0));
+		m->size = in->meta.category == ZYDIS_CATEGORY_XSAVE ? 0 : op->size / 8u;
+		if (op->mem.base == ZYDIS_REGISTER_RIP)
+			m->flags |= ITRACE_MEMOP_PCREL;
+		else
+			m->base = (uint8_t)reg_id(x, op->mem.base);
+		m->index = (uint8_t)reg_id(x, op->mem.index);
+		m->scale = op->mem.scale ? op->mem.scale : 1;
+		m->disp = op->mem.disp.has_displacement ? op->mem.disp.value : 0;
+		if (op->mem.segment == ZYDIS_REGISTER_FS || op->mem.segment == ZYDIS_REGISTER_GS)
+			m->segment = (uint8_t)reg_id(x, op->mem.segment);
+		if (op->mem.type == ZYDIS_MEMOP_TYPE_VSIB)
+			m->flags |= ITRACE_MEMOP_VSIB;
+		if (in->address_width == 32)
+			m->flags |= ITRACE_MEMOP_ADDR32;
+		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN) {
+			m->flags |= ITRACE_MEMOP_IMPLICIT;
+			/* push, call, enter, pushf: the CPU stores below rsp */
+			if (wr && op->mem.base == ZYDIS_REGISTER_RSP)
+				m->flags |= ITRACE_MEMOP_PUSH;
+		} else if (in->mnemonic == ZYDIS_MNEMONIC_POP && op->mem.base == ZYDIS_REGISTER_RSP) {
+			/* Intel SDM, POP: "If the ESP register is used as a base
+			 * register for addressing a destination operand in memory,
+			 * the POP instruction computes the effective address of
+			 * the operand after it increments the ESP register." */
+			m->flags |= ITRACE_MEMOP_AFTER_POP;
+		}
+		if (in->mnemonic == ZYDIS_MNEMONIC_XLAT) {
+			/* xlat: [rbx + al] (Zydis lists the base only) */
+			m->index = ITRACE_REG_GPR(0);
+			m->flags |= ITRACE_MEMOP_INDEX8;
+		}
+	}
+	/* CET (Intel SDM vol. 1, 17.2): the shadow-stack pointer */
+	if (in->meta.category == ZYDIS_CATEGORY_CET && in->mnemonic != ZYDIS_MNEMONIC_ENDBR32 &&
+	    in->mnemonic != ZYDIS_MNEMONIC_ENDBR64) {
+		info_add_read(out, ITRACE_REG_SSP);
+		if (in->mnemonic != ZYDIS_MNEMONIC_RDSSPD && in->mnemonic != ZYDIS_MNEMONIC_RDSSPQ)
+			info_add_write(out, ITRACE_REG_SSP);
+	}
+}
+
+/* The explicit register operands, write mask left out. */
+static unsigned visible_regs(const struct x86_ctx *x, ZydisRegister *regs, unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < x->in->operand_count_visible; i++) {
+		const ZydisDecodedOperand *op = &x->ops[i];
+
+		if (op->type == ZYDIS_OPERAND_TYPE_MEMORY)
+			return 0; /* idioms and eliminable moves are register-only */
+		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER ||
+		    op->encoding == ZYDIS_OPERAND_ENCODING_MASK)
+			continue;
+		if (n < max)
+			regs[n++] = op->reg.value;
+	}
+	return n;
+}
+
+static int masked(const ZydisDecodedInstruction *in)
+{
+	return in->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX &&
+	       in->avx.mask.mode != ZYDIS_MASK_MODE_DISABLED && in->avx.mask.reg != ZYDIS_REGISTER_K0;
+}
+
+/* Same sources: `xor eax, eax`, `vpxor xmm1, xmm2, xmm2`. */
+static int same_sources(const struct x86_ctx *x)
+{
+	ZydisRegister r[4];
+	unsigned n = visible_regs(x, r, 4);
+
+	if (masked(x->in))
+		return 0;
+	return (n == 2 && r[0] == r[1]) || (n == 3 && r[1] == r[2]);
+}
+
+/*
+ * Dependency-breaking idioms and eliminable moves, as the optimisation
+ * manuals list them (Intel 64 and IA-32 Architectures Optimization
+ * Reference Manual, "Clearing Registers and Dependency Breaking Idioms"
+ * and "Move Elimination"; AMD Software Optimization Guide for Zen 4,
+ * "Zero Idioms"/"Move Elimination").
+ */
+static void idioms(struct x86_ctx *x)
+{
+	const ZydisDecodedInstruction *in = x->in;
+	struct itrace_insn_info *out = x->out;
+	ZydisRegister r[4];
+
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_XOR: case ZYDIS_MNEMONIC_SUB:
+	case ZYDIS_MNEMONIC_PXOR: case ZYDIS_MNEMONIC_VPXOR: case ZYDIS_MNEMONIC_VPXORD:
+	case ZYDIS_MNEMONIC_VPXORQ: case ZYDIS_MNEMONIC_XORPS: case ZYDIS_MNEMONIC_XORPD:
+	case ZYDIS_MNEMONIC_VXORPS: case ZYDIS_MNEMONIC_VXORPD:
+	case ZYDIS_MNEMONIC_PANDN: case ZYDIS_MNEMONIC_VPANDN: case ZYDIS_MNEMONIC_VPANDND:
+	case ZYDIS_MNEMONIC_VPANDNQ: case ZYDIS_MNEMONIC_ANDNPS: case ZYDIS_MNEMONIC_ANDNPD:
+	case ZYDIS_MNEMONIC_VANDNPS: case ZYDIS_MNEMONIC_VANDNPD:
+	case ZYDIS_MNEMONIC_PSUBB: case ZYDIS_MNEMONIC_PSUBW: case ZYDIS_MNEMONIC_PSUBD:
+	case ZYDIS_MNEMONIC_PSUBQ: case ZYDIS_MNEMONIC_VPSUBB: case ZYDIS_MNEMONIC_VPSUBW:
+	case ZYDIS_MNEMONIC_VPSUBD: case ZYDIS_MNEMONIC_VPSUBQ:
+	case ZYDIS_MNEMONIC_PCMPGTB: case ZYDIS_MNEMONIC_PCMPGTW: case ZYDIS_MNEMONIC_PCMPGTD:
+	case ZYDIS_MNEMONIC_PCMPGTQ:
+		if (same_sources(x))
+			out->attrs |= ITRACE_ATTR_ZERO_IDIOM;
+		break;
+	case ZYDIS_MNEMONIC_VPCMPGTB: case ZYDIS_MNEMONIC_VPCMPGTW: case ZYDIS_MNEMONIC_VPCMPGTD:
+	case ZYDIS_MNEMONIC_VPCMPGTQ:
+		/* the VEX forms write a vector; the EVEX ones a mask */
+		if (in->encoding == ZYDIS_INSTRUCTION_ENCODING_VEX && same_sources(x))
+			out->attrs |= ITRACE_ATTR_ZERO_IDIOM;
+		break;
+	case ZYDIS_MNEMONIC_PCMPEQB: case ZYDIS_MNEMONIC_PCMPEQW: case ZYDIS_MNEMONIC_PCMPEQD:
+	case ZYDIS_MNEMONIC_PCMPEQQ:
+		if (same_sources(x))
+			out->attrs |= ITRACE_ATTR_ONES_IDIOM;
+		break;
+	case ZYDIS_MNEMONIC_VPCMPEQB: case ZYDIS_MNEMONIC_VPCMPEQW: case ZYDIS_MNEMONIC_VPCMPEQD:
+	case ZYDIS_MNEMONIC_VPCMPEQQ:
+		if (in->encoding == ZYDIS_INSTRUCTION_ENCODING_VEX && same_sources(x))
+			out->attrs |= ITRACE_ATTR_ONES_IDIOM;
+		break;
+	case ZYDIS_MNEMONIC_MOV:
+		/* mov r64, r64 and mov r32, r32 (which zero-extends) */
+		if (visible_regs(x, r, 4) == 2 &&
+		    ZydisRegisterGetClass(r[0]) == ZydisRegisterGetClass(r[1]) &&
+		    (ZydisRegisterGetClass(r[0]) == ZYDIS_REGCLASS_GPR64 ||
+		     ZydisRegisterGetClass(r[0]) == ZYDIS_REGCLASS_GPR32))
+			out->attrs |= ITRACE_ATTR_REG_MOVE;
+		break;
+	case ZYDIS_MNEMONIC_MOVAPS: case ZYDIS_MNEMONIC_MOVAPD: case ZYDIS_MNEMONIC_MOVUPS:
+	case ZYDIS_MNEMONIC_MOVUPD: case ZYDIS_MNEMONIC_MOVDQA: case ZYDIS_MNEMONIC_MOVDQU:
+	case ZYDIS_MNEMONIC_VMOVAPS: case ZYDIS_MNEMONIC_VMOVAPD: case ZYDIS_MNEMONIC_VMOVUPS:
+	case ZYDIS_MNEMONIC_VMOVUPD: case ZYDIS_MNEMONIC_VMOVDQA: case ZYDIS_MNEMONIC_VMOVDQU:
+	case ZYDIS_MNEMONIC_VMOVDQA32: case ZYDIS_MNEMONIC_VMOVDQA64:
+	case ZYDIS_MNEMONIC_VMOVDQU8: case ZYDIS_MNEMONIC_VMOVDQU16: case ZYDIS_MNEMONIC_VMOVDQU32:
+	case ZYDIS_MNEMONIC_VMOVDQU64:
+		if (!masked(in) && visible_regs(x, r, 4) == 2)
+			out->attrs |= ITRACE_ATTR_REG_MOVE;
+		break;
+	case ZYDIS_MNEMONIC_CMP: case ZYDIS_MNEMONIC_TEST: case ZYDIS_MNEMONIC_ADD:
+	case ZYDIS_MNEMONIC_AND: case ZYDIS_MNEMONIC_INC: case ZYDIS_MNEMONIC_DEC:
+		break;
+	default:
+		return;
+	}
+	/* Macro-fusion candidates (Optimization Reference Manual,
+	 * "Macro-Fusion"): not with both an immediate and a memory operand,
+	 * not rip-relative. */
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_CMP: case ZYDIS_MNEMONIC_TEST: case ZYDIS_MNEMONIC_ADD:
+	case ZYDIS_MNEMONIC_SUB: case ZYDIS_MNEMONIC_AND: case ZYDIS_MNEMONIC_INC:
+	case ZYDIS_MNEMONIC_DEC: {
+		int mem = out->nmem > 0, pcrel = mem && (out->mem[0].flags & ITRACE_MEMOP_PCREL);
+
+		if (!(x->has_imm && mem) && !pcrel)
+			out->attrs |= ITRACE_ATTR_FUSIBLE;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* data_class - a copy: load, store, register move, or an atomic exchange. */
+static unsigned data_class(const struct x86_ctx *x)
+{
+	if (x->mem_read && x->mem_write)
+		return ITRACE_CLASS_ATOMIC; /* xchg with memory (locked) */
+	if (x->mem_read)
+		return ITRACE_CLASS_LOAD;
+	if (x->mem_write)
+		return ITRACE_CLASS_STORE;
+	return ITRACE_CLASS_MOVE;
+}
+
+/* Register-only data-transfer forms that compute something. */
+static unsigned dataxfer_class(const struct x86_ctx *x)
+{
+	unsigned c = data_class(x);
+
+	if (c != ITRACE_CLASS_MOVE)
+		return c;
+	switch (x->in->mnemonic) {
+	case ZYDIS_MNEMONIC_MOVZX: case ZYDIS_MNEMONIC_MOVSX: case ZYDIS_MNEMONIC_MOVSXD:
+	case ZYDIS_MNEMONIC_BSWAP: case ZYDIS_MNEMONIC_XCHG:
+		return ITRACE_CLASS_INT_ALU;
+	case ZYDIS_MNEMONIC_MOVSS: case ZYDIS_MNEMONIC_MOVSD: case ZYDIS_MNEMONIC_VMOVSS:
+	case ZYDIS_MNEMONIC_VMOVSD: case ZYDIS_MNEMONIC_VMOVSH: case ZYDIS_MNEMONIC_MOVHLPS:
+	case ZYDIS_MNEMONIC_MOVLHPS: case ZYDIS_MNEMONIC_VMOVHLPS: case ZYDIS_MNEMONIC_VMOVLHPS:
+		return ITRACE_CLASS_VEC_SHUFFLE; /* register forms merge lanes */
+	default:
+		return ITRACE_CLASS_MOVE;
+	}
+}
+
+static unsigned misc_class(const struct x86_ctx *x)
+{
+	switch (x->in->mnemonic) {
+	case ZYDIS_MNEMONIC_LEA:
+		return ITRACE_CLASS_INT_ALU;
+	case ZYDIS_MNEMONIC_LEAVE:
+	case ZYDIS_MNEMONIC_XLAT:
+		return ITRACE_CLASS_LOAD;
+	case ZYDIS_MNEMONIC_ENTER:
+		return ITRACE_CLASS_STORE;
+	case ZYDIS_MNEMONIC_PAUSE:
+		return ITRACE_CLASS_NOP;
+	case ZYDIS_MNEMONIC_LFENCE:
+	case ZYDIS_MNEMONIC_MFENCE:
+	case ZYDIS_MNEMONIC_SFENCE:
+		return ITRACE_CLASS_FENCE;
+	default:
+		return ITRACE_CLASS_SYSTEM; /* cpuid, ud2, clflush, ... */
+	}
+}
+
+static unsigned x86_class(const struct x86_ctx *x)
+{
+	const ZydisDecodedInstruction *in = x->in;
+	unsigned hint = x->d->zclass[in->mnemonic] & ~HINT_SCALAR;
+
+	switch (in->meta.category) {
+	case ZYDIS_CATEGORY_NOP:
+	case ZYDIS_CATEGORY_WIDENOP:
+	case ZYDIS_CATEGORY_PREFETCH:
+	case ZYDIS_CATEGORY_PREFETCHWT1:
+	case ZYDIS_CATEGORY_CLDEMOTE:
+	case ZYDIS_CATEGORY_MPX:
+		return ITRACE_CLASS_NOP;
+	case ZYDIS_CATEGORY_CET:
+		return in->mnemonic == ZYDIS_MNEMONIC_ENDBR64 || in->mnemonic == ZYDIS_MNEMONIC_ENDBR32
+			       ? ITRACE_CLASS_NOP : ITRACE_CLASS_SYSTEM;
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_CATEGORY_RET:
+		return ITRACE_CLASS_BRANCH;
+	case ZYDIS_CATEGORY_BINARY:
+	case ZYDIS_CATEGORY_LOGICAL:
+	case ZYDIS_CATEGORY_SHIFT:
+	case ZYDIS_CATEGORY_CONVERT:
+		if (x->has_vec) /* Zydis files paddd, pxor, psllw, cvtsi2sd here */
+			return hint == ITRACE_CLASS_MOVE ? dataxfer_class(x)
+			       : hint == HINT_NONE ? ITRACE_CLASS_VEC_ALU : hint;
+		/* fall through */
+	case ZYDIS_CATEGORY_BMI2:
+		if (in->mnemonic == ZYDIS_MNEMONIC_MUL || in->mnemonic == ZYDIS_MNEMONIC_IMUL ||
+		    in->mnemonic == ZYDIS_MNEMONIC_MULX)
+			return ITRACE_CLASS_INT_MUL;
+		if (in->mnemonic == ZYDIS_MNEMONIC_DIV || in->mnemonic == ZYDIS_MNEMONIC_IDIV)
+			return ITRACE_CLASS_INT_DIV;
+		return ITRACE_CLASS_INT_ALU;
+	case ZYDIS_CATEGORY_ROTATE:
+	case ZYDIS_CATEGORY_BITBYTE:
+	case ZYDIS_CATEGORY_CMOV:
+	case ZYDIS_CATEGORY_SETCC:
+	case ZYDIS_CATEGORY_FLAGOP:
+	case ZYDIS_CATEGORY_BMI1:
+	case ZYDIS_CATEGORY_LZCNT:
+	case ZYDIS_CATEGORY_ADOX_ADCX:
+	case ZYDIS_CATEGORY_TBM:
+	case ZYDIS_CATEGORY_DECIMAL:
+		return ITRACE_CLASS_INT_ALU;
+	case ZYDIS_CATEGORY_DATAXFER:
+		return hint == ITRACE_CLASS_MOVE || hint == ITRACE_CLASS_VEC_SHUFFLE ||
+			       in->meta.isa_ext == ZYDIS_ISA_EXT_BASE || in->meta.isa_ext == ZYDIS_ISA_EXT_LONGMODE
+			       ? dataxfer_class(x) : hint;
+	case ZYDIS_CATEGORY_PUSH:
+		return ITRACE_CLASS_STORE;
+	case ZYDIS_CATEGORY_POP:
+		return ITRACE_CLASS_LOAD;
+	case ZYDIS_CATEGORY_STRINGOP:
+	case ZYDIS_CATEGORY_IOSTRINGOP:
+		return ITRACE_CLASS_STRING;
+	case ZYDIS_CATEGORY_SEMAPHORE:
+		return (in->attributes & ZYDIS_ATTRIB_HAS_LOCK) ? ITRACE_CLASS_ATOMIC : ITRACE_CLASS_INT_ALU;
+	case ZYDIS_CATEGORY_AES:
+	case ZYDIS_CATEGORY_SHA:
+	case ZYDIS_CATEGORY_GFNI:
+	case ZYDIS_CATEGORY_PCLMULQDQ:
+	case ZYDIS_CATEGORY_VAES:
+	case ZYDIS_CATEGORY_VPCLMULQDQ:
+	case ZYDIS_CATEGORY_KEYLOCKER:
+	case ZYDIS_CATEGORY_KEYLOCKER_WIDE:
+	case ZYDIS_CATEGORY_PADLOCK:
+		return ITRACE_CLASS_CRYPTO;
+	case ZYDIS_CATEGORY_AMX_TILE:
+		if (in->mnemonic == ZYDIS_MNEMONIC_TILELOADD || in->mnemonic == ZYDIS_MNEMONIC_TILELOADDT1)
+			return ITRACE_CLASS_LOAD;
+		if (in->mnemonic == ZYDIS_MNEMONIC_TILESTORED)
+			return ITRACE_CLASS_STORE;
+		if (in->mnemonic == ZYDIS_MNEMONIC_LDTILECFG || in->mnemonic == ZYDIS_MNEMONIC_STTILECFG ||
+		    in->mnemonic == ZYDIS_MNEMONIC_TILERELEASE)
+			return ITRACE_CLASS_SYSTEM;
+		return ITRACE_CLASS_MATRIX;
+	case ZYDIS_CATEGORY_MISC:
+		return misc_class(x);
+	case ZYDIS_CATEGORY_SERIALIZE:
+		return ITRACE_CLASS_FENCE;
+	case ZYDIS_CATEGORY_MOVDIR:
+		return data_class(x);
+	case ZYDIS_CATEGORY_X87_ALU:
+	case ZYDIS_CATEGORY_FCMOV:
+	case ZYDIS_CATEGORY_SSE:
+	case ZYDIS_CATEGORY_AVX:
+	case ZYDIS_CATEGORY_AVX2:
+	case ZYDIS_CATEGORY_AVX2GATHER:
+	case ZYDIS_CATEGORY_AVX512:
+	case ZYDIS_CATEGORY_AVX512_4FMAPS:
+	case ZYDIS_CATEGORY_AVX512_4VNNIW:
+	case ZYDIS_CATEGORY_AVX512_BITALG:
+	case ZYDIS_CATEGORY_AVX512_VBMI:
+	case ZYDIS_CATEGORY_AVX512_VP2INTERSECT:
+	case ZYDIS_CATEGORY_BLEND:
+	case ZYDIS_CATEGORY_BROADCAST:
+	case ZYDIS_CATEGORY_COMPRESS:
+	case ZYDIS_CATEGORY_CONFLICT:
+	case ZYDIS_CATEGORY_EXPAND:
+	case ZYDIS_CATEGORY_FMA4:
+	case ZYDIS_CATEGORY_FP16:
+	case ZYDIS_CATEGORY_GATHER:
+	case ZYDIS_CATEGORY_SCATTER:
+	case ZYDIS_CATEGORY_IFMA:
+	case ZYDIS_CATEGORY_KMASK:
+	case ZYDIS_CATEGORY_LOGICAL_FP:
+	case ZYDIS_CATEGORY_MMX:
+	case ZYDIS_CATEGORY_AMD3DNOW:
+	case ZYDIS_CATEGORY_STTNI:
+	case ZYDIS_CATEGORY_VBMI2:
+	case ZYDIS_CATEGORY_VEX:
+	case ZYDIS_CATEGORY_VFMA:
+	case ZYDIS_CATEGORY_XOP:
+	case ZYDIS_CATEGORY_UFMA:
+		if (hint == ITRACE_CLASS_MOVE)
+			return dataxfer_class(x);
+		return hint == HINT_NONE ? ITRACE_CLASS_VEC_ALU : hint;
+	default:
+		/* SYSCALL, SYSRET, INTERRUPT, SYSTEM, XSAVE, RDRAND, RDWRFSGS,
+		 * CLFLUSHOPT, CLWB, SGX, VTX, PKU, IO, SEGOP, WAITPKG, ... */
+		return ITRACE_CLASS_SYSTEM;
+	}
+}
+
+/* vec_bits - the operation's vector length: 0 for scalar work and for
+ * VEX/EVEX instructions without vector registers (BMI, mask moves). */
+static unsigned vec_bits(const struct x86_ctx *x, unsigned cls)
+{
+	const ZydisDecodedInstruction *in = x->in;
+	unsigned bits = 0;
+
+	if (x->d->zclass[in->mnemonic] & HINT_SCALAR)
+		return 0;
+	if (cls == ITRACE_CLASS_MATRIX || cls == ITRACE_CLASS_SYSTEM ||
+	    in->meta.category == ZYDIS_CATEGORY_AMX_TILE)
+		return 0;
+	for (unsigned i = 0; i < in->operand_count_visible; i++) {
+		const ZydisDecodedOperand *op = &x->ops[i];
+
+		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER)
+			continue;
+		switch (ZydisRegisterGetClass(op->reg.value)) {
+		case ZYDIS_REGCLASS_XMM:
+			bits = bits > 128 ? bits : 128;
+			break;
+		case ZYDIS_REGCLASS_YMM:
+			bits = bits > 256 ? bits : 256;
+			break;
+		case ZYDIS_REGCLASS_ZMM:
+			bits = 512;
+			break;
+		case ZYDIS_REGCLASS_MMX:
+			bits = bits > 64 ? bits : 64;
+			break;
+		default:
+			break;
+		}
+	}
+	/* the encoded length wins where there is one (a 512-bit operation
+	 * may name an xmm register: vpmovzxbw zmm, ymm) */
+	if (bits && in->avx.vector_length &&
+	    (in->encoding == ZYDIS_INSTRUCTION_ENCODING_VEX || in->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX ||
+	     in->encoding == ZYDIS_INSTRUCTION_ENCODING_XOP))
+		return in->avx.vector_length;
+	return bits;
+}
+
+static void attributes(struct x86_ctx *x)
+{
+	const ZydisDecodedInstruction *in = x->in;
+	struct itrace_insn_info *out = x->out;
+
+	if ((in->attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
+	    (in->mnemonic == ZYDIS_MNEMONIC_XCHG && x->mem_read && x->mem_write))
+		out->attrs |= ITRACE_ATTR_LOCK; /* xchg with memory locks (SDM, XCHG) */
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_INT: case ZYDIS_MNEMONIC_INT1: case ZYDIS_MNEMONIC_INT3:
+	case ZYDIS_MNEMONIC_INTO: case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1:
+	case ZYDIS_MNEMONIC_UD2:
+		out->attrs |= ITRACE_ATTR_TRAP;
+		break;
+	default:
+		break;
+	}
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_SERIALIZE: case ZYDIS_MNEMONIC_LFENCE:
+	case ZYDIS_MNEMONIC_MFENCE: case ZYDIS_MNEMONIC_SYSCALL: case ZYDIS_MNEMONIC_SYSENTER:
+	case ZYDIS_MNEMONIC_INT: case ZYDIS_MNEMONIC_INT1: case ZYDIS_MNEMONIC_INT3:
+	case ZYDIS_MNEMONIC_INTO: case ZYDIS_MNEMONIC_IRET: case ZYDIS_MNEMONIC_IRETD:
+	case ZYDIS_MNEMONIC_IRETQ: case ZYDIS_MNEMONIC_WRMSR: case ZYDIS_MNEMONIC_XSETBV:
+	case ZYDIS_MNEMONIC_RDTSCP:
+		out->attrs |= ITRACE_ATTR_SERIALIZING;
+		break;
+	default:
+		break;
+	}
+}
+
+int dec_x86_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		 struct itrace_insn_info *out)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct x86_ctx x = {d, &in, ops, out, 0, 0, 0, 0};
+
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d->zfull, code, avail, &in, ops)))
+		return -ITRACE_E_DECODE;
+	fill_decoded(&in, addr, &out->d);
+	collect_operands(&x);
+	attributes(&x);
+	out->cls = (uint8_t)x86_class(&x);
+	if (out->cls == ITRACE_CLASS_INT_ALU && (out->attrs & ITRACE_ATTR_LOCK) &&
+	    (x.mem_read || x.mem_write))
+		out->cls = ITRACE_CLASS_ATOMIC; /* lock add [m], ... */
+	out->vec_bits = (uint16_t)vec_bits(&x, out->cls);
+	idioms(&x);
+	return 0;
+}
+
+int dec_x86_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		 char *buf, size_t cap)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d->zfull, code, avail, &in, ops)))
+		return -ITRACE_E_DECODE;
+	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&d->zfmt, &in, ops, in.operand_count_visible,
+							  buf, cap, addr, NULL)))
+		buf[0] = '\0'; /* only when `cap` is too small for anything */
+	return in.length;
+}
+
+const char *dec_x86_reg_name(unsigned reg)
+{
+	static const char *const gpr[16] = {
+		"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+		"r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15",
+	};
+	static const char *const vec[32] = {
+		"zmm0",	 "zmm1",  "zmm2",  "zmm3",  "zmm4",  "zmm5",  "zmm6",  "zmm7",
+		"zmm8",	 "zmm9",  "zmm10", "zmm11", "zmm12", "zmm13", "zmm14", "zmm15",
+		"zmm16", "zmm17", "zmm18", "zmm19", "zmm20", "zmm21", "zmm22", "zmm23",
+		"zmm24", "zmm25", "zmm26", "zmm27", "zmm28", "zmm29", "zmm30", "zmm31",
+	};
+	static const char *const k[8] = {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"};
+	static const char *const st[8] = {"st0", "st1", "st2", "st3", "st4", "st5", "st6", "st7"};
+	static const char *const tmm[8] = {"tmm0", "tmm1", "tmm2", "tmm3", "tmm4", "tmm5", "tmm6", "tmm7"};
+	static const char *const seg[6] = {"es", "cs", "ss", "ds", "fs", "gs"};
+
+	if (reg >= ITRACE_REG_GPR(0) && reg < ITRACE_REG_GPR(16))
+		return gpr[reg - ITRACE_REG_GPR0];
+	if (reg >= ITRACE_REG_VEC(0) && reg < ITRACE_REG_VEC(32))
+		return vec[reg - ITRACE_REG_VEC0];
+	if (reg >= ITRACE_REG_MASK0 && reg < ITRACE_REG_MASK0 + 8)
+		return k[reg - ITRACE_REG_MASK0];
+	if (reg >= ITRACE_REG_X87_0 && reg < ITRACE_REG_X87_0 + 8)
+		return st[reg - ITRACE_REG_X87_0];
+	if (reg >= ITRACE_REG_TILE0 && reg < ITRACE_REG_TILE0 + 8)
+		return tmm[reg - ITRACE_REG_TILE0];
+	if (reg >= ITRACE_REG_SEG(0) && reg < ITRACE_REG_SEG(6))
+		return seg[reg - ITRACE_REG_SEG0];
+	switch (reg) {
+	case ITRACE_REG_FLAGS:
+		return "rflags";
+	case ITRACE_REG_FPCTL:
+		return "mxcsr";
+	case ITRACE_REG_SSP:
+		return "ssp";
+	case ITRACE_REG_SYS:
+		return "sys";
+	default:
+		return NULL;
+	}
+}
