@@ -21,8 +21,9 @@
  *     Objects, not archives: a weak reference never pulls a member out of
  *     a static library.  collectors/module.mk includes collectors/ * /module.mk
  *     before its link rule, so the variables are complete when it is read.
- *   - Shared helpers a backend may use: collectors/arch_x86.h (x86-64
- *     effective addresses of loads/stores from capstone + registers),
+ *   - Shared helpers a backend may use: libitrace's decoder (itrace.h,
+ *     itrace_decoder_info and itrace_insn_mem_accesses: branch kinds and
+ *     the effective addresses of loads/stores from the registers),
  *     collectors/maps.h (MMAP records from /proc/PID/maps with build-ids,
  *     CODE record for [vdso]), collectors/symbols.h (function name ->
  *     address through libelf), collectors/collect_writer.h (opening the

@@ -383,7 +383,7 @@ static int ptrace_run(const struct collect_options *opts, struct collect_result 
 	s.use_triggers = opts->start_func || opts->stop_func || opts->has_start_addr ||
 			 opts->has_stop_addr || opts->only_module;
 	if (pt_step_init(&s)) {
-		cli_error("cannot initialise capstone");
+		cli_error("cannot initialise the instruction decoder");
 		return -1;
 	}
 	if (opts->ring && collect_ring_init(&s.ring, opts->ring) < 0) {

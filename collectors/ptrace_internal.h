@@ -12,9 +12,6 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
-#include <capstone/capstone.h>
-
-#include "arch_x86.h"
 #include "backend.h"
 #include "cli.h"
 #include "collect_ring.h"
@@ -52,16 +49,21 @@ struct pt_bp {
 	unsigned returners; /* threads waiting at this PT_BP_RETURN */
 };
 
+/* `kind` of an instruction that is no branch. */
+#define PT_NOT_BRANCH (-1)
+/* Most accesses one instruction can make (e.g. push [mem]: load + store). */
+#define PT_MAX_ACCESSES 8
+
 /* The instruction a thread is about to execute (committed at its next stop). */
 struct pt_pending {
 	uint64_t addr;
 	uint8_t len;
 	uint8_t bytes[16];
-	int8_t kind;	/* enum itrace_branch_kind, or ARCH_X86_NOT_BRANCH */
+	int8_t kind;	/* enum itrace_branch_kind, or PT_NOT_BRANCH */
 	uint8_t is_syscall, is_rep_string, is_trap;
 	uint8_t is_block;	/* a PTRACE_SINGLEBLOCK block starting at addr */
 	int nmem;
-	struct arch_x86_mem_access mem[ARCH_X86_MAX_ACCESSES];
+	struct itrace_mem_access mem[PT_MAX_ACCESSES];
 	uint64_t sys_nr, sys_args[6];
 };
 
@@ -118,7 +120,7 @@ struct pt_process {
 struct pt_session {
 	const struct collect_options *opts;
 	struct itrace_writer *w;
-	csh cs;
+	struct itrace_decoder *dec;
 	struct pt_process *procs;
 	struct pt_thread *threads;
 	pid_t main_pid;		/* started or attached process */
@@ -131,7 +133,7 @@ struct pt_session {
 	int blockstep;		/* branch level steps by blocks */
 	int use_triggers;	/* --start/--stop/--only given */
 	uint64_t steps;
-	uint64_t undecoded;	/* steps over instructions capstone cannot decode */
+	uint64_t undecoded;	/* steps over instructions the decoder cannot decode */
 	struct collect_ring ring;
 	int ring_on;
 	struct cli_progress progress;
@@ -209,7 +211,7 @@ void pt_invalidate_code(struct pt_process *p);
 /* A BRANCH record (or a ring entry with --ring). */
 void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, uint64_t to,
 		    unsigned kind, unsigned flags);
-void pt_regs_to_arch(const struct user_regs_struct *r, struct arch_x86_regs *a);
+void pt_regs_to_itrace(const struct user_regs_struct *r, struct itrace_regs *a);
 int pt_read_mem(struct pt_process *p, uint64_t addr, void *buf, size_t len);
 
 /* ptrace_bp.c */

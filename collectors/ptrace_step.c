@@ -9,6 +9,8 @@
  * we know it really executed: a signal can arrive between two steps, and
  * then the instruction at the stop address has not run yet.
  */
+#include <elf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -18,38 +20,34 @@
 #include "ptrace_internal.h"
 
 /* Decoded instructions, direct-mapped by address, tagged with the
- * address space's code_id: a hit skips both the memory read and capstone. */
+ * address space's code_id: a hit skips both the memory read and decoding. */
 #define DCACHE_BITS 13
 #define DCACHE_SIZE (1u << DCACHE_BITS)
 
 struct dcache_entry {
 	uint64_t addr;
 	uint32_t code_id;
-	cs_insn *ci;
+	struct itrace_insn_info in;
+	uint8_t bytes[ITRACE_INSN_MAX_LEN];
 };
 
-static struct dcache_entry dcache[DCACHE_SIZE];
+static struct dcache_entry *dcache;
 static uint32_t next_code_id = 1;
 
 int pt_step_init(struct pt_session *s)
 {
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &s->cs) != CS_ERR_OK)
+	if (itrace_decoder_alloc(EM_X86_64, ELFDATA2LSB, &s->dec) < 0)
 		return -1;
-	cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	for (size_t i = 0; i < DCACHE_SIZE; i++) {
-		dcache[i].ci = cs_malloc(s->cs);
-		if (!dcache[i].ci)
-			return -1;
-	}
-	return 0;
+	dcache = calloc(DCACHE_SIZE, sizeof(*dcache));
+	return dcache ? 0 : -1;
 }
 
 void pt_step_fini(struct pt_session *s)
 {
-	for (size_t i = 0; i < DCACHE_SIZE; i++)
-		if (dcache[i].ci)
-			cs_free(dcache[i].ci, 1);
-	cs_close(&s->cs);
+	free(dcache);
+	dcache = NULL;
+	itrace_decoder_free(s->dec);
+	s->dec = NULL;
 }
 
 void pt_invalidate_code(struct pt_process *p)
@@ -69,61 +67,75 @@ int pt_read_mem(struct pt_process *p, uint64_t addr, void *buf, size_t len)
 	return n < 0 ? 0 : (int)n;
 }
 
-void pt_regs_to_arch(const struct user_regs_struct *r, struct arch_x86_regs *a)
+/* Registers as libitrace's decoder indexes them (x86-64 encoding order). */
+void pt_regs_to_itrace(const struct user_regs_struct *r, struct itrace_regs *a)
 {
-	a->rax = r->rax, a->rbx = r->rbx, a->rcx = r->rcx, a->rdx = r->rdx;
-	a->rsi = r->rsi, a->rdi = r->rdi, a->rbp = r->rbp, a->rsp = r->rsp;
-	a->r8 = r->r8, a->r9 = r->r9, a->r10 = r->r10, a->r11 = r->r11;
-	a->r12 = r->r12, a->r13 = r->r13, a->r14 = r->r14, a->r15 = r->r15;
-	a->rip = r->rip, a->rflags = r->eflags;
+	memset(a, 0, sizeof(*a));
+	a->gpr[0] = r->rax, a->gpr[1] = r->rcx, a->gpr[2] = r->rdx, a->gpr[3] = r->rbx;
+	a->gpr[4] = r->rsp, a->gpr[5] = r->rbp, a->gpr[6] = r->rsi, a->gpr[7] = r->rdi;
+	a->gpr[8] = r->r8, a->gpr[9] = r->r9, a->gpr[10] = r->r10, a->gpr[11] = r->r11;
+	a->gpr[12] = r->r12, a->gpr[13] = r->r13, a->gpr[14] = r->r14, a->gpr[15] = r->r15;
 	a->fs_base = r->fs_base, a->gs_base = r->gs_base;
 }
 
 /* The instruction at addr, as the program sees it (our int3s hidden). */
-static const cs_insn *decode_at(struct pt_session *s, struct pt_process *p, uint64_t addr)
+static const struct dcache_entry *decode_at(struct pt_session *s, struct pt_process *p, uint64_t addr)
 {
 	struct dcache_entry *e = &dcache[(addr ^ (addr >> DCACHE_BITS)) & (DCACHE_SIZE - 1)];
-	uint8_t buf[16];
-	const uint8_t *code = buf;
-	size_t size;
-	uint64_t a = addr;
 	int n;
 
 	if (e->addr == addr && e->code_id == p->code_id)
-		return e->ci;
-	n = pt_read_mem(p, addr, buf, sizeof(buf));
+		return e;
+	n = pt_read_mem(p, addr, e->bytes, sizeof(e->bytes));
+	e->code_id = 0;
 	if (n <= 0)
 		return NULL;
-	pt_bp_overlay(p, addr, buf, (size_t)n);
-	size = (size_t)n;
-	e->code_id = 0;
-	if (!cs_disasm_iter(s->cs, &code, &size, &a, e->ci))
+	pt_bp_overlay(p, addr, e->bytes, (size_t)n);
+	if (itrace_decoder_info(s->dec, e->bytes, (size_t)n, addr, &e->in) < 0)
 		return NULL;
 	e->addr = addr;
 	e->code_id = p->code_id;
-	return e->ci;
+	return e;
 }
 
-static void fill_pending(struct pt_session *s, struct pt_thread *t, const cs_insn *ci)
+/*
+ * branch_kind - the kind the trace records for the instruction: the
+ * decoder's, except that a trap instruction (int3, int n) is no system
+ * call but raises a signal, an INTERRUPT; PT_NOT_BRANCH otherwise.
+ */
+static int branch_kind(const struct itrace_insn_info *in)
+{
+	if (in->d.kind == ITRACE_INSN_NOT_BRANCH)
+		return PT_NOT_BRANCH;
+	if (in->d.flags & ITRACE_DECODED_TRAP)
+		return ITRACE_BRANCH_INTERRUPT;
+	return in->d.kind;
+}
+
+static int is_syscall(const struct itrace_insn_info *in)
+{
+	return in->d.kind == ITRACE_BRANCH_SYSCALL && !(in->d.flags & ITRACE_DECODED_TRAP);
+}
+
+static void fill_pending(struct pt_session *s, struct pt_thread *t, const struct dcache_entry *e)
 {
 	struct pt_pending *pd = &t->pending;
 	const struct user_regs_struct *r = &t->regs;
 
-	pd->addr = ci->address;
+	pd->addr = e->addr;
 	pd->is_block = 0;
-	pd->len = (uint8_t)ci->size;
-	memcpy(pd->bytes, ci->bytes, ci->size);
-	pd->kind = (int8_t)arch_x86_branch_kind(ci);
-	pd->is_syscall = ci->id == X86_INS_SYSCALL;
-	pd->is_trap = ci->id == X86_INS_INT3 || ci->id == X86_INS_INT1 || ci->id == X86_INS_INT ||
-		      ci->id == X86_INS_UD2 || pd->is_syscall;
-	pd->is_rep_string = (uint8_t)arch_x86_is_rep_string(ci);
+	pd->len = e->in.d.len;
+	memcpy(pd->bytes, e->bytes, e->in.d.len);
+	pd->kind = (int8_t)branch_kind(&e->in);
+	pd->is_syscall = (uint8_t)is_syscall(&e->in);
+	pd->is_trap = (e->in.attrs & ITRACE_ATTR_TRAP) || pd->is_syscall;
+	pd->is_rep_string = (e->in.d.flags & ITRACE_DECODED_REP) != 0;
 	pd->nmem = 0;
 	if (s->opts->level == ITRACE_LEVEL_INSN && t->mode == PT_MODE_STEP) {
-		struct arch_x86_regs ar;
+		struct itrace_regs ar;
 
-		pt_regs_to_arch(r, &ar);
-		pd->nmem = arch_x86_mem_accesses(ci, &ar, pd->mem, ARCH_X86_MAX_ACCESSES);
+		pt_regs_to_itrace(r, &ar);
+		pd->nmem = itrace_insn_mem_accesses(&e->in, &ar, pd->mem, PT_MAX_ACCESSES);
 	}
 	if (pd->is_syscall) {
 		pd->sys_nr = r->rax;
@@ -133,15 +145,15 @@ static void fill_pending(struct pt_session *s, struct pt_thread *t, const cs_ins
 	t->has_pending = 1;
 }
 
-/* Capstone cannot decode it (4.x misses some AVX-512): keep the bytes;
- * the length is learnt from where the step ends. */
+/* The decoder cannot decode it (or the bytes cannot be read): keep the
+ * bytes; the length is learnt from where the step ends. */
 static void fill_undecoded(struct pt_session *s, struct pt_thread *t)
 {
 	struct pt_pending *pd = &t->pending;
 
 	memset(pd, 0, sizeof(*pd));
 	pd->addr = t->regs.rip;
-	pd->kind = ARCH_X86_NOT_BRANCH;
+	pd->kind = PT_NOT_BRANCH;
 	pt_read_mem(t->proc, pd->addr, pd->bytes, ITRACE_INSN_MAX_LEN);
 	t->has_pending = 1;
 	s->undecoded++;
@@ -211,7 +223,7 @@ static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t ri
 	const struct pt_pending *pd = &t->pending;
 	uint64_t next = pd->addr + pd->len;
 
-	if (pd->kind == ARCH_X86_NOT_BRANCH || pd->kind == ITRACE_BRANCH_SYSCALL ||
+	if (pd->kind == PT_NOT_BRANCH || pd->kind == ITRACE_BRANCH_SYSCALL ||
 	    pd->kind == ITRACE_BRANCH_INTERRUPT) {
 		/* straight-line unless the kernel sent it elsewhere (sigreturn) */
 		if (rip != next && rip != pd->addr)
@@ -252,13 +264,10 @@ static int changes_code_mappings(uint64_t nr)
 	return nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mprotect || nr == SYS_mremap;
 }
 
-/* Target of a direct branch (immediate operand), 0 for indirect ones. */
-static uint64_t direct_target(const cs_insn *ci)
+/* Target of a direct branch, 0 for indirect ones. */
+static uint64_t direct_target(const struct itrace_insn_info *in)
 {
-	const cs_x86 *x = &ci->detail->x86;
-
-	return x->op_count == 1 && x->operands[0].type == X86_OP_IMM ? (uint64_t)x->operands[0].imm
-								      : 0;
+	return (in->d.flags & ITRACE_DECODED_HAS_TARGET) ? in->d.target : 0;
 }
 
 /*
@@ -272,27 +281,27 @@ static void commit_block(struct pt_session *s, struct pt_thread *t, uint64_t sta
 	uint64_t pc = start;
 
 	for (int n = 0; n < 65536; n++) {
-		const cs_insn *ci;
+		const struct dcache_entry *e;
 		int kind;
 
 		if (pc == rip && n > 0)
 			return;
-		ci = decode_at(s, t->proc, pc);
-		if (!ci) {
+		e = decode_at(s, t->proc, pc);
+		if (!e) {
 			write_lost_insn(s, t);
 			return;
 		}
-		if (n == 0 && pc == rip && arch_x86_is_rep_string(ci))
+		if (n == 0 && pc == rip && (e->in.d.flags & ITRACE_DECODED_REP))
 			return; /* a rep iteration (a trap came before the next insn) */
-		kind = arch_x86_branch_kind(ci);
-		if (kind == ITRACE_BRANCH_COND && direct_target(ci) != rip) {
-			pt_emit_branch(s, t, pc, pc + ci->size, ITRACE_BRANCH_COND, 0);
-		} else if (kind != ARCH_X86_NOT_BRANCH && kind != ITRACE_BRANCH_SYSCALL &&
+		kind = branch_kind(&e->in);
+		if (kind == ITRACE_BRANCH_COND && direct_target(&e->in) != rip) {
+			pt_emit_branch(s, t, pc, pc + e->in.d.len, ITRACE_BRANCH_COND, 0);
+		} else if (kind != PT_NOT_BRANCH && kind != ITRACE_BRANCH_SYSCALL &&
 			   kind != ITRACE_BRANCH_INTERRUPT) {
 			pt_emit_branch(s, t, pc, rip, (unsigned)kind, ITRACE_BRANCH_TAKEN);
 			return;
 		}
-		pc += ci->size;
+		pc += e->in.d.len;
 	}
 	write_lost_insn(s, t); /* a block longer than any real one: give up */
 }
@@ -306,18 +315,18 @@ static void commit_block(struct pt_session *s, struct pt_thread *t, uint64_t sta
 static int block_is_plain(struct pt_session *s, struct pt_process *p, uint64_t pc)
 {
 	for (int n = 0; n < 256; n++) {
-		const cs_insn *ci = decode_at(s, p, pc);
+		const struct dcache_entry *e = decode_at(s, p, pc);
 		int kind;
 
-		if (!ci || pt_bp_find(p, pc))
+		if (!e || pt_bp_find(p, pc))
 			return 0;
-		kind = arch_x86_branch_kind(ci);
+		kind = branch_kind(&e->in);
 		if (kind == ITRACE_BRANCH_SYSCALL || kind == ITRACE_BRANCH_INTERRUPT ||
-		    ci->id == X86_INS_UD2 || ci->id == X86_INS_INT1)
+		    (e->in.attrs & ITRACE_ATTR_TRAP))
 			return 0;
-		if (kind != ARCH_X86_NOT_BRANCH && kind != ITRACE_BRANCH_COND)
+		if (kind != PT_NOT_BRANCH && kind != ITRACE_BRANCH_COND)
 			return 1;
-		pc += ci->size;
+		pc += e->in.d.len;
 	}
 	return 0;
 }
@@ -493,7 +502,7 @@ static void update_mode(struct pt_session *s, struct pt_thread *t)
 		} else if (in_scope(p, rip)) {
 			t->mode = PT_MODE_STEP;
 			pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, rip);
-		} else if (t->last_kind != ARCH_X86_NOT_BRANCH) {
+		} else if (t->last_kind != PT_NOT_BRANCH) {
 			leave_scope(s, t);
 		}
 	}
@@ -543,7 +552,7 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 {
 	struct pt_process *p = t->proc;
 	struct pt_bp *bp;
-	const cs_insn *ci;
+	const struct dcache_entry *e;
 
 	if (t->reinsert_bp) {
 		bp = pt_bp_find(p, t->reinsert_bp);
@@ -577,15 +586,15 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 	    block_is_plain(s, p, t->regs.rip)) {
 		memset(&t->pending, 0, sizeof(t->pending));
 		t->pending.addr = t->regs.rip;
-		t->pending.kind = ARCH_X86_NOT_BRANCH;
+		t->pending.kind = PT_NOT_BRANCH;
 		t->pending.is_block = 1;
 		t->pending.is_trap = 1; /* the program's own SIGTRAP may end it */
 		t->has_pending = 1;
 		return PTRACE_SINGLEBLOCK;
 	}
-	ci = decode_at(s, p, t->regs.rip);
-	if (ci)
-		fill_pending(s, t, ci);
+	e = decode_at(s, p, t->regs.rip);
+	if (e)
+		fill_pending(s, t, e);
 	else
 		fill_undecoded(s, t);
 	/* sigprocmask may block SIGTRAP: run it without a step trap */

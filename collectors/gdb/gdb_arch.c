@@ -6,12 +6,10 @@
 #include <elf.h>
 #include <string.h>
 
-#include "../arch_x86.h"
-#include "arch_ppc.h"
 
 /* ---- POWER ------------------------------------------------------------- */
 
-/* r0..r31 first (arch_ppc wants them as gpr[0..31]), then pc and lr. */
+/* r0..r31 first (the decoder's gpr[0..31]), then pc and lr. */
 static const char *const ppc64_regs[] = {
 	"r0",  "r1",  "r2",  "r3",  "r4",  "r5",  "r6",  "r7",	"r8",  "r9",  "r10",
 	"r11", "r12", "r13", "r14", "r15", "r16", "r17", "r18", "r19", "r20", "r21",
@@ -19,27 +17,10 @@ static const char *const ppc64_regs[] = {
 	"lr",
 };
 
-static int ppc64_mem(const cs_insn *ci, const uint64_t *vals, struct gdb_mem *out, int max)
+static void ppc64_gpr(const uint64_t *vals, struct itrace_regs *out)
 {
-	struct arch_ppc_mem_access a;
-
-	if (max < 1 || !arch_ppc_mem_accesses(ci, vals, &a))
-		return 0;
-	out[0] = (struct gdb_mem){.addr = a.addr, .size = a.size, .store = a.store};
-	return 1;
-}
-
-static int ppc64_mem_word(const uint32_t words[2], unsigned len, uint64_t pc,
-			  const uint64_t *vals, struct gdb_mem *out, int max)
-{
-	struct arch_ppc_mem_access a;
-	int found = len == 8 ? arch_ppc_prefixed_mem_accesses(words[0], words[1], pc, vals, &a)
-			     : arch_ppc_word_mem_accesses(words[0], vals, &a);
-
-	if (max < 1 || !found)
-		return 0;
-	out[0] = (struct gdb_mem){.addr = a.addr, .size = a.size, .store = a.store};
-	return 1;
+	memset(out, 0, sizeof(*out));
+	memcpy(out->gpr, vals, 32 * sizeof(vals[0]));
 }
 
 static const struct gdb_arch arch_ppc64 = {
@@ -59,10 +40,7 @@ static const struct gdb_arch arch_ppc64 = {
 	.sys_sigreturn = {119, 172}, /* sigreturn, rt_sigreturn */
 	.sys_map = {90, 91, 125, 163},
 	.fixed_len = 4,
-	.cs_arch = CS_ARCH_PPC,
-	.cs_mode = CS_MODE_64,
-	.mem = ppc64_mem,
-	.mem_word = ppc64_mem_word,
+	.gpr = ppc64_gpr,
 };
 
 /* ---- x86-64 ------------------------------------------------------------ */
@@ -77,25 +55,17 @@ static const char *const x86_64_regs[X_NREGS] = {
 	"r11", "r12", "r13", "r14", "r15", "rip", "eflags", "fs_base", "gs_base",
 };
 
-static int x86_64_mem(const cs_insn *ci, const uint64_t *v, struct gdb_mem *out, int max)
+/* x86-64 general registers in the decoder's (encoding) order */
+static void x86_64_gpr(const uint64_t *v, struct itrace_regs *out)
 {
-	struct arch_x86_regs r = {
-		.rax = v[X_RAX], .rbx = v[X_RBX], .rcx = v[X_RCX], .rdx = v[X_RDX],
-		.rsi = v[X_RSI], .rdi = v[X_RDI], .rbp = v[X_RBP], .rsp = v[X_RSP],
-		.r8 = v[X_R8], .r9 = v[X_R9], .r10 = v[X_R10], .r11 = v[X_R11],
-		.r12 = v[X_R12], .r13 = v[X_R13], .r14 = v[X_R14], .r15 = v[X_R15],
-		.rip = v[X_RIP], .rflags = v[X_EFLAGS], .fs_base = v[X_FS_BASE],
-		.gs_base = v[X_GS_BASE],
-	};
-	struct arch_x86_mem_access acc[ARCH_X86_MAX_ACCESSES];
-	int n = arch_x86_mem_accesses(ci, &r, acc, ARCH_X86_MAX_ACCESSES);
+	static const unsigned order[16] = {X_RAX, X_RCX, X_RDX, X_RBX, X_RSP, X_RBP, X_RSI, X_RDI,
+					   X_R8,  X_R9,	 X_R10, X_R11, X_R12, X_R13, X_R14, X_R15};
 
-	if (n > max)
-		n = max;
-	for (int i = 0; i < n; i++)
-		out[i] = (struct gdb_mem){.addr = acc[i].addr, .size = acc[i].size,
-					  .store = acc[i].store};
-	return n;
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < 16; i++)
+		out->gpr[i] = v[order[i]];
+	out->fs_base = v[X_FS_BASE];
+	out->gs_base = v[X_GS_BASE];
 }
 
 static const struct gdb_arch arch_x86_64 = {
@@ -115,9 +85,7 @@ static const struct gdb_arch arch_x86_64 = {
 	.sys_sigreturn = {15, 15}, /* rt_sigreturn */
 	.sys_map = {9, 11, 10, 25},
 	.fixed_len = 0,
-	.cs_arch = CS_ARCH_X86,
-	.cs_mode = CS_MODE_64,
-	.mem = x86_64_mem,
+	.gpr = x86_64_gpr,
 };
 
 static const struct gdb_arch *const arches[] = {&arch_ppc64, &arch_x86_64};

@@ -1,8 +1,8 @@
 /*
  * gdb_arch.h - what the gdb backend knows per target architecture: the
  * registers it reads each step, how to find the qemu-user binary, the
- * breakpoint kind, capstone's mode, and the load/store address code
- * (arch_ppc.c for POWER, collectors/arch_x86.c for x86-64).
+ * breakpoint kind, and where its general registers sit for libitrace's
+ * decoder, which computes the loads and stores.
  */
 #ifndef ITRACE_GDB_ARCH_H
 #define ITRACE_GDB_ARCH_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <capstone/capstone.h>
+#include "itrace.h"
 
 struct gdb_mem {
 	uint64_t addr;
@@ -35,19 +35,11 @@ struct gdb_arch {
 	uint64_t sys_sigreturn[2];   /* calls that do not return to the next insn */
 	uint64_t sys_map[4];	     /* mmap, munmap, mprotect, mremap */
 	unsigned fixed_len;	     /* instruction length, 0 = variable */
-	cs_arch cs_arch;
-	cs_mode cs_mode;	     /* without the endian bit */
 	/*
-	 * mem - loads/stores of `ci` given the register values `vals`
-	 * (indexed like regs).  Returns how many were written to out[].
+	 * gpr - the register values `vals` (indexed like regs) as libitrace's
+	 * decoder indexes general registers (itrace_insn_mem_accesses).
 	 */
-	int (*mem)(const cs_insn *ci, const uint64_t *vals, struct gdb_mem *out, int max);
-	/*
-	 * mem_word - the same for fixed-width words capstone cannot decode:
-	 * words[0] (and words[1] when len is 8) at pc.  NULL: none.
-	 */
-	int (*mem_word)(const uint32_t words[2], unsigned len, uint64_t pc, const uint64_t *vals,
-			struct gdb_mem *out, int max);
+	void (*gpr)(const uint64_t *vals, struct itrace_regs *out);
 };
 
 /* gdb_arch_for_machine - the arch for an ELF machine, or NULL. */

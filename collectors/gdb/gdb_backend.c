@@ -12,7 +12,7 @@
  *       traced on an x86-64 machine.
  *
  * Each step: read the registers ('g'), the instruction bytes ('m', cached),
- * compute its loads/stores from capstone operands and the registers, write
+ * compute its loads/stores with libitrace's decoder and the registers, write
  * INSN and MEM records (or BRANCH records at branch level, once the next
  * pc is known), then 's'.  --start FUNC sets a Z0 breakpoint and runs at
  * full speed ('c') until it is hit; tracing then lasts until FUNC returns,
@@ -34,7 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <capstone/capstone.h>
 
 #include "../backend.h"
 #include "../maps.h"
@@ -63,8 +62,6 @@ struct gdb_session {
 	char remote[300];
 	uint32_t pid, tid;
 	uint64_t bias;		   /* run-time address - ELF address */
-	csh cs;
-	cs_insn *ci;
 	struct itrace_decoder *dec;
 	struct itrace_writer *w;
 	uint64_t start[2], stop[2];
@@ -80,7 +77,7 @@ struct gdb_session {
 	unsigned prev_len;
 	int prev_kind;
 	int in_syscall;		   /* the step just made was a system call */
-	int undecoded;		   /* ... was an instruction capstone cannot decode */
+	int undecoded;		   /* ... was an instruction the decoder cannot decode */
 	uint8_t undecoded_bytes[16];
 	uint64_t syscall_nr;
 	uint64_t steps;
@@ -485,13 +482,15 @@ static uint32_t target_word(const struct gdb_session *s, const uint8_t *b)
 	return (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
 }
 
-/* insn_length - capstone's length, else POWER's fixed width (8 if prefixed). */
-static unsigned insn_length(struct gdb_session *s, const uint8_t *b, size_t avail, int decoded)
+/* insn_length - the decoder's length, else POWER's fixed width (8 if
+ * prefixed); 0 for a variable-length ISA (learnt from the step). */
+static unsigned insn_length(struct gdb_session *s, const uint8_t *b, size_t avail,
+			    const struct itrace_insn_info *in)
 {
 	uint32_t w;
 
-	if (decoded)
-		return s->ci->size;
+	if (in)
+		return in->d.len;
 	if (!s->t.arch->fixed_len)
 		return 0; /* variable length: learnt from the step (see finish_undecoded) */
 	if (avail < 4)
@@ -501,18 +500,15 @@ static unsigned insn_length(struct gdb_session *s, const uint8_t *b, size_t avai
 }
 
 static int emit_insn_level(struct gdb_session *s, uint64_t pc, const uint8_t *bytes,
-			   unsigned len, int decoded)
+			   unsigned len, const struct itrace_insn_info *in)
 {
-	const struct gdb_arch *a = s->t.arch;
-	struct gdb_mem mem[GDB_MAX_MEM];
+	struct itrace_mem_access mem[GDB_MAX_MEM];
+	struct itrace_regs regs;
 	int n = 0, rc;
 
-	if (decoded) {
-		n = a->mem(s->ci, s->t.vals, mem, GDB_MAX_MEM);
-	} else if (a->mem_word && (len == 4 || len == 8)) {
-		uint32_t words[2] = {target_word(s, bytes), len == 8 ? target_word(s, bytes + 4) : 0};
-
-		n = a->mem_word(words, len, pc, s->t.vals, mem, GDB_MAX_MEM);
+	if (in) {
+		s->t.arch->gpr(s->t.vals, &regs);
+		n = itrace_insn_mem_accesses(in, &regs, mem, GDB_MAX_MEM);
 	}
 	rc = itrace_write_insn(s->w, pc, len, bytes);
 
@@ -526,15 +522,6 @@ static int emit_insn_level(struct gdb_session *s, uint64_t pc, const uint8_t *by
 	return 0;
 }
 
-/* kind_of - the branch kind libitrace's decoder gives the instruction. */
-static int kind_of(struct gdb_session *s, const uint8_t *bytes, size_t got, uint64_t pc)
-{
-	struct itrace_decoded d;
-
-	return itrace_decoder_decode(s->dec, bytes, got, pc, &d) == 0 ? d.kind
-								      : ITRACE_INSN_NOT_BRANCH;
-}
-
 /*
  * record_code - the instruction at `pc` (bytes[0..got) read there), before
  * it runs, with the registers in s->t.vals.  At branch level only its
@@ -542,25 +529,23 @@ static int kind_of(struct gdb_session *s, const uint8_t *bytes, size_t got, uint
  */
 static int record_code(struct gdb_session *s, uint64_t pc, const uint8_t *bytes, size_t got)
 {
-	const uint8_t *p = bytes;
-	size_t avail = got;
-	uint64_t addr = pc;
-	int decoded = avail && cs_disasm_iter(s->cs, &p, &avail, &addr, s->ci);
-	unsigned len = insn_length(s, bytes, got, decoded);
+	struct itrace_insn_info in;
+	int decoded = got && itrace_decoder_info(s->dec, bytes, got, pc, &in) == 0;
+	unsigned len = insn_length(s, bytes, got, decoded ? &in : NULL);
 
 	if (got == 0) {
 		cli_error("cannot read the instruction at 0x%llx from the gdb stub",
 			  (unsigned long long)pc);
 		return -1;
 	}
-	s->prev_kind = kind_of(s, bytes, got, pc);
+	s->prev_kind = decoded ? in.d.kind : ITRACE_INSN_NOT_BRANCH;
 	if (len == 0) {
-		/* capstone cannot decode it (newer x86 extensions): its length is
-		 * where the step lands, so the record waits until then. */
+		/* the decoder cannot decode it: its length is where the step
+		 * lands, so the record waits until then. */
 		s->undecoded = 1;
 		memcpy(s->undecoded_bytes, bytes, got < 16 ? got : 16);
 	} else if (s->opts->level == ITRACE_LEVEL_INSN &&
-		   emit_insn_level(s, pc, bytes, len, decoded) < 0) {
+		   emit_insn_level(s, pc, bytes, len, decoded ? &in : NULL) < 0) {
 		return -1;
 	}
 	s->prev_valid = 1;
@@ -735,7 +720,7 @@ static int on_stop(struct gdb_session *s, const struct gdb_stop *st)
 }
 
 /*
- * finish_undecoded - the instruction capstone could not decode has run: a
+ * finish_undecoded - the instruction the decoder could not decode has run: a
  * non-branch is as long as the distance to the next pc (a jump leaves the
  * length unknown: 1 is written, the successor shows the discontinuity).
  */
@@ -844,18 +829,15 @@ static int run_free(struct gdb_session *s, struct gdb_stop *st)
 static int atomic_at(struct gdb_session *s, uint8_t *bytes, struct arch_ppc_atomic *seq)
 {
 	uint64_t pc = reg(s, s->t.arch->pc);
-	uint32_t words[ARCH_PPC_ATOMIC_MAX];
 	int got;
 
-	if (s->t.arch->cs_arch != CS_ARCH_PPC || s->pending_sig)
+	if (s->t.arch->machine != EM_PPC64 || s->pending_sig)
 		return 0;
 	got = gdb_target_code(&s->t, pc, bytes, 4);
-	if (got < 4 || !arch_ppc_is_larx(target_word(s, bytes)))
+	if (got < 4 || !arch_ppc_is_larx(s->dec, bytes, (size_t)got))
 		return 0;
 	got = gdb_target_code(&s->t, pc, bytes, 4 * ARCH_PPC_ATOMIC_MAX);
-	for (int i = 0; i < got / 4; i++)
-		words[i] = target_word(s, bytes + 4 * i);
-	return arch_ppc_atomic_sequence(words, (unsigned)got / 4, pc, seq);
+	return got < 4 ? 0 : arch_ppc_atomic_sequence(s->dec, bytes, (size_t)got, pc, seq);
 }
 
 /* set_atomic_breakpoints - after the stcx. and at every exit of the sequence. */
@@ -1012,17 +994,8 @@ static int trace_loop(struct gdb_session *s)
 static int open_decoders(struct gdb_session *s)
 {
 	const struct gdb_arch *a = s->t.arch;
-	cs_mode mode = a->cs_mode;
 	int rc;
 
-	if (a->cs_arch == CS_ARCH_PPC)
-		mode |= s->t.endian == 2 ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN;
-	if (cs_open(a->cs_arch, mode, &s->cs) != CS_ERR_OK ||
-	    cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
-	    !(s->ci = cs_malloc(s->cs))) {
-		cli_error("cannot open capstone for %s", a->name);
-		return -1;
-	}
 	rc = itrace_decoder_alloc(a->machine, s->t.endian, &s->dec);
 	if (rc < 0) {
 		cli_error("cannot open the %s decoder: %s", a->name, itrace_errstr(rc));
@@ -1145,10 +1118,6 @@ static void teardown(struct gdb_session *s)
 			kill(s->child, SIGKILL);
 			waitpid(s->child, &status, 0);
 		}
-	}
-	if (s->cs) {
-		cs_free(s->ci, 1);
-		cs_close(&s->cs);
 	}
 	itrace_decoder_free(s->dec);
 	maps_seen_free(&s->seen);

@@ -4,6 +4,7 @@
  */
 #include "gdb_target.h"
 
+#include <elf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,7 +200,7 @@ int gdb_target_attach(struct gdb_target *t, struct rsp *rsp, uint16_t elf_machin
 		reply = rsp_command(rsp, "g", &n);
 		if (!reply)
 			return fail(t, "cannot read registers");
-		t->endian = t->arch->cs_arch == CS_ARCH_PPC ? guess_endian(t, reply, n) : 1;
+		t->endian = t->arch->machine == EM_PPC64 ? guess_endian(t, reply, n) : 1;
 	}
 	return 0;
 }

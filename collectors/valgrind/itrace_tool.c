@@ -1027,9 +1027,14 @@ static void emit_accesses(struct sb *sb, IRTypeEnv *env, IRStmt *st)
 		UInt size = access_size(env, cas->dataLo) * (cas->dataHi ? 2 : 1);
 		/* Locked read-modify-writes (xadd, xchg, lock add...) are a
 		 * load and then a CAS that stores: the CAS is the store.  A
-		 * CAS on its own is lock cmpxchg, which the ptrace backend
-		 * records as the load of its memory operand. */
-		emit_mem(sb, loaded_before(sb, cas->addr), cas->addr, size, NULL);
+		 * CAS on its own is lock cmpxchg, which loads and stores its
+		 * memory operand whatever the comparison gives (Intel SDM,
+		 * CMPXCHG: "the destination operand receives a write cycle
+		 * without regard to the result of the comparison"), as
+		 * libitrace's decoder says for the ptrace backend. */
+		if (!loaded_before(sb, cas->addr))
+			emit_mem(sb, False, cas->addr, size, NULL);
+		emit_mem(sb, True, cas->addr, size, NULL);
 		break;
 	}
 	case Ist_Dirty: {

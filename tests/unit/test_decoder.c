@@ -685,6 +685,65 @@ static void test_ppc_length_register(void **state)
 	itrace_decoder_free(d);
 }
 
+struct ea_case {
+	uint32_t word; /* little-endian ppc64 instruction */
+	int accesses;
+	uint64_t addr;
+	uint32_t size;
+	uint8_t store;
+};
+
+/* POWER effective addresses from the registers (the gdb backend's MEM
+ * records), capstone-known and table forms alike. */
+static void test_ppc_effective_addresses(void **state)
+{
+	static const struct ea_case cases[] = {
+		{0xe8810008, 1, 0x1008, 8, 0},	      /* ld r4,8(r1) */
+		{0xf821ffe1, 1, 0x1000 - 32, 8, 1},   /* stdu r1,-32(r1) */
+		{0x7c64282a, 1, 0x4000 + 0x50, 8, 0}, /* ldx r3,r4,r5 */
+		{0x7c6020ae, 1, 0x4000, 1, 0},	      /* lbzx r3,0,r4: RA=0 reads as 0 */
+		{0x7c60292d, 1, 0x50, 4, 1},	      /* stwcx. r3,0,r5 */
+		{0xbbc1fff0, 1, 0x1000 - 16, 8, 0},   /* lmw r30,-16(r1): 2 words */
+		{0xc8230008, 1, 0x3008, 8, 0},	      /* lfd f1,8(r3) */
+		{0x7c0018ce, 1, 0x3000, 16, 0},	      /* lvx v0,0,r3 (aligned) */
+		{0x7c201f98, 1, 0x3000, 16, 1},	      /* stxvd2x vs1,0,r3 */
+		{0x7c641c28, 1, 0x4000 + 0x3000, 8, 0}, /* ldbrx r3,r4,r3 */
+		{0x90610010, 1, 0x1010, 4, 1},	      /* stw r3,16(r1) */
+		{0x7fa0f829, 1, 0x100e0740, 4, 0},    /* lwarx r29,0,r31,1 */
+		{0x7c69f8a8, 1, 0x100e0760, 8, 0},    /* ldarx r3,r9,r31 */
+		{0x38630001, 0, 0, 0, 0},	      /* addi: no access */
+		{0x7c0802a6, 0, 0, 0, 0},	      /* mflr r0 */
+		{0x7c001fec, 0, 0, 0, 0},	      /* dcbz 0,r3: block size unknown */
+		{0x7c001a2c, 0, 0, 0, 0},	      /* dcbt 0,r3: a hint */
+	};
+	struct itrace_decoder *d = ppc(0);
+	struct itrace_regs r;
+	struct itrace_mem_access a[2];
+	uint8_t buf[4];
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.gpr[0] = 0xdead0000; /* must never be used as a base */
+	r.gpr[1] = 0x1000;
+	r.gpr[3] = 0x3000;
+	r.gpr[4] = 0x4000;
+	r.gpr[5] = 0x50;
+	r.gpr[9] = 0x20;
+	r.gpr[31] = 0x100e0740;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct ea_case *c = &cases[i];
+		int n;
+
+		put_word(buf, c->word, 0);
+		n = accesses(d, buf, 4, 0x10000000, &r, a);
+		if (n != c->accesses || (n && (a[0].addr != c->addr || a[0].size != c->size ||
+					       a[0].store != c->store)))
+			fail_msg("word 0x%08x: got %d access(es) addr 0x%llx size %u store %u",
+				 c->word, n, (unsigned long long)a[0].addr, a[0].size, a[0].store);
+	}
+	itrace_decoder_free(d);
+}
+
 static void test_unsupported(void **state)
 {
 	struct itrace_decoder *d = (void *)1;
@@ -707,7 +766,8 @@ int main(void)
 		cmocka_unit_test(test_ppc64le_kinds),	  cmocka_unit_test(test_ppc64_big_kinds),
 		cmocka_unit_test(test_ppc_isa3),	  cmocka_unit_test(test_ppc_capstone_forms),
 		cmocka_unit_test(test_ppc64le_prefixed),  cmocka_unit_test(test_ppc64_big_prefixed),
-		cmocka_unit_test(test_ppc_length_register), cmocka_unit_test(test_unsupported),
+		cmocka_unit_test(test_ppc_length_register), cmocka_unit_test(test_ppc_effective_addresses),
+		cmocka_unit_test(test_unsupported),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,10 @@
 /*
  * test_qtrace_gdb.c - unit tests of the gdb backend's parts that do not
- * need a stub: POWER effective addresses (arch_ppc), target descriptions
+ * need a stub: POWER atomic sequences (arch_ppc), target descriptions
  * (tdesc) and the remote protocol framing (rsp) against a scripted fake
  * stub in a child process.
  */
+#include <elf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,111 +25,13 @@
 
 /* ---- arch_ppc ------------------------------------------------------------ */
 
-struct ea_case {
-	uint32_t word;	/* little-endian ppc64 instruction */
-	int accesses;
-	uint64_t addr;
-	uint32_t size;
-	uint8_t store;
-};
-
-static int ea_of(csh h, uint32_t word, const uint64_t gpr[32], struct arch_ppc_mem_access *a)
+/* le_words - little-endian ppc64 code from instruction words. */
+static size_t le_words(const uint32_t *w, size_t n, uint8_t *out)
 {
-	uint8_t b[4] = {(uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16),
-			(uint8_t)(word >> 24)};
-	cs_insn *insn;
-	size_t n = cs_disasm(h, b, 4, 0x10000000, 1, &insn);
-	int rc;
-
-	assert_int_equal(n, 1);
-	rc = arch_ppc_mem_accesses(insn, gpr, a);
-	cs_free(insn, n);
-	return rc;
-}
-
-static void test_ppc_effective_addresses(void **state)
-{
-	static const struct ea_case cases[] = {
-		{0xe8810008, 1, 0x1008, 8, 0},	  /* ld r4,8(r1) */
-		{0xf821ffe1, 1, 0x1000 - 32, 8, 1}, /* stdu r1,-32(r1) */
-		{0x7c64282a, 1, 0x4000 + 0x50, 8, 0}, /* ldx r3,r4,r5 */
-		{0x7c6020ae, 1, 0x4000, 1, 0},	  /* lbzx r3,0,r4: RA=0 reads as 0 */
-		{0x7c60292d, 1, 0x50, 4, 1},	  /* stwcx. r3,0,r5 */
-		{0xbbc1fff0, 1, 0x1000 - 16, 8, 0}, /* lmw r30,-16(r1): 2 words */
-		{0xc8230008, 1, 0x3008, 8, 0},	  /* lfd f1,8(r3) */
-		{0x7c0018ce, 1, 0x3000, 16, 0},	  /* lvx v0,0,r3 (aligned) */
-		{0x7c201f98, 1, 0x3000, 16, 1},	  /* stxvd2x vs1,0,r3 */
-		{0x7c641c28, 1, 0x4000 + 0x3000, 8, 0}, /* ldbrx r3,r4,r3 */
-		{0x90610010, 1, 0x1010, 4, 1},	  /* stw r3,16(r1) */
-		{0x38630001, 0, 0, 0, 0},	  /* addi: no access */
-		{0x7c0802a6, 0, 0, 0, 0},	  /* mflr r0 */
-	};
-	uint64_t gpr[32] = {0};
-	struct arch_ppc_mem_access a;
-	csh h;
-
-	(void)state;
-	gpr[0] = 0xdead0000; /* must never be used as a base */
-	gpr[1] = 0x1000;
-	gpr[3] = 0x3000;
-	gpr[4] = 0x4000;
-	gpr[5] = 0x50;
-	assert_int_equal(cs_open(CS_ARCH_PPC, CS_MODE_64 | CS_MODE_LITTLE_ENDIAN, &h), CS_ERR_OK);
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct ea_case *c = &cases[i];
-		int n = ea_of(h, c->word, gpr, &a);
-
-		if (n != c->accesses || (n && (a.addr != c->addr || a.size != c->size ||
-					       a.store != c->store)))
-			fail_msg("word 0x%08x: got %d access(es) addr 0x%llx size %u store %u",
-				 c->word, n, (unsigned long long)a.addr, a.size, a.store);
-	}
-	cs_close(&h);
-}
-
-static void test_ppc_larx_with_hint(void **state)
-{
-	uint64_t gpr[32] = {0};
-	struct arch_ppc_mem_access a;
-
-	(void)state;
-	gpr[31] = 0x100e0740;
-	gpr[9] = 0x20;
-	/* lwarx r29,0,r31,1: capstone 4 cannot decode the EH hint */
-	assert_int_equal(arch_ppc_word_mem_accesses(0x7fa0f829, gpr, &a), 1);
-	assert_int_equal(a.addr, 0x100e0740);
-	assert_int_equal(a.size, 4);
-	assert_int_equal(a.store, 0);
-	/* ldarx r3,r9,r31: RA = r9 */
-	assert_int_equal(arch_ppc_word_mem_accesses(0x7c69f8a8, gpr, &a), 1);
-	assert_int_equal(a.addr, 0x100e0760);
-	assert_int_equal(a.size, 8);
-	assert_int_equal(arch_ppc_word_mem_accesses(0x38630001, gpr, &a), 0); /* addi */
-}
-
-static void test_ppc_prefixed(void **state)
-{
-	uint64_t gpr[32] = {0};
-	struct arch_ppc_mem_access a;
-
-	(void)state;
-	gpr[9] = 0x10010170;
-	/* pld r4,8(r9) */
-	assert_int_equal(arch_ppc_prefixed_mem_accesses(0x04000000, 0xe4890008, 0x1000, gpr, &a), 1);
-	assert_int_equal(a.addr, 0x10010178);
-	assert_int_equal(a.size, 8);
-	assert_int_equal(a.store, 0);
-	/* pstw r3,-4(r9): MLS, d34 = -4 */
-	assert_int_equal(arch_ppc_prefixed_mem_accesses(0x0603ffff, 0x9069fffc, 0x1000, gpr, &a), 1);
-	assert_int_equal(a.addr, 0x10010170 - 4);
-	assert_int_equal(a.size, 4);
-	assert_int_equal(a.store, 1);
-	/* pld r3,0x100 pc-relative (R=1) at 0x2000 */
-	assert_int_equal(arch_ppc_prefixed_mem_accesses(0x04100000, 0xe4600100, 0x2000, gpr, &a), 1);
-	assert_int_equal(a.addr, 0x2100);
-	/* pli r3,100000 is paddi: no access */
-	assert_int_equal(arch_ppc_prefixed_mem_accesses(0x06000001, 0x386086a0, 0x1000, gpr, &a), 0);
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 4; k++)
+			out[4 * i + k] = (uint8_t)(w[i] >> (8 * k));
+	return 4 * n;
 }
 
 static void test_ppc_atomic_sequences(void **state)
@@ -140,20 +43,34 @@ static void test_ppc_atomic_sequences(void **state)
 	static const uint32_t exits[] = {0x7d20f828, 0x7c095000, 0x4082000c, 0x7d60f92d,
 					 0x40c2fff0, 0x60000000};
 	static const uint32_t no_stcx[] = {0x7c804828, 0x38840001, 0x60000000};
+	/* lwarx r29,0,r31,1: the EH hint capstone 4 cannot decode */
+	static const uint32_t hint[] = {0x7fa0f829, 0x7fa0f92d};
 	struct arch_ppc_atomic seq;
+	struct itrace_decoder *d;
+	uint8_t code[4 * 8];
+	size_t n;
 
 	(void)state;
-	assert_true(arch_ppc_is_larx(simple[0]));
-	assert_int_equal(arch_ppc_atomic_sequence(simple, 4, 0x1000, &seq), 1);
+	assert_int_equal(itrace_decoder_alloc(EM_PPC64, ELFDATA2LSB, &d), 0);
+	n = le_words(simple, 4, code);
+	assert_true(arch_ppc_is_larx(d, code, n));
+	assert_int_equal(arch_ppc_atomic_sequence(d, code, n, 0x1000, &seq), 1);
 	assert_int_equal(seq.n, 3);
 	assert_int_equal(seq.n_exits, 0);
-	assert_int_equal(arch_ppc_atomic_sequence(exits, 6, 0x2000, &seq), 1);
+	assert_int_equal(arch_ppc_atomic_sequence(d, code + 4, n - 4, 0x1004, &seq), 0);
+	n = le_words(exits, 6, code);
+	assert_int_equal(arch_ppc_atomic_sequence(d, code, n, 0x2000, &seq), 1);
 	assert_int_equal(seq.n, 4);
 	assert_int_equal(seq.n_exits, 1);
 	assert_int_equal(seq.exit_index[0], 2);
 	assert_int_equal(seq.exit_target[0], 0x2008 + 0xc);
-	assert_int_equal(arch_ppc_atomic_sequence(no_stcx, 3, 0x1000, &seq), 0);
-	assert_int_equal(arch_ppc_atomic_sequence(simple + 1, 3, 0x1004, &seq), 0);
+	n = le_words(no_stcx, 3, code);
+	assert_int_equal(arch_ppc_atomic_sequence(d, code, n, 0x1000, &seq), 0);
+	n = le_words(hint, 2, code);
+	assert_true(arch_ppc_is_larx(d, code, n));
+	assert_int_equal(arch_ppc_atomic_sequence(d, code, n, 0x1000, &seq), 1);
+	assert_int_equal(seq.n, 2);
+	itrace_decoder_free(d);
 }
 
 /* ---- tdesc --------------------------------------------------------------- */
@@ -343,9 +260,6 @@ static void test_rsp_connect_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ppc_effective_addresses),
-		cmocka_unit_test(test_ppc_larx_with_hint),
-		cmocka_unit_test(test_ppc_prefixed),
 		cmocka_unit_test(test_ppc_atomic_sequences),
 		cmocka_unit_test(test_tdesc_includes_and_layout),
 		cmocka_unit_test(test_tdesc_errors_and_fallback),
