@@ -10,6 +10,8 @@
  *             over SIZE bytes, default 64 MiB)
  *   branchy   load ; test al,1 ; jz ; add ; dec ; jnz   (jz random)
  *   mix       loads, stores, ALU, a multiply, a 90%-biased branch
+ *   undecodable  depchain's loop with a byte that is no 64-bit instruction
+ *             (06, push %es), which pipeline-sim must report, not simulate
  *
  * usage: sim_gen KERNEL INSNS OUT [SIZE]
  */
@@ -148,6 +150,7 @@ int main(int argc, char **argv)
 		OP(0x48, 0x89, 0x14, 0xcf), OP(0x49, 0x31, 0xd8), OP(0xa8, 0x01), OP(0x74, 0x03),
 		OP(0x49, 0x01, 0xc1), OP(0x48, 0xff, 0xc9), OP(0x75, 0x00),
 	};
+	struct op undecodable[] = { OP(0x48, 0x01, 0xd8), OP(0x06), OP(0x48, 0xff, 0xc9), OP(0x75, 0x00) };
 	struct itrace_writer_options wo;
 	struct gen g = { 0 };
 	uint64_t size = 64ull << 20;
@@ -155,7 +158,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 4 || argc > 5) {
-		fprintf(stderr, "usage: sim_gen depchain|indep|port|chase|branchy|mix INSNS OUT [SIZE]\n");
+		fprintf(stderr, "usage: sim_gen depchain|indep|port|chase|branchy|mix|undecodable INSNS OUT [SIZE]\n");
 		return 2;
 	}
 	k = argv[1];
@@ -187,6 +190,7 @@ int main(int argc, char **argv)
 	RUN(chase);
 	RUN(branchy);
 	RUN(mix);
+	RUN(undecodable);
 	else {
 		fprintf(stderr, "sim_gen: unknown kernel '%s'\n", k);
 		itrace_writer_abandon(g.w);

@@ -272,6 +272,10 @@ static int simulate(const struct options *o, struct sim_input *in, struct sim_se
 			cli_error("out of memory");
 			exit(CLI_EXIT_BAD_INPUT);
 		}
+		if (s->flags & SIM_SEM_UNDECODABLE) {
+			s->count++; /* not simulated: reported at the end */
+			continue;
+		}
 		sim_core_step(core, s, d);
 		if ((core->insns & 0xffff) == 0)
 			cli_progress(&prog, core->insns);
@@ -329,15 +333,17 @@ int main(int argc, char **argv)
 		struct sim_input_stats st;
 
 		sim_input_stats(in, &st);
-		fprintf(stderr, "pipeline-sim: %zu static instructions (%zu without bytes), %llu gaps, "
+		fprintf(stderr, "pipeline-sim: %zu static instructions (%zu without bytes, %zu undecodable), %llu gaps, "
 				"%llu lost records, %llu MEM records beyond %d per instruction\n",
-			sim_semtab_count(t), sim_semtab_undecoded(t), (unsigned long long)st.gaps,
+			sim_semtab_count(t), sim_semtab_undecoded(t), sim_semtab_undecodable(t),
+			(unsigned long long)st.gaps,
 			(unsigned long long)st.lost, (unsigned long long)st.mems_dropped, SIM_MAX_MEMS);
 	}
 	if (sim_semtab_undecoded(t))
 		cli_warn("%zu static instructions had no bytes (no INSN bytes, no readable binary); "
 			 "they were simulated as one-cycle integer operations",
 			 sim_semtab_undecoded(t));
+	sim_semtab_report_undecodable(t, stderr, "pipeline-sim", 5);
 	if (o.output && strcmp(o.output, "-")) {
 		out = fopen(o.output, "w");
 		if (!out) {

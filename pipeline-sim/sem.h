@@ -1,15 +1,19 @@
 /*
- * sem.h - instruction semantics from capstone, decoded once per static
- * instruction and cached by address: class, registers read and written
- * (flags included, sub-registers folded onto their full register),
- * memory direction, branch kind and the disassembly text.
+ * sem.h - instruction semantics from libitrace's decoder, decoded once per
+ * static instruction and cached by address: the simulator's class,
+ * registers read and written (flags included, sub-registers folded onto
+ * their full register: the decoder's register ids), memory direction,
+ * branch kind and the disassembly text.  The decoder's full answer stays
+ * in `info` for models that need more (micro-op splitting, idioms).
  */
 #ifndef SIM_SEM_H
 #define SIM_SEM_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "itrace.h"
 #include "sim.h"
 
 enum sim_sem_flags {
@@ -20,7 +24,10 @@ enum sim_sem_flags {
 	SIM_SEM_CALL = 1u << 4,
 	SIM_SEM_RET = 1u << 5,
 	SIM_SEM_INDIRECT = 1u << 6,
-	SIM_SEM_UNDECODED = 1u << 7, /* no bytes or capstone failed */
+	SIM_SEM_UNDECODED = 1u << 7, /* no bytes: simulated as a one-cycle
+				      * integer operation, and counted */
+	SIM_SEM_UNDECODABLE = 1u << 8, /* bytes the decoder rejects: not
+					* simulated, counted and reported */
 };
 
 #define SIM_SEM_MAX_SRC 8
@@ -31,7 +38,7 @@ struct sim_sem {
 	uint64_t addr;
 	uint8_t len;
 	uint8_t cls;   /* enum sim_class */
-	uint8_t flags; /* enum sim_sem_flags */
+	uint16_t flags; /* enum sim_sem_flags */
 	uint8_t nsrc, ndst;
 	uint8_t has_bytes;
 	uint8_t src[SIM_SEM_MAX_SRC];
@@ -44,6 +51,7 @@ struct sim_sem {
 	uint64_t l1d_miss;    /* references that missed L1D */
 	double stall[SIM_CAUSE_COUNT]; /* lost retire slots by cause */
 	char text[56];	   /* "mnemonic operands" */
+	struct itrace_insn_info info; /* the decoder's answer (when decoded) */
 };
 
 struct sim_semtab;
@@ -51,7 +59,7 @@ struct sim_semtab;
 enum sim_arch { SIM_ARCH_X86_64, SIM_ARCH_PPC64LE, SIM_ARCH_PPC64BE };
 
 /* sim_semtab_open - a table for `arch`; NULL when out of memory or
- * capstone cannot open the architecture. */
+ * the decoder cannot open the architecture. */
 struct sim_semtab *sim_semtab_open(int arch);
 void sim_semtab_close(struct sim_semtab *t);
 
@@ -59,8 +67,10 @@ void sim_semtab_close(struct sim_semtab *t);
  * sim_semtab_get - the semantics of the instruction at addr; decoded on
  * first sight (or when bytes differ from the cached ones).  `bytes` may be
  * NULL when unknown: the entry is then marked SIM_SEM_UNDECODED and
- * simulated as a one-cycle integer operation.  Returns NULL only when out
- * of memory.
+ * simulated as a one-cycle integer operation.  Bytes the decoder rejects
+ * give an entry marked SIM_SEM_UNDECODABLE, which the caller must not
+ * simulate (no class is made up for it).  Returns NULL only when out of
+ * memory.
  */
 struct sim_sem *sim_semtab_get(struct sim_semtab *t, uint64_t addr, unsigned len,
 			       const uint8_t *bytes);
@@ -74,6 +84,17 @@ struct sim_sem *sim_semtab_at(struct sim_semtab *t, size_t id);
 
 /* sim_semtab_undecoded - static instructions simulated without bytes. */
 size_t sim_semtab_undecoded(const struct sim_semtab *t);
+
+/* sim_semtab_undecodable - static instructions whose bytes do not decode. */
+size_t sim_semtab_undecodable(const struct sim_semtab *t);
+
+/*
+ * sim_semtab_report_undecodable - one warning line on `out` naming how many
+ * executions of undecodable instructions were left out of the simulation,
+ * and the `top` most executed encodings (address, bytes, count).
+ * Nothing when there are none.
+ */
+void sim_semtab_report_undecodable(const struct sim_semtab *t, FILE *out, const char *prog, int top);
 
 /* sim_sem_decode - decode one instruction into *s (tests use it). */
 int sim_sem_decode(struct sim_semtab *t, struct sim_sem *s, uint64_t addr, const uint8_t *bytes,

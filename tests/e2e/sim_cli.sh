@@ -127,4 +127,12 @@ check_eq "bad geometry exits 2" 2 "$rc"
 check "bad geometry explained" grep -q "l2: number of sets (6) must be a power of two" "$TMP/err"
 check "--help" sh -c "'$SIM' --help | grep -q '^usage: pipeline-sim'"
 check "--version" sh -c "'$SIM' --version | grep -q '^pipeline-sim'"
+# Bytes that do not decode: counted and named, never simulated as some class
+"$GEN" undecodable 4000 "$TMP/bad.itr"
+"$SIM" -o "$TMP/bad.txt" "$TMP/bad.itr" 2>"$TMP/bad.err"
+check "undecodable: warning with the count of executions left out" \
+	grep -q "warning: 1000 executions of 1 instructions whose bytes do not decode were left out" "$TMP/bad.err"
+check "undecodable: the encoding and its count" grep -q "0x40100[0-9a-f]: 06  (1000 times)" "$TMP/bad.err"
+check "undecodable: no 'no bytes' warning" sh -c "! grep -q 'no bytes' '$TMP/bad.err'"
+check "undecodable: the other 3000 instructions are simulated" grep -q "^  instructions  *3000$" "$TMP/bad.txt"
 done_testing

@@ -109,8 +109,8 @@ check "trace sim_branchy" trace branchy branchy 30000 4096
 # the conditional branches, with their misprediction rates
 rates=$(sed -n '/^Top instructions/,$p' "$TMP/br.txt" | grep 'mispredicted' |
 	sed 's/.*  \(j[a-z]*\) .*mispredicted \([0-9.]*\)%.*/\1 \2/')
-random=$(echo "$rates" | awk '$1 != "jne" { print $2; exit }')
-loopb=$(echo "$rates" | awk '$1 == "jne" { print $2; exit }')
+random=$(echo "$rates" | awk '$1 != "jnz" { print $2; exit }')
+loopb=$(echo "$rates" | awk '$1 == "jnz" { print $2; exit }')
 if [ -n "$random" ] && ge "$random" 40 && le "$random" 60; then
 	ok "branchy: data-dependent branch mispredicts $random%"
 else
