@@ -9,6 +9,7 @@
  */
 #include "conv.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ struct conv_thread {
 struct conv {
 	struct conv_options opts;
 	const struct conv_isa *isa;
+	struct itrace_decoder *dec; /* branch kinds and lengths */
 	int little;
 	struct itrace_image *image; /* for INSN records without bytes */
 	struct conv_thread *threads;
@@ -56,6 +58,7 @@ int conv_open(const struct conv_options *o, uint16_t machine, uint8_t endian, st
 {
 	const struct conv_isa *isa = conv_isa_for_machine(machine);
 	struct conv *c;
+	int rc;
 
 	*cp = NULL;
 	if (!isa)
@@ -63,6 +66,12 @@ int conv_open(const struct conv_options *o, uint16_t machine, uint8_t endian, st
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ITRACE_E_NOMEM;
+	/* 32-bit POWER code is decoded as the 64-bit ISA it is a subset of */
+	rc = itrace_decoder_alloc(machine == EM_PPC ? EM_PPC64 : machine, endian, &c->dec);
+	if (rc < 0) {
+		free(c);
+		return rc;
+	}
 	c->opts = *o;
 	c->isa = isa;
 	c->little = endian == 1;
@@ -225,6 +234,7 @@ static int on_insn(struct conv *c, const struct itrace_record *rec)
 {
 	const struct itrace_insn *in = &rec->u.insn;
 	struct conv_thread *t = find_thread(c, rec->tid);
+	struct itrace_decoded d;
 	const uint8_t *bytes;
 
 	if (!t) {
@@ -242,7 +252,10 @@ static int on_insn(struct conv *c, const struct itrace_record *rec)
 	if (c->isa->words(bytes, in->len, c->little, &t->pending) < 0)
 		return fail(c, "instruction at 0x%llx is %u bytes long: not a %s instruction",
 			    (unsigned long long)in->addr, in->len, c->isa->name);
-	t->pending.term_code = (uint8_t)c->isa->term_code(&t->pending);
+	/* bytes that do not decode, or decode to another length, are no
+	 * branch; the writer refuses what qtrace cannot represent */
+	if (itrace_decoder_decode(c->dec, bytes, in->len, in->addr, &d) == 0 && d.len == in->len)
+		t->pending.term_code = (uint8_t)c->isa->term_code(d.kind);
 	t->has_pending = 1;
 	return 0;
 }
@@ -337,5 +350,6 @@ void conv_free(struct conv *c)
 	}
 	free(c->threads);
 	itrace_image_free(c->image);
+	itrace_decoder_free(c->dec);
 	free(c);
 }

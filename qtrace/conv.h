@@ -6,7 +6,7 @@
  * added without touching the stream logic:
  *   - struct conv_isa says how one ISA maps onto qtrace: which ELF machines
  *     it covers, how instruction bytes become qtrace words, and which
- *     termination code a word gets (its branch classification);
+ *     termination code a branch kind gets (libitrace's decoder classifies);
  *   - struct conv keeps one qtrace writer per thread, attaches MEM records
  *     to the instruction they follow, and looks up instruction bytes in
  *     the trace's image when INSN records carry none.
@@ -28,8 +28,12 @@ struct conv_isa {
 	 * instruction this ISA's qtrace form can hold (wrong length).
 	 */
 	int (*words)(const uint8_t *bytes, unsigned len, int little, struct qtrace_insn *in);
-	/* term_code - QTRACE_TERM_* for the instruction in `in` (0: no branch). */
-	unsigned (*term_code)(const struct qtrace_insn *in);
+	/*
+	 * term_code - QTRACE_TERM_* for an instruction whose branch kind
+	 * libitrace's decoder gives as `kind` (enum itrace_branch_kind, or
+	 * ITRACE_INSN_NOT_BRANCH): 0 for no branch.
+	 */
+	unsigned (*term_code)(unsigned kind);
 };
 
 /* conv_isa_for_machine - the ISA for an ELF machine, or NULL (not qtrace-able). */

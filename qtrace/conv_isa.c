@@ -34,14 +34,20 @@ static int power_words(const uint8_t *bytes, unsigned len, int little, struct qt
 	return -1;
 }
 
-static unsigned power_term_code(const struct qtrace_insn *in)
+/* qtrace-tools' codes: 0x80 conditional, 0x08 unconditional (qtrace
+ * format reference, 5.2); sc/scv and non-branches get none (a jump after
+ * them is written as a discontinuity, 0x10).  Prefixed instructions are
+ * never branches (Power ISA 3.1, 1.6). */
+static unsigned power_term_code(unsigned kind)
 {
-	if (in->len != 4)
-		return QTRACE_TERM_NONE; /* no prefixed branches in Power ISA 3.1 */
-	switch (qtrace_power_branch_kind(in->insn)) {
-	case QTRACE_POWER_COND:
+	switch (kind) {
+	case ITRACE_BRANCH_COND:
 		return QTRACE_TERM_COND;
-	case QTRACE_POWER_UNCOND:
+	case ITRACE_BRANCH_UNCOND:
+	case ITRACE_BRANCH_CALL:
+	case ITRACE_BRANCH_RETURN:
+	case ITRACE_BRANCH_INDIRECT:
+	case ITRACE_BRANCH_INDIRECT_CALL:
 		return QTRACE_TERM_UNCOND;
 	default:
 		return QTRACE_TERM_NONE;

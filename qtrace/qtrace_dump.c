@@ -1,7 +1,7 @@
 /*
  * qtrace_dump.c - `qtrace-conv --dump FILE.qt`: one line per instruction,
  * through libqtrace's reader.  Fields are key=value so tests and scripts
- * can pick them; the disassembly (capstone, through libitrace's decoder)
+ * can pick them; the disassembly (libitrace's decoder)
  * comes last, after '#'.
  *
  *   # qtrace version=0x07010000 iar=0x10000000 comment="..."
@@ -33,20 +33,27 @@ static void print_header(const struct qtrace_header *h)
 	printf("\n");
 }
 
-/* disassemble - the POWER text of the word(s); capstone wants the bytes. */
+/* disassemble - the POWER text of the word(s), a prefixed pair as one
+ * instruction; the decoder takes the bytes (here little-endian). */
 static void disassemble(struct itrace_decoder *d, const struct qtrace_record *rec, char *buf,
 			size_t cap)
 {
-	uint8_t bytes[4];
+	uint8_t bytes[8];
 
-	if (rec->len == 8 || !d) {
-		snprintf(buf, cap, "%s", rec->len == 8 ? "(prefixed)" : "");
+	if (!d) {
+		buf[0] = '\0';
 		return;
 	}
-	for (int i = 0; i < 4; i++)
-		bytes[i] = (uint8_t)(rec->insn >> (8 * i)); /* as little-endian */
-	if (itrace_decoder_text(d, bytes, 4, rec->iar, buf, cap) < 0)
-		snprintf(buf, cap, ".long 0x%08" PRIx32, rec->insn);
+	for (int i = 0; i < 4; i++) {
+		bytes[i] = (uint8_t)(rec->insn >> (8 * i));
+		bytes[4 + i] = (uint8_t)(rec->suffix >> (8 * i));
+	}
+	if (itrace_decoder_text(d, bytes, rec->len == 8 ? 8 : 4, rec->iar, buf, cap) < 0) {
+		if (rec->len == 8)
+			snprintf(buf, cap, ".long 0x%08" PRIx32 ", 0x%08" PRIx32, rec->insn, rec->suffix);
+		else
+			snprintf(buf, cap, ".long 0x%08" PRIx32, rec->insn);
+	}
 }
 
 static void print_record(struct itrace_decoder *d, const struct qtrace_record *rec, int verbose)

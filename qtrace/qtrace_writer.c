@@ -160,21 +160,24 @@ static int put_word_record(struct qtrace_writer *w, uint32_t word, uint64_t addr
 }
 
 /*
- * put_insn - the records of one instruction.  A prefixed instruction is a
- * plain sequential prefix record followed by the suffix record, which
- * carries the branch, data and successor information: that is how the
- * reader pairs them.
+ * put_insn - the records of one instruction.  A prefixed instruction is
+ * written as qtrace-tools' own converter writes it (htm/htm.c: the record
+ * of the instruction, then a bare record of the suffix word at address +
+ * 4): the prefix record carries the data address and the termination
+ * code, the suffix record follows sequentially and carries only what the
+ * successor needs (IAR, and the 0x10 code of a discontinuity).  qtdis
+ * prints the prefix record's data address for the pair.
  */
 static int put_insn(struct qtrace_writer *w, const struct qtrace_insn *in, uint64_t next)
 {
 	int ret;
 
 	if (in->len == 8) {
-		ret = put_word_record(w, in->insn, in->addr, in->addr + 4, QTRACE_TERM_NONE, 0, 0);
+		ret = put_word_record(w, in->insn, in->addr, in->addr + 4, in->term_code,
+				      in->has_data_addr, in->data_addr);
 		if (ret < 0)
 			return ret;
-		return put_word_record(w, in->suffix, in->addr + 4, next, in->term_code,
-				       in->has_data_addr, in->data_addr);
+		return put_word_record(w, in->suffix, in->addr + 4, next, QTRACE_TERM_NONE, 0, 0);
 	}
 	return put_word_record(w, in->insn, in->addr, next, in->term_code, in->has_data_addr,
 			       in->data_addr);

@@ -44,8 +44,9 @@ clen=$(od -An -tu1 -j22 -N2 "$TMP/g.qt" | awk '{print $1 * 256 + $2}')
 check_files_eq "golden bytes" "$SRCDATA/qtrace_golden.hex" "$TMP/g.hex"
 
 # POWER10 prefixed instructions (qemu's power10 CPU): 8-byte INSN records,
-# then in qtrace the prefix word as its own record and the suffix after it
-# with the data address, the way qtrace-tools' reader pairs them.
+# then in qtrace the prefix record with the data address and the bare
+# suffix record after it, as qtrace-tools' own converter writes them (its
+# reader pairs them, qtdis shows the prefix record's data address).
 PFX="$DATA/ppc64le/qtrace_prefixed"
 QEMU_CPU=power10 "$BIN/itrace-collect" --backend gdb -q -o "$TMP/p.itr" -- "$PFX"
 check_eq "prefixed: exit status (pli 100000, pld)" "160" "$?"
@@ -58,13 +59,28 @@ check "prefixed: pld is one 8-byte instruction loading val+8" sh -c \
 check "prefixed: pli read back as one record" grep -qx 'iar=0x10000148 insn=0x06000001 suffix=0x386086a0' "$TMP/p.fields"
 check "prefixed: pld with its data address" grep -qx "iar=0x10000154 insn=0x04000000 suffix=0xe4890008 data=$vaddr" "$TMP/p.fields"
 check_eq "prefixed: 9 instructions" "9" "$(wc -l <"$TMP/p.fields")"
-# On disk: prefix record (no flags), then the suffix record with DATA_ADDRESS.
+# On disk: the prefix record with DATA_ADDRESS, then the bare suffix record.
 clen=$(od -An -tu1 -j22 -N2 "$TMP/p.qt" | awk '{print $1 * 256 + $2}')
 off=$((22 + 2 + clen + 6 + 6))
 ea=$(printf '%016x' $((0x$val + 8)))
-check_eq "prefixed: bytes of pli, std, and pld's prefix then suffix record" \
-	"060000010000386086a00000f86900080800${ea}040000000000e48900080800${ea}" \
+check_eq "prefixed: bytes of pli, std, and pld's prefix record (data) then suffix record" \
+	"060000010000386086a00000f86900080800${ea}040000000800${ea}e48900080000" \
 	"$(od -An -tx1 -j $off -N 46 "$TMP/p.qt" | tr -d ' \n')"
+# Filled from a branch-level trace, pld is still one 8-byte instruction
+# (the fill walks with the same decoder) and qtrace-conv writes the same pair.
+if [ -x "$BIN/itrace-fill" ]; then
+	QEMU_CPU=power10 "$BIN/itrace-collect" --backend gdb -q --level branch -o "$TMP/pb.itr" -- "$PFX"
+	"$BIN/itrace-fill" -q "$TMP/pb.itr" -o "$TMP/pf.itr"
+	check "prefixed: itrace-fill keeps pld one 8-byte instruction" sh -c \
+		"'$BIN/itrace-dump' '$TMP/pf.itr' | grep -q 'INSN 0x10000154 len=8'"
+	check "prefixed: itrace-fill output has no GAP" sh -c "! '$BIN/itrace-dump' '$TMP/pf.itr' | grep -q GAP"
+	"$BIN/qtrace-conv" -o "$TMP/pf.qt" "$TMP/pf.itr"
+	"$BIN/qtrace-conv" --dump "$TMP/pf.qt" | grep '^iar=' | cut -f1 | sed 's/ data=0x[0-9a-f]*//' >"$TMP/pf.fields"
+	sed 's/ data=0x[0-9a-f]*//' "$TMP/p.fields" >"$TMP/p.nodata"
+	check_files_eq "prefixed: filled = collected in qtrace" "$TMP/p.nodata" "$TMP/pf.fields"
+else
+	fail "prefixed fill: itrace-fill not built"
+fi
 
 # The pipeline from the brief: itrace-fill of the branch-level trace into
 # qtrace-conv on stdin gives the same records.
