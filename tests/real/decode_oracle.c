@@ -3,6 +3,7 @@
  * instruction (tests/real/decode_objdump.sh).
  *
  *   objdump -d -w FILE | decode-oracle FILE
+ *   decode-oracle --trace TRACE.itr
  *
  * objdump disassembles each symbol linearly from its start.  For every
  * instruction it shows, libitrace's decoder, walking the same bytes
@@ -12,6 +13,11 @@
  * Where objdump itself cannot decode ("(bad)", ".long", ".byte"), the
  * rest of that symbol is not compared.  Prints one summary line and up to
  * 10 disagreements; exits 0 when there are none.
+ *
+ * With --trace, every instruction an instruction-level trace executed is
+ * decoded (once per address, code from the INSN bytes or the traced
+ * files): each must decode, to the length the collector recorded (for
+ * the valgrind backend that length comes from Valgrind's own decoder).
  */
 #include <ctype.h>
 #include <elf.h>
@@ -205,14 +211,119 @@ static void instruction(struct oracle *o, char *line)
 	}
 }
 
+/* ---- --trace ------------------------------------------------------------ */
+
+struct seen {
+	uint64_t *addr; /* open addressing; 0 = empty (no code at address 0) */
+	size_t cap, n;
+};
+
+/* seen_add - 1 when addr is new (and remembers it), 0 when known. */
+static int seen_add(struct seen *s, uint64_t addr)
+{
+	size_t i;
+
+	if (s->n * 2 >= s->cap) {
+		struct seen bigger = {calloc(s->cap ? 2 * s->cap : 4096, sizeof(uint64_t)),
+				      s->cap ? 2 * s->cap : 4096, 0};
+
+		if (!bigger.addr)
+			return 1;
+		for (size_t k = 0; k < s->cap; k++)
+			if (s->addr[k])
+				seen_add(&bigger, s->addr[k]);
+		free(s->addr);
+		*s = bigger;
+	}
+	for (i = (addr * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1); s->addr[i]; i = (i + 1) & (s->cap - 1))
+		if (s->addr[i] == addr)
+			return 0;
+	s->addr[i] = addr;
+	s->n++;
+	return 1;
+}
+
+static int check_trace(const char *path)
+{
+	struct itrace_reader *r;
+	struct itrace_image *img = NULL;
+	struct itrace_image_options io;
+	struct itrace_decoder *dec;
+	const struct itrace_header *h;
+	struct itrace_record rec;
+	struct seen seen = {0};
+	uint64_t insns = 0, undecodable = 0, nobytes = 0, length = 0;
+	int rc, shown = 0;
+
+	rc = itrace_reader_open(path, &r);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", path, itrace_errstr(rc));
+		return 1;
+	}
+	h = itrace_reader_header(r);
+	itrace_image_options_init(&io);
+	if (itrace_decoder_alloc(h->machine, h->target_endian, &dec) < 0 || itrace_image_alloc(&io, &img) < 0) {
+		fprintf(stderr, "%s: machine %u not supported\n", path, h->machine);
+		return 1;
+	}
+	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+		const struct itrace_insn *in = &rec.u.insn;
+		struct itrace_image_loc loc;
+		struct itrace_decoded d;
+		const uint8_t *code = in->bytes;
+		size_t avail = in->len;
+
+		if (rec.type == ITRACE_REC_MMAP || rec.type == ITRACE_REC_CODE || rec.type == ITRACE_REC_PROCESS)
+			itrace_image_apply(img, &rec);
+		if (rec.type != ITRACE_REC_INSN)
+			continue;
+		insns++;
+		if (!seen_add(&seen, in->addr))
+			continue;
+		if (!in->has_bytes) {
+			if (itrace_image_lookup(img, rec.pid, in->addr, &loc) < 0 || loc.avail < in->len) {
+				nobytes++;
+				continue;
+			}
+			code = loc.bytes;
+			avail = loc.avail;
+		}
+		if (itrace_decoder_decode(dec, code, avail, in->addr, &d) < 0) {
+			undecodable++;
+			if (shown++ < 10) {
+				printf("# undecodable at 0x%" PRIx64 ":", in->addr);
+				for (unsigned i = 0; i < in->len; i++)
+					printf(" %02x", code[i]);
+				printf("\n");
+			}
+		} else if (d.len != in->len) {
+			length++;
+			if (shown++ < 10)
+				printf("# 0x%" PRIx64 ": the trace says %u bytes, the decoder %u\n", in->addr,
+				       in->len, d.len);
+		}
+	}
+	printf("%s: %" PRIu64 " instructions (%zu addresses); %" PRIu64 " undecodable, %" PRIu64
+	       " of another length, %" PRIu64 " without code%s\n",
+	       path, insns, seen.n, undecodable, length, nobytes, rc < 0 ? "; the trace is damaged" : "");
+	itrace_image_free(img);
+	itrace_decoder_free(dec);
+	itrace_reader_close(r);
+	free(seen.addr);
+	return insns > 0 && !undecodable && !length && !nobytes && rc >= 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct oracle o;
 	char line[4096];
 
 	memset(&o, 0, sizeof(o));
+	if (argc == 3 && !strcmp(argv[1], "--trace"))
+		return check_trace(argv[2]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: objdump -d -w FILE | decode-oracle FILE\n");
+		fprintf(stderr, "usage: objdump -d -w FILE | decode-oracle FILE\n"
+				"       decode-oracle --trace TRACE\n");
 		return 2;
 	}
 	if (load(&o, argv[1]) < 0)
