@@ -327,7 +327,7 @@ int main(int argc, char **argv)
 	if (!out || optind + 1 != argc)
 		die("usage: fill-gen [--taken-only] [--chunk-bytes N] [--insn-out FILE] [--extrapolate N] -o OUT PROG");
 	if (itrace_decoder_alloc(machine, ELFDATA2LSB, &d) < 0)
-		die("cannot open capstone");
+		die("cannot open the decoder");
 	if (ppc) {
 		struct itrace_writer_options o;
 		struct segs sg;

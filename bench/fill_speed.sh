@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fill speed, measured in one run on one loop-heavy branch trace (fill_bench,
 # extrapolated by fill-gen to tens of millions of instructions):
-#   naive fill (capstone on every executed instruction, itrace-fill --naive)
+#   naive fill (the decoder on every executed instruction, itrace-fill --naive)
 #   vs itrace-fill (block cache), and itrace-fill -j 2 vs -j 1 on a trace
 #   of many chunks.  Both figures are the medians of rounds that time
 #   the two sides back to back (below): the machine is shared, and how

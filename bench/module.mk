@@ -16,3 +16,9 @@ $(BENCH_RUNTIME): bench/runtime.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $<
 bench: $(BENCH_RUNTIME)
+
+# decode_speed: libitrace's decoder vs capstone 4 on this machine's libc.
+$(BENCH_OUT)/decode_speed: $(BUILD)/obj/bench/decode_speed.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+BENCHES += $(BENCH_OUT)/decode_speed

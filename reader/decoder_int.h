@@ -51,6 +51,10 @@ int dec_x86_open(struct itrace_decoder *d);
 void dec_x86_close(struct itrace_decoder *d);
 int dec_x86_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
 		   struct itrace_decoded *out);
+/* dec_x86_zydis - dec_x86_decode without the fast path of common legacy
+ * encodings: Zydis alone (the tests check that both agree). */
+int dec_x86_zydis(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		  struct itrace_decoded *out);
 int dec_x86_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
 		 struct itrace_insn_info *out);
 int dec_x86_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,

@@ -79,8 +79,301 @@ static void fill_decoded(const ZydisDecodedInstruction *in, uint64_t addr, struc
 	}
 }
 
-int dec_x86_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		   struct itrace_decoded *out)
+/* ---- The fast path -------------------------------------------------------
+ *
+ * Most of what runs is a handful of legacy encodings (80% of libc's .text
+ * is one-byte-map opcodes, most of the rest 0F-map integer forms).  For
+ * those, length, kind and target follow from the opcode tables of the
+ * Intel SDM vol. 2, Appendix A ("Opcode Map") and 2.1 ("Instruction
+ * Format"); x86_fast() answers them and hands everything else -- VEX,
+ * EVEX, mandatory-prefix SSE forms, lock, unusual prefixes, groups whose
+ * ModRM.reg makes some forms invalid -- to Zydis, which stays the
+ * authority: test_decoder checks that both agree on every byte offset of
+ * this machine's libc and on random bytes.
+ */
+
+enum {
+	X_NO = 0,	  /* not handled here: Zydis decides */
+	X_MODRM = 1u << 0,
+	X_I8 = 1u << 1,	  /* imm8 */
+	X_IZ = 1u << 2,	  /* imm16 with 66, else imm32 */
+	X_IV = 1u << 3,	  /* imm64 with REX.W, imm16 with 66, else imm32 */
+	X_I16 = 1u << 4,  /* imm16 (ret imm16; enter adds an imm8) */
+	X_MOFFS = 1u << 5, /* 8-byte address (4 with 67) */
+	X_REL8 = 1u << 6, /* branch, rel8 */
+	X_REL32 = 1u << 7, /* branch, rel32 */
+	X_GROUP = 1u << 8, /* ModRM.reg decides: x86_group() */
+	X_STRING = 1u << 9, /* movs/cmps/stos/lods/scas: rep with F3 */
+	X_ONE = 1u << 10, /* valid with no operand bytes */
+	X_BRANCH = 1u << 11, /* kind in the high byte (kind + 1) */
+};
+
+#define XK(kind) (X_BRANCH | (uint32_t)((kind) + 1) << 16)
+
+/* One-byte map, 64-bit mode (SDM vol. 2, Table A-2). */
+static uint32_t one_byte(unsigned op)
+{
+	if (op < 0x40) {
+		unsigned lo = op & 7;
+
+		if (lo <= 3)
+			return X_MODRM; /* add/or/adc/sbb/and/sub/xor/cmp r/m forms */
+		if (lo == 4)
+			return X_I8;
+		if (lo == 5)
+			return X_IZ;
+		return X_NO; /* push/pop seg, daa..., prefixes: invalid or not here */
+	}
+	if (op >= 0x50 && op <= 0x5f)
+		return X_ONE; /* push/pop r64 */
+	if (op >= 0x70 && op <= 0x7f)
+		return X_REL8 | XK(ITRACE_BRANCH_COND);
+	if (op >= 0x84 && op <= 0x8b)
+		return X_MODRM; /* test, xchg, mov */
+	if (op >= 0x90 && op <= 0x99)
+		return X_ONE; /* nop/xchg, cbw..., cwd... */
+	if (op >= 0xb0 && op <= 0xb7)
+		return X_I8;
+	if (op >= 0xb8 && op <= 0xbf)
+		return X_IV;
+	if (op == 0xc9)
+		return X_ONE; /* leave */
+	if (op >= 0xf8 && op <= 0xfd)
+		return X_ONE; /* clc stc cli sti cld std */
+	switch (op) {
+	case 0x63: return X_MODRM;		  /* movsxd */
+	case 0x68: return X_IZ;			  /* push imm */
+	case 0x69: return X_MODRM | X_IZ;	  /* imul */
+	case 0x6a: return X_I8;
+	case 0x6b: return X_MODRM | X_I8;
+	case 0x80: return X_MODRM | X_I8;	  /* grp1 */
+	case 0x81: return X_MODRM | X_IZ;
+	case 0x83: return X_MODRM | X_I8;
+	case 0x8c: case 0x8d: case 0x8e: case 0x8f: return X_MODRM | X_GROUP;
+	case 0x9b: case 0x9c: case 0x9d: case 0x9e: case 0x9f: return X_ONE;
+	case 0xa0: case 0xa1: case 0xa2: case 0xa3: return X_MOFFS;
+	case 0xa4: case 0xa5: case 0xa6: case 0xa7:
+	case 0xaa: case 0xab: case 0xac: case 0xad: case 0xae: case 0xaf: return X_STRING;
+	case 0xa8: return X_I8;
+	case 0xa9: return X_IZ;
+	case 0xc0: case 0xc1: return X_MODRM | X_I8; /* grp2 */
+	case 0xc2: return X_I16 | XK(ITRACE_BRANCH_RETURN);
+	case 0xc3: return X_ONE | XK(ITRACE_BRANCH_RETURN);
+	case 0xc6: case 0xc7: return X_MODRM | X_GROUP;
+	case 0xc8: return X_I16 | X_I8; /* enter */
+	case 0xcc: return X_ONE | XK(ITRACE_BRANCH_SYSCALL);
+	case 0xd0: case 0xd1: case 0xd2: case 0xd3: return X_MODRM;
+	case 0xe0: case 0xe1: case 0xe2: case 0xe3: return X_REL8 | XK(ITRACE_BRANCH_COND);
+	case 0xe8: return X_REL32 | XK(ITRACE_BRANCH_CALL);
+	case 0xe9: return X_REL32 | XK(ITRACE_BRANCH_UNCOND);
+	case 0xeb: return X_REL8 | XK(ITRACE_BRANCH_UNCOND);
+	case 0xf4: case 0xf5: return X_ONE;	  /* hlt, cmc */
+	case 0xf6: case 0xf7: case 0xfe: case 0xff: return X_MODRM | X_GROUP;
+	default: return X_NO;
+	}
+}
+
+/* Two-byte map (0F xx) without mandatory prefix (SDM vol. 2, Table A-3). */
+static uint32_t two_byte(unsigned op)
+{
+	if ((op >= 0x40 && op <= 0x4f) || (op >= 0x90 && op <= 0x9f))
+		return X_MODRM; /* cmovcc, setcc */
+	if (op >= 0x80 && op <= 0x8f)
+		return X_REL32 | XK(ITRACE_BRANCH_COND);
+	if (op >= 0xc8 && op <= 0xcf)
+		return X_ONE; /* bswap */
+	switch (op) {
+	case 0x05: return X_ONE | XK(ITRACE_BRANCH_SYSCALL); /* syscall */
+	case 0x0b: case 0x31: case 0xa2: return X_ONE;      /* ud2, rdtsc, cpuid */
+	case 0x1f: return X_MODRM | X_GROUP;		     /* nop r/m (reg 0) */
+	case 0xa3: case 0xab: case 0xb3: case 0xbb: case 0xa5: case 0xad: case 0xaf:
+	case 0xb0: case 0xb1: case 0xb6: case 0xb7: case 0xbe: case 0xbf: case 0xc0: case 0xc1:
+	case 0xbc: case 0xbd:
+		return X_MODRM;
+	case 0xa4: case 0xac: return X_MODRM | X_I8;	     /* shld/shrd imm8 */
+	default: return X_NO;
+	}
+}
+
+/* Group opcodes: the ModRM.reg values that are valid everywhere, and the
+ * kind or immediate they imply (SDM vol. 2, Table A-6).  0: not here. */
+static uint32_t x86_group(int two, unsigned op, unsigned modrm)
+{
+	unsigned reg = (modrm >> 3) & 7, mod = modrm >> 6;
+
+	if (two)
+		return reg == 0 ? X_MODRM : X_NO; /* 0F 1F /0 */
+	switch (op) {
+	case 0x8c: return reg <= 5 ? X_MODRM : X_NO;	      /* mov r/m, Sreg */
+	case 0x8d: return mod != 3 ? X_MODRM : X_NO;	      /* lea */
+	case 0x8e: return reg <= 5 && reg != 1 ? X_MODRM : X_NO; /* mov Sreg, r/m (not cs) */
+	case 0x8f: case 0xc6: case 0xc7: /* pop r/m, mov r/m, imm (other regs: XOP, xabort/xbegin) */
+		if (reg)
+			return X_NO;
+		return X_MODRM | (op == 0xc6 ? X_I8 : op == 0xc7 ? X_IZ : 0);
+	case 0xf6: return X_MODRM | (reg <= 1 ? X_I8 : 0);    /* test imm / not neg mul ... */
+	case 0xf7: return X_MODRM | (reg <= 1 ? X_IZ : 0);
+	case 0xfe: return reg <= 1 ? X_MODRM : X_NO;	      /* inc/dec r/m8 */
+	case 0xff:
+		switch (reg) {
+		case 0: case 1: case 6: return X_MODRM;	      /* inc, dec, push */
+		case 2: return X_MODRM | XK(ITRACE_BRANCH_INDIRECT_CALL);
+		case 4: return X_MODRM | XK(ITRACE_BRANCH_INDIRECT);
+		default: return X_NO;			      /* far forms, /7 */
+		}
+	default:
+		return X_NO;
+	}
+}
+
+/* modrm_bytes - ModRM, SIB and displacement bytes at c (SDM vol. 2,
+ * 2.1.5; 64-bit and 32-bit addressing share the layout). */
+static unsigned modrm_bytes(const uint8_t *c, size_t avail)
+{
+	unsigned mod = c[0] >> 6, rm = c[0] & 7, n = 1;
+
+	if (mod == 3)
+		return 1;
+	if (rm == 4) {
+		if (avail < 2)
+			return 0;
+		n++;
+		if (mod == 0 && (c[1] & 7) == 5)
+			n += 4; /* SIB without base: disp32 */
+	} else if (mod == 0 && rm == 5) {
+		n += 4; /* rip-relative disp32 */
+	}
+	if (mod == 1)
+		n += 1;
+	else if (mod == 2)
+		n += 4;
+	return n;
+}
+
+/*
+ * x86_fast - length, kind and target of the common legacy encodings at c.
+ * Returns 1 with *out filled, 0 for anything it leaves to Zydis (including
+ * every invalid or truncated encoding).
+ */
+static int x86_fast(const uint8_t *c, size_t avail, uint64_t addr, struct itrace_decoded *out)
+{
+	size_t i = 0;
+	int p66 = 0, p67 = 0, pf3 = 0, other = 0, rexw = 0, two = 0;
+	unsigned op, imm = 0, n;
+	uint32_t f;
+
+	for (; i < avail && i < 4; i++) {
+		uint8_t b = c[i];
+
+		if (b == 0x66)
+			p66 = 1;
+		else if (b == 0x67)
+			p67 = 1;
+		else if (b == 0xf3)
+			pf3 = 1;
+		else if (b == 0x2e || b == 0x3e || b == 0x26 || b == 0x36 || b == 0x64 || b == 0x65)
+			other = 1;
+		else
+			break;
+	}
+	if (i < avail && (c[i] & 0xf0) == 0x40) {
+		rexw = (c[i] >> 3) & 1;
+		i++;
+	}
+	if (i >= avail)
+		return 0;
+	op = c[i++];
+	if (op == 0x0f) {
+		if (i >= avail)
+			return 0;
+		op = c[i++];
+		two = 1;
+		/* endbr64/endbr32 (F3 0F 1E FA/FB), at every CET function entry */
+		if (op == 0x1e && pf3 && !p66 && !p67 && !other && !rexw && i == 3 && avail >= 4 &&
+		    (c[3] == 0xfa || c[3] == 0xfb)) {
+			out->addr = addr;
+			out->target = 0;
+			out->len = 4;
+			out->kind = ITRACE_INSN_NOT_BRANCH;
+			out->flags = 0;
+			return 1;
+		}
+		/* mandatory prefixes select other (SSE) instructions: Zydis;
+		 * 66 0F 1F (nopw) is the one common exception */
+		if (pf3 || (p66 && op != 0x1f))
+			return 0;
+		f = two_byte(op);
+	} else {
+		f = one_byte(op);
+		if (pf3 && !(f & X_STRING))
+			return 0; /* rep ret, pause ...: Zydis */
+	}
+	if (f == X_NO)
+		return 0;
+	/* branches with prefixes (bnd, notrack, hints, 66, 67): Zydis */
+	if ((f & (X_BRANCH | X_REL8 | X_REL32)) && (p66 || p67 || other || pf3))
+		return 0;
+	n = (unsigned)i;
+	if (f & X_MODRM) {
+		unsigned m;
+
+		if (n >= avail)
+			return 0;
+		if (f & X_GROUP) {
+			f = x86_group(two, op, c[n]);
+			if (f == X_NO)
+				return 0;
+			if ((f & X_BRANCH) && (p66 || p67 || other))
+				return 0;
+		}
+		m = modrm_bytes(c + n, avail - n);
+		if (!m)
+			return 0;
+		n += m;
+	}
+	if (f & X_I8)
+		imm += 1;
+	if (f & X_IZ)
+		imm += p66 && !rexw ? 2 : 4;
+	if (f & X_IV)
+		imm += rexw ? 8 : p66 ? 2 : 4;
+	if (f & X_I16)
+		imm += 2;
+	if (f & X_MOFFS)
+		imm += p67 ? 4 : 8;
+	if (f & X_REL8)
+		imm += 1;
+	if (f & X_REL32)
+		imm += 4;
+	n += imm;
+	if (n > avail || n > 15)
+		return 0;
+	out->addr = addr;
+	out->target = 0;
+	out->len = (uint8_t)n;
+	out->kind = ITRACE_INSN_NOT_BRANCH;
+	out->flags = 0;
+	if (f & X_BRANCH) {
+		out->kind = (uint8_t)((f >> 16) - 1);
+		if (op == 0xcc && !two)
+			out->flags = ITRACE_DECODED_TRAP;
+	}
+	if (f & (X_REL8 | X_REL32)) {
+		int64_t rel = (f & X_REL8) ? (int8_t)c[n - 1]
+					   : (int32_t)((uint32_t)c[n - 4] | (uint32_t)c[n - 3] << 8 |
+						       (uint32_t)c[n - 2] << 16 | (uint32_t)c[n - 1] << 24);
+
+		out->target = addr + n + (uint64_t)rel;
+		out->flags = ITRACE_DECODED_HAS_TARGET;
+	}
+	if ((f & X_STRING) && pf3)
+		out->flags = ITRACE_DECODED_REP;
+	return 1;
+}
+
+/* dec_x86_zydis - the same answer, always from Zydis (tests compare). */
+int dec_x86_zydis(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		  struct itrace_decoded *out)
 {
 	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction in;
@@ -89,6 +382,14 @@ int dec_x86_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, 
 		return -ITRACE_E_DECODE;
 	fill_decoded(&in, addr, out);
 	return 0;
+}
+
+int dec_x86_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		   struct itrace_decoded *out)
+{
+	if (x86_fast(code, avail, addr, out))
+		return 0;
+	return dec_x86_zydis(d, code, avail, addr, out);
 }
 
 /* ---- Tables built at open ---------------------------------------------- */

@@ -6,7 +6,7 @@
  * recovered by walking the code found through the image.  The walk goes by
  * static blocks (straight-line code up to the first branch), decoded once
  * and cached by (code source, offset), so a loop body costs one hash lookup
- * per iteration instead of one capstone call per instruction.
+ * per iteration instead of one decoder call per instruction.
  *
  * Thread state changes only with input records (a branch sets the position
  * to its target, whatever the walk found), which keeps the walk of one
@@ -406,7 +406,7 @@ static const struct fill_block *block_at(struct fill_ctx *c, uint32_t pid, uint6
 	if (*reason)
 		return NULL;
 	if (c->opts->flags & ITRACE_FILL_NO_CACHE) {
-		/* The naive fill: capstone for every executed instruction. */
+		/* The naive fill: the decoder on every executed instruction. */
 		decode_block(c, c->scratch, bytes, avail, pc, 1);
 		c->st->blocks_decoded++;
 		return c->scratch;

@@ -38,7 +38,7 @@ static void usage(FILE *fp)
 		"      --sysroot DIR   look for mapped files under DIR\n"
 		"      --debug-dir DIR build-id directory (default /usr/lib/debug)\n"
 		"  -j, --jobs N        fill chunks with N threads (same output)\n"
-		"      --naive         decode every instruction with capstone, no\n"
+		"      --naive         decode every executed instruction, no\n"
 		"                      block cache (for benchmarks)\n"
 		"  -q, --quiet         no progress, no summary\n"
 		"  -v, --verbose       print totals as well as gaps\n"

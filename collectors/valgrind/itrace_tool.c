@@ -1106,7 +1106,7 @@ static ULong const_next(IRSB *in)
 /*
  * Is the instruction at `a` an indirect jump or call (opcode FF /2../5)?  The IR
  * cannot tell: Valgrind folds a register target it can compute into a
- * constant.  Like the ptrace backend (capstone), the instruction decides.
+ * constant.  As for the ptrace backend (libitrace's decoder), the instruction decides.
  */
 static Bool is_indirect_transfer(Addr a, UInt len)
 {

@@ -5,13 +5,20 @@
  * The encodings are byte-exact output of GNU as, checked with objdump.
  */
 #include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <link.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "decoder_int.h"
 #include "itrace.h"
 
 static struct itrace_decoder *x86(void)
@@ -356,6 +363,102 @@ static void test_x86_memory(void **state)
 	assert_int_equal(accesses(d, B(0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x06), 0, &r, a), 1);
 	assert_int_equal(a[0].size, 64);
 	assert_int_equal(a[0].addr, 0x6000);
+	itrace_decoder_free(d);
+}
+
+/* ---- x86-64: the fast path agrees with Zydis ------------------------------ */
+
+static void same_answer(struct itrace_decoder *d, const uint8_t *b, size_t n, uint64_t addr)
+{
+	struct itrace_decoded fast, z;
+	int rf = itrace_decoder_decode(d, b, n, addr, &fast), rz = dec_x86_zydis(d, b, n, addr, &z);
+
+	if (rf != rz || (rf == 0 && (fast.len != z.len || fast.kind != z.kind ||
+				     fast.flags != z.flags || fast.target != z.target)))
+		fail_msg("%02x %02x %02x %02x %02x %02x at 0x%llx: fast %d len %u kind %u flags %u, "
+			 "Zydis %d len %u kind %u flags %u",
+			 b[0], n > 1 ? b[1] : 0, n > 2 ? b[2] : 0, n > 3 ? b[3] : 0, n > 4 ? b[4] : 0,
+			 n > 5 ? b[5] : 0, (unsigned long long)addr, rf, fast.len, fast.kind, fast.flags, rz,
+			 z.len, z.kind, z.flags);
+}
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *out)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "/libc.so")) {
+		snprintf(out, 4096, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+/* Every byte offset of this machine's libc .text (instruction starts and
+ * the middle of instructions alike), then random bytes weighted toward
+ * prefixes and the opcodes the fast path handles. */
+static void test_x86_fast_path_is_zydis(void **state)
+{
+	static const uint8_t common[] = {0x66, 0x67, 0xf3, 0xf2, 0x2e, 0x3e, 0x64, 0x48, 0x41, 0x0f,
+					 0x8d, 0x8b, 0x89, 0xff, 0xf7, 0xc7, 0x8f, 0xe8, 0x1f, 0x1e};
+	struct itrace_decoder *d = x86();
+	char path[4096] = "";
+	int fd;
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstr, checked = 0;
+	uint64_t rng = 0x853c49e6748fea9bull;
+
+	(void)state;
+	dl_iterate_phdr(find_libc, path);
+	assert_true(path[0]);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(e);
+	assert_int_equal(elf_getshdrstrndx(e, &shstr), 0);
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		data = elf_getdata(scn, NULL);
+		assert_non_null(data);
+		for (size_t off = 0; off < data->d_size; off++, checked++)
+			same_answer(d, (const uint8_t *)data->d_buf + off, data->d_size - off, sh.sh_addr + off);
+	}
+	elf_end(e);
+	close(fd);
+	assert_true(checked > 1000000);
+	/* every prefix set x opcode (one-byte and 0F maps) x ModRM byte */
+	{
+		static const uint8_t prefixes[][3] = {{0}, {1, 0x66}, {1, 0x67}, {1, 0xf3}, {1, 0x2e},
+						      {1, 0x48}, {2, 0x66, 0x48}, {1, 0x41},
+						      {2, 0xf3, 0x0f}, {2, 0x66, 0x0f}, {1, 0x0f}};
+
+		for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++)
+			for (unsigned op = 0; op < 256; op++)
+				for (unsigned m = 0; m < 256; m++) {
+					uint8_t b[16];
+					size_t n = prefixes[p][0];
+
+					memcpy(b, prefixes[p] + 1, n);
+					b[n] = (uint8_t)op;
+					b[n + 1] = (uint8_t)m;
+					memset(b + n + 2, 0x25, sizeof(b) - n - 2);
+					same_answer(d, b, sizeof(b), 0x7000);
+					same_answer(d, b, n + 3, 0x7000); /* cut short */
+				}
+	}
+	for (int i = 0; i < 400000; i++) {
+		uint8_t b[16];
+
+		for (int k = 0; k < 16; k++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			b[k] = (rng & 0x300) ? (uint8_t)rng : common[(rng >> 16) % sizeof(common)];
+		}
+		same_answer(d, b, 1 + (rng >> 40) % 16, 0x400000);
+	}
 	itrace_decoder_free(d);
 }
 
@@ -763,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_x86_kinds),	  cmocka_unit_test(test_x86_bad_bytes),
 		cmocka_unit_test(test_x86_extensions),	  cmocka_unit_test(test_x86_registers),
 		cmocka_unit_test(test_x86_memory),	  cmocka_unit_test(test_x86_text),
+		cmocka_unit_test(test_x86_fast_path_is_zydis),
 		cmocka_unit_test(test_ppc64le_kinds),	  cmocka_unit_test(test_ppc64_big_kinds),
 		cmocka_unit_test(test_ppc_isa3),	  cmocka_unit_test(test_ppc_capstone_forms),
 		cmocka_unit_test(test_ppc64le_prefixed),  cmocka_unit_test(test_ppc64_big_prefixed),
