@@ -239,6 +239,9 @@ static const char *gap_advice(int reason)
 		return "mapped file not found; use --sysroot or --debug-dir";
 	case ITRACE_GAP_NO_MAPPING:
 		return "address outside every mapping of the trace";
+	case ITRACE_GAP_UNDECODABLE:
+		return "the bytes there are no valid instruction (code changed after it was mapped, "
+		       "or the mapped file is not the traced one)";
 	default:
 		return NULL;
 	}

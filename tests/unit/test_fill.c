@@ -64,6 +64,7 @@ struct trace_opts {
 	int bad_buildid;     /* MMAP record with a wrong build-id */
 	int no_mmap;	     /* no MMAP record at all */
 	int code_instead;    /* [vdso]-like: bytes only through a CODE record */
+	uint64_t bad_byte_at; /* with code_instead: 06 (no 64-bit instruction) there */
 	size_t lost_after;   /* LOST record after this many branches (0: none) */
 	uint64_t bogus_from; /* one extra branch from an address never reached */
 	int chunks;	     /* write the branches in this many chunks */
@@ -93,6 +94,8 @@ static void write_mmap(struct itrace_writer *w, const struct trace_opts *t)
 		assert_int_equal(fseek(fp, (long)rec.u.mmap.pgoff, SEEK_SET), 0);
 		assert_int_equal(fread(page, 1, sizeof(page), fp) > 0, 1);
 		fclose(fp);
+		if (t->bad_byte_at)
+			page[t->bad_byte_at - rec.u.mmap.start] = 0x06;
 		rec.u.mmap.path = "[vdso]";
 		rec.u.mmap.path_len = 6;
 		rec.u.mmap.buildid_len = 0;
@@ -269,6 +272,27 @@ static void test_code_record(void **state)
 	assert_int_equal(run_fill(0, 1, &c, NULL), 0);
 	assert_no_gaps(&c);
 	assert_matches_oracle(&c, 0);
+	free(c.addrs);
+}
+
+/* Bytes that do not decode: a GAP naming their address, and the walk
+ * resumes at the next branch; nothing is invented. */
+static void test_undecodable_gap(void **state)
+{
+	struct trace_opts t = { .style = STYLE_FULL, .code_instead = 1, .bad_byte_at = oracle.v[0].addr };
+	struct itrace_fill_stats st;
+	struct collected c;
+
+	(void)state;
+	make_trace(&t);
+	assert_int_equal(run_fill(0, 1, &c, &st), 0);
+	assert_int_equal(c.ngaps, 1);
+	assert_int_equal(c.gaps[0].reason, ITRACE_GAP_UNDECODABLE);
+	assert_int_equal(c.gaps[0].addr, oracle.v[0].addr);
+	assert_int_equal(st.gap_reason[ITRACE_GAP_UNDECODABLE], 1);
+	for (size_t i = 0; i < c.n; i++)
+		assert_true(c.addrs[i] != oracle.v[0].addr);
+	assert_true(c.n > 0 && c.addrs[c.n - 1] == oracle.v[oracle.n - 1].addr);
 	free(c.addrs);
 }
 
@@ -889,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_taken_only_matches_steps),
 		cmocka_unit_test(test_naive_and_parallel_agree),
 		cmocka_unit_test(test_code_record),
+		cmocka_unit_test(test_undecodable_gap),
 		cmocka_unit_test(test_unknown_start),
 		cmocka_unit_test(test_buildid_mismatch_gap),
 		cmocka_unit_test(test_no_mapping_gap),
