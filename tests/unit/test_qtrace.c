@@ -178,7 +178,8 @@ static void test_writer_refuses_unrepresentable(void **state)
 	free(m.bytes);
 }
 
-/* Prefixed: prefix record, then the suffix (word 0 allowed) with the data. */
+/* Prefixed: the prefix record with the data address, then the bare suffix
+ * record (word 0 allowed), as qtrace-tools' converter writes them. */
 static void test_writer_prefixed_roundtrip(void **state)
 {
 	struct qtrace_insn plwz = {.addr = 0x10000000, .insn = 0x06000000, .suffix = 0,
@@ -193,9 +194,11 @@ static void test_writer_prefixed_roundtrip(void **state)
 	add(w, 0x10000008, 0x48000000, QTRACE_TERM_UNCOND, 0, 0); /* b . */
 	add(w, 0x10000008, 0x60000000, 0, 0, 0);
 	finish(&m, w);
-	/* prefix record: 6 bytes, sequential; suffix record: 0 word + data */
-	assert_memory_equal(m.bytes + 22, "\x06\x00\x00\x00\x00\x00", 6);
-	assert_memory_equal(m.bytes + 28, "\x00\x00\x00\x00\x08\x00", 6);
+	/* prefix record: word, DATA_ADDRESS, the address; suffix record: the 0
+	 * word, sequential (no flags) */
+	assert_memory_equal(m.bytes + 22, "\x06\x00\x00\x00\x08\x00", 6);
+	assert_memory_equal(m.bytes + 28, "\x00\x00\x00\x00\x20\x00\x00\x00", 8);
+	assert_memory_equal(m.bytes + 36, "\x00\x00\x00\x00\x00\x00", 6);
 
 	assert_int_equal(qtrace_reader_open_mem(m.bytes, m.len, &r), 0);
 	assert_int_equal(qtrace_reader_next(r, &rec), 0);
