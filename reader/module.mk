@@ -22,3 +22,6 @@ TEST_DATA += $(DECODE_ORACLE)
 $(DECODE_ORACLE): $(BUILD)/obj/tests/real/decode_oracle.o $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+# Fuzz target of the decoder: any bytes as x86-64, ppc64le or ppc64 code.
+FUZZ_TARGETS += fuzz_decoder
