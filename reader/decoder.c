@@ -108,7 +108,21 @@ const char *itrace_insn_class_name(unsigned cls)
 	return cls < ITRACE_CLASS_COUNT ? names[cls] : NULL;
 }
 
-/* ---- Lists shared by the back ends ------------------------------------ */
+/* ---- Helpers shared by the back ends ---------------------------------- */
+
+int dec_starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int dec_starts_any(const char *s, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (dec_starts(s, *prefixes))
+			return 1;
+	return 0;
+}
+
 
 static void add_once(uint8_t *list, uint8_t *n, unsigned max, unsigned reg, uint16_t *attrs)
 {

@@ -45,6 +45,11 @@ void info_add_write(struct itrace_insn_info *in, unsigned reg);
 /* info_add_mem - append a memory operand (NULL when the list is full). */
 struct itrace_insn_mem *info_add_mem(struct itrace_insn_info *in);
 
+/* dec_starts - s begins with prefix; dec_starts_any - with one of the
+ * NULL-terminated prefixes (mnemonic classification). */
+int dec_starts(const char *s, const char *prefix);
+int dec_starts_any(const char *s, const char *const *prefixes);
+
 /* ---- x86-64 (decoder_x86.c) --------------------------------------------- */
 
 int dec_x86_open(struct itrace_decoder *d);

@@ -166,30 +166,18 @@ static unsigned cs_reg(unsigned r)
 	}
 }
 
-static int starts(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
-}
-
-static int starts_any(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (starts(s, *list))
-			return 1;
-	return 0;
-}
 
 /* Floating point, VSX scalar/vector and VMX floating point, by operation;
  * `m` is the mnemonic without its f/xs/xv prefix. */
 static unsigned fp_class(const char *m)
 {
-	if (starts(m, "sqrt"))
+	if (dec_starts(m, "sqrt"))
 		return ITRACE_CLASS_FP_SQRT;
-	if (starts(m, "div"))
+	if (dec_starts(m, "div"))
 		return ITRACE_CLASS_FP_DIV;
 	if (strstr(m, "madd") || strstr(m, "msub"))
 		return ITRACE_CLASS_FP_FMA;
-	if (starts(m, "mul") || starts(m, "re") || starts(m, "rsqrte"))
+	if (dec_starts(m, "mul") || dec_starts(m, "re") || dec_starts(m, "rsqrte"))
 		return ITRACE_CLASS_FP_MUL; /* estimates: multiplier latency */
 	return ITRACE_CLASS_FP_ADD;
 }
@@ -213,65 +201,65 @@ static unsigned mnemonic_class(const char *m, struct itrace_insn_info *in)
 
 	if (!strcmp(m, "nop") || !strcmp(m, "xnop"))
 		return ITRACE_CLASS_NOP;
-	if (starts_any(m, fences)) {
+	if (dec_starts_any(m, fences)) {
 		if (!strcmp(m, "sync") || !strcmp(m, "hwsync") || !strcmp(m, "isync"))
 			in->attrs |= ITRACE_ATTR_SERIALIZING;
 		return ITRACE_CLASS_FENCE;
 	}
-	if (starts_any(m, moves))
+	if (dec_starts_any(m, moves))
 		return ITRACE_CLASS_MOVE;
-	if (starts(m, "mt") || starts(m, "mf") || starts(m, "tlb") || starts(m, "slb") ||
-	    starts(m, "msg") || starts(m, "rfi") || starts(m, "hrfi") || !strcmp(m, "attn") ||
-	    starts(m, "wait") || starts(m, "icb") || starts(m, "dcb") || starts(m, "stop"))
+	if (dec_starts(m, "mt") || dec_starts(m, "mf") || dec_starts(m, "tlb") || dec_starts(m, "slb") ||
+	    dec_starts(m, "msg") || dec_starts(m, "rfi") || dec_starts(m, "hrfi") || !strcmp(m, "attn") ||
+	    dec_starts(m, "wait") || dec_starts(m, "icb") || dec_starts(m, "dcb") || dec_starts(m, "stop"))
 		return ITRACE_CLASS_SYSTEM;
-	if (starts(m, "mul") || starts(m, "madd"))
+	if (dec_starts(m, "mul") || dec_starts(m, "madd"))
 		return ITRACE_CLASS_INT_MUL;
-	if (starts(m, "div") || starts(m, "mod"))
+	if (dec_starts(m, "div") || dec_starts(m, "mod"))
 		return ITRACE_CLASS_INT_DIV;
 	if (m[0] == 'f') {
-		if (starts(m, "fmr"))
+		if (dec_starts(m, "fmr"))
 			return ITRACE_CLASS_MOVE;
 		return fp_class(m + 1);
 	}
-	if (starts(m, "xxl") || starts(m, "xxsel")) {
+	if (dec_starts(m, "xxl") || dec_starts(m, "xxsel")) {
 		in->vec_bits = 128;
 		return ITRACE_CLASS_VEC_ALU;
 	}
-	if (starts_any(m, xshuf)) {
+	if (dec_starts_any(m, xshuf)) {
 		in->vec_bits = 128;
 		return ITRACE_CLASS_VEC_SHUFFLE;
 	}
-	if (starts(m, "xs"))
+	if (dec_starts(m, "xs"))
 		return fp_class(m + 2);
-	if (starts(m, "xv")) {
+	if (dec_starts(m, "xv")) {
 		in->vec_bits = 128;
 		return fp_class(m + 2);
 	}
 	if (m[0] == 'v') {
 		in->vec_bits = 128;
-		if (starts(m, "vcipher") || starts(m, "vncipher") || starts(m, "vsbox") ||
-		    starts(m, "vshasigma") || starts(m, "vpmsum"))
+		if (dec_starts(m, "vcipher") || dec_starts(m, "vncipher") || dec_starts(m, "vsbox") ||
+		    dec_starts(m, "vshasigma") || dec_starts(m, "vpmsum"))
 			return ITRACE_CLASS_CRYPTO;
-		if (starts(m, "vmul") || starts(m, "vmsum") || starts(m, "vsum"))
+		if (dec_starts(m, "vmul") || dec_starts(m, "vmsum") || dec_starts(m, "vsum"))
 			return ITRACE_CLASS_VEC_MUL;
-		if (starts(m, "vspltis"))
+		if (dec_starts(m, "vspltis"))
 			return ITRACE_CLASS_MOVE; /* splat immediate: no source */
-		if (starts(m, "vmaddfp") || starts(m, "vnmsubfp"))
+		if (dec_starts(m, "vmaddfp") || dec_starts(m, "vnmsubfp"))
 			return ITRACE_CLASS_FP_FMA;
-		if (starts(m, "vrefp") || starts(m, "vrsqrtefp"))
+		if (dec_starts(m, "vrefp") || dec_starts(m, "vrsqrtefp"))
 			return ITRACE_CLASS_FP_MUL;
-		if (starts(m, "vexptefp") || starts(m, "vlogefp"))
+		if (dec_starts(m, "vexptefp") || dec_starts(m, "vlogefp"))
 			return ITRACE_CLASS_FP_DIV;
-		if (strstr(m, "fp") || starts(m, "vcfsx") || starts(m, "vcfux") || starts(m, "vcts") ||
-		    starts(m, "vctu") || starts(m, "vrfi"))
+		if (strstr(m, "fp") || dec_starts(m, "vcfsx") || dec_starts(m, "vcfux") || dec_starts(m, "vcts") ||
+		    dec_starts(m, "vctu") || dec_starts(m, "vrfi"))
 			return ITRACE_CLASS_FP_ADD;
-		if (starts_any(m, vshuf) && !starts(m, "vslw") && !starts(m, "vslh") &&
-		    !starts(m, "vslb") && !starts(m, "vsrw") && !starts(m, "vsrh") && !starts(m, "vsrb") &&
-		    !starts(m, "vsraw") && !starts(m, "vsrah") && !starts(m, "vsrab"))
+		if (dec_starts_any(m, vshuf) && !dec_starts(m, "vslw") && !dec_starts(m, "vslh") &&
+		    !dec_starts(m, "vslb") && !dec_starts(m, "vsrw") && !dec_starts(m, "vsrh") && !dec_starts(m, "vsrb") &&
+		    !dec_starts(m, "vsraw") && !dec_starts(m, "vsrah") && !dec_starts(m, "vsrab"))
 			return ITRACE_CLASS_VEC_SHUFFLE;
 		return ITRACE_CLASS_VEC_ALU;
 	}
-	if (!strcmp(m, "trap") || starts(m, "tw") || starts(m, "td"))
+	if (!strcmp(m, "trap") || dec_starts(m, "tw") || dec_starts(m, "td"))
 		return ITRACE_CLASS_INT_ALU; /* compare and trap */
 	return ITRACE_CLASS_INT_ALU;
 }
@@ -279,9 +267,9 @@ static unsigned mnemonic_class(const char *m, struct itrace_insn_info *in)
 /* Instructions whose first register operand is read, not written. */
 static int first_reg_is_source(const char *m)
 {
-	return starts(m, "mt") || starts(m, "tw") || starts(m, "td") || !strcmp(m, "trap") ||
-	       starts(m, "dcb") || starts(m, "icb") || starts(m, "tlb") || starts(m, "slb") ||
-	       starts(m, "msg") || starts(m, "wrtee");
+	return dec_starts(m, "mt") || dec_starts(m, "tw") || dec_starts(m, "td") || !strcmp(m, "trap") ||
+	       dec_starts(m, "dcb") || dec_starts(m, "icb") || dec_starts(m, "tlb") || dec_starts(m, "slb") ||
+	       dec_starts(m, "msg") || dec_starts(m, "wrtee");
 }
 
 static void same_register_idioms(const cs_ppc *p, const char *m, struct itrace_insn_info *in)
@@ -317,8 +305,8 @@ static void classify_capstone(const cs_insn *ci, struct itrace_insn_info *in)
 
 	snprintf(m, sizeof(m), "%.*s", (int)(record ? n - 1 : n), ci->mnemonic);
 	in->cls = (uint8_t)mnemonic_class(m, in);
-	is_cmp = (starts(m, "cmp") && strcmp(m, "cmpb")) || starts(m, "fcmp") || starts(m, "xscmp") || starts(m, "xvtdiv") ||
-		 starts(m, "ftdiv") || starts(m, "ftsqrt");
+	is_cmp = (dec_starts(m, "cmp") && strcmp(m, "cmpb")) || dec_starts(m, "fcmp") || dec_starts(m, "xscmp") || dec_starts(m, "xvtdiv") ||
+		 dec_starts(m, "ftdiv") || dec_starts(m, "ftsqrt");
 	if (is_cmp && !(p->op_count && p->operands[0].type == PPC_OP_REG &&
 			cs_reg(p->operands[0].reg) >= ITRACE_REG_CR(0) &&
 			cs_reg(p->operands[0].reg) <= ITRACE_REG_CR(7))) {

@@ -394,24 +394,12 @@ int dec_x86_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, 
 
 /* ---- Tables built at open ---------------------------------------------- */
 
-static int starts(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
-}
 
 static int ends(const char *s, const char *p)
 {
 	size_t n = strlen(s), m = strlen(p);
 
 	return n >= m && strcmp(s + n - m, p) == 0;
-}
-
-static int starts_any(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (starts(s, *list))
-			return 1;
-	return 0;
 }
 
 /* Floating-point data types in a mnemonic's suffix: packed or scalar
@@ -427,7 +415,7 @@ static int fp_scalar(const char *m)
 {
 	return ends(m, "ss") || ends(m, "sd") || ends(m, "sh") || strstr(m, "ss2") ||
 	       strstr(m, "sd2") || strstr(m, "sh2") || strstr(m, "2ss") || strstr(m, "2sd") ||
-	       strstr(m, "2sh") || starts(m, "comi") || starts(m, "ucomi");
+	       strstr(m, "2sh") || dec_starts(m, "comi") || dec_starts(m, "ucomi");
 }
 
 /*
@@ -448,10 +436,10 @@ static unsigned vector_hint(const char *m)
 		"cvt", "getexp", "getmant", "range", "reduce", "scalef", "fixupimm", "fpclass", NULL,
 	};
 
-	if (starts(m, "ldmxcsr") || starts(m, "stmxcsr"))
+	if (dec_starts(m, "ldmxcsr") || dec_starts(m, "stmxcsr"))
 		return ITRACE_CLASS_SYSTEM;
 	if (strstr(m, "fmadd") || strstr(m, "fmsub") || strstr(m, "fnmadd") || strstr(m, "fnmsub") ||
-	    starts(m, "dpbf16") || starts(m, "dpph"))
+	    dec_starts(m, "dpbf16") || dec_starts(m, "dpph"))
 		return ITRACE_CLASS_FP_FMA;
 	if (strstr(m, "rsqrt") || strstr(m, "rcp"))
 		return ITRACE_CLASS_FP_MUL; /* approximations: multiplier latency */
@@ -459,31 +447,31 @@ static unsigned vector_hint(const char *m)
 		return ITRACE_CLASS_FP_SQRT;
 	if (strstr(m, "div"))
 		return ITRACE_CLASS_FP_DIV;
-	if (starts(m, "pmul") || starts(m, "pmadd") || starts(m, "pdp") || starts(m, "psadbw") ||
-	    starts(m, "dbpsadbw") || starts(m, "p4dp"))
+	if (dec_starts(m, "pmul") || dec_starts(m, "pmadd") || dec_starts(m, "pdp") || dec_starts(m, "psadbw") ||
+	    dec_starts(m, "dbpsadbw") || dec_starts(m, "p4dp"))
 		return ITRACE_CLASS_VEC_MUL;
-	if (starts(m, "pclmul"))
+	if (dec_starts(m, "pclmul"))
 		return ITRACE_CLASS_CRYPTO;
-	if (starts(m, "kmov"))
+	if (dec_starts(m, "kmov"))
 		return ITRACE_CLASS_MOVE;
 	if (m[0] == 'k')
 		return ITRACE_CLASS_VEC_ALU; /* kand, kor, kshift, ktest ... */
-	if (starts(m, "movmsk") || starts(m, "pmovmsk") || starts(m, "pmovm2") ||
-	    (starts(m, "pmov") && strstr(m, "2m")))
+	if (dec_starts(m, "movmsk") || dec_starts(m, "pmovmsk") || dec_starts(m, "pmovm2") ||
+	    (dec_starts(m, "pmov") && strstr(m, "2m")))
 		return ITRACE_CLASS_VEC_ALU;
-	if (starts_any(m, shuffles))
+	if (dec_starts_any(m, shuffles))
 		return ITRACE_CLASS_VEC_SHUFFLE;
-	if (starts(m, "mov") || starts(m, "lddqu") || starts(m, "maskmov") || strstr(m, "gather") ||
-	    strstr(m, "scatter") || starts(m, "pmaskmov") || starts(m, "maskmov"))
+	if (dec_starts(m, "mov") || dec_starts(m, "lddqu") || dec_starts(m, "maskmov") || strstr(m, "gather") ||
+	    strstr(m, "scatter") || dec_starts(m, "pmaskmov") || dec_starts(m, "maskmov"))
 		return ITRACE_CLASS_MOVE; /* load, store or copy: by the operands */
-	if (starts(m, "dpp"))
+	if (dec_starts(m, "dpp"))
 		return ITRACE_CLASS_FP_MUL;
-	if ((strstr(m, "mul") || starts(m, "cmul") || starts(m, "fcmul") || starts(m, "fmul")) &&
+	if ((strstr(m, "mul") || dec_starts(m, "cmul") || dec_starts(m, "fcmul") || dec_starts(m, "fmul")) &&
 	    fp_suffix(m))
 		return ITRACE_CLASS_FP_MUL;
-	if (starts_any(m, fp_adds) && (fp_suffix(m) || starts(m, "cvt")))
+	if (dec_starts_any(m, fp_adds) && (fp_suffix(m) || dec_starts(m, "cvt")))
 		return ITRACE_CLASS_FP_ADD;
-	if (starts(m, "cvt") || starts(m, "pi2f") || starts(m, "pf2i"))
+	if (dec_starts(m, "cvt") || dec_starts(m, "pi2f") || dec_starts(m, "pf2i"))
 		return ITRACE_CLASS_FP_ADD;
 	if (m[0] == 'p' && m[1] == 'f') /* 3DNow! pfadd, pfmul ... */
 		return strstr(m, "mul") ? ITRACE_CLASS_FP_MUL : ITRACE_CLASS_FP_ADD;
@@ -493,22 +481,22 @@ static unsigned vector_hint(const char *m)
 /* x87_hint - class of an x87 mnemonic (Intel SDM vol. 1, 8.3). */
 static unsigned x87_hint(const char *m)
 {
-	if (starts(m, "fldcw") || starts(m, "fldenv") || starts(m, "fnst") || starts(m, "fstcw") ||
-	    starts(m, "fstenv") || starts(m, "fsave") || starts(m, "fnsave") || starts(m, "frstor") ||
-	    starts(m, "fninit") || starts(m, "fnclex") || starts(m, "fwait") || starts(m, "fxsave") ||
-	    starts(m, "fxrstor"))
+	if (dec_starts(m, "fldcw") || dec_starts(m, "fldenv") || dec_starts(m, "fnst") || dec_starts(m, "fstcw") ||
+	    dec_starts(m, "fstenv") || dec_starts(m, "fsave") || dec_starts(m, "fnsave") || dec_starts(m, "frstor") ||
+	    dec_starts(m, "fninit") || dec_starts(m, "fnclex") || dec_starts(m, "fwait") || dec_starts(m, "fxsave") ||
+	    dec_starts(m, "fxrstor"))
 		return ITRACE_CLASS_SYSTEM;
-	if (starts(m, "fld") || starts(m, "fild") || starts(m, "fbld") || starts(m, "fst") ||
-	    starts(m, "fist") || starts(m, "fbstp") || starts(m, "fxch") || starts(m, "ffree") ||
-	    starts(m, "fincstp") || starts(m, "fdecstp"))
+	if (dec_starts(m, "fld") || dec_starts(m, "fild") || dec_starts(m, "fbld") || dec_starts(m, "fst") ||
+	    dec_starts(m, "fist") || dec_starts(m, "fbstp") || dec_starts(m, "fxch") || dec_starts(m, "ffree") ||
+	    dec_starts(m, "fincstp") || dec_starts(m, "fdecstp"))
 		return ITRACE_CLASS_MOVE; /* load, store or copy: by the operands */
-	if (starts(m, "fsqrt"))
+	if (dec_starts(m, "fsqrt"))
 		return ITRACE_CLASS_FP_SQRT;
-	if (starts(m, "fdiv") || starts(m, "fidiv") || starts(m, "fsin") || starts(m, "fcos") ||
-	    starts(m, "fptan") || starts(m, "fpatan") || starts(m, "f2xm1") || starts(m, "fyl2x") ||
-	    starts(m, "fscale") || starts(m, "fprem") || starts(m, "fxtract"))
+	if (dec_starts(m, "fdiv") || dec_starts(m, "fidiv") || dec_starts(m, "fsin") || dec_starts(m, "fcos") ||
+	    dec_starts(m, "fptan") || dec_starts(m, "fpatan") || dec_starts(m, "f2xm1") || dec_starts(m, "fyl2x") ||
+	    dec_starts(m, "fscale") || dec_starts(m, "fprem") || dec_starts(m, "fxtract"))
 		return ITRACE_CLASS_FP_DIV; /* long-latency microcode */
-	if (starts(m, "fmul") || starts(m, "fimul"))
+	if (dec_starts(m, "fmul") || dec_starts(m, "fimul"))
 		return ITRACE_CLASS_FP_MUL;
 	return ITRACE_CLASS_FP_ADD; /* fadd, fsub, fcom, fucom, fabs, fchs, frndint ... */
 }
@@ -518,10 +506,10 @@ static unsigned mnemonic_hint(const char *m)
 	const char *v = m;
 	unsigned h;
 
-	if (m[0] == 'f' && !starts(m, "femms"))
+	if (m[0] == 'f' && !dec_starts(m, "femms"))
 		return x87_hint(m);
-	if (m[0] == 'v' && !starts(m, "vzero") && !starts(m, "verr") && !starts(m, "verw") &&
-	    !starts(m, "vmcall") && !starts(m, "vmread") && !starts(m, "vmwrite"))
+	if (m[0] == 'v' && !dec_starts(m, "vzero") && !dec_starts(m, "verr") && !dec_starts(m, "verw") &&
+	    !dec_starts(m, "vmcall") && !dec_starts(m, "vmread") && !dec_starts(m, "vmwrite"))
 		v = m + 1;
 	h = vector_hint(v);
 	if ((h == ITRACE_CLASS_FP_ADD || h == ITRACE_CLASS_FP_MUL || h == ITRACE_CLASS_FP_FMA ||
@@ -793,18 +781,12 @@ static int same_sources(const struct x86_ctx *x)
 	return (n == 2 && r[0] == r[1]) || (n == 3 && r[1] == r[2]);
 }
 
-/*
- * Dependency-breaking idioms and eliminable moves, as the optimisation
- * manuals list them (Intel 64 and IA-32 Architectures Optimization
- * Reference Manual, "Clearing Registers and Dependency Breaking Idioms"
- * and "Move Elimination"; AMD Software Optimization Guide for Zen 4,
- * "Zero Idioms"/"Move Elimination").
- */
-static void idioms(struct x86_ctx *x)
+/* The attribute an instruction earns when its two sources are the same
+ * register: zero for xor/sub/andn/pcmpgt, all ones for pcmpeq.  The EVEX
+ * compares write a mask register and are no idiom. */
+static unsigned dependency_idiom(const ZydisDecodedInstruction *in)
 {
-	const ZydisDecodedInstruction *in = x->in;
-	struct itrace_insn_info *out = x->out;
-	ZydisRegister r[4];
+	int evex = in->encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX;
 
 	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_XOR: case ZYDIS_MNEMONIC_SUB:
@@ -819,25 +801,37 @@ static void idioms(struct x86_ctx *x)
 	case ZYDIS_MNEMONIC_VPSUBD: case ZYDIS_MNEMONIC_VPSUBQ:
 	case ZYDIS_MNEMONIC_PCMPGTB: case ZYDIS_MNEMONIC_PCMPGTW: case ZYDIS_MNEMONIC_PCMPGTD:
 	case ZYDIS_MNEMONIC_PCMPGTQ:
-		if (same_sources(x))
-			out->attrs |= ITRACE_ATTR_ZERO_IDIOM;
-		break;
+		return ITRACE_ATTR_ZERO_IDIOM;
 	case ZYDIS_MNEMONIC_VPCMPGTB: case ZYDIS_MNEMONIC_VPCMPGTW: case ZYDIS_MNEMONIC_VPCMPGTD:
 	case ZYDIS_MNEMONIC_VPCMPGTQ:
-		/* the VEX forms write a vector; the EVEX ones a mask */
-		if (in->encoding == ZYDIS_INSTRUCTION_ENCODING_VEX && same_sources(x))
-			out->attrs |= ITRACE_ATTR_ZERO_IDIOM;
-		break;
+		return evex ? 0 : ITRACE_ATTR_ZERO_IDIOM;
 	case ZYDIS_MNEMONIC_PCMPEQB: case ZYDIS_MNEMONIC_PCMPEQW: case ZYDIS_MNEMONIC_PCMPEQD:
 	case ZYDIS_MNEMONIC_PCMPEQQ:
-		if (same_sources(x))
-			out->attrs |= ITRACE_ATTR_ONES_IDIOM;
-		break;
+		return ITRACE_ATTR_ONES_IDIOM;
 	case ZYDIS_MNEMONIC_VPCMPEQB: case ZYDIS_MNEMONIC_VPCMPEQW: case ZYDIS_MNEMONIC_VPCMPEQD:
 	case ZYDIS_MNEMONIC_VPCMPEQQ:
-		if (in->encoding == ZYDIS_INSTRUCTION_ENCODING_VEX && same_sources(x))
-			out->attrs |= ITRACE_ATTR_ONES_IDIOM;
-		break;
+		return evex ? 0 : ITRACE_ATTR_ONES_IDIOM;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Dependency-breaking idioms and eliminable moves, as the optimisation
+ * manuals list them (Intel 64 and IA-32 Architectures Optimization
+ * Reference Manual, "Clearing Registers and Dependency Breaking Idioms"
+ * and "Move Elimination"; AMD Software Optimization Guide for Zen 4,
+ * "Zero Idioms"/"Move Elimination").
+ */
+static void idioms(struct x86_ctx *x)
+{
+	const ZydisDecodedInstruction *in = x->in;
+	struct itrace_insn_info *out = x->out;
+	ZydisRegister r[4];
+
+	if (dependency_idiom(in) && same_sources(x))
+		out->attrs |= dependency_idiom(in);
+	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_MOV:
 		/* mov r64, r64 and mov r32, r32 (which zero-extends) */
 		if (visible_regs(x, r, 4) == 2 &&
@@ -856,11 +850,8 @@ static void idioms(struct x86_ctx *x)
 		if (!masked(in) && visible_regs(x, r, 4) == 2)
 			out->attrs |= ITRACE_ATTR_REG_MOVE;
 		break;
-	case ZYDIS_MNEMONIC_CMP: case ZYDIS_MNEMONIC_TEST: case ZYDIS_MNEMONIC_ADD:
-	case ZYDIS_MNEMONIC_AND: case ZYDIS_MNEMONIC_INC: case ZYDIS_MNEMONIC_DEC:
-		break;
 	default:
-		return;
+		break;
 	}
 	/* Macro-fusion candidates (Optimization Reference Manual,
 	 * "Macro-Fusion"): not with both an immediate and a memory operand,
