@@ -1,8 +1,8 @@
 /*
  * qtrace_gdb_dyn.c - a dynamically linked x86-64 program for the gdb
  * backend under gdbserver: traced with --start work, it calls into libc
- * (strlen, memset: shared-library code, often vector instructions that
- * capstone 4 cannot decode), so the trace needs the libraries' mappings
+ * (strlen, memset: shared-library code, often AVX2/AVX-512 vector
+ * instructions), so the trace needs the libraries' mappings
  * from /proc/PID/maps.  Exit status: the sum of the lengths minus 2, 26.
  */
 #include <string.h>

@@ -32,7 +32,8 @@ done
 # ppc64le (little-endian 64-bit PowerPC), stepped by qemu-ppc64le.
 if command -v qemu-ppc64le >/dev/null 2>&1; then
 	# gdb_calls: static glibc, with POWER8+ instructions (mtvsrd) that
-	# capstone 4 does not know.  (gdb_segv has no branch to fill.)
+	# capstone 4 does not know, libitrace's own POWER table does.
+	# (gdb_segv has no branch to fill.)
 	for prog in qtrace_golden gdb_calls; do
 		for opt in "" --taken-only; do
 			if "$GEN" --qemu-ppc64le $opt -o "$TMP/ppc.itr" --insn-out "$TMP/ppc-insn.itr" \

@@ -75,7 +75,7 @@ if [ -x "$QGEN" ] && [ -x "$BIN/qtrace-conv" ]; then
 	"$SIM" -q --core power10 "$TMP/ppc.itr" >"$TMP/ppc1.txt" 2>&1
 	"$SIM" -q --core power10 "$TMP/ppc.qt" >"$TMP/ppc2.txt" 2>&1
 	check_eq "ppc64le itrace simulated" 20001 "$(awk '$1 == "instructions" { print $2; exit }' "$TMP/ppc1.txt")"
-	check "ppc64le decoded by capstone" grep -q 'ld r4, 8(r1)' "$TMP/ppc1.txt"
+	check "ppc64le decoded (capstone syntax)" grep -q 'ld r4, 8(r1)' "$TMP/ppc1.txt"
 	check_eq "qtrace gives the same cycles" "$(awk '$1 == "cycles" { print $2; exit }' "$TMP/ppc1.txt")" \
 		"$(awk '$1 == "cycles" { print $2; exit }' "$TMP/ppc2.txt")"
 else

@@ -39,6 +39,8 @@ struct section {
 
 struct oracle {
 	struct itrace_decoder *dec;
+	Elf *elf;	  /* open while the section data is used */
+	int fd;
 	struct section *secs;
 	size_t nsecs;
 	uint64_t pc;	  /* our position in the current symbol */
@@ -76,6 +78,8 @@ static int load(struct oracle *o, const char *path)
 	}
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
+	o->elf = e;
+	o->fd = fd;
 	if (!e || !gelf_getehdr(e, &eh)) {
 		fprintf(stderr, "%s: not an ELF file\n", path);
 		return -1;
@@ -98,8 +102,7 @@ static int load(struct oracle *o, const char *path)
 			return -1;
 		o->secs[o->nsecs++] = (struct section){sh.sh_addr, d->d_size, d->d_buf};
 	}
-	/* e and fd stay open: the section data points into them */
-	return 0;
+	return 0; /* e and fd stay open: the section data points into them */
 }
 
 /*
@@ -319,6 +322,7 @@ int main(int argc, char **argv)
 	char line[4096];
 
 	memset(&o, 0, sizeof(o));
+	o.fd = -1;
 	if (argc == 3 && !strcmp(argv[1], "--trace"))
 		return check_trace(argv[2]);
 	if (argc != 2) {
@@ -350,5 +354,7 @@ int main(int argc, char **argv)
 	       argv[1], o.insns, o.symbols, o.boundary, o.target, o.undecodable, o.skipped_syms);
 	itrace_decoder_free(o.dec);
 	free(o.secs);
+	elf_end(o.elf);
+	close(o.fd);
 	return o.insns > 0 && !o.boundary && !o.target && !o.undecodable ? 0 : 1;
 }
