@@ -666,11 +666,13 @@ static void test_parallel_progress(void **state)
 	struct progress_seen seen;
 	struct flat f;
 	char out[256];
+	uint64_t calls = 0;
+	const int rounds = 16;
 
 	(void)state;
 	snprintf(out, sizeof(out), "%s.out", trace_path());
 	make_threaded_trace(1);
-	for (int round = 0; round < 16; round++) {
+	for (int round = 0; round < rounds; round++) {
 		memset(&seen, 0, sizeof(seen));
 		seen.caller = pthread_self();
 		itrace_fill_options_init(&o);
@@ -685,9 +687,15 @@ static void test_parallel_progress(void **state)
 		}
 		assert_false(seen.off_thread);
 		assert_int_equal(seen.backwards, 0);
-		assert_true(seen.calls > 1);
+		assert_true(seen.calls >= 1);
 		assert_int_equal(seen.last, st.records_in);
+		calls += seen.calls;
 	}
+	/* Progress came during the fills, not only at their ends.  Per round
+	 * this depends on the scheduler (on a loaded machine the other
+	 * threads may do every step while the caller waits), over all
+	 * rounds it does not. */
+	assert_true(calls > (uint64_t)rounds);
 	unlink(out);
 }
 
