@@ -1018,6 +1018,7 @@ static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 			.time_ns = a->time_ns,
 			.len = e->len,
 			.insn_index = t->last_index,
+			.dso_id = a->functions.v[e->function].dso_id,
 		};
 		return a->opts.on_insn(a->opts.cb_ctx, &ev);
 	}

@@ -1074,6 +1074,7 @@ struct itrace_analysis_insn_event {
 	uint64_t time_ns;
 	uint8_t len;
 	uint64_t insn_index;   /* instructions of all threads before it */
+	uint64_t dso_id;       /* module of the instruction */
 };
 
 /*
