@@ -25,3 +25,8 @@ SPEEDSCOPE_VERSION := 1.25.0
 deps-npm: deps
 	@sh scripts/deps-npm.sh $(BUILD)/npm speedscope@$(SPEEDSCOPE_VERSION)
 check: deps-npm
+
+# bench: every exporter against reading the trace, and memory against length.
+BENCHES += bench/exports.sh
+bench/exports.sh: $(BUILD)/bench/sim_read $(BUILD)/tests/export-synth $(BUILD)/bin/itrace-sqlite \
+	$(BUILD)/bin/itrace-xml $(BUILD)/bin/itrace-timeline $(BUILD)/bin/pipeline-sim
