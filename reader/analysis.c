@@ -646,24 +646,32 @@ static int64_t edge_get(struct itrace_analysis *a, uint64_t caller_id, uint64_t 
 	return (int64_t)(a->edges.n - 1);
 }
 
+/* describe_call - what is known of frame f at its entry; `below` is the
+ * number of frames under it on the thread's stack. */
+static void describe_call(const struct itrace_analysis *a, const struct thread *t,
+			  const struct frame *f, size_t below, struct itrace_analysis_call *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = f->call_id;
+	c->parent_id = below ? t->stack.v[below - 1].call_id : 0;
+	c->thread_id = t->pub.id;
+	c->call_path_id = f->call_path + 1;
+	c->parent_call_path_id = a->paths.v[f->call_path].parent_id;
+	c->function_id = f->function + 1;
+	c->call_ip = f->call_ip;
+	c->call_insn = f->entry_insn;
+	c->call_index = f->entry_index;
+	c->call_time = f->entry_time;
+	c->depth = (uint32_t)below;
+	c->flags = f->flags;
+}
+
 /* report_enter - hand the activation just pushed to on_enter. */
 static int report_enter(struct itrace_analysis *a, const struct thread *t)
 {
-	const struct frame *f = &t->stack.v[t->stack.n - 1];
-	struct itrace_analysis_call c = {0};
+	struct itrace_analysis_call c;
 
-	c.id = f->call_id;
-	c.parent_id = t->stack.n > 1 ? f[-1].call_id : 0;
-	c.thread_id = t->pub.id;
-	c.call_path_id = f->call_path + 1;
-	c.parent_call_path_id = a->paths.v[f->call_path].parent_id;
-	c.function_id = f->function + 1;
-	c.call_ip = f->call_ip;
-	c.call_insn = f->entry_insn;
-	c.call_index = f->entry_index;
-	c.call_time = f->entry_time;
-	c.depth = (uint32_t)(t->stack.n - 1);
-	c.flags = f->flags;
+	describe_call(a, t, &t->stack.v[t->stack.n - 1], t->stack.n - 1, &c);
 	return a->opts.on_enter(a->opts.cb_ctx, &c);
 }
 
@@ -716,7 +724,7 @@ static int push_frame(struct itrace_analysis *a, struct thread *t, const struct 
 static int pop_frame(struct itrace_analysis *a, struct thread *t, uint32_t extra_flags)
 {
 	struct frame *f = &t->stack.v[t->stack.n - 1];
-	struct itrace_analysis_call c = {0};
+	struct itrace_analysis_call c;
 	uint64_t insns = t->pub.insns - f->entry_insn;
 	int rc;
 
@@ -730,23 +738,13 @@ static int pop_frame(struct itrace_analysis *a, struct thread *t, uint32_t extra
 	t->stack.n--;
 	if (!a->opts.on_call)
 		return 0;
-	c.id = f->call_id;
-	c.parent_id = t->stack.n ? t->stack.v[t->stack.n - 1].call_id : 0;
-	c.thread_id = t->pub.id;
-	c.call_path_id = f->call_path + 1;
-	c.parent_call_path_id = a->paths.v[f->call_path].parent_id;
-	c.function_id = f->function + 1;
-	c.call_ip = f->call_ip;
-	c.call_insn = f->entry_insn;
+	describe_call(a, t, f, t->stack.n, &c);
 	c.return_insn = t->pub.insns;
-	c.call_time = f->entry_time;
 	c.return_time = a->time_ns;
-	c.call_index = f->entry_index;
 	c.return_index = t->pub.insns > f->entry_insn ? t->last_index + 1 : f->entry_index;
 	c.insn_count = insns;
 	c.branch_count = t->pub.branches - f->entry_branch;
-	c.depth = (uint32_t)t->stack.n;
-	c.flags = f->flags | extra_flags;
+	c.flags |= extra_flags;
 	return a->opts.on_call(a->opts.cb_ctx, &c);
 }
 

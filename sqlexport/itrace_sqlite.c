@@ -258,66 +258,90 @@ static struct thread_state *thread_state(struct exporter *x, uint64_t id)
 	return &x->threads[id];
 }
 
+/* One row of perf's samples table (the columns the exporter sets). */
+struct sample {
+	int evsel, branch_type;
+	uint64_t thread, dso, symbol, offset, ip, time;
+	uint64_t to_dso, to_symbol, to_offset, to_ip;
+	uint64_t call_path, insn_count;
+};
+
+/* write_sample - insert it with the next samples id; returns that id, or
+ * 0 after printing why it failed. */
+static uint64_t write_sample(struct exporter *x, const struct sample *m)
+{
+	sqlite3_stmt *st = x->sample;
+	uint64_t id = ++x->sample_id;
+
+	bind_u64(st, 1, id);
+	sqlite3_bind_int(st, 2, m->evsel);
+	bind_u64(st, 3, m->thread);
+	bind_u64(st, 4, m->thread); /* comm: one per thread */
+	bind_u64(st, 5, m->dso);
+	bind_u64(st, 6, m->symbol);
+	bind_u64(st, 7, m->offset);
+	bind_u64(st, 8, m->ip);
+	bind_u64(st, 9, m->time);
+	bind_u64(st, 10, m->to_dso);
+	bind_u64(st, 11, m->to_symbol);
+	bind_u64(st, 12, m->to_offset);
+	bind_u64(st, 13, m->to_ip);
+	sqlite3_bind_int(st, 14, m->branch_type);
+	bind_u64(st, 15, m->call_path + 1); /* perf's root call path is 1 */
+	bind_u64(st, 16, m->insn_count);
+	if (step(x, st) < 0)
+		return 0;
+	cli_progress(&x->progress, x->rows);
+	return id;
+}
+
 static int on_branch(void *ctx, const struct itrace_analysis_branch_event *ev)
 {
 	struct exporter *x = ctx;
 	struct thread_state *t = thread_state(x, ev->thread_id);
-	sqlite3_stmt *st = x->sample;
-	uint64_t id = ++x->sample_id;
+	struct sample m = {
+		.evsel = ev->taken ? EVSEL_BRANCHES : EVSEL_NOT_TAKEN,
+		.branch_type = perf_branch_type(ev->kind),
+		.thread = ev->thread_id,
+		.dso = ev->from_dso_id,
+		.symbol = ev->from_function_id,
+		.offset = ev->from_offset,
+		.ip = ev->from,
+		.time = event_time(x, ev->time_ns, ev->insn_index),
+		.to_dso = ev->to_dso_id,
+		.to_symbol = ev->to_function_id,
+		.to_offset = ev->to_offset,
+		.to_ip = ev->to,
+		.call_path = ev->call_path_id,
+	};
 
 	if (!t)
 		return -ITRACE_E_NOMEM;
-	bind_u64(st, 1, id);
-	sqlite3_bind_int(st, 2, ev->taken ? EVSEL_BRANCHES : EVSEL_NOT_TAKEN);
-	bind_u64(st, 3, ev->thread_id);
-	bind_u64(st, 4, ev->thread_id); /* comm: one per thread */
-	bind_u64(st, 5, ev->from_dso_id);
-	bind_u64(st, 6, ev->from_function_id);
-	bind_u64(st, 7, ev->from_offset);
-	bind_u64(st, 8, ev->from);
-	bind_u64(st, 9, event_time(x, ev->time_ns, ev->insn_index));
-	bind_u64(st, 10, ev->to_dso_id);
-	bind_u64(st, 11, ev->to_function_id);
-	bind_u64(st, 12, ev->to_offset);
-	bind_u64(st, 13, ev->to);
-	sqlite3_bind_int(st, 14, perf_branch_type(ev->kind));
-	bind_u64(st, 15, ev->call_path_id + 1); /* perf's root call path is 1 */
 	/* perf: instructions since the previous "branches" sample */
-	bind_u64(st, 16, ev->insn_seq + 1 - t->insns_at_sample);
+	m.insn_count = ev->insn_seq + 1 - t->insns_at_sample;
 	if (ev->taken)
 		t->insns_at_sample = ev->insn_seq + 1;
-	t->last_branch = id;
-	if (step(x, st) < 0)
-		return -ITRACE_E_IO;
-	cli_progress(&x->progress, x->rows);
-	return 0;
+	t->last_branch = write_sample(x, &m);
+	return t->last_branch ? 0 : -ITRACE_E_IO;
 }
 
 static int on_insn(void *ctx, const struct itrace_analysis_insn_event *ev)
 {
 	struct exporter *x = ctx;
-	sqlite3_stmt *st = x->sample;
+	struct sample m = {
+		.evsel = EVSEL_INSNS,
+		.branch_type = PERF_BR_NONE,
+		.thread = ev->thread_id,
+		.dso = ev->dso_id,
+		.symbol = ev->function_id,
+		.offset = ev->offset,
+		.ip = ev->addr,
+		.time = event_time(x, ev->time_ns, ev->insn_index),
+		.call_path = ev->call_path_id,
+		.insn_count = 1,
+	};
 
-	bind_u64(st, 1, ++x->sample_id);
-	sqlite3_bind_int(st, 2, EVSEL_INSNS);
-	bind_u64(st, 3, ev->thread_id);
-	bind_u64(st, 4, ev->thread_id);
-	bind_u64(st, 5, ev->dso_id);
-	bind_u64(st, 6, ev->function_id);
-	bind_u64(st, 7, ev->offset);
-	bind_u64(st, 8, ev->addr);
-	bind_u64(st, 9, event_time(x, ev->time_ns, ev->insn_index));
-	bind_u64(st, 10, 0);
-	bind_u64(st, 11, 0);
-	bind_u64(st, 12, 0);
-	bind_u64(st, 13, 0);
-	sqlite3_bind_int(st, 14, PERF_BR_NONE);
-	bind_u64(st, 15, ev->call_path_id + 1);
-	bind_u64(st, 16, 1);
-	if (step(x, st) < 0)
-		return -ITRACE_E_IO;
-	cli_progress(&x->progress, x->rows);
-	return 0;
+	return write_sample(x, &m) ? 0 : -ITRACE_E_IO;
 }
 
 /* An activation begins: remember the sample of the call that made it. */
