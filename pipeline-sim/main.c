@@ -297,6 +297,23 @@ static int simulate(const struct options *o, struct sim_input *in, struct sim_se
 	return rc < 0 ? -1 : 0;
 }
 
+/* incomplete_text - what the profiles must say of a trace that is
+ * damaged or records lost data; NULL when whole. */
+static const char *incomplete_text(struct sim_input *in, int damaged)
+{
+	static char text[640];
+	struct sim_input_stats st;
+
+	if (damaged)
+		return sim_input_error(in);
+	sim_input_stats(in, &st);
+	if (!st.gaps && !st.lost)
+		return NULL;
+	snprintf(text, sizeof(text), "the trace records lost data: %llu gaps, %llu lost records",
+		 (unsigned long long)st.gaps, (unsigned long long)st.lost);
+	return text;
+}
+
 /* write_call_outputs - --callgrind and --call-timeline; 0 or -1. */
 static int write_call_outputs(const struct options *o, const struct sim_report *rep,
 			      struct sim_calls *calls, const char *incomplete)
@@ -417,7 +434,7 @@ int main(int argc, char **argv)
 			status = CLI_EXIT_BAD_INPUT;
 		}
 	}
-	if (calls && write_call_outputs(&o, &rep, calls, damaged ? sim_input_error(in) : NULL))
+	if (calls && write_call_outputs(&o, &rep, calls, incomplete_text(in, damaged)))
 		status = CLI_EXIT_BAD_INPUT;
 	if (sim_input_symbol_problem(in) && !o.quiet)
 		cli_warn("%s", sim_input_symbol_problem(in));

@@ -1179,9 +1179,10 @@ static int on_gap(struct itrace_analysis *a, const struct itrace_record *rec)
 {
 	size_t i;
 
-	if (rec->type == ITRACE_REC_GAP)
+	if (rec->type == ITRACE_REC_GAP) {
 		a->totals.gaps++;
-	else
+		a->totals.gaps_lost += rec->u.gap.reason != ITRACE_GAP_TRACE_OFF;
+	} else
 		a->totals.lost += rec->u.lost.count;
 	for (i = 0; i < a->threads.n; i++)
 		if (a->threads.v[i].pub.pid == rec->pid || !rec->pid)

@@ -1164,6 +1164,8 @@ struct itrace_analysis_totals {
 	uint64_t insns, branches, calls, threads, decode_failures;
 	uint64_t gaps, lost;
 	uint64_t first_decode_failure; /* address of the first one (0: none) */
+	uint64_t gaps_lost; /* GAP records where instructions are missing (all
+			     * reasons but ITRACE_GAP_TRACE_OFF) */
 };
 void itrace_analysis_totals(const struct itrace_analysis *a, struct itrace_analysis_totals *t);
 

@@ -634,7 +634,7 @@ static const char *end_reason_name(int r)
 
 
 static int write_metadata(struct exporter *x, const struct options *o, struct itrace_reader *r,
-			  const struct itrace_analysis *a, int damage)
+			  const struct itrace_analysis *a, const char *incomplete)
 {
 	const struct itrace_header *h = itrace_reader_header(r);
 	struct itrace_analysis_totals t;
@@ -667,9 +667,10 @@ static int write_metadata(struct exporter *x, const struct options *o, struct it
 		rc |= insert_meta(x, "trace_end_status", buf);
 	}
 	rc |= insert_meta(x, "time_unit", x->time_unit == TIME_NS ? "ns" : "instructions");
-	rc |= insert_meta(x, "complete", damage ? "0" : "1");
-	if (damage)
-		rc |= insert_meta(x, "damage", itrace_analysis_run_error(a));
+	rc |= insert_meta(x, "complete", incomplete ? "0" : "1");
+	if (incomplete)
+		rc |= insert_meta(x, "damage", incomplete);
+	rc |= insert_meta_u64(x, "lost_count", t.lost);
 	rc |= insert_meta_u64(x, "insn_count", t.insns);
 	rc |= insert_meta_u64(x, "branch_count", t.branches);
 	rc |= insert_meta_u64(x, "call_count", t.calls);
@@ -717,7 +718,7 @@ static int open_db(struct exporter *x, const char *path)
 }
 
 static int write_aggregates(struct exporter *x, const struct options *o, struct itrace_reader *r,
-			    const struct itrace_analysis *a, int damage)
+			    const struct itrace_analysis *a, const char *incomplete)
 {
 	const struct itrace_analysis_thread *t0 = itrace_analysis_thread_at(a, 0);
 	sqlite3_stmt *m;
@@ -734,7 +735,7 @@ static int write_aggregates(struct exporter *x, const struct options *o, struct 
 	sqlite3_finalize(m);
 	if (rc < 0 || write_branch_types(x) < 0 || write_threads_and_dsos(x, a) < 0 ||
 	    write_functions(x, a) < 0 || write_code_tables(x, a) < 0 ||
-	    write_metadata(x, o, r, a, damage) < 0)
+	    write_metadata(x, o, r, a, incomplete) < 0)
 		return -1;
 	if (exec_sql(x, schema_indexes) < 0 || exec_sql(x, schema_perf_views) < 0 ||
 	    exec_sql(x, schema_views) < 0)
@@ -779,7 +780,8 @@ static int export(const struct options *o)
 	struct itrace_analysis *a = NULL;
 	struct itrace_reader *r;
 	const char *tmp;
-	int damage = 0, status = CLI_EXIT_BAD_INPUT;
+	const char *incomplete = NULL;
+	int status = CLI_EXIT_BAD_INPUT;
 
 	r = export_open(&o->e);
 	if (!r)
@@ -799,11 +801,12 @@ static int export(const struct options *o)
 		ao.on_insn = on_insn;
 	cli_progress_init(&x.progress, "rows", 0, o->e.quiet);
 	/* rows show progress when there are rows; else records do */
-	a = export_analyse(&o->e, r, &ao, ITRACE_RUN_ALL_FUNCTIONS, o->level == LEVEL_SUMMARY, &damage);
+	a = export_analyse(&o->e, r, &ao, ITRACE_RUN_ALL_FUNCTIONS, o->level == LEVEL_SUMMARY,
+			   &incomplete);
 	cli_progress_end(&x.progress);
 	if (!a)
 		goto out;
-	if (write_aggregates(&x, o, r, a, damage) < 0 || exec_sql(&x, "COMMIT") < 0)
+	if (write_aggregates(&x, o, r, a, incomplete) < 0 || exec_sql(&x, "COMMIT") < 0)
 		goto out;
 	if (close_db(&x) < 0 || export_tmp_publish(o->e.output) < 0)
 		goto out;
@@ -815,7 +818,7 @@ static int export(const struct options *o)
 			cli_progname(), (unsigned long long)x.rows, (unsigned long long)t.insns,
 			(unsigned long long)t.branches, (unsigned long long)t.calls);
 	}
-	status = damage ? CLI_EXIT_BAD_INPUT : 0;
+	status = incomplete ? CLI_EXIT_BAD_INPUT : 0;
 out:
 	close_db(&x);
 	export_tmp_discard();

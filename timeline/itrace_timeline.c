@@ -104,7 +104,8 @@ static const char *thread_name(void *arg, uint64_t id, uint32_t *tid)
 
 /* ---- the export ----------------------------------------------------------------- */
 
-static int write_file(struct ctx *x, const struct options *o, const char *path, int damage)
+static int write_file(struct ctx *x, const struct options *o, const char *path,
+		      const char *incomplete)
 {
 	const struct timeline_names names = {function_name, process_name, thread_name, x};
 	struct itrace_analysis_totals t;
@@ -133,9 +134,9 @@ static int write_file(struct ctx *x, const struct options *o, const char *path, 
 			    "(the file holds at most --max-events calls)";
 		meta[m++] = "merge_threshold", meta[m++] = thr;
 	}
-	meta[m++] = "complete", meta[m++] = damage ? "false" : "true";
-	if (damage)
-		meta[m++] = "damage", meta[m++] = export_damage_text(x->a, damage);
+	meta[m++] = "complete", meta[m++] = incomplete ? "false" : "true";
+	if (incomplete)
+		meta[m++] = "damage", meta[m++] = incomplete;
 	meta[m] = NULL;
 	fp = export_output_open(path);
 	if (!fp)
@@ -163,7 +164,8 @@ static int export(const struct options *o)
 	struct itrace_reader *r;
 	struct ctx x = {0};
 	const char *path = cli_output_path(o->e.output, 0);
-	int damage = 0, status = CLI_EXIT_BAD_INPUT;
+	const char *incomplete = NULL;
+	int status = CLI_EXIT_BAD_INPUT;
 
 	r = export_open(&o->e);
 	if (!r)
@@ -177,11 +179,11 @@ static int export(const struct options *o)
 	ao.on_enter = on_enter;
 	ao.on_call = on_call;
 	ao.cb_ctx = &x;
-	a = export_analyse(&o->e, r, &ao, 0, 1, &damage);
+	a = export_analyse(&o->e, r, &ao, 0, 1, &incomplete);
 	if (!a)
 		goto out;
 	x.a = a;
-	if (write_file(&x, o, path, damage) < 0)
+	if (write_file(&x, o, path, incomplete) < 0)
 		goto out;
 	if (o->e.verbose) {
 		struct timeline_stats st;
@@ -190,7 +192,7 @@ static int export(const struct options *o)
 		fprintf(stderr, "%s: %llu calls, %llu in the file\n", cli_progname(),
 			(unsigned long long)st.calls, (unsigned long long)st.kept);
 	}
-	status = damage ? CLI_EXIT_BAD_INPUT : 0;
+	status = incomplete ? CLI_EXIT_BAD_INPUT : 0;
 out:
 	itrace_analysis_free(a);
 	timeline_free(x.tl);

@@ -93,15 +93,17 @@ static void warn_decode_failures(const struct itrace_analysis *a, int quiet)
 
 struct itrace_analysis *export_analyse(const struct export_opts *o, struct itrace_reader *r,
 				       const struct itrace_analysis_options *ao, unsigned flags,
-				       int progress, int *damage)
+				       int progress, const char **incomplete)
 {
+	static char text[512];
+	struct itrace_analysis_totals t;
 	struct itrace_analysis_run_options ro;
 	struct itrace_analysis *a = NULL;
 	struct cli_progress p;
 	struct itrace_footer f;
 	int rc;
 
-	*damage = 0;
+	*incomplete = NULL;
 	itrace_analysis_run_options_init(&ro);
 	ro.sysroot = o->sysroot;
 	ro.debug_dir = o->debug_dir;
@@ -117,22 +119,25 @@ struct itrace_analysis *export_analyse(const struct export_opts *o, struct itrac
 			cli_error("cannot analyse '%s': %s", o->input, itrace_errstr(rc));
 		return NULL;
 	}
+	itrace_analysis_totals(a, &t);
 	if (rc < 0) {
-		*damage = rc;
 		cli_error("'%s' is damaged: %s (%s); exporting the records before it", o->input,
 			  itrace_errstr(rc), itrace_analysis_run_error(a));
+		snprintf(text, sizeof(text), "incomplete: the trace is damaged: %s (%s); this "
+			 "covers the records before the damage", itrace_errstr(rc),
+			 itrace_analysis_run_error(a));
+		*incomplete = text;
+	} else if (t.lost || t.gaps_lost) {
+		/* the trace says so itself: what it lacks is not made up */
+		snprintf(text, sizeof(text), "incomplete: the trace records lost data: %llu lost "
+			 "(LOST records), %llu gaps where instructions are unknown",
+			 (unsigned long long)t.lost, (unsigned long long)t.gaps_lost);
+		cli_error("'%s' records lost data (%llu lost, %llu gaps); the export covers what it "
+			  "kept", o->input, (unsigned long long)t.lost, (unsigned long long)t.gaps_lost);
+		*incomplete = text;
 	}
 	warn_decode_failures(a, o->quiet);
 	return a;
-}
-
-const char *export_damage_text(const struct itrace_analysis *a, int damage)
-{
-	static char buf[512];
-
-	snprintf(buf, sizeof(buf), "incomplete: the trace is damaged: %s (%s); this covers the "
-		 "records before the damage", itrace_errstr(damage), itrace_analysis_run_error(a));
-	return buf;
 }
 
 /* ---- temporary outputs ---------------------------------------------------- */

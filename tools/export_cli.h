@@ -58,16 +58,15 @@ struct itrace_reader *export_open(const struct export_opts *o);
  * export_analyse - run the analysis over r with options ao (callbacks
  * set by the caller) and run flags, showing progress in records unless
  * `progress` is 0.  Returns the finished analysis, or NULL after printing
- * why.  *damage receives the reader's damage code (0 when intact): the
- * analysis then covers the records before it, and a one-line error has
- * been printed; decode failures are warned about.
+ * why.  *incomplete receives NULL when the trace is whole, else the text
+ * the output must carry: the trace is damaged or was cut (the analysis
+ * covers the records before it), or it records lost data (LOST records,
+ * gaps where instructions are unknown); a one-line message has then been
+ * printed, and the tool exits 1.  Decode failures are warned about.
  */
 struct itrace_analysis *export_analyse(const struct export_opts *o, struct itrace_reader *r,
 				       const struct itrace_analysis_options *ao, unsigned flags,
-				       int progress, int *damage);
-
-/* export_damage_text - "trace damaged: <code> (<where>)" for outputs. */
-const char *export_damage_text(const struct itrace_analysis *a, int damage);
+				       int progress, const char **incomplete);
 
 /*
  * Temporary output beside the target: export_tmp_create() makes an empty

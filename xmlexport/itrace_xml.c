@@ -275,7 +275,7 @@ static void write_modules(struct out *o, const struct itrace_analysis *a)
 }
 
 static void write_profile(struct out *o, const struct options *opt, struct itrace_reader *r,
-			  const struct itrace_analysis *a, int damage)
+			  const struct itrace_analysis *a, const char *incomplete)
 {
 	struct itrace_analysis_totals t;
 	size_t i, n;
@@ -287,9 +287,9 @@ static void write_profile(struct out *o, const struct options *opt, struct itrac
 	start(o, "source");
 	attr(o, "trace", opt->e.input);
 	attr(o, "level", itrace_reader_header(r)->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
-	attr(o, "complete", damage ? "false" : "true");
-	if (damage)
-		attr(o, "damage", itrace_analysis_run_error(a));
+	attr(o, "complete", incomplete ? "false" : "true");
+	if (incomplete)
+		attr(o, "damage", incomplete);
 	attr(o, "exporter", "itrace-xml " ITRACE_VERSION_STRING);
 	end(o);
 	start(o, "totals");
@@ -591,7 +591,8 @@ static void cobertura_free(struct cobertura *c)
 	groups_free(&c->by_function);
 }
 
-static void write_cobertura_doc(struct out *o, const struct itrace_analysis *a, const char *damage)
+static void write_cobertura_doc(struct out *o, const struct itrace_analysis *a,
+				const char *incomplete)
 {
 	size_t nl = itrace_analysis_line_count(a), i, from;
 	struct rates all = {0};
@@ -610,8 +611,8 @@ static void write_cobertura_doc(struct out *o, const struct itrace_analysis *a, 
 				  BAD_CAST "http://cobertura.sourceforge.net/xml/coverage-04.dtd",
 				  NULL) < 0)
 		o->failed = 1;
-	/* the DTD has no place for it: a damaged trace is said in a comment */
-	if (damage && xmlTextWriterWriteComment(o->w, xml_text(damage)) < 0)
+	/* the DTD has no place for it: an incomplete trace is said in a comment */
+	if (incomplete && xmlTextWriterWriteComment(o->w, xml_text(incomplete)) < 0)
 		o->failed = 1;
 	start(o, "coverage");
 	attr_rates(o, &all);
@@ -662,13 +663,14 @@ static int export(const struct options *opt)
 	struct out o = {0};
 	const char *path = cli_output_path(opt->e.output, 0);
 	FILE *fp;
-	int damage = 0, status = CLI_EXIT_BAD_INPUT;
+	const char *incomplete = NULL;
+	int status = CLI_EXIT_BAD_INPUT;
 
 	r = export_open(&opt->e);
 	if (!r)
 		return CLI_EXIT_BAD_INPUT;
 	itrace_analysis_options_init(&ao);
-	a = export_analyse(&opt->e, r, &ao, ITRACE_RUN_ALL_FUNCTIONS, 1, &damage);
+	a = export_analyse(&opt->e, r, &ao, ITRACE_RUN_ALL_FUNCTIONS, 1, &incomplete);
 	if (!a)
 		goto out;
 	fp = export_output_open(path);
@@ -685,15 +687,15 @@ static int export(const struct options *opt)
 	if (xmlTextWriterStartDocument(o.w, "1.0", "UTF-8", NULL) < 0)
 		o.failed = 1;
 	if (opt->format == FORMAT_COBERTURA)
-		write_cobertura_doc(&o, a, damage ? export_damage_text(a, damage) : NULL);
+		write_cobertura_doc(&o, a, incomplete);
 	else
-		write_profile(&o, opt, r, a, damage);
+		write_profile(&o, opt, r, a, incomplete);
 	if (xmlTextWriterEndDocument(o.w) < 0 || xmlTextWriterFlush(o.w) < 0)
 		o.failed = 1;
 	xmlFreeTextWriter(o.w); /* flushes; the FILE stays ours */
 	if (export_output_close(fp, path, o.failed) < 0)
 		goto out;
-	status = damage ? CLI_EXIT_BAD_INPUT : 0;
+	status = incomplete ? CLI_EXIT_BAD_INPUT : 0;
 out:
 	itrace_analysis_free(a);
 	itrace_reader_close(r);

@@ -70,4 +70,8 @@ check_eq "damaged: exit 1" 1 $?
 check "damaged: said on stderr" grep -q "^pipeline-sim: '.*cut.itr'" "$TMP/cut.err"
 check "damaged: said in the profile" grep -q '^desc: Incomplete: ' "$TMP/cut.out"
 check "damaged: still a profile callgrind_annotate reads" callgrind_annotate "$TMP/cut.out"
+# a trace that records lost data: said in the profile
+EXPORT_SYNTH_LOST=1 "$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/lost.itr" 100
+"$SIM" -q --callgrind "$TMP/lost.out" "$TMP/lost.itr" >/dev/null 2>&1
+check "lost data: said in the profile" grep -q '^desc: Incomplete: the trace records lost data' "$TMP/lost.out"
 done_testing

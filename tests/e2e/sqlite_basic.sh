@@ -75,6 +75,13 @@ read_insns=$("$BIN/itrace-dump" "$TMP/cut.itr" 2>/dev/null | grep -c ' INSN ')
 check "truncated: the cut is inside the records" test "$read_insns" -gt 0 -a "$read_insns" -lt 10001
 check_eq "truncated: every instruction the reader delivers is exported" "$read_insns" \
 	"$(q "$TMP/cut.db" "SELECT value FROM metadata WHERE key='insn_count'")"
+# a trace that records lost data (a LOST record): marked, exit 1
+EXPORT_SYNTH_LOST=1 "$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/lost.itr" 100
+"$SQL" -q "$TMP/lost.itr" -o "$TMP/lost.db" 2>"$TMP/lost.err"
+check_eq "lost data: exit 1" 1 $?
+check "lost data: one line on stderr" grep -q "^itrace-sqlite: '.*lost.itr' records lost data (7 lost, 0 gaps)" "$TMP/lost.err"
+check_eq "lost data: marked in metadata" "0|7" \
+	"$(q "$TMP/lost.db" "SELECT (SELECT value FROM metadata WHERE key='complete'), (SELECT value FROM metadata WHERE key='lost_count')")"
 # stdin
 check "trace from stdin" sh -c "'$SQL' -q - -o '$TMP/stdin.db' <'$TMP/s.itr'"
 check_eq "stdin: same counts" 6000 "$(q "$TMP/stdin.db" 'SELECT sum(exec_count) FROM hot_branches')"

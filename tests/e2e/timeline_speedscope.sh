@@ -105,6 +105,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["otherData"]["complete"], "yes" if any(e["ph"] == "X" for e in d["traceEvents"]) and "damaged" in d["otherData"]["damage"] else "no")' "$TMP/cut.json")"
 
+# ---- a trace that records lost data: marked, exit 1
+EXPORT_SYNTH_LOST=1 "$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/lost.itr" 100
+"$TL" -q "$TMP/lost.itr" -o "$TMP/lost.json" 2>/dev/null
+check_eq "lost data: exit 1, otherData says so" "1 false" \
+	"$? $("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["otherData"]["complete"])' "$TMP/lost.json")"
+
 # ---- errors
 out=$("$TL" "$TMP/nope.itr" -o "$TMP/x.json" 2>&1); rc=$?
 check_eq "missing input: exit 1, one line" "1|itrace-timeline: cannot open '$TMP/nope.itr': No such file or directory" "$rc|$out"

@@ -49,6 +49,15 @@ check_eq "truncated Cobertura: exit 1" 1 $?
 check "truncated Cobertura: valid" dtd_valid "$TMP/cut-cov.xml"
 check "truncated Cobertura: says so inside" grep -q '<!--incomplete: the trace is damaged' "$TMP/cut-cov.xml"
 
+# ---- a trace that records lost data: marked in both formats, exit 1
+EXPORT_SYNTH_LOST=1 "$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/lost.itr" 100
+"$XML" -q "$TMP/lost.itr" -o "$TMP/lost.xml" 2>/dev/null
+check_eq "lost data: exit 1, marked incomplete" "1 false" "$? $(xp "$TMP/lost.xml" 'string(//source/@complete)')"
+"$XML" -q -f cobertura "$TMP/lost.itr" -o "$TMP/lost-cov.xml" 2>/dev/null
+check_eq "lost data: Cobertura exit 1" 1 $?
+check "lost data: Cobertura says so inside and stays valid" sh -c \
+	"grep -q '<!--incomplete: the trace records lost data' '$TMP/lost-cov.xml' && xmllint --noout --nonet --dtdvalid '$DTD' '$TMP/lost-cov.xml'"
+
 # ---- memory stays flat: a 40x longer trace of the same code, same peak
 if [ -x /usr/bin/time ]; then
 	"$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/m1.itr" 10000
