@@ -41,6 +41,7 @@ void export_parse_args(int argc, char **argv, const struct export_tool *t, struc
 	memset(&longopts[n], 0, sizeof(longopts[n]));
 	snprintf(shortopts, sizeof(shortopts), "o:qv%s", t->shortopts ? t->shortopts : "");
 	memset(o, 0, sizeof(*o));
+	opterr = 0; /* one line, ours */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
@@ -50,7 +51,10 @@ void export_parse_args(int argc, char **argv, const struct export_tool *t, struc
 		case OPT_DEBUG_DIR: o->debug_dir = optarg; break;
 		case OPT_HELP: t->usage(); exit(0);
 		case OPT_VERSION: printf("%s %s\n", cli_progname(), ITRACE_VERSION_STRING); exit(0);
-		case '?': cli_usage_error("unknown option");
+		case '?':
+			if (optopt && strchr(shortopts, optopt))
+				cli_usage_error("option '-%c' needs a value", optopt);
+			cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		default: t->handle(c, optarg, t->tool_opts); break;
 		}
 	}

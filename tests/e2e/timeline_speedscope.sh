@@ -62,6 +62,13 @@ check_eq "one complete event per call" \
 	"$(grep -c '"ph":"X"' "$TMP/c.json")"
 
 browser "$TMP/c.json" sandwich --dump-dom >"$TMP/dom.html"
+if ! grep -q '<title>c.json - speedscope</title>' "$TMP/dom.html"; then
+	# a browser that did not get to load the page in time (a loaded
+	# machine) is started once more; what it shows is checked as before
+	echo "# speedscope not loaded on the first start ($(wc -c <"$TMP/dom.html") bytes of DOM): once more"
+	tail -3 "$TMP/chrome.err" | sed 's/^/# /'
+	browser "$TMP/c.json" sandwich --dump-dom >"$TMP/dom.html"
+fi
 check "speedscope loaded the file (title)" grep -q '<title>c.json - speedscope</title>' "$TMP/dom.html"
 PYTHONIOENCODING=utf-8 "$PY" "$TMP/rows.py" <"$TMP/dom.html" | sort >"$TMP/speedscope.txt"
 check "speedscope's sandwich view lists the functions" grep -q '^fact ' "$TMP/speedscope.txt"
