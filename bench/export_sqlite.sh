@@ -16,7 +16,7 @@ ROUNDS=${EXPORT_BENCH_ROUNDS:-3}
 T="$B/bench/export-sqlite-baseline"
 
 "$B/tests/export-synth" "$TMP/t.itr" "$ITER" || exit 1
-"$B/bin/itrace-sqlite" -q -v "$TMP/t.itr" -o "$TMP/t.db" 2>"$TMP/v" || exit 1
+"$B/bin/itrace-sqlite" -q -v --level branches "$TMP/t.itr" -o "$TMP/t.db" 2>"$TMP/v" || exit 1
 rows=$(sed -n 's/.*: \([0-9]*\) rows,.*/\1/p' "$TMP/v")
 : >"$TMP/times"
 i=0

@@ -1,7 +1,7 @@
 /*
  * export_sqlite_baseline.c - the baseline of bench/export_sqlite.sh: a bare
- * C loop inserting N rows shaped like itrace-sqlite's `branches` rows (16
- * integer columns) with one prepared statement in one transaction, under
+ * C loop inserting N rows shaped like itrace-sqlite's `samples` rows (perf's
+ * 21 integer columns) with one prepared statement in one transaction, under
  * the same pragmas the exporter uses, and the same fsync before the end.
  * Prints "WALL_SECONDS CPU_SECONDS".  With --run it times a command
  * instead (wall and the child's user+system CPU), so that both sides are
@@ -86,22 +86,24 @@ int main(int argc, char **argv)
 	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
 		return die(db, "open");
 	if (sqlite3_exec(db,
-			 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-			 " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; BEGIN;"
-			 "CREATE TABLE branches(id INTEGER PRIMARY KEY, thread_id INTEGER,"
-			 " comm_id INTEGER, dso_id INTEGER, symbol_id INTEGER, sym_offset INTEGER,"
-			 " ip INTEGER, to_dso_id INTEGER, to_symbol_id INTEGER, to_sym_offset INTEGER,"
-			 " to_ip INTEGER, branch_type INTEGER, taken INTEGER, call_path_id INTEGER,"
-			 " insn_count INTEGER, time INTEGER)",
+			 "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+			 " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-32768;"
+			 " PRAGMA temp_store=FILE; BEGIN;"
+			 "CREATE TABLE samples(id INTEGER PRIMARY KEY, evsel_id BIGINT, machine_id BIGINT,"
+			 " thread_id BIGINT, comm_id BIGINT, dso_id BIGINT, symbol_id BIGINT,"
+			 " sym_offset BIGINT, ip BIGINT, time BIGINT, cpu INTEGER, to_dso_id BIGINT,"
+			 " to_symbol_id BIGINT, to_sym_offset BIGINT, to_ip BIGINT, branch_type INTEGER,"
+			 " in_tx BOOLEAN, call_path_id BIGINT, insn_count BIGINT, cyc_count BIGINT,"
+			 " flags INTEGER)",
 			 NULL, NULL, NULL) != SQLITE_OK)
 		return die(db, "schema");
-	if (sqlite3_prepare_v2(db, "INSERT INTO branches VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	if (sqlite3_prepare_v2(db, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return die(db, "prepare");
 	for (i = 0; i < n; i++) {
 		sqlite3_bind_int64(st, 1, i + 1);
-		for (c = 2; c <= 16; c++) /* addresses and small ids, like the real rows */
-			sqlite3_bind_int64(st, c, c == 7 || c == 11 ? 0x401000 + (i & 0xfff) : i % 7);
+		for (c = 2; c <= 21; c++) /* addresses and small ids, like the real rows */
+			sqlite3_bind_int64(st, c, c == 9 || c == 15 ? 0x401000 + (i & 0xfff) : i % 7);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			return die(db, "insert");
 		sqlite3_reset(st);

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgrind_out.h"
 #include "cli.h"
 #include "config.h"
 #include "core.h"
 #include "input.h"
 #include "report.h"
 #include "sem.h"
+#include "timeline_json.h"
 
 static const char usage_text[] =
 	"usage: pipeline-sim [options] TRACE\n"
@@ -35,6 +37,11 @@ static const char usage_text[] =
 	"  --timeline N       also print a timeline of the first N instructions\n"
 	"  --kanata FILE      write a Kanata v4 log (for the Konata viewer) of the\n"
 	"                     first --kanata-max instructions (default 10000)\n"
+	"  --callgrind FILE   write a callgrind profile (KCachegrind, callgrind_annotate):\n"
+	"                     Ir, Cycles and stall cycles by cause per instruction, line\n"
+	"                     and call\n"
+	"  --call-timeline FILE  write the calls over simulated cycles as Chrome Trace\n"
+	"                     Event JSON (Perfetto UI, speedscope)\n"
 	"  --from N           start the timeline and Kanata window at instruction N\n"
 	"  --max-insns N      stop after N instructions\n"
 	"  --sysroot DIR      find the traced binaries under DIR\n"
@@ -49,7 +56,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_CORE = 256, OPT_SET, OPT_LIST, OPT_PRINT, OPT_FORMAT, OPT_TOP, OPT_JSON, OPT_TIMELINE,
-	OPT_KANATA, OPT_KANATA_MAX, OPT_FROM, OPT_MAX, OPT_SYSROOT, OPT_ELF, OPT_NO_LINES, OPT_HELP, OPT_VERSION,
+	OPT_KANATA, OPT_KANATA_MAX, OPT_CALLGRIND, OPT_CALL_TIMELINE, OPT_FROM, OPT_MAX, OPT_SYSROOT, OPT_ELF, OPT_NO_LINES, OPT_HELP, OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -63,6 +70,8 @@ static const struct option long_opts[] = {
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "kanata", required_argument, NULL, OPT_KANATA },
 	{ "kanata-max", required_argument, NULL, OPT_KANATA_MAX },
+	{ "callgrind", required_argument, NULL, OPT_CALLGRIND },
+	{ "call-timeline", required_argument, NULL, OPT_CALL_TIMELINE },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "max-insns", required_argument, NULL, OPT_MAX },
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -76,7 +85,7 @@ static const struct option long_opts[] = {
 };
 
 struct options {
-	const char *core, *output, *kanata, *sysroot, *trace;
+	const char *core, *output, *kanata, *sysroot, *trace, *callgrind, *call_timeline;
 	const char *sets[64];
 	const char *elfs[16];
 	int nelfs;
@@ -187,6 +196,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_TIMELINE: o->timeline = number_arg("--timeline", optarg); break;
 		case OPT_KANATA: o->kanata = optarg; break;
 		case OPT_KANATA_MAX: o->kanata_max = number_arg("--kanata-max", optarg); break;
+		case OPT_CALLGRIND: o->callgrind = optarg; break;
+		case OPT_CALL_TIMELINE: o->call_timeline = optarg; break;
 		case OPT_MAX: o->max_insns = number_arg("--max-insns", optarg); break;
 		case OPT_FROM: o->from = number_arg("--from", optarg); break;
 		case OPT_SYSROOT: o->sysroot = optarg; break;
@@ -258,7 +269,7 @@ static int add_elfs(const struct options *o, struct sim_input *in)
 }
 
 static int simulate(const struct options *o, struct sim_input *in, struct sim_semtab *t,
-		    struct sim_core *core)
+		    struct sim_core *core, struct sim_calls *calls)
 {
 	struct cli_progress prog;
 	const struct sim_dyn *d;
@@ -277,6 +288,10 @@ static int simulate(const struct options *o, struct sim_input *in, struct sim_se
 			continue;
 		}
 		sim_core_step(core, s, d);
+		if (calls && sim_calls_step(calls, d) < 0) {
+			cli_error("out of memory");
+			exit(CLI_EXIT_BAD_INPUT);
+		}
 		if ((core->insns & 0xffff) == 0)
 			cli_progress(&prog, core->insns);
 		if (o->max_insns && core->insns >= o->max_insns)
@@ -284,6 +299,54 @@ static int simulate(const struct options *o, struct sim_input *in, struct sim_se
 	}
 	cli_progress_end(&prog);
 	return rc < 0 ? -1 : 0;
+}
+
+/* incomplete_text - what the profiles must say of a trace that is
+ * damaged or records lost data; NULL when whole. */
+static const char *incomplete_text(struct sim_input *in, int damaged)
+{
+	static char text[640];
+	struct sim_input_stats st;
+
+	if (damaged)
+		return sim_input_error(in);
+	sim_input_stats(in, &st);
+	if (!st.gaps && !st.lost)
+		return NULL;
+	snprintf(text, sizeof(text), "the trace records lost data: %llu gaps, %llu lost records",
+		 (unsigned long long)st.gaps, (unsigned long long)st.lost);
+	return text;
+}
+
+/* write_call_outputs - --callgrind and --call-timeline; 0 or -1. */
+static int write_call_outputs(const struct options *o, const struct sim_report *rep,
+			      struct sim_calls *calls, const char *incomplete)
+{
+	uint64_t merged = 0, threshold = 0;
+	int rc = 0;
+	FILE *f;
+
+	if (o->callgrind) {
+		f = fopen(o->callgrind, "w");
+		if (!f || sim_report_callgrind(f, rep, calls, incomplete) || fclose(f)) {
+			cli_error("cannot write '%s': %s", o->callgrind, strerror(errno));
+			rc = -1;
+		}
+	}
+	if (o->call_timeline) {
+		f = fopen(o->call_timeline, "w");
+		if (!f || sim_report_call_timeline(f, rep, calls, incomplete, &merged, &threshold) ||
+		    fclose(f)) {
+			cli_error("cannot write '%s': %s", o->call_timeline, strerror(errno));
+			rc = -1;
+		} else if (merged && !o->quiet) {
+			cli_warn("%llu calls shorter than %llu cycles were merged into their callers: "
+				 "a file holds at most %u calls",
+				 (unsigned long long)merged, (unsigned long long)threshold,
+				 TIMELINE_DEFAULT_MAX_EVENTS);
+		}
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -294,6 +357,7 @@ int main(int argc, char **argv)
 	struct sim_semtab *t;
 	struct sim_core core;
 	struct sim_report rep;
+	struct sim_calls *calls = NULL;
 	uint64_t keep;
 	char err[600];
 	FILE *out = stdout;
@@ -323,7 +387,16 @@ int main(int argc, char **argv)
 		return CLI_EXIT_BAD_INPUT;
 	}
 	sim_core_keep_from(&core, o.from);
-	damaged = simulate(&o, in, t, &core);
+	if ((o.callgrind || o.call_timeline) &&
+	    !(calls = sim_calls_open(in, &core, o.callgrind != NULL, o.call_timeline != NULL, 0))) {
+		cli_error("out of memory");
+		return CLI_EXIT_BAD_INPUT;
+	}
+	damaged = simulate(&o, in, t, &core, calls);
+	if (calls && sim_calls_finish(calls) < 0) {
+		cli_error("out of memory");
+		return CLI_EXIT_BAD_INPUT;
+	}
 	if (damaged) {
 		cli_error("'%s': %s; the report covers the %llu instructions before it", o.trace,
 			  sim_input_error(in), (unsigned long long)core.insns);
@@ -367,6 +440,8 @@ int main(int argc, char **argv)
 			status = CLI_EXIT_BAD_INPUT;
 		}
 	}
+	if (calls && write_call_outputs(&o, &rep, calls, incomplete_text(in, damaged)))
+		status = CLI_EXIT_BAD_INPUT;
 	if (sim_input_symbol_problem(in) && !o.quiet)
 		cli_warn("%s", sim_input_symbol_problem(in));
 	if (out != stdout && fclose(out)) {
@@ -374,6 +449,7 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_BAD_INPUT;
 	}
 done:
+	sim_calls_close(calls);
 	sim_core_free(&core);
 	sim_semtab_close(t);
 	sim_input_close(in);

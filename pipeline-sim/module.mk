@@ -28,7 +28,11 @@ $(SIM_LIB): $(SIM_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 BINS += $(BUILD)/bin/pipeline-sim
-$(BUILD)/bin/pipeline-sim: $(BUILD)/obj/pipeline-sim/main.o $(SIM_LIB) $(SIM_QTRACE_LIB) $(SIM_CLI_LIB) $(LIBITRACE)
+# --callgrind and --call-timeline (callgrind_out.c) write through timeline/'s writer
+$(BUILD)/obj/pipeline-sim/callgrind_out.o: ALL_CPPFLAGS += -Ipipeline-sim -Iqtrace -Itools
+$(BUILD)/obj/pipeline-sim/callgrind_out.o $(BUILD)/obj/pipeline-sim/main.o: ALL_CPPFLAGS += -Itimeline
+$(BUILD)/bin/pipeline-sim: $(BUILD)/obj/pipeline-sim/main.o $(BUILD)/obj/pipeline-sim/callgrind_out.o \
+		$(BUILD)/lib/libtimeline.a $(SIM_LIB) $(SIM_QTRACE_LIB) $(SIM_CLI_LIB) $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
 

@@ -204,7 +204,7 @@ struct frame {
 	uint64_t ret_addr;   /* where a return lands; NO_RETURN_ADDR: none */
 	uint64_t resume_pc;  /* SIGNAL frames: interrupted instruction */
 	uint64_t call_ip;
-	uint64_t entry_insn, entry_branch, entry_time;
+	uint64_t entry_insn, entry_branch, entry_time, entry_index;
 	uint32_t function, call_path, edge;
 	uint32_t flags;	     /* ITRACE_CALL_NO_CALL / SIGNAL */
 	bool outermost;	     /* first activation of its function in the thread */
@@ -216,6 +216,7 @@ struct thread {
 	char *name;
 	uint16_t space;
 	int32_t prev;	     /* index of the previous instruction, -1 none */
+	uint64_t last_index; /* trace-wide number of its last instruction */
 	bool pending_signal;
 	uint64_t sig_pc, sig_handler;
 	VEC(struct frame) stack;
@@ -645,6 +646,35 @@ static int64_t edge_get(struct itrace_analysis *a, uint64_t caller_id, uint64_t 
 	return (int64_t)(a->edges.n - 1);
 }
 
+/* describe_call - what is known of frame f at its entry; `below` is the
+ * number of frames under it on the thread's stack. */
+static void describe_call(const struct itrace_analysis *a, const struct thread *t,
+			  const struct frame *f, size_t below, struct itrace_analysis_call *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = f->call_id;
+	c->parent_id = below ? t->stack.v[below - 1].call_id : 0;
+	c->thread_id = t->pub.id;
+	c->call_path_id = f->call_path + 1;
+	c->parent_call_path_id = a->paths.v[f->call_path].parent_id;
+	c->function_id = f->function + 1;
+	c->call_ip = f->call_ip;
+	c->call_insn = f->entry_insn;
+	c->call_index = f->entry_index;
+	c->call_time = f->entry_time;
+	c->depth = (uint32_t)below;
+	c->flags = f->flags;
+}
+
+/* report_enter - hand the activation just pushed to on_enter. */
+static int report_enter(struct itrace_analysis *a, const struct thread *t)
+{
+	struct itrace_analysis_call c;
+
+	describe_call(a, t, &t->stack.v[t->stack.n - 1], t->stack.n - 1, &c);
+	return a->opts.on_enter(a->opts.cb_ctx, &c);
+}
+
 /*
  * push_frame - enter an activation of the function of instruction `entry`.
  * flags: 0 for a call, ITRACE_CALL_NO_CALL for a root, ITRACE_CALL_SIGNAL.
@@ -673,6 +703,7 @@ static int push_frame(struct itrace_analysis *a, struct thread *t, const struct 
 	f->entry_insn = t->pub.insns;
 	f->entry_branch = t->pub.branches;
 	f->entry_time = a->time_ns;
+	f->entry_index = a->totals.insns; /* entry is counted after the push */
 	f->function = entry->function;
 	f->call_path = (uint32_t)path;
 	f->edge = (uint32_t)edge;
@@ -686,14 +717,14 @@ static int push_frame(struct itrace_analysis *a, struct thread *t, const struct 
 		a->functions.v[entry->function].calls++;
 		a->totals.calls++;
 	}
-	return 0;
+	return a->opts.on_enter ? report_enter(a, t) : 0;
 }
 
 /* pop_frame - end the top activation and report it. */
 static int pop_frame(struct itrace_analysis *a, struct thread *t, uint32_t extra_flags)
 {
 	struct frame *f = &t->stack.v[t->stack.n - 1];
-	struct itrace_analysis_call c = {0};
+	struct itrace_analysis_call c;
 	uint64_t insns = t->pub.insns - f->entry_insn;
 	int rc;
 
@@ -707,21 +738,13 @@ static int pop_frame(struct itrace_analysis *a, struct thread *t, uint32_t extra
 	t->stack.n--;
 	if (!a->opts.on_call)
 		return 0;
-	c.id = f->call_id;
-	c.parent_id = t->stack.n ? t->stack.v[t->stack.n - 1].call_id : 0;
-	c.thread_id = t->pub.id;
-	c.call_path_id = f->call_path + 1;
-	c.parent_call_path_id = a->paths.v[f->call_path].parent_id;
-	c.function_id = f->function + 1;
-	c.call_ip = f->call_ip;
-	c.call_insn = f->entry_insn;
+	describe_call(a, t, f, t->stack.n, &c);
 	c.return_insn = t->pub.insns;
-	c.call_time = f->entry_time;
 	c.return_time = a->time_ns;
+	c.return_index = t->pub.insns > f->entry_insn ? t->last_index + 1 : f->entry_index;
 	c.insn_count = insns;
 	c.branch_count = t->pub.branches - f->entry_branch;
-	c.depth = (uint32_t)t->stack.n;
-	c.flags = f->flags | extra_flags;
+	c.flags |= extra_flags;
 	return a->opts.on_call(a->opts.cb_ctx, &c);
 }
 
@@ -891,6 +914,7 @@ static int emit_branch(struct itrace_analysis *a, struct thread *t, const struct
 	ev.time_ns = a->time_ns;
 	ev.kind = class_kind(p->cls);
 	ev.taken = taken;
+	ev.insn_index = t->last_index;
 	return a->opts.on_branch(a->opts.cb_ctx, &ev);
 }
 
@@ -981,6 +1005,7 @@ static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 	t->pub.insns++;
 	a->totals.insns++;
 	t->prev = (int32_t)ei;
+	t->last_index = a->totals.insns - 1;
 	if (a->opts.on_insn) {
 		struct itrace_analysis_insn_event ev = {
 			.thread_id = t->pub.id,
@@ -990,6 +1015,8 @@ static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 			.call_path_id = t->stack.n ? t->stack.v[t->stack.n - 1].call_path + 1 : 0,
 			.time_ns = a->time_ns,
 			.len = e->len,
+			.insn_index = t->last_index,
+			.dso_id = a->functions.v[e->function].dso_id,
 		};
 		return a->opts.on_insn(a->opts.cb_ctx, &ev);
 	}
@@ -1152,9 +1179,10 @@ static int on_gap(struct itrace_analysis *a, const struct itrace_record *rec)
 {
 	size_t i;
 
-	if (rec->type == ITRACE_REC_GAP)
+	if (rec->type == ITRACE_REC_GAP) {
 		a->totals.gaps++;
-	else
+		a->totals.gaps_lost += rec->u.gap.reason != ITRACE_GAP_TRACE_OFF;
+	} else
 		a->totals.lost += rec->u.lost.count;
 	for (i = 0; i < a->threads.n; i++)
 		if (a->threads.v[i].pub.pid == rec->pid || !rec->pid)
@@ -1463,6 +1491,9 @@ struct run_ctx {
 	struct itrace_symbolizer *sym;
 	const struct itrace_analysis_run_options *ro;
 	uint64_t records;
+	/* add_unexecuted(): the function being swept, whose name and range
+	 * need no symbol-table search (libdwfl's is linear per address) */
+	const struct itrace_analysis_function *sweep;
 };
 
 static int run_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
@@ -1473,8 +1504,14 @@ static int run_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *pat
 
 	(void)path, (void)off;
 	/* unusable files (missing, stale build-id) leave the code unnamed */
-	if (itrace_symbolizer_lookup(rc->sym, pid, addr, ITRACE_SYM_NAME | ITRACE_SYM_LINE, &s) < 0)
+	if (itrace_symbolizer_lookup(rc->sym, pid, addr,
+				     rc->sweep ? ITRACE_SYM_LINE : ITRACE_SYM_NAME | ITRACE_SYM_LINE, &s) < 0)
 		return -ITRACE_E_NOENT;
+	if (rc->sweep) {
+		s.addr = rc->sweep->start;
+		s.size = rc->sweep->size;
+		s.name = rc->sweep->name;
+	}
 	out->start = s.addr;
 	out->size = s.size;
 	out->name = s.name;
@@ -1546,22 +1583,77 @@ static int run_records(struct run_ctx *c, struct itrace_reader *r, const char *p
 	}
 }
 
+/* One function of a module being listed (ITRACE_RUN_ALL_FUNCTIONS). */
+struct list_ctx {
+	struct itrace_analysis *a;
+	uint32_t dso;
+	uint16_t space;
+};
+
+static int list_function(void *arg, uint64_t start, uint64_t size, const char *name)
+{
+	struct list_ctx *l = arg;
+	struct itrace_analysis *a = l->a;
+	struct itrace_analysis_sym sym = {.start = start, .size = size, .name = name};
+	int64_t f = function_get(a, l->dso, &sym);
+	uint16_t *slot;
+
+	if (f < 0)
+		return (int)f;
+	if ((size_t)f < a->function_space.n)
+		return 0; /* seen already */
+	if (VEC_PUSH_SLOT(a->function_space, &slot) < 0)
+		return -ITRACE_E_NOMEM;
+	*slot = l->space;
+	return 0;
+}
+
+/*
+ * add_module_functions - create every function with debug info of each
+ * module that ran code, so that add_unexecuted() lists those never called.
+ * A module is found through one of its executed functions.
+ */
+static int add_module_functions(struct itrace_analysis *a, struct itrace_symbolizer *sym)
+{
+	size_t ndso = a->dsos.n, nfunc = a->functions.n, i, d;
+	int rc;
+
+	for (d = 1; d < ndso; d++) { /* dso 0 is "[unknown]" */
+		for (i = 0; i < nfunc; i++)
+			if (a->functions.v[i].dso_id == d + 1 && !is_unknown(a, (uint32_t)i))
+				break;
+		if (i == nfunc)
+			continue;
+		{
+			struct list_ctx l = {a, (uint32_t)d, a->function_space.v[i]};
+
+			rc = itrace_symbolizer_functions(sym, a->spaces.v[l.space].pid,
+							 a->functions.v[i].start, list_function, &l);
+			if (rc < 0 && rc != -ITRACE_E_NOENT)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /*
  * add_unexecuted - give every executed function's instructions that never
  * ran an entry with count 0 (decoded linearly from the function's start),
  * so that blocks, branches and source lines show what was not covered.
  */
-static int add_unexecuted(struct itrace_analysis *a)
+static int add_unexecuted(struct run_ctx *c)
 {
+	struct itrace_analysis *a = c->a;
 	size_t i, nfunc = a->functions.n;
 
 	for (i = 0; i < nfunc; i++) {
-		const struct itrace_analysis_function *f = &a->functions.v[i];
-		uint64_t addr = f->start, end = f->start + f->size;
+		struct itrace_analysis_function f = a->functions.v[i];
+		uint64_t addr = f.start, end = f.start + f.size;
 		uint16_t sp = a->function_space.v[i];
 
-		if (!f->size || f->size > (1u << 20))
+		if (!f.size || f.size > (1u << 20))
 			continue; /* "[unknown]" or implausible */
+		c->sweep = &f;
 		while (addr < end) {
 			struct itrace_insn probe = {.addr = addr};
 			uint64_t failures = a->totals.decode_failures;
@@ -1571,12 +1663,15 @@ static int add_unexecuted(struct itrace_analysis *a)
 			/* only executed instructions count as failures */
 			a->totals.decode_failures = failures;
 			a->totals.first_decode_failure = first;
-			if (at < 0)
+			if (at < 0) {
+				c->sweep = NULL;
 				return (int)at;
+			}
 			if (!a->insns.v[at].len)
 				break; /* undecodable: stop the sweep */
 			addr += a->insns.v[at].len;
 		}
+		c->sweep = NULL;
 	}
 	return 0;
 }
@@ -1621,7 +1716,9 @@ int itrace_analysis_run(struct itrace_reader *r, const char *path,
 	rc = run_records(&c, r, path);
 	if (rc < 0 && !is_damage(rc))
 		goto out;
-	frc = add_unexecuted(c.a);
+	frc = ropts->flags & ITRACE_RUN_ALL_FUNCTIONS ? add_module_functions(c.a, c.sym) : 0;
+	if (frc == 0)
+		frc = add_unexecuted(&c);
 	c.a->image = NULL; /* the image dies here; tables need no code */
 	if (frc < 0) {
 		rc = frc;

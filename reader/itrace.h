@@ -1071,6 +1071,25 @@ int itrace_symbolizer_lookup(struct itrace_symbolizer *s, uint32_t pid, uint64_t
 int itrace_symbolizer_find(struct itrace_symbolizer *s, uint32_t pid, const char *name,
 			   struct itrace_symbol *out);
 
+/* Called once per function by itrace_symbolizer_functions(); a negative
+ * return stops the walk and is returned. */
+typedef int (*itrace_symbolizer_function_fn)(void *arg, uint64_t start, uint64_t size,
+					      const char *name);
+
+/*
+ * itrace_symbolizer_functions - call `fn` for every function of the file
+ * mapped at `addr` in process `pid` that has debug info: defined function
+ * symbols with a size whose first address the DWARF line table covers
+ * (separate debug files are found as for lookups).  `start` is the
+ * runtime address; `name` stays valid until the symbolizer is freed.  A
+ * file without DWARF calls nothing.  Functions may be reported twice when
+ * several symbols name the same code.
+ * Returns 0; -ITRACE_E_NOENT if no usable file is mapped at addr;
+ * -ITRACE_E_INVAL, -ITRACE_E_NOMEM; or fn's negative return.
+ */
+int itrace_symbolizer_functions(struct itrace_symbolizer *s, uint32_t pid, uint64_t addr,
+				itrace_symbolizer_function_fn fn, void *arg);
+
 /* A symbol of one ELF file, at its link-time address. */
 struct itrace_elf_symbol {
 	uint64_t vaddr;	 /* st_value */
@@ -1323,6 +1342,7 @@ struct itrace_analysis_branch_event {
 	uint64_t time_ns;
 	uint8_t kind;	       /* enum itrace_branch_kind */
 	uint8_t taken;
+	uint64_t insn_index;   /* instructions of all threads before `from` */
 };
 
 /* One executed instruction (per-event callback, for --level insns). */
@@ -1334,6 +1354,8 @@ struct itrace_analysis_insn_event {
 	uint64_t call_path_id;
 	uint64_t time_ns;
 	uint8_t len;
+	uint64_t insn_index;   /* instructions of all threads before it */
+	uint64_t dso_id;       /* module of the instruction */
 };
 
 /*
@@ -1355,6 +1377,9 @@ struct itrace_analysis_call {
 	uint64_t insn_count, branch_count;
 	uint32_t depth;
 	uint32_t flags;		/* enum itrace_call_flags */
+	/* call_insn/return_insn counted over all threads: the trace-wide
+	 * number of its first instruction, and one past its last */
+	uint64_t call_index, return_index;
 };
 
 struct itrace_analysis_options {
@@ -1370,6 +1395,12 @@ struct itrace_analysis_options {
 	int (*on_call)(void *ctx, const struct itrace_analysis_call *call);
 	void *cb_ctx;
 	uint8_t endian;	  /* 1 little, 2 big (ELF EI_DATA), as in the trace */
+	/* An activation begins: the fields known at entry are set (id,
+	 * parent_id, thread_id, call paths, function_id, call_ip, call_insn,
+	 * call_index, call_time, depth, flags); NULL: not wanted.  The same
+	 * id ends later through on_call, possibly with another function and
+	 * call path (a PLT stub's activation becomes the called function's). */
+	int (*on_enter)(void *ctx, const struct itrace_analysis_call *call);
 };
 
 /* itrace_analysis_options_init - x86-64 little-endian, no symbolizer,
@@ -1414,6 +1445,8 @@ struct itrace_analysis_totals {
 	uint64_t insns, branches, calls, threads, decode_failures;
 	uint64_t gaps, lost;
 	uint64_t first_decode_failure; /* address of the first one (0: none) */
+	uint64_t gaps_lost; /* GAP records where instructions are missing (all
+			     * reasons but ITRACE_GAP_TRACE_OFF) */
 };
 void itrace_analysis_totals(const struct itrace_analysis *a, struct itrace_analysis_totals *t);
 
@@ -1511,6 +1544,15 @@ struct itrace_analysis_run_options {
 	/* Called about every 64K records with the records read so far. */
 	void (*progress)(void *arg, uint64_t records);
 	void *progress_arg;
+	unsigned flags;	       /* enum itrace_analysis_run_flags */
+};
+
+enum itrace_analysis_run_flags {
+	/* List every function with debug info of each module that executed
+	 * code (itrace_symbolizer_functions), not only those that ran:
+	 * never-called ones get functions, blocks, branches and source lines
+	 * with count 0 (coverage reports). */
+	ITRACE_RUN_ALL_FUNCTIONS = 1u << 0,
 };
 
 /* itrace_analysis_run_options_init - no sysroot, default debug dir. */
@@ -1523,8 +1565,9 @@ void itrace_analysis_run_options_init(struct itrace_analysis_run_options *o);
  * finish.  Before finishing, the instructions of every executed function
  * that never ran are added with count 0 (decoded from the function's
  * start to its end), so blocks, branch statistics and source lines also
- * list what was not covered (executions 0).  OUT *ap receives the finished analysis whenever any record was
- * analysed, even on damaged input (the tables then describe every record
+ * list what was not covered (executions 0); with ITRACE_RUN_ALL_FUNCTIONS
+ * the functions of executed modules that never ran are added too.
+ * OUT *ap receives the finished analysis whenever any record was analysed, even on damaged input (the tables then describe every record
  * before the damage): check *ap, not only the return value.
  * Returns 0; the reader's or filler's negative code for damaged input
  * (-ITRACE_E_TRUNCATED, -ITRACE_E_CORRUPT, -ITRACE_E_NOFOOTER), with

@@ -255,6 +255,48 @@ int itrace_symbolizer_find(struct itrace_symbolizer *s, uint32_t pid, const char
 	return c.found ? 0 : -ITRACE_E_NOENT;
 }
 
+/*
+ * Every function of the module that covers `addr`, for coverage reports
+ * that must list what never ran.  A function counts when its symbol is a
+ * defined STT_FUNC with a size and the DWARF line table (dwfl_module_getsrc)
+ * knows its first address: code without debug info is not listed.
+ */
+int itrace_symbolizer_functions(struct itrace_symbolizer *s, uint32_t pid, uint64_t addr,
+				itrace_symbolizer_function_fn fn, void *arg)
+{
+	Dwfl_Module *mod;
+	Dwfl *dwfl;
+	Dwarf_Addr bias;
+	int n, rc;
+
+	if (!s || !fn)
+		return -ITRACE_E_INVAL;
+	dwfl = session(s, pid);
+	if (!dwfl)
+		return -ITRACE_E_NOMEM;
+	mod = dwfl_addrmodule(dwfl, addr);
+	if (!mod)
+		return -ITRACE_E_NOENT;
+	if (!dwfl_module_getdwarf(mod, &bias))
+		return 0; /* no debug info: nothing to list */
+	n = dwfl_module_getsymtab(mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr start;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &start, NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || sym.st_shndx == SHN_UNDEF || !sym.st_size ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		if (!dwfl_module_getsrc(mod, start))
+			continue;
+		if ((rc = fn(arg, start, sym.st_size, name)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- One ELF file, before any process exists ------------------------- */
 
 static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)

@@ -24,6 +24,14 @@ step "itrace-collect --level insn --start main: instructions with memory address
 step "pipeline-sim: why does it stall?"
 "$B/bin/pipeline-sim" "$OUT/demo.main.itr" | sed -n '1,40p'
 
+step "pipeline-sim --callgrind: stall cycles per source line (open in kcachegrind)"
+"$B/bin/pipeline-sim" -q --callgrind "$OUT/demo.callgrind" "$OUT/demo.main.itr" >/dev/null
+callgrind_annotate "$OUT/demo.callgrind" 2>/dev/null | sed -n '/file:function/,$p' | head -8
+
+step "itrace-timeline: calls over time (open in ui.perfetto.dev or speedscope)"
+"$B/bin/itrace-timeline" "$OUT/demo.main.itr" -o "$OUT/demo.timeline.json"
+head -c 300 "$OUT/demo.timeline.json"; echo
+
 step "itrace-sqlite: hottest branches"
 "$B/bin/itrace-sqlite" "$OUT/demo.branch.itr" -o "$OUT/demo.db"
 sqlite3 -header -column "$OUT/demo.db" \

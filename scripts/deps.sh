@@ -7,6 +7,9 @@ libxml2-dev libxml2-utils libsqlite3-dev sqlite3 libcmocka-dev valgrind \
 clang libclang-rt-14-dev qemu-user gcc-powerpc64le-linux-gnu \
 binutils-powerpc64le-linux-gnu libc6-dev-ppc64el-cross gdbserver"
 PKGS="$PKGS libzydis-dev g++ python3 gzip"
+# exports: the real consumers their tests load the outputs with
+PKGS="$PKGS diff-cover git linux-perf python3-pyside2.qtsql libqt5sql5-sqlite python3-pyside2.qtcore python3-pyside2.qtgui python3-pyside2.qtwidgets chromium"
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm" # deps-npm.sh's client
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

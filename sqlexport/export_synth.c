@@ -6,6 +6,8 @@
  *
  * FLUSH_EVERY ends a chunk every that many iterations, so that damage
  * tests can cut the file inside a later chunk and keep the earlier ones.
+ * With the environment variable EXPORT_SYNTH_LOST set, a LOST record of
+ * 7 branches (a collector's buffer overflow) follows the first half.
  * The trace is one thread running ITERATIONS times a loop that calls a
  * function with an inner loop of three, using real x86-64 encodings
  * carried in the INSN records (so no binary is needed to decode it):
@@ -82,6 +84,15 @@ int main(int argc, char **argv)
 				return fail("insn", rc);
 		if (every && (i + 1) % every == 0 && (rc = itrace_writer_flush(w)) < 0)
 			return fail("flush", rc);
+		if (i == n / 2 && getenv("EXPORT_SYNTH_LOST")) {
+			memset(&rec, 0, sizeof(rec));
+			rec.type = ITRACE_REC_LOST;
+			rec.u.lost.reason = ITRACE_LOST_OVERFLOW;
+			rec.u.lost.unit = ITRACE_UNIT_BRANCHES;
+			rec.u.lost.count = 7;
+			if ((rc = itrace_writer_write(w, &rec)) < 0)
+				return fail("lost", rc);
+		}
 	}
 	/* end where the loop starts again, so the last jmp is judged taken */
 	if ((rc = itrace_write_insn(w, loop_body[0].addr, loop_body[0].len, loop_body[0].bytes)) < 0)

@@ -1,6 +1,15 @@
 /*
  * itrace-sqlite - export an itrace trace into an SQLite database whose
- * schema follows perf's export-to-sqlite.py (see schema.sql.h).
+ * schema is perf's export-to-sqlite.py's, with itrace's own tables beside
+ * it (see schema.sql.h), so that perf's exported-sql-viewer.py opens it.
+ *
+ * Levels: the default writes the aggregates (functions, call paths, call
+ * graph, blocks, hot branches, source lines), whose size follows the code
+ * executed; "calls", "branches" and "insns" add one row per activation,
+ * per branch and per instruction, streamed into the database as the
+ * analysis produces them.  Memory stays bounded whatever the trace's
+ * length: SQLite's page cache is capped, index builds sort through
+ * temporary files, and the exporter keeps only per-thread call stacks.
  *
  * Safety: the database is built in a temporary file next to the target,
  * in one transaction with prepared statements (names are bound, never
@@ -9,126 +18,59 @@
  * target (or none) in place.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "export_cli.h"
 #include "itrace.h"
 #include "schema.sql.h"
 
 enum export_level {
-	LEVEL_SUMMARY = 0, /* aggregate tables only */
-	LEVEL_BRANCHES = 1, /* + every branch and every call */
-	LEVEL_INSNS = 2,    /* + every instruction */
+	LEVEL_SUMMARY = 0,  /* aggregate tables only (default) */
+	LEVEL_CALLS = 1,    /* + every activation (perf's calls) */
+	LEVEL_BRANCHES = 2, /* + every branch (perf's samples) */
+	LEVEL_INSNS = 3,    /* + every instruction */
 };
 
+static const char *const level_names[] = {"summary", "calls", "branches", "insns"};
+
 struct options {
-	const char *input, *output;
-	const char *sysroot, *debug_dir;
+	struct export_opts e;
 	int level;
-	int quiet, verbose;
+};
+
+enum time_unit { TIME_UNDECIDED, TIME_NS, TIME_INSNS };
+
+/* An activation whose calls row is written when it ends. */
+struct pending_call {
+	uint64_t id, call_sample;
+};
+
+struct thread_state {
+	uint64_t insns_at_sample; /* thread instructions before its last taken branch's end */
+	uint64_t last_branch;	  /* samples id of its last branch */
+	struct pending_call *stack;
+	size_t depth, cap;
+	int has_calls;
 };
 
 struct exporter {
 	sqlite3 *db;
-	sqlite3_stmt *branch, *call, *insn;
+	sqlite3_stmt *sample, *call;
 	struct cli_progress progress;
-	uint64_t rows;
-	int sql_rc; /* first SQLite error met inside a callback */
+	uint64_t rows, sample_id;
+	int time_unit;
+	struct thread_state *threads; /* by thread id */
+	size_t nthreads;
 };
 
-/* ---- temporary file and signals ----------------------------------------- */
-
-static char tmp_path[PATH_MAX];
 static const char *target_path = ""; /* for messages */
-
-static void remove_tmp_and_die(int sig)
-{
-	if (tmp_path[0])
-		unlink(tmp_path); /* async-signal-safe */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = remove_tmp_and_die;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
-}
-
-/* make_tmp - create an empty temporary file beside `target`. */
-static int make_tmp(const char *target)
-{
-	char copy[PATH_MAX];
-	const char *base;
-	int fd;
-
-	if (snprintf(copy, sizeof(copy), "%s", target) >= (int)sizeof(copy)) {
-		cli_error("output path too long: '%s'", target);
-		return -1;
-	}
-	base = strrchr(target, '/');
-	base = base ? base + 1 : target;
-	if (snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.tmp-XXXXXX", dirname(copy), base) >=
-	    (int)sizeof(tmp_path)) {
-		cli_error("output path too long: '%s'", target);
-		return -1;
-	}
-	fd = mkstemp(tmp_path);
-	if (fd < 0) {
-		cli_error("cannot create a temporary file beside '%s': %s", target, strerror(errno));
-		tmp_path[0] = '\0';
-		return -1;
-	}
-	/* closed before SQLite opens it: a second descriptor on the same file
-	 * would drop SQLite's POSIX locks when closed */
-	close(fd);
-	return 0;
-}
-
-/* sync_path - fsync a file or directory. */
-static int sync_path(const char *path, int flags)
-{
-	int fd = open(path, flags | O_CLOEXEC);
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
-/* publish - move the finished temporary database over the target. */
-static int publish(const char *target)
-{
-	char copy[PATH_MAX];
-
-	if (sync_path(tmp_path, O_RDONLY) < 0 || rename(tmp_path, target) < 0) {
-		cli_error("cannot write '%s': %s", target, strerror(errno));
-		return -1;
-	}
-	tmp_path[0] = '\0';
-	snprintf(copy, sizeof(copy), "%s", target);
-	sync_path(dirname(copy), O_RDONLY | O_DIRECTORY); /* best effort */
-	return 0;
-}
 
 /* ---- SQL helpers --------------------------------------------------------- */
 
@@ -178,10 +120,8 @@ static int step(struct exporter *x, sqlite3_stmt *st)
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		x->sql_rc = rc;
+	if (rc != SQLITE_DONE)
 		return sql_fail(x, "insert");
-	}
 	x->rows++;
 	return 0;
 }
@@ -211,88 +151,276 @@ static int insert_meta_u64(struct exporter *x, const char *key, uint64_t v)
 
 /* ---- per-event rows (callbacks of the analysis) -------------------------- */
 
+/*
+ * perf's branch type ids: the PERF_IP_FLAG_* bits of the branch (perf's
+ * util/event.h: BRANCH 1, CALL 2, RETURN 4, CONDITIONAL 8, SYSCALLRET 16,
+ * ASYNC 32, INTERRUPT 64), with the names perf's db-export.c gives them.
+ * perf does not tell indirect jumps and calls apart: hot_branches.kind
+ * keeps itrace's own kind.
+ */
+enum {
+	PERF_BR_NONE = 0,
+	PERF_BR_JUMP = 1,
+	PERF_BR_CALL = 1 | 2,
+	PERF_BR_RETURN = 1 | 4,
+	PERF_BR_COND = 1 | 8,
+	PERF_BR_SYSCALL = 1 | 2 | 16,
+	PERF_BR_SYSRET = 1 | 4 | 16,
+	PERF_BR_ASYNC = 1 | 32,
+	PERF_BR_SWINT = 1 | 2 | 64,
+	PERF_BR_IRET = 1 | 4 | 64,
+	PERF_BR_HWINT = 1 | 2 | 32 | 64,
+	PERF_BR_TX_ABORT = 1 | 128,
+	PERF_BR_TRACE_BEGIN = 1 | 256,
+	PERF_BR_TRACE_END = 1 | 512,
+};
+
+static const struct {
+	int id;
+	const char *name;
+} perf_branch_types[] = {
+	{PERF_BR_NONE, "no branch"},
+	{PERF_BR_CALL, "call"},
+	{PERF_BR_RETURN, "return"},
+	{PERF_BR_COND, "conditional jump"},
+	{PERF_BR_JUMP, "unconditional jump"},
+	{PERF_BR_SWINT, "software interrupt"},
+	{PERF_BR_IRET, "return from interrupt"},
+	{PERF_BR_SYSCALL, "system call"},
+	{PERF_BR_SYSRET, "return from system call"},
+	{PERF_BR_ASYNC, "asynchronous branch"},
+	{PERF_BR_HWINT, "hardware interrupt"},
+	{PERF_BR_TX_ABORT, "transaction abort"},
+	{PERF_BR_TRACE_BEGIN, "trace begin"},
+	{PERF_BR_TRACE_END, "trace end"},
+};
+
+static int perf_branch_type(int kind)
+{
+	switch (kind) {
+	case ITRACE_BRANCH_COND: return PERF_BR_COND;
+	case ITRACE_BRANCH_UNCOND:
+	case ITRACE_BRANCH_INDIRECT: return PERF_BR_JUMP;
+	case ITRACE_BRANCH_CALL:
+	case ITRACE_BRANCH_INDIRECT_CALL: return PERF_BR_CALL;
+	case ITRACE_BRANCH_RETURN: return PERF_BR_RETURN;
+	case ITRACE_BRANCH_SYSCALL: return PERF_BR_SYSCALL;
+	case ITRACE_BRANCH_INTERRUPT: return PERF_BR_ASYNC; /* signal delivery */
+	case ITRACE_BRANCH_SIGRETURN: return PERF_BR_SYSRET; /* rt_sigreturn */
+	default: return PERF_BR_NONE;
+	}
+}
+
+/*
+ * calls.flags: perf's bits (util/thread-stack.h: CALL_RETURN_NO_CALL 1,
+ * CALL_RETURN_NO_RETURN 2, CALL_RETURN_NON_CALL 4) keep their meaning;
+ * itrace's signal-handler and unwound marks go above them.
+ */
+#define CALLS_FLAG_SIGNAL 0x100
+#define CALLS_FLAG_UNWOUND 0x200
+
+static int perf_call_flags(uint32_t f)
+{
+	return (f & ITRACE_CALL_NO_CALL ? 1 : 0) | (f & ITRACE_CALL_NO_RETURN ? 2 : 0) |
+	       (f & ITRACE_CALL_SIGNAL ? CALLS_FLAG_SIGNAL : 0) |
+	       (f & ITRACE_CALL_UNWOUND ? CALLS_FLAG_UNWOUND : 0);
+}
+
+/* selected_events: perf's "branches" event is every taken branch (what
+ * perf's Intel PT decoder synthesizes); not-taken conditional branches
+ * and instructions are events of their own. */
+enum { EVSEL_BRANCHES = 1, EVSEL_NOT_TAKEN = 2, EVSEL_INSNS = 3 };
+static const char *const evsel_names[] = {"unknown", "branches", "branches-not-taken",
+					  "instructions"};
+
+/* time columns: the trace's nanoseconds when it has TIMESTAMP records
+ * from its start, else the trace-wide instruction number */
+static uint64_t event_time(struct exporter *x, uint64_t time_ns, uint64_t index)
+{
+	if (x->time_unit == TIME_UNDECIDED)
+		x->time_unit = time_ns ? TIME_NS : TIME_INSNS;
+	return x->time_unit == TIME_NS ? time_ns : index;
+}
+
+/* thread_state - the per-thread state of thread id `id`, grown on demand. */
+static struct thread_state *thread_state(struct exporter *x, uint64_t id)
+{
+	if (id >= x->nthreads) {
+		size_t n = id + 16;
+		struct thread_state *t = realloc(x->threads, n * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		memset(t + x->nthreads, 0, (n - x->nthreads) * sizeof(*t));
+		x->threads = t;
+		x->nthreads = n;
+	}
+	return &x->threads[id];
+}
+
+/* One row of perf's samples table (the columns the exporter sets). */
+struct sample {
+	int evsel, branch_type;
+	uint64_t thread, dso, symbol, offset, ip, time;
+	uint64_t to_dso, to_symbol, to_offset, to_ip;
+	uint64_t call_path, insn_count;
+};
+
+/* write_sample - insert it with the next samples id; returns that id, or
+ * 0 after printing why it failed. */
+static uint64_t write_sample(struct exporter *x, const struct sample *m)
+{
+	sqlite3_stmt *st = x->sample;
+	uint64_t id = ++x->sample_id;
+
+	bind_u64(st, 1, id);
+	sqlite3_bind_int(st, 2, m->evsel);
+	bind_u64(st, 3, m->thread);
+	bind_u64(st, 4, m->thread); /* comm: one per thread */
+	bind_u64(st, 5, m->dso);
+	bind_u64(st, 6, m->symbol);
+	bind_u64(st, 7, m->offset);
+	bind_u64(st, 8, m->ip);
+	bind_u64(st, 9, m->time);
+	bind_u64(st, 10, m->to_dso);
+	bind_u64(st, 11, m->to_symbol);
+	bind_u64(st, 12, m->to_offset);
+	bind_u64(st, 13, m->to_ip);
+	sqlite3_bind_int(st, 14, m->branch_type);
+	bind_u64(st, 15, m->call_path + 1); /* perf's root call path is 1 */
+	bind_u64(st, 16, m->insn_count);
+	if (step(x, st) < 0)
+		return 0;
+	cli_progress(&x->progress, x->rows);
+	return id;
+}
+
 static int on_branch(void *ctx, const struct itrace_analysis_branch_event *ev)
 {
 	struct exporter *x = ctx;
-	sqlite3_stmt *st = x->branch;
+	struct thread_state *t = thread_state(x, ev->thread_id);
+	struct sample m = {
+		.evsel = ev->taken ? EVSEL_BRANCHES : EVSEL_NOT_TAKEN,
+		.branch_type = perf_branch_type(ev->kind),
+		.thread = ev->thread_id,
+		.dso = ev->from_dso_id,
+		.symbol = ev->from_function_id,
+		.offset = ev->from_offset,
+		.ip = ev->from,
+		.time = event_time(x, ev->time_ns, ev->insn_index),
+		.to_dso = ev->to_dso_id,
+		.to_symbol = ev->to_function_id,
+		.to_offset = ev->to_offset,
+		.to_ip = ev->to,
+		.call_path = ev->call_path_id,
+	};
 
-	bind_u64(st, 1, ev->seq);
-	bind_u64(st, 2, ev->thread_id);
-	bind_u64(st, 3, ev->thread_id); /* comm: one per thread */
-	bind_u64(st, 4, ev->from_dso_id);
-	bind_u64(st, 5, ev->from_function_id);
-	bind_u64(st, 6, ev->from_offset);
-	bind_u64(st, 7, ev->from);
-	bind_u64(st, 8, ev->to_dso_id);
-	bind_u64(st, 9, ev->to_function_id);
-	bind_u64(st, 10, ev->to_offset);
-	bind_u64(st, 11, ev->to);
-	sqlite3_bind_int(st, 12, ev->kind + 1);
-	sqlite3_bind_int(st, 13, ev->taken);
-	bind_u64(st, 14, ev->call_path_id);
-	bind_u64(st, 15, ev->insn_seq);
-	bind_u64(st, 16, ev->time_ns);
-	if (step(x, st) < 0)
-		return -ITRACE_E_IO;
-	cli_progress(&x->progress, x->rows);
+	if (!t)
+		return -ITRACE_E_NOMEM;
+	/* perf: instructions since the previous "branches" sample */
+	m.insn_count = ev->insn_seq + 1 - t->insns_at_sample;
+	if (ev->taken)
+		t->insns_at_sample = ev->insn_seq + 1;
+	t->last_branch = write_sample(x, &m);
+	return t->last_branch ? 0 : -ITRACE_E_IO;
+}
+
+static int on_insn(void *ctx, const struct itrace_analysis_insn_event *ev)
+{
+	struct exporter *x = ctx;
+	struct sample m = {
+		.evsel = EVSEL_INSNS,
+		.branch_type = PERF_BR_NONE,
+		.thread = ev->thread_id,
+		.dso = ev->dso_id,
+		.symbol = ev->function_id,
+		.offset = ev->offset,
+		.ip = ev->addr,
+		.time = event_time(x, ev->time_ns, ev->insn_index),
+		.call_path = ev->call_path_id,
+		.insn_count = 1,
+	};
+
+	return write_sample(x, &m) ? 0 : -ITRACE_E_IO;
+}
+
+/* An activation begins: remember the sample of the call that made it. */
+static int on_enter(void *ctx, const struct itrace_analysis_call *c)
+{
+	struct exporter *x = ctx;
+	struct thread_state *t = thread_state(x, c->thread_id);
+	struct pending_call *p;
+
+	if (!t)
+		return -ITRACE_E_NOMEM;
+	if (t->depth == t->cap) {
+		size_t n = t->cap ? 2 * t->cap : 16;
+
+		p = realloc(t->stack, n * sizeof(*p));
+		if (!p)
+			return -ITRACE_E_NOMEM;
+		t->stack = p;
+		t->cap = n;
+	}
+	p = &t->stack[t->depth++];
+	p->id = c->id;
+	p->call_sample = c->flags & (ITRACE_CALL_NO_CALL | ITRACE_CALL_SIGNAL) ? 0 : t->last_branch;
 	return 0;
 }
 
 static int on_call(void *ctx, const struct itrace_analysis_call *c)
 {
 	struct exporter *x = ctx;
+	struct thread_state *t = thread_state(x, c->thread_id);
 	sqlite3_stmt *st = x->call;
+	uint64_t call_sample = 0;
 
+	if (!t)
+		return -ITRACE_E_NOMEM;
+	while (t->depth > 0) { /* calls end innermost first */
+		const struct pending_call *p = &t->stack[--t->depth];
+
+		if (p->id == c->id) {
+			call_sample = p->call_sample;
+			break;
+		}
+	}
+	t->has_calls = 1;
 	bind_u64(st, 1, c->id);
 	bind_u64(st, 2, c->thread_id);
 	bind_u64(st, 3, c->thread_id);
-	bind_u64(st, 4, c->call_path_id);
-	bind_u64(st, 5, c->call_time);
-	bind_u64(st, 6, c->return_time);
+	bind_u64(st, 4, c->call_path_id + 1);
+	bind_u64(st, 5, event_time(x, c->call_time, c->call_index));
+	bind_u64(st, 6, event_time(x, c->return_time, c->return_index));
 	bind_u64(st, 7, c->branch_count);
-	bind_u64(st, 8, c->call_ip);
-	bind_u64(st, 9, c->call_insn);
-	bind_u64(st, 10, c->return_insn);
-	bind_u64(st, 11, c->parent_call_path_id);
-	sqlite3_bind_int(st, 12, (int)c->flags);
-	bind_u64(st, 13, c->parent_id);
-	bind_u64(st, 14, c->insn_count);
-	sqlite3_bind_int(st, 15, (int)c->depth);
+	bind_u64(st, 8, call_sample);
+	/* a normal return is the branch just reported on this thread */
+	bind_u64(st, 9, c->flags & (ITRACE_CALL_NO_RETURN | ITRACE_CALL_SIGNAL) ? 0 : t->last_branch);
+	bind_u64(st, 10, c->parent_call_path_id + 1);
+	sqlite3_bind_int(st, 11, perf_call_flags(c->flags));
+	bind_u64(st, 12, c->parent_id);
+	bind_u64(st, 13, c->insn_count);
+	bind_u64(st, 14, c->call_ip);
+	bind_u64(st, 15, c->call_insn);
+	bind_u64(st, 16, c->return_insn);
+	sqlite3_bind_int(st, 17, (int)c->depth);
 	return step(x, st) < 0 ? -ITRACE_E_IO : 0;
-}
-
-static int on_insn(void *ctx, const struct itrace_analysis_insn_event *ev)
-{
-	struct exporter *x = ctx;
-	sqlite3_stmt *st = x->insn;
-
-	sqlite3_bind_null(st, 1);
-	bind_u64(st, 2, ev->thread_id);
-	bind_u64(st, 3, ev->addr);
-	bind_u64(st, 4, ev->function_id);
-	bind_u64(st, 5, ev->offset);
-	bind_u64(st, 6, ev->call_path_id);
-	bind_u64(st, 7, ev->time_ns);
-	if (step(x, st) < 0)
-		return -ITRACE_E_IO;
-	cli_progress(&x->progress, x->rows);
-	return 0;
 }
 
 /* ---- aggregate tables ------------------------------------------------------ */
 
-static const char *const branch_type_names[] = {
-	[ITRACE_BRANCH_COND] = "conditional jump",
-	[ITRACE_BRANCH_UNCOND] = "unconditional jump",
-	[ITRACE_BRANCH_CALL] = "call",
-	[ITRACE_BRANCH_RETURN] = "return",
-	[ITRACE_BRANCH_INDIRECT] = "indirect jump",
-	[ITRACE_BRANCH_INDIRECT_CALL] = "indirect call",
-	[ITRACE_BRANCH_SYSCALL] = "system call",
-	[ITRACE_BRANCH_INTERRUPT] = "asynchronous branch",
-	[ITRACE_BRANCH_SIGRETURN] = "return from interrupt",
-	[ITRACE_BRANCH_UNKNOWN] = "unknown",
-};
+/* The rows with id 0 that perf's export writes first ("unknown"), and
+ * perf's root call path (id 1). */
+static const char unknown_rows[] =
+	"INSERT INTO machines VALUES (0, 0, 'unknown', 0);"
+	"INSERT INTO threads VALUES (0, 0, 0, -1, -1, 0, 0);"
+	"INSERT INTO comms VALUES (0, 'unknown', 0, 0, 0, 0);"
+	"INSERT INTO dsos VALUES (0, 0, 'unknown', 'unknown', '');"
+	"INSERT INTO symbols VALUES (0, 0, 0, 0, 0, 'unknown');"
+	"INSERT INTO samples VALUES (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);"
+	"INSERT INTO call_paths VALUES (0, 0, 0, 0, 0, 0);"
+	"INSERT INTO call_paths VALUES (1, 0, 0, 0, 0, 0);"
+	"INSERT INTO calls VALUES (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);";
 
 static int write_branch_types(struct exporter *x)
 {
@@ -302,10 +430,17 @@ static int write_branch_types(struct exporter *x)
 
 	if (prepare(x, "INSERT INTO branch_types(id, name) VALUES (?, ?)", &st) < 0)
 		return -1;
-	/* id = enum itrace_branch_kind + 1: id 0 stays "unknown" as in perf */
-	for (i = 0; i < sizeof(branch_type_names) / sizeof(*branch_type_names) && rc == 0; i++) {
-		sqlite3_bind_int(st, 1, (int)i + 1);
-		bind_text(st, 2, branch_type_names[i]);
+	for (i = 0; i < sizeof(perf_branch_types) / sizeof(*perf_branch_types) && rc == 0; i++) {
+		sqlite3_bind_int(st, 1, perf_branch_types[i].id);
+		bind_text(st, 2, perf_branch_types[i].name);
+		rc = step(x, st);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0 || prepare(x, "INSERT INTO selected_events(id, name) VALUES (?, ?)", &st) < 0)
+		return -1;
+	for (i = 0; i < sizeof(evsel_names) / sizeof(*evsel_names) && rc == 0; i++) {
+		sqlite3_bind_int(st, 1, (int)i);
+		bind_text(st, 2, evsel_names[i]);
 		rc = step(x, st);
 	}
 	sqlite3_finalize(st);
@@ -328,7 +463,7 @@ static int write_threads_and_dsos(struct exporter *x, const struct itrace_analys
 	int rc = 0;
 
 	if (prepare(x, "INSERT INTO threads VALUES (?, 1, ?, ?, ?, ?, ?)", &th) < 0 ||
-	    prepare(x, "INSERT INTO comms VALUES (?, ?, ?, 0, 0)", &co) < 0 ||
+	    prepare(x, "INSERT INTO comms VALUES (?, ?, ?, 0, 0, ?)", &co) < 0 ||
 	    prepare(x, "INSERT INTO comm_threads VALUES (?, ?, ?)", &ct) < 0 ||
 	    prepare(x, "INSERT INTO dsos VALUES (?, 1, ?, ?, ?)", &ds) < 0)
 		return -1;
@@ -348,6 +483,7 @@ static int write_threads_and_dsos(struct exporter *x, const struct itrace_analys
 		bind_u64(co, 1, t->id);
 		bind_text(co, 2, t->comm);
 		bind_u64(co, 3, t->id);
+		sqlite3_bind_int(co, 4, t->id < x->nthreads && x->threads[t->id].has_calls);
 		bind_u64(ct, 1, t->id);
 		bind_u64(ct, 2, t->id);
 		bind_u64(ct, 3, t->id);
@@ -361,7 +497,7 @@ static int write_threads_and_dsos(struct exporter *x, const struct itrace_analys
 		bind_u64(ds, 1, d->id);
 		bind_text(ds, 2, d->short_name);
 		bind_text(ds, 3, d->path);
-		bind_text(ds, 4, d->buildid_len ? bid : NULL);
+		bind_text(ds, 4, d->buildid_len ? bid : "");
 		rc = step(x, ds);
 	}
 	sqlite3_finalize(th);
@@ -377,7 +513,9 @@ static int write_functions(struct exporter *x, const struct itrace_analysis *a)
 	size_t i;
 	int rc = 0;
 
-	if (prepare(x, "INSERT INTO symbols VALUES (?, ?, ?, ?, NULL, ?)", &sy) < 0 ||
+	/* binding: 1 (global) as perf's view prints it; the analysis does
+	 * not keep the ELF binding */
+	if (prepare(x, "INSERT INTO symbols VALUES (?, ?, ?, ?, 1, ?)", &sy) < 0 ||
 	    prepare(x, "INSERT INTO functions VALUES (?, ?, ?, ?, ?, ?, ?)", &fn) < 0 ||
 	    prepare(x, "INSERT INTO call_graph VALUES (?, ?, ?, ?, ?)", &cg) < 0)
 		return -1;
@@ -425,14 +563,14 @@ static int write_code_tables(struct exporter *x, const struct itrace_analysis *a
 
 	if (prepare(x, "INSERT INTO call_paths VALUES (?, ?, ?, ?, ?, ?)", &cp) < 0 ||
 	    prepare(x, "INSERT INTO basic_blocks VALUES (?, ?, ?, ?, ?, ?)", &bb) < 0 ||
-	    prepare(x, "INSERT INTO hot_branches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", &hb) < 0 ||
+	    prepare(x, "INSERT INTO hot_branches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &hb) < 0 ||
 	    prepare(x, "INSERT INTO source_lines VALUES (?, ?, ?, ?, ?, ?)", &sl) < 0)
 		return -1;
 	for (i = 0; i < itrace_analysis_call_path_count(a) && rc == 0; i++) {
 		const struct itrace_analysis_call_path *p = itrace_analysis_call_path_at(a, i);
 
-		bind_u64(cp, 1, p->id);
-		bind_u64(cp, 2, p->parent_id);
+		bind_u64(cp, 1, p->id + 1); /* perf's id 1 is the root */
+		bind_u64(cp, 2, p->parent_id + 1);
 		bind_u64(cp, 3, p->function_id);
 		bind_u64(cp, 4, p->ip);
 		bind_u64(cp, 5, p->calls);
@@ -458,13 +596,14 @@ static int write_code_tables(struct exporter *x, const struct itrace_analysis *a
 		bind_u64(hb, 3, s->from);
 		bind_u64(hb, 4, s->to);
 		bind_u64(hb, 5, s->fallthrough);
-		sqlite3_bind_int(hb, 6, s->kind + 1);
-		bind_u64(hb, 7, s->executions);
-		bind_u64(hb, 8, s->taken);
+		sqlite3_bind_int(hb, 6, perf_branch_type(s->kind));
+		bind_text(hb, 7, itrace_branch_kind_name(s->kind));
+		bind_u64(hb, 8, s->executions);
+		bind_u64(hb, 9, s->taken);
 		if (s->executions)
-			sqlite3_bind_double(hb, 9, (double)s->taken / (double)s->executions);
+			sqlite3_bind_double(hb, 10, (double)s->taken / (double)s->executions);
 		else
-			sqlite3_bind_null(hb, 9);
+			sqlite3_bind_null(hb, 10);
 		rc = step(x, hb);
 	}
 	for (i = 0; i < itrace_analysis_line_count(a) && rc == 0; i++) {
@@ -493,10 +632,9 @@ static const char *end_reason_name(int r)
 	return r >= 0 && r < (int)(sizeof(names) / sizeof(*names)) ? names[r] : "unknown";
 }
 
-static const char *level_names[] = {"summary", "branches", "insns"};
 
 static int write_metadata(struct exporter *x, const struct options *o, struct itrace_reader *r,
-			  const struct itrace_analysis *a, int damage)
+			  const struct itrace_analysis *a, const char *incomplete)
 {
 	const struct itrace_header *h = itrace_reader_header(r);
 	struct itrace_analysis_totals t;
@@ -512,11 +650,11 @@ static int write_metadata(struct exporter *x, const struct options *o, struct it
 	rc |= insert_meta(x, "schema_version", buf);
 	rc |= insert_meta(x, "exporter", "itrace-sqlite " ITRACE_VERSION_STRING);
 	rc |= insert_meta(x, "export_level", level_names[o->level]);
-	if (strcmp(o->input, "-") == 0)
+	if (strcmp(o->e.input, "-") == 0)
 		rc |= insert_meta(x, "source_trace", "-");
 	else
-		rc |= insert_meta(x, "source_trace", realpath(o->input, path) ? path : o->input);
-	if (strcmp(o->input, "-") != 0 && stat(o->input, &st) == 0) {
+		rc |= insert_meta(x, "source_trace", realpath(o->e.input, path) ? path : o->e.input);
+	if (strcmp(o->e.input, "-") != 0 && stat(o->e.input, &st) == 0) {
 		rc |= insert_meta_u64(x, "source_size", (uint64_t)st.st_size);
 		rc |= insert_meta_u64(x, "source_mtime", (uint64_t)st.st_mtime);
 	}
@@ -528,9 +666,11 @@ static int write_metadata(struct exporter *x, const struct options *o, struct it
 		snprintf(buf, sizeof(buf), "%d", f.end_status);
 		rc |= insert_meta(x, "trace_end_status", buf);
 	}
-	rc |= insert_meta(x, "complete", damage ? "0" : "1");
-	if (damage)
-		rc |= insert_meta(x, "damage", itrace_analysis_run_error(a));
+	rc |= insert_meta(x, "time_unit", x->time_unit == TIME_NS ? "ns" : "instructions");
+	rc |= insert_meta(x, "complete", incomplete ? "0" : "1");
+	if (incomplete)
+		rc |= insert_meta(x, "damage", incomplete);
+	rc |= insert_meta_u64(x, "lost_count", t.lost);
 	rc |= insert_meta_u64(x, "insn_count", t.insns);
 	rc |= insert_meta_u64(x, "branch_count", t.branches);
 	rc |= insert_meta_u64(x, "call_count", t.calls);
@@ -549,55 +689,56 @@ static int write_metadata(struct exporter *x, const struct options *o, struct it
 
 /* ---- the export ------------------------------------------------------------ */
 
-/* No journal and no syncing inside SQLite: the file is private until it
+/*
+ * No journal and no syncing inside SQLite: the file is private until it
  * is renamed (after one fsync), and a failed run deletes it.  Large pages
- * and an in-memory sorter make the bulk load and the index builds cheaper. */
+ * make the bulk load cheaper.  Memory is bounded: a 32 MiB page cache, and
+ * index builds sort through temporary files (temp_store=FILE), not in
+ * memory, whatever the number of rows.
+ */
 static const char pragmas[] =
 	"PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-	" PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;";
+	" PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-32768; PRAGMA temp_store=FILE;";
 
-static int open_db(struct exporter *x)
+static int open_db(struct exporter *x, const char *path)
 {
 	/* one thread uses the connection: no mutexes */
-	if (sqlite3_open_v2(tmp_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	if (sqlite3_open_v2(path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
-		cli_error("cannot open '%s': %s", tmp_path, x->db ? sqlite3_errmsg(x->db) : "no memory");
+		cli_error("cannot open '%s': %s", path, x->db ? sqlite3_errmsg(x->db) : "no memory");
 		return -1;
 	}
 	if (exec_sql(x, pragmas) < 0 || exec_sql(x, "BEGIN") < 0 || exec_sql(x, schema_tables) < 0)
 		return -1;
-	if (prepare(x, "INSERT INTO branches VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &x->branch) < 0 ||
-	    prepare(x, "INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &x->call) < 0 ||
-	    prepare(x, "INSERT INTO instructions VALUES (?,?,?,?,?,?,?)", &x->insn) < 0)
+	if (prepare(x, "INSERT INTO samples VALUES (?,?,1,?,?,?,?,?,?,?,-1,?,?,?,?,?,0,?,?,0,0)",
+		    &x->sample) < 0 ||
+	    prepare(x, "INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?)", &x->call) < 0)
 		return -1;
 	return 0;
 }
 
-static void progress_cb(void *arg, uint64_t records)
-{
-	cli_progress(arg, records);
-}
-
 static int write_aggregates(struct exporter *x, const struct options *o, struct itrace_reader *r,
-			    const struct itrace_analysis *a, int damage)
+			    const struct itrace_analysis *a, const char *incomplete)
 {
 	const struct itrace_analysis_thread *t0 = itrace_analysis_thread_at(a, 0);
 	sqlite3_stmt *m;
 	char version[32];
 	int rc;
 
-	if (prepare(x, "INSERT INTO machines VALUES (1, ?, ?, ?)", &m) < 0)
+	if (exec_sql(x, unknown_rows) < 0 ||
+	    prepare(x, "INSERT INTO machines VALUES (1, ?, ?, ?)", &m) < 0)
 		return -1;
 	sqlite3_bind_int64(m, 1, t0 ? t0->pid : 0);
-	bind_text(m, 2, o->sysroot ? o->sysroot : "/");
+	bind_text(m, 2, o->e.sysroot ? o->e.sysroot : "/");
 	sqlite3_bind_int(m, 3, itrace_reader_header(r)->machine);
 	rc = step(x, m);
 	sqlite3_finalize(m);
 	if (rc < 0 || write_branch_types(x) < 0 || write_threads_and_dsos(x, a) < 0 ||
 	    write_functions(x, a) < 0 || write_code_tables(x, a) < 0 ||
-	    write_metadata(x, o, r, a, damage) < 0)
+	    write_metadata(x, o, r, a, incomplete) < 0)
 		return -1;
-	if (exec_sql(x, schema_indexes) < 0 || exec_sql(x, schema_views) < 0)
+	if (exec_sql(x, schema_indexes) < 0 || exec_sql(x, schema_perf_views) < 0 ||
+	    exec_sql(x, schema_views) < 0)
 		return -1;
 	snprintf(version, sizeof(version), "PRAGMA user_version=%d", EXPORT_SCHEMA_VERSION);
 	return exec_sql(x, version);
@@ -609,10 +750,9 @@ static int close_db(struct exporter *x)
 {
 	int rc = 0;
 
-	sqlite3_finalize(x->branch); /* step errors were checked when met */
+	sqlite3_finalize(x->sample); /* step errors were checked when met */
 	sqlite3_finalize(x->call);
-	sqlite3_finalize(x->insn);
-	x->branch = x->call = x->insn = NULL;
+	x->sample = x->call = NULL;
 	if (x->db && sqlite3_close(x->db) != SQLITE_OK) {
 		cli_error("cannot write '%s': SQLite: close: %s", target_path, sqlite3_errmsg(x->db));
 		rc = -1;
@@ -621,17 +761,15 @@ static int close_db(struct exporter *x)
 	return rc;
 }
 
-/* Instructions whose bytes were missing or invalid count as plain ones. */
-static void warn_decode_failures(const struct itrace_analysis *a, int quiet)
+static void free_threads(struct exporter *x)
 {
-	struct itrace_analysis_totals t;
+	size_t i;
 
-	itrace_analysis_totals(a, &t);
-	if (t.decode_failures && !quiet)
-		cli_warn("%llu executed instruction%s could not be decoded (first at %#llx); "
-			 "they count as non-branch instructions",
-			 (unsigned long long)t.decode_failures, t.decode_failures == 1 ? "" : "s",
-			 (unsigned long long)t.first_decode_failure);
+	for (i = 0; i < x->nthreads; i++)
+		free(x->threads[i].stack);
+	free(x->threads);
+	x->threads = NULL;
+	x->nthreads = 0;
 }
 
 /* export - returns the exit status. */
@@ -639,62 +777,40 @@ static int export(const struct options *o)
 {
 	struct exporter x = {0};
 	struct itrace_analysis_options ao;
-	struct itrace_analysis_run_options ro;
 	struct itrace_analysis *a = NULL;
-	struct itrace_reader *r = NULL;
-	struct itrace_footer f;
-	int rc, damage = 0, status = CLI_EXIT_BAD_INPUT;
+	struct itrace_reader *r;
+	const char *tmp;
+	const char *incomplete = NULL;
+	int status = CLI_EXIT_BAD_INPUT;
 
-	rc = itrace_reader_open(o->input, &r);
-	if (rc < 0) {
-		if (rc == -ITRACE_E_IO)
-			cli_error("cannot open '%s': %s", o->input, strerror(errno));
-		else
-			cli_error("cannot read '%s': %s", o->input, itrace_errstr(rc));
+	r = export_open(&o->e);
+	if (!r)
 		return CLI_EXIT_BAD_INPUT;
-	}
-	if (make_tmp(o->output) < 0) {
-		itrace_reader_close(r);
-		return CLI_EXIT_BAD_INPUT;
-	}
-	if (open_db(&x) < 0)
+	tmp = export_tmp_create(o->e.output);
+	if (!tmp || open_db(&x, tmp) < 0)
 		goto out;
-	cli_progress_init(&x.progress, "rows", 0, o->quiet);
 	itrace_analysis_options_init(&ao);
 	ao.cb_ctx = &x;
-	if (o->level >= LEVEL_BRANCHES) {
-		ao.on_branch = on_branch;
+	if (o->level >= LEVEL_CALLS) {
+		ao.on_enter = on_enter;
 		ao.on_call = on_call;
 	}
+	if (o->level >= LEVEL_BRANCHES)
+		ao.on_branch = on_branch;
 	if (o->level >= LEVEL_INSNS)
 		ao.on_insn = on_insn;
-	itrace_analysis_run_options_init(&ro);
-	ro.sysroot = o->sysroot;
-	ro.debug_dir = o->debug_dir;
-	if (o->level == LEVEL_SUMMARY) { /* no rows to count: show records */
-		cli_progress_init(&x.progress, "records",
-				  itrace_reader_footer(r, &f) == 0 ? f.record_count : 0, o->quiet);
-		ro.progress = progress_cb;
-		ro.progress_arg = &x.progress;
-	}
-	rc = itrace_analysis_run(r, strcmp(o->input, "-") ? o->input : NULL, &ao, &ro, &a);
+	cli_progress_init(&x.progress, "rows", 0, o->e.quiet);
+	/* rows show progress when there are rows; else records do */
+	a = export_analyse(&o->e, r, &ao, ITRACE_RUN_ALL_FUNCTIONS, o->level == LEVEL_SUMMARY,
+			   &incomplete);
 	cli_progress_end(&x.progress);
-	if (!a) {
-		if (!x.sql_rc)
-			cli_error("cannot analyse '%s': %s", o->input, itrace_errstr(rc));
+	if (!a)
 		goto out;
-	}
-	if (rc < 0) {
-		damage = rc;
-		cli_error("'%s' is damaged: %s (%s); exporting the records before it", o->input,
-			  itrace_errstr(rc), itrace_analysis_run_error(a));
-	}
-	warn_decode_failures(a, o->quiet);
-	if (write_aggregates(&x, o, r, a, damage) < 0 || exec_sql(&x, "COMMIT") < 0)
+	if (write_aggregates(&x, o, r, a, incomplete) < 0 || exec_sql(&x, "COMMIT") < 0)
 		goto out;
-	if (close_db(&x) < 0 || publish(o->output) < 0)
+	if (close_db(&x) < 0 || export_tmp_publish(o->e.output) < 0)
 		goto out;
-	if (o->verbose) {
+	if (o->e.verbose) {
 		struct itrace_analysis_totals t;
 
 		itrace_analysis_totals(a, &t);
@@ -702,13 +818,11 @@ static int export(const struct options *o)
 			cli_progname(), (unsigned long long)x.rows, (unsigned long long)t.insns,
 			(unsigned long long)t.branches, (unsigned long long)t.calls);
 	}
-	status = damage ? CLI_EXIT_BAD_INPUT : 0;
+	status = incomplete ? CLI_EXIT_BAD_INPUT : 0;
 out:
 	close_db(&x);
-	if (tmp_path[0]) {
-		unlink(tmp_path);
-		tmp_path[0] = '\0';
-	}
+	export_tmp_discard();
+	free_threads(&x);
 	itrace_analysis_free(a);
 	itrace_reader_close(r);
 	return status;
@@ -719,78 +833,51 @@ out:
 static void usage(void)
 {
 	printf("usage: %s [options] TRACE -o DB\n"
-	       "Export an itrace trace (TRACE, '-' = stdin) into an SQLite database.\n"
-	       "Branch-level traces are filled through the traced binaries first.\n"
+	       "Export an itrace trace (TRACE, '-' = stdin) into an SQLite database in\n"
+	       "the layout of perf's export-to-sqlite.py (perf's exported-sql-viewer.py\n"
+	       "opens it).  Branch-level traces are filled through the traced binaries.\n"
 	       "\n"
 	       "  -o, --output DB       database to write (replaced atomically)\n"
 	       "  -l, --level LEVEL     how much to export:\n"
 	       "                          summary   functions, call paths, call graph, blocks,\n"
-	       "                                    hot branches, source lines\n"
-	       "                          branches  + every branch and every call (default)\n"
+	       "                                    hot branches, source lines (default)\n"
+	       "                          calls     + every call (perf's calls: call graph\n"
+	       "                                    and call tree in perf's viewer)\n"
+	       "                          branches  + every branch (perf's samples)\n"
 	       "                          insns     + every instruction\n"
-	       "      --sysroot DIR     find the traced binaries under DIR\n"
-	       "      --debug-dir DIR   separate debug info root (default /usr/lib/debug)\n"
-	       "  -q, --quiet           no progress line\n"
-	       "  -v, --verbose         print row counts at the end\n"
-	       "      --help            this text\n"
-	       "      --version         print the version\n",
+	       EXPORT_COMMON_USAGE,
 	       cli_progname());
 }
 
-static void parse_args(int argc, char **argv, struct options *o)
+static void handle_option(int c, const char *arg, void *tool_opts)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"level", required_argument, NULL, 'l'},
-		{"sysroot", required_argument, NULL, 'S'},
-		{"debug-dir", required_argument, NULL, 'D'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
+	struct options *o = tool_opts;
 	size_t i;
 
-	memset(o, 0, sizeof(*o));
-	o->level = LEVEL_BRANCHES;
-	while ((c = getopt_long(argc, argv, "o:l:qv", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->output = optarg; break;
-		case 'l':
-			for (i = 0; i < 3 && strcmp(optarg, level_names[i]) != 0; i++)
-				;
-			if (i == 3)
-				cli_usage_error("unknown level '%s' (use branches, insns or summary)",
-						optarg);
-			o->level = (int)i;
-			break;
-		case 'S': o->sysroot = optarg; break;
-		case 'D': o->debug_dir = optarg; break;
-		case 'q': o->quiet = 1; break;
-		case 'v': o->verbose = 1; break;
-		case 'h': usage(); exit(0);
-		case 'V': printf("%s %s\n", cli_progname(), ITRACE_VERSION_STRING); exit(0);
-		default: cli_usage_error("unknown option");
-		}
-	}
-	if (optind + 1 != argc)
-		cli_usage_error(optind == argc ? "no trace given" : "more than one trace given");
-	o->input = argv[optind];
-	if (!o->output)
-		cli_usage_error("no output database given (-o DB)");
-	if (strcmp(o->output, "-") == 0)
-		cli_usage_error("an SQLite database cannot be written to stdout; use -o FILE");
+	if (c != 'l')
+		cli_usage_error("unknown option");
+	for (i = 0; i < 4 && strcmp(arg, level_names[i]) != 0; i++)
+		;
+	if (i == 4)
+		cli_usage_error("unknown level '%s' (use summary, calls, branches or insns)", arg);
+	o->level = (int)i;
 }
 
 int main(int argc, char **argv)
 {
-	struct options o;
+	static const struct option longopts[] = {
+		{"level", required_argument, NULL, 'l'},
+		{NULL, 0, NULL, 0},
+	};
+	struct options o = {.level = LEVEL_SUMMARY};
+	const struct export_tool tool = {"l:", longopts, handle_option, &o, usage};
 
 	cli_init(argv[0]);
-	parse_args(argc, argv, &o);
-	target_path = o.output;
-	catch_signals();
+	export_parse_args(argc, argv, &tool, &o.e);
+	if (!o.e.output)
+		cli_usage_error("no output database given (-o DB)");
+	if (strcmp(o.e.output, "-") == 0)
+		cli_usage_error("an SQLite database cannot be written to stdout; use -o FILE");
+	target_path = o.e.output;
 	return export(&o);
 }

@@ -4,6 +4,11 @@ $(CLI_LIB): $(BUILD)/obj/tools/cli.o
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# libexportcli.a: the exporters' shared command line (export_cli.h).
+$(BUILD)/lib/libexportcli.a: $(BUILD)/obj/tools/export_cli.o
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 BINS += $(BUILD)/bin/itrace-dump
 $(BUILD)/bin/itrace-dump: $(BUILD)/obj/tools/itrace_dump.o $(CLI_LIB) $(LIBITRACE)
 	@mkdir -p $(dir $@)

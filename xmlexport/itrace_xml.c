@@ -31,6 +31,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "cli.h"
+#include "export_cli.h"
 #include "itrace.h"
 
 #define PROFILE_VERSION "1"
@@ -38,10 +39,8 @@
 enum format { FORMAT_PROFILE, FORMAT_COBERTURA };
 
 struct options {
-	const char *input, *output;
-	const char *sysroot, *debug_dir;
+	struct export_opts e;
 	int format;
-	int quiet, verbose;
 };
 
 /* ---- text that is always well-formed ----------------------------------- */
@@ -276,7 +275,7 @@ static void write_modules(struct out *o, const struct itrace_analysis *a)
 }
 
 static void write_profile(struct out *o, const struct options *opt, struct itrace_reader *r,
-			  const struct itrace_analysis *a, int damage)
+			  const struct itrace_analysis *a, const char *incomplete)
 {
 	struct itrace_analysis_totals t;
 	size_t i, n;
@@ -286,11 +285,11 @@ static void write_profile(struct out *o, const struct options *opt, struct itrac
 	start(o, "itrace-profile");
 	attr(o, "version", PROFILE_VERSION);
 	start(o, "source");
-	attr(o, "trace", opt->input);
+	attr(o, "trace", opt->e.input);
 	attr(o, "level", itrace_reader_header(r)->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
-	attr(o, "complete", damage ? "false" : "true");
-	if (damage)
-		attr(o, "damage", itrace_analysis_run_error(a));
+	attr(o, "complete", incomplete ? "false" : "true");
+	if (incomplete)
+		attr(o, "damage", incomplete);
 	attr(o, "exporter", "itrace-xml " ITRACE_VERSION_STRING);
 	end(o);
 	start(o, "totals");
@@ -374,25 +373,64 @@ static void write_profile(struct out *o, const struct options *opt, struct itrac
 /* ---- Cobertura --------------------------------------------------------------- */
 
 /*
- * Mapping: the trace -> one package, source file -> class, function -> method,
- * source line -> line (hits = most executions of any of its instructions).
- * A line holding conditional branches is a branch line; each conditional
- * branch has two outcomes (taken, not taken), covered when seen.
+ * Mapping (Cobertura's coverage-04.dtd): the trace -> one package, source
+ * file -> class, function -> method, source line -> line with hits = the
+ * most executions of any of its instructions.  Every function with debug
+ * info of each module that ran is listed (ITRACE_RUN_ALL_FUNCTIONS), so
+ * lines of functions never called count with hits 0 and the rates are
+ * over all of them.  A line holding conditional branches is a branch
+ * line; each conditional branch has two outcomes (taken, not taken),
+ * covered when seen.  Complexity is McCabe's: 1 + the conditional
+ * branches of the method (a class or package: the mean of its methods).
  */
 struct line_branches {
 	uint64_t valid, covered;
 };
 
-static void write_lines(struct out *o, const struct itrace_analysis *a, const size_t *rows,
-			size_t n, const struct line_branches *lb)
+struct cobertura {
+	const struct itrace_analysis *a;
+	struct line_branches *lb;     /* per line row */
+	uint64_t *conditionals;	      /* per function id */
+	struct groups by_function;    /* line rows of each function */
+};
+
+struct rates {
+	uint64_t lines, covered, bvalid, bcovered;
+	double complexity;
+	uint64_t methods;
+};
+
+static void rates_add_line(struct rates *r, const struct cobertura *c, size_t row)
+{
+	r->lines++;
+	r->covered += itrace_analysis_line_at(c->a, row)->executions > 0;
+	r->bvalid += c->lb[row].valid;
+	r->bcovered += c->lb[row].covered;
+}
+
+static void attr_complexity(struct out *o, double sum, uint64_t n)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.4g", n ? sum / (double)n : 0.0);
+	attr(o, "complexity", buf);
+}
+
+static void attr_rates(struct out *o, const struct rates *r)
+{
+	attr_rate(o, "line-rate", r->covered, r->lines);
+	attr_rate(o, "branch-rate", r->bcovered, r->bvalid);
+}
+
+static void write_lines(struct out *o, const struct cobertura *c, const size_t *rows, size_t n)
 {
 	size_t k;
 	char cov[48];
 
 	start(o, "lines");
 	for (k = 0; k < n; k++) {
-		const struct itrace_analysis_line *l = itrace_analysis_line_at(a, rows[k]);
-		const struct line_branches *b = &lb[rows[k]];
+		const struct itrace_analysis_line *l = itrace_analysis_line_at(c->a, rows[k]);
+		const struct line_branches *b = &c->lb[rows[k]];
 
 		start(o, "line");
 		attr_u64(o, "number", l->line);
@@ -409,48 +447,52 @@ static void write_lines(struct out *o, const struct itrace_analysis *a, const si
 	end(o);
 }
 
-/* One class per source file: rows [from, to) of the line table. */
-static void write_class(struct out *o, const struct itrace_analysis *a, size_t from, size_t to,
-			const struct line_branches *lb, const struct groups *by_function)
+/* has_line_in - whether function f has a line among rows [from, to). */
+static int has_line_in(const struct cobertura *c, uint64_t f, size_t from, size_t to)
 {
-	const char *file = itrace_analysis_line_at(a, from)->file;
-	const char *base = strrchr(file, '/');
-	uint64_t covered = 0, bvalid = 0, bcovered = 0;
-	size_t *rows = malloc((to - from) * sizeof(*rows)), i, k, m, nf;
+	size_t k;
 
-	if (!rows) {
-		o->failed = 1;
-		return;
-	}
-	for (i = from; i < to; i++) {
-		rows[i - from] = i;
-		covered += itrace_analysis_line_at(a, i)->executions > 0;
-		bvalid += lb[i].valid;
-		bcovered += lb[i].covered;
-	}
-	start(o, "class");
-	attr(o, "name", base ? base + 1 : file);
-	attr(o, "filename", file);
-	attr_rate(o, "line-rate", covered, to - from);
-	attr_rate(o, "branch-rate", bcovered, bvalid);
-	attr(o, "complexity", "0");
-	start(o, "methods");
-	nf = itrace_analysis_function_count(a);
+	for (k = c->by_function.first[f]; k < c->by_function.first[f + 1]; k++)
+		if (c->by_function.row[k] >= from && c->by_function.row[k] < to)
+			return 1;
+	return 0;
+}
+
+/* add_complexity - the methods of rows [from, to) into r's mean. */
+static void add_complexity(const struct cobertura *c, size_t from, size_t to, struct rates *r)
+{
+	size_t i, nf = itrace_analysis_function_count(c->a);
+
 	for (i = 0; i < nf; i++) {
-		const struct itrace_analysis_function *f = itrace_analysis_function_at(a, i);
-		uint64_t fc = 0, fv = 0, fbv = 0, fbc = 0;
+		uint64_t f = itrace_analysis_function_at(c->a, i)->id;
 
-		/* the function's lines that lie in this file */
+		if (has_line_in(c, f, from, to)) {
+			r->complexity += 1.0 + (double)c->conditionals[f];
+			r->methods++;
+		}
+	}
+}
+
+/* write_methods - the methods of the functions with lines in rows
+ * [from, to) of the line table (one source file). */
+static void write_methods(struct out *o, const struct cobertura *c, size_t from, size_t to,
+			  size_t *rows)
+{
+	size_t i, k, m, nf = itrace_analysis_function_count(c->a);
+
+	start(o, "methods");
+	for (i = 0; i < nf; i++) {
+		const struct itrace_analysis_function *f = itrace_analysis_function_at(c->a, i);
+		struct rates mr = {0};
+		double cx = 1.0 + (double)c->conditionals[f->id];
+
 		m = 0;
-		for (k = by_function->first[f->id]; k < by_function->first[f->id + 1]; k++) {
-			size_t row = by_function->row[k];
+		for (k = c->by_function.first[f->id]; k < c->by_function.first[f->id + 1]; k++) {
+			size_t row = c->by_function.row[k];
 
 			if (row >= from && row < to) {
 				rows[m++] = row;
-				fv++;
-				fc += itrace_analysis_line_at(a, row)->executions > 0;
-				fbv += lb[row].valid;
-				fbc += lb[row].covered;
+				rates_add_line(&mr, c, row);
 			}
 		}
 		if (!m)
@@ -458,15 +500,38 @@ static void write_class(struct out *o, const struct itrace_analysis *a, size_t f
 		start(o, "method");
 		attr(o, "name", f->name);
 		attr(o, "signature", "");
-		attr_rate(o, "line-rate", fc, fv);
-		attr_rate(o, "branch-rate", fbc, fbv);
-		write_lines(o, a, rows, m, lb);
+		attr_rates(o, &mr);
+		attr_complexity(o, cx, 1);
+		write_lines(o, c, rows, m);
 		end(o);
 	}
 	end(o);
+}
+
+/* One class per source file: rows [from, to) of the line table. */
+static void write_class(struct out *o, const struct cobertura *c, size_t from, size_t to)
+{
+	const char *file = itrace_analysis_line_at(c->a, from)->file;
+	const char *base = strrchr(file, '/');
+	size_t *rows = malloc((to - from) * sizeof(*rows)), i;
+	struct rates cr = {0};
+
+	if (!rows) {
+		o->failed = 1;
+		return;
+	}
+	for (i = from; i < to; i++)
+		rates_add_line(&cr, c, i);
+	add_complexity(c, from, to, &cr);
+	start(o, "class");
+	attr(o, "name", base ? base + 1 : file);
+	attr(o, "filename", file);
+	attr_rates(o, &cr);
+	attr_complexity(o, cr.complexity, cr.methods);
+	write_methods(o, c, from, to, rows);
 	for (i = from; i < to; i++)
 		rows[i - from] = i;
-	write_lines(o, a, rows, to - from, lb);
+	write_lines(o, c, rows, to - from);
 	end(o);
 	free(rows);
 }
@@ -493,48 +558,69 @@ static long line_index(const struct itrace_analysis *a, const char *file, uint32
 	return -1;
 }
 
-static void write_cobertura_doc(struct out *o, const struct itrace_analysis *a)
+/* cobertura_init - the per-line branch outcomes and per-function counts. */
+static int cobertura_init(struct cobertura *c, const struct itrace_analysis *a)
 {
-	size_t nl = itrace_analysis_line_count(a), i, from;
-	struct line_branches *lb = calloc(nl ? nl : 1, sizeof(*lb));
-	uint64_t covered = 0, bvalid = 0, bcovered = 0;
-	struct groups by_function;
-	char stamp[24];
+	size_t nl = itrace_analysis_line_count(a), nf = itrace_analysis_function_count(a), i;
 
-	if (!lb || group(&by_function, itrace_analysis_function_count(a), nl, line_function, a) < 0) {
-		free(lb);
-		o->failed = 1;
-		return;
-	}
+	memset(c, 0, sizeof(*c));
+	c->a = a;
+	c->lb = calloc(nl ? nl : 1, sizeof(*c->lb));
+	c->conditionals = calloc(nf + 2, sizeof(*c->conditionals));
+	if (!c->lb || !c->conditionals || group(&c->by_function, nf, nl, line_function, a) < 0)
+		return -1;
 	for (i = 0; i < itrace_analysis_branch_stat_count(a); i++) {
 		const struct itrace_analysis_branch_stat *s = itrace_analysis_branch_stat_at(a, i);
 		long row;
 
-		if (s->kind != ITRACE_BRANCH_COND || !s->file)
+		if (s->kind != ITRACE_BRANCH_COND)
 			continue;
-		row = line_index(a, s->file, s->line);
-		if (row < 0)
+		c->conditionals[s->function_id]++;
+		if (!s->file || (row = line_index(a, s->file, s->line)) < 0)
 			continue;
-		lb[row].valid += 2;
-		lb[row].covered += (s->taken > 0) + (s->executions > s->taken);
+		c->lb[row].valid += 2;
+		c->lb[row].covered += (s->taken > 0) + (s->executions > s->taken);
 	}
-	for (i = 0; i < nl; i++) {
-		covered += itrace_analysis_line_at(a, i)->executions > 0;
-		bvalid += lb[i].valid;
-		bcovered += lb[i].covered;
+	return 0;
+}
+
+static void cobertura_free(struct cobertura *c)
+{
+	free(c->lb);
+	free(c->conditionals);
+	groups_free(&c->by_function);
+}
+
+static void write_cobertura_doc(struct out *o, const struct itrace_analysis *a,
+				const char *incomplete)
+{
+	size_t nl = itrace_analysis_line_count(a), i, from;
+	struct rates all = {0};
+	struct cobertura c;
+	char stamp[24];
+
+	if (cobertura_init(&c, a) < 0) {
+		cobertura_free(&c);
+		o->failed = 1;
+		return;
 	}
+	for (i = 0; i < nl; i++)
+		rates_add_line(&all, &c, i);
+	add_complexity(&c, 0, nl, &all);
 	if (xmlTextWriterWriteDTD(o->w, BAD_CAST "coverage", NULL,
 				  BAD_CAST "http://cobertura.sourceforge.net/xml/coverage-04.dtd",
 				  NULL) < 0)
 		o->failed = 1;
+	/* the DTD has no place for it: an incomplete trace is said in a comment */
+	if (incomplete && xmlTextWriterWriteComment(o->w, xml_text(incomplete)) < 0)
+		o->failed = 1;
 	start(o, "coverage");
-	attr_rate(o, "line-rate", covered, nl);
-	attr_rate(o, "branch-rate", bcovered, bvalid);
-	attr_u64(o, "lines-covered", covered);
-	attr_u64(o, "lines-valid", nl);
-	attr_u64(o, "branches-covered", bcovered);
-	attr_u64(o, "branches-valid", bvalid);
-	attr(o, "complexity", "0");
+	attr_rates(o, &all);
+	attr_u64(o, "lines-covered", all.covered);
+	attr_u64(o, "lines-valid", all.lines);
+	attr_u64(o, "branches-covered", all.bcovered);
+	attr_u64(o, "branches-valid", all.bvalid);
+	attr_complexity(o, all.complexity, all.methods);
 	attr(o, "version", "itrace-xml " ITRACE_VERSION_STRING);
 	snprintf(stamp, sizeof(stamp), "%lld", (long long)time(NULL) * 1000);
 	attr(o, "timestamp", stamp);
@@ -549,181 +635,51 @@ static void write_cobertura_doc(struct out *o, const struct itrace_analysis *a)
 	start(o, "packages");
 	start(o, "package");
 	attr(o, "name", "trace");
-	attr_rate(o, "line-rate", covered, nl);
-	attr_rate(o, "branch-rate", bcovered, bvalid);
-	attr(o, "complexity", "0");
+	attr_rates(o, &all);
+	attr_complexity(o, all.complexity, all.methods);
 	start(o, "classes");
 	for (from = 0; from < nl; from = i) {
 		const char *file = itrace_analysis_line_at(a, from)->file;
 
 		for (i = from; i < nl && strcmp(itrace_analysis_line_at(a, i)->file, file) == 0; i++)
 			;
-		write_class(o, a, from, i, lb, &by_function);
+		write_class(o, &c, from, i);
 	}
 	end(o);
 	end(o);
 	end(o);
 	end(o);
-	groups_free(&by_function);
-	free(lb);
+	cobertura_free(&c);
 }
 
 /* ---- the export ------------------------------------------------------------- */
-
-static void progress_cb(void *arg, uint64_t records)
-{
-	cli_progress(arg, records);
-}
-
-/* ---- output: stdout, or a temporary file renamed into place ------------- */
-
-static char tmp_path[PATH_MAX];
-
-static void remove_tmp_and_die(int sig)
-{
-	if (tmp_path[0])
-		unlink(tmp_path); /* async-signal-safe */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static mode_t current_umask(void)
-{
-	mode_t m = umask(0);
-
-	umask(m);
-	return m;
-}
-
-/* open_output - stdout for "-", else a temporary file beside `path`, so
- * that an interrupted export never leaves a truncated document there. */
-static FILE *open_output(const char *path)
-{
-	struct sigaction sa;
-	const char *base;
-	char dir[PATH_MAX];
-	FILE *fp;
-	int fd;
-
-	if (strcmp(path, "-") == 0)
-		return stdout;
-	base = strrchr(path, '/');
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.tmp-XXXXXX", dirname(dir),
-		     base ? base + 1 : path) >= (int)sizeof(tmp_path)) {
-		tmp_path[0] = '\0';
-		cli_error("output path too long: '%s'", path);
-		return NULL;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = remove_tmp_and_die;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	fd = mkstemp(tmp_path);
-	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp_path);
-		}
-		tmp_path[0] = '\0';
-		return NULL;
-	}
-	fchmod(fd, 0644 & ~current_umask());
-	return fp;
-}
-
-/* close_output - flush and check; a file is synced and renamed over `path`. */
-static int close_output(FILE *fp, const char *path, int failed)
-{
-	int err = 0;
-
-	if (fflush(fp) != 0 || ferror(fp))
-		err = errno ? errno : EIO;
-	if (fp == stdout) {
-		if (failed || err) {
-			cli_error("cannot write to stdout: %s", err ? strerror(err) : "XML writer failed");
-			return -1;
-		}
-		return 0;
-	}
-	if (!err && fsync(fileno(fp)) != 0)
-		err = errno;
-	if (fclose(fp) != 0 && !err)
-		err = errno;
-	if (!failed && !err && rename(tmp_path, path) != 0)
-		err = errno;
-	if (failed || err) {
-		cli_error("cannot write '%s': %s", path, err ? strerror(err) : "XML writer failed");
-		return -1; /* the caller removes the temporary file */
-	}
-	tmp_path[0] = '\0';
-	return 0;
-}
-
-/* Instructions whose bytes were missing or invalid count as plain ones. */
-static void warn_decode_failures(const struct itrace_analysis *a, int quiet)
-{
-	struct itrace_analysis_totals t;
-
-	itrace_analysis_totals(a, &t);
-	if (t.decode_failures && !quiet)
-		cli_warn("%llu executed instruction%s could not be decoded (first at %#llx); "
-			 "they count as non-branch instructions",
-			 (unsigned long long)t.decode_failures, t.decode_failures == 1 ? "" : "s",
-			 (unsigned long long)t.first_decode_failure);
-}
 
 /* export - returns the exit status. */
 static int export(const struct options *opt)
 {
 	struct itrace_analysis_options ao;
-	struct itrace_analysis_run_options ro;
 	struct itrace_analysis *a = NULL;
-	struct itrace_reader *r = NULL;
-	struct cli_progress progress;
-	struct itrace_footer f;
+	struct itrace_reader *r;
 	struct out o = {0};
-	const char *path;
-	FILE *fp = NULL;
-	int rc, damage = 0, status = CLI_EXIT_BAD_INPUT;
+	const char *path = cli_output_path(opt->e.output, 0);
+	FILE *fp;
+	const char *incomplete = NULL;
+	int status = CLI_EXIT_BAD_INPUT;
 
-	path = cli_output_path(opt->output, 0);
-	rc = itrace_reader_open(opt->input, &r);
-	if (rc < 0) {
-		if (rc == -ITRACE_E_IO)
-			cli_error("cannot open '%s': %s", opt->input, strerror(errno));
-		else
-			cli_error("cannot read '%s': %s", opt->input, itrace_errstr(rc));
+	r = export_open(&opt->e);
+	if (!r)
 		return CLI_EXIT_BAD_INPUT;
-	}
-	cli_progress_init(&progress, "records", itrace_reader_footer(r, &f) == 0 ? f.record_count : 0,
-			  opt->quiet);
 	itrace_analysis_options_init(&ao);
-	itrace_analysis_run_options_init(&ro);
-	ro.sysroot = opt->sysroot;
-	ro.debug_dir = opt->debug_dir;
-	ro.progress = progress_cb;
-	ro.progress_arg = &progress;
-	rc = itrace_analysis_run(r, strcmp(opt->input, "-") ? opt->input : NULL, &ao, &ro, &a);
-	cli_progress_end(&progress);
-	if (!a) {
-		cli_error("cannot analyse '%s': %s", opt->input, itrace_errstr(rc));
+	a = export_analyse(&opt->e, r, &ao, ITRACE_RUN_ALL_FUNCTIONS, 1, &incomplete);
+	if (!a)
 		goto out;
-	}
-	if (rc < 0) {
-		damage = rc;
-		cli_error("'%s' is damaged: %s (%s); exporting the records before it", opt->input,
-			  itrace_errstr(rc), itrace_analysis_run_error(a));
-	}
-	warn_decode_failures(a, opt->quiet);
-	fp = open_output(path);
+	fp = export_output_open(path);
 	if (!fp)
 		goto out;
 	o.w = xmlNewTextWriter(xmlOutputBufferCreateFile(fp, NULL));
 	if (!o.w) {
 		cli_error("cannot write '%s': out of memory", path);
+		export_output_close(fp, path, 1);
 		goto out;
 	}
 	xmlTextWriterSetIndent(o.w, 1);
@@ -731,20 +687,16 @@ static int export(const struct options *opt)
 	if (xmlTextWriterStartDocument(o.w, "1.0", "UTF-8", NULL) < 0)
 		o.failed = 1;
 	if (opt->format == FORMAT_COBERTURA)
-		write_cobertura_doc(&o, a);
+		write_cobertura_doc(&o, a, incomplete);
 	else
-		write_profile(&o, opt, r, a, damage);
+		write_profile(&o, opt, r, a, incomplete);
 	if (xmlTextWriterEndDocument(o.w) < 0 || xmlTextWriterFlush(o.w) < 0)
 		o.failed = 1;
 	xmlFreeTextWriter(o.w); /* flushes; the FILE stays ours */
-	if (close_output(fp, path, o.failed) < 0)
+	if (export_output_close(fp, path, o.failed) < 0)
 		goto out;
-	status = damage ? CLI_EXIT_BAD_INPUT : 0;
+	status = incomplete ? CLI_EXIT_BAD_INPUT : 0;
 out:
-	if (tmp_path[0]) { /* failed after opening: nothing half-written stays */
-		unlink(tmp_path);
-		tmp_path[0] = '\0';
-	}
 	itrace_analysis_free(a);
 	itrace_reader_close(r);
 	return status;
@@ -759,55 +711,22 @@ static void usage(void)
 	       "  -o, --output FILE     where to write ('-' or absent: stdout)\n"
 	       "  -f, --format FORMAT   itrace-profile (default; format/itrace-profile.xsd)\n"
 	       "                        or cobertura (line coverage, coverage-04.dtd)\n"
-	       "      --sysroot DIR     find the traced binaries under DIR\n"
-	       "      --debug-dir DIR   separate debug info root (default /usr/lib/debug)\n"
-	       "  -q, --quiet           no progress line\n"
-	       "  -v, --verbose         more messages\n"
-	       "      --help            this text\n"
-	       "      --version         print the version\n",
+	       EXPORT_COMMON_USAGE,
 	       cli_progname());
 }
 
-static void parse_args(int argc, char **argv, struct options *o)
+static void handle_option(int c, const char *arg, void *tool_opts)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"format", required_argument, NULL, 'f'},
-		{"sysroot", required_argument, NULL, 'S'},
-		{"debug-dir", required_argument, NULL, 'D'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
+	struct options *o = tool_opts;
 
-	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "o:f:qv", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->output = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "itrace-profile") == 0)
-				o->format = FORMAT_PROFILE;
-			else if (strcmp(optarg, "cobertura") == 0)
-				o->format = FORMAT_COBERTURA;
-			else
-				cli_usage_error("unknown format '%s' (use itrace-profile or cobertura)",
-						optarg);
-			break;
-		case 'S': o->sysroot = optarg; break;
-		case 'D': o->debug_dir = optarg; break;
-		case 'q': o->quiet = 1; break;
-		case 'v': o->verbose = 1; break;
-		case 'h': usage(); exit(0);
-		case 'V': printf("%s %s\n", cli_progname(), ITRACE_VERSION_STRING); exit(0);
-		default: cli_usage_error("unknown option");
-		}
-	}
-	if (optind + 1 != argc)
-		cli_usage_error(optind == argc ? "no trace given" : "more than one trace given");
-	o->input = argv[optind];
+	if (c != 'f')
+		cli_usage_error("unknown option");
+	if (strcmp(arg, "itrace-profile") == 0)
+		o->format = FORMAT_PROFILE;
+	else if (strcmp(arg, "cobertura") == 0)
+		o->format = FORMAT_COBERTURA;
+	else
+		cli_usage_error("unknown format '%s' (use itrace-profile or cobertura)", arg);
 }
 
 /* libxml2 would print its own I/O messages; ours say it in one line. */
@@ -818,10 +737,15 @@ static void quiet_xml_errors(void *ctx, const char *msg, ...)
 
 int main(int argc, char **argv)
 {
-	struct options o;
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{NULL, 0, NULL, 0},
+	};
+	struct options o = {0};
+	const struct export_tool tool = {"f:", longopts, handle_option, &o, usage};
 
 	cli_init(argv[0]);
-	parse_args(argc, argv, &o);
+	export_parse_args(argc, argv, &tool, &o.e);
 	LIBXML_TEST_VERSION
 	xmlSetGenericErrorFunc(NULL, quiet_xml_errors);
 	return export(&o);

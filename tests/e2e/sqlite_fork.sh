@@ -12,12 +12,12 @@ if [ ! -x "$BIN/itrace-collect" ]; then
 fi
 "$BIN/itrace-collect" -q --follow-fork -o "$TMP/f.itr" -- "$DATA/export_fork"
 check_eq "program ran under the collector" 0 $?
-check "export" "$SQL" -q "$TMP/f.itr" -o "$TMP/f.db"
+check "export" "$SQL" -q --level calls "$TMP/f.itr" -o "$TMP/f.db"
 check_eq "two processes, each its own process row" "2|2|2" \
-	"$(q "SELECT count(*), count(DISTINCT pid), sum(process_id = id) FROM threads")"
+	"$(q "SELECT count(*), count(DISTINCT pid), sum(process_id = id) FROM threads WHERE id > 0")"
 # parent: 16 own instructions + parent_work (2 x 2 + 1); child: 7 + child_work (4 x 2 + 1)
 check_eq "per-process instruction counts" "21
-16" "$(q "SELECT insn_count FROM threads ORDER BY id")"
+16" "$(q "SELECT thread_insn_count FROM threads WHERE id > 0 ORDER BY id")"
 check_eq "each process called its own function once" "parent_work|1|5
 child_work|2|9" \
 	"$(q "SELECT s.name, k.thread_id, k.insn_count FROM calls k JOIN call_paths p ON p.id = k.call_path_id JOIN symbols s ON s.id = p.symbol_id WHERE s.name LIKE '%_work' ORDER BY k.thread_id")"

@@ -44,7 +44,7 @@ before=$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")
 check_eq "previous db holds the small trace" 101 "$before"
 for n in 0 $QUARTER $HALF $ALL_BUT_ONE; do
 	kill_at KILL "$n"
-	check_eq "SIGKILL after $n of $SIZE bytes: previous db intact" "ok|101|1" \
+	check_eq "SIGKILL after $n of $SIZE bytes: previous db intact" "ok|101|2" \
 		"$(q "$TMP/out.db" "SELECT (SELECT * FROM pragma_integrity_check), (SELECT value FROM metadata WHERE key='insn_count'), (SELECT * FROM pragma_user_version)")"
 done
 # SIGKILL cannot be cleaned up after: the leftovers are hidden temporaries
@@ -59,7 +59,7 @@ done
 
 # A write failure (file size limit: EFBIG, like a full disk) is reported,
 # and the temporary file removed; the previous db stays.
-(ulimit -f 2048; trap '' XFSZ; exec "$SQL" -q "$TMP/big.itr" -o "$TMP/out.db") 2>"$TMP/efbig.err"
+(ulimit -f 2048; trap '' XFSZ; exec "$SQL" -q --level branches "$TMP/big.itr" -o "$TMP/out.db") 2>"$TMP/efbig.err"
 check_eq "write failure: exit 1" 1 $?
 check "write failure: SQLite's error reported" grep -q "^itrace-sqlite: cannot write '.*out.db': SQLite: " "$TMP/efbig.err"
 check_eq "write failure: previous db intact, no temporary" "101|" \
