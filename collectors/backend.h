@@ -75,6 +75,8 @@ struct collect_options {
 	int compression;	/* enum itrace_compression */
 	int insn_bytes;		/* --insn-bytes: INSN records carry their bytes */
 	int user, kernel;	/* --user/--kernel: which branches (bts); user by default */
+	const char *arch;	/* --arch NAME (qemu backend): the program's architecture */
+	const char *sysroot;	/* --sysroot DIR (qemu backend): its libraries' root */
 };
 
 /* Summary a backend fills in for the end-of-run line (all optional). */
@@ -126,5 +128,6 @@ extern const struct collect_backend collect_backend_ptrace;
 extern const struct collect_backend collect_backend_bts __attribute__((weak));
 extern const struct collect_backend collect_backend_gdb __attribute__((weak));
 extern const struct collect_backend collect_backend_valgrind __attribute__((weak));
+extern const struct collect_backend collect_backend_qemu __attribute__((weak));
 
 #endif /* ITRACE_COLLECT_BACKEND_H */
