@@ -481,7 +481,12 @@ static int arm(struct qemu_conv *c, struct qc_thread *t, uint64_t pc)
 	c->gen++;
 	if (!c->has_start) {
 		t->recording = 1;
-		return write_ctl(c, t, 1, ITRACE_CTL_START, pc);
+		TRY(write_ctl(c, t, 1, ITRACE_CTL_START, pc));
+		/* --only another module: out of it from the start */
+		if (c->only_hi && (pc < c->only_lo || pc >= c->only_hi)) {
+			TRY(write_ctl(c, t, 0, ITRACE_CTL_SCOPE, pc));
+			t->out_of_scope = 1;
+		}
 	}
 	return 0;
 }
@@ -694,6 +699,21 @@ static int write_signal(struct qemu_conv *c, struct qc_thread *t, uint32_t signo
 	return 0;
 }
 
+/*
+ * Can a branch of this kind go on to the next instruction without being
+ * taken?  Conditional branches; on POWER also the conditional forms of
+ * blr/bctr(l), which the decoder classifies by their unconditional
+ * meaning (return, indirect).  The others are taken even to the next
+ * instruction (x86 "jmp *%rax" to the following address, as ptrace says).
+ */
+static int may_fall_through(const struct qemu_conv *c, unsigned kind)
+{
+	return kind == ITRACE_BRANCH_COND ||
+	       (c->machine == EM_PPC64_ &&
+		(kind == ITRACE_BRANCH_RETURN || kind == ITRACE_BRANCH_INDIRECT ||
+		 kind == ITRACE_BRANCH_INDIRECT_CALL));
+}
+
 /* Branch level: the branch p made, now that the next pc is known. */
 static int prev_branch(struct qemu_conv *c, struct qc_thread *t, const struct qc_prev *p,
 		       uint64_t next, unsigned jump_kind)
@@ -711,7 +731,8 @@ static int prev_branch(struct qemu_conv *c, struct qc_thread *t, const struct qc
 		if (kind == ITRACE_INSN_NOT_BRANCH || jump_kind == ITRACE_BRANCH_SIGRETURN)
 			kind = jump_kind;
 	}
-	return out_branch(c, t, p->addr, next, kind, next != fall ? ITRACE_BRANCH_TAKEN : 0);
+	return out_branch(c, t, p->addr, next, kind,
+			  next != fall || !may_fall_through(c, kind) ? ITRACE_BRANCH_TAKEN : 0);
 }
 
 /* A held-back delivery: its branch, SIGNAL and the branch into the handler. */
@@ -1408,7 +1429,8 @@ static size_t plain_words(struct qemu_conv *c, struct qc_thread *t, const uint64
 static int plain_thread(const struct qemu_conv *c, const struct qc_thread *t)
 {
 	return recording(t) && !t->n_frames && !t->resume && !t->window && !c->ring_on &&
-	       c->o.level == ITRACE_LEVEL_INSN && !c->o.insn_bytes && t->blk && t->insn_out;
+	       c->o.level == ITRACE_LEVEL_INSN && !c->o.insn_bytes && t->blk &&
+	       !t->blk->has_trigger && t->insn_out;
 }
 
 int qc_slot(struct qemu_conv *c, const struct qw_note *note, const uint64_t *w, size_t n)
