@@ -64,3 +64,13 @@ TEST_DATA += $(QEMU_FAKE)
 $(QEMU_FAKE): collectors/qemu/tests/fake_qemu.c collectors/qemu/qemu_plugin_api.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Icollectors/qemu -rdynamic -o $@ $< -ldl
+
+# Unit test of the converter (tests/unit/test_qemu_convert.c): linked with
+# the converter, the address-space model and what they use of collectors/.
+$(BUILD)/obj/tests/unit/test_qemu_convert.o: ALL_CPPFLAGS += -Icollectors -Icollectors/qemu
+$(BUILD)/tests/test_qemu_convert: $(BUILD)/obj/collectors/qemu/qemu_convert.o \
+	$(BUILD)/obj/collectors/qemu/qemu_space.o $(BUILD)/obj/collectors/qemu/qemu_elf.o \
+	$(BUILD)/obj/collectors/qemu/qemu_wire.o $(BUILD)/obj/collectors/collect_ring.o \
+	$(BUILD)/obj/collectors/maps.o $(BUILD)/obj/collectors/symbols.o \
+	$(BUILD)/obj/collectors/gdb/gdb_elf.o
+UNIT_LIBS_qemu_convert := $(LIBITRACE)
