@@ -74,3 +74,13 @@ $(BUILD)/tests/test_qemu_convert: $(BUILD)/obj/collectors/qemu/qemu_convert.o \
 	$(BUILD)/obj/collectors/maps.o $(BUILD)/obj/collectors/symbols.o \
 	$(BUILD)/obj/collectors/gdb/gdb_elf.o
 UNIT_LIBS_qemu_convert := $(LIBITRACE)
+
+# make bench: the workload (bench/qemu_work.c) for ppc64le and x86-64.
+QEMU_WORK := $(BUILD)/bench/qemu_work.ppc64le $(BUILD)/bench/qemu_work.x86_64
+$(BUILD)/bench/qemu_work.ppc64le: bench/qemu_work.c
+	@mkdir -p $(dir $@)
+	$(Q)$(PPC_CC) -O2 -g -Wl,--build-id -o $@ $<
+$(BUILD)/bench/qemu_work.x86_64: bench/qemu_work.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -Wl,--build-id -o $@ $<
+bench: $(QEMU_WORK)

@@ -1425,12 +1425,57 @@ static size_t plain_words(struct qemu_conv *c, struct qc_thread *t, const uint64
 	return i;
 }
 
+/*
+ * The same at branch level: each block's last instruction branched to the
+ * next block (enter_block, prev_branch).  Returns the words consumed.
+ */
+static size_t plain_branch_words(struct qemu_conv *c, struct qc_thread *t, const uint64_t *w,
+				 size_t n, int *rc)
+{
+	struct qc_block *b = t->blk;
+	size_t i;
+
+	for (i = 0; i < n && *rc >= 0; i++) {
+		uint64_t id = w[i] & ((1ULL << QW_TAG_SHIFT) - 1);
+		struct qc_block *nb;
+		uint64_t from, fall, to;
+		unsigned kind;
+
+		if (QW_TAG(w[i]) != QW_BLOCK || id >= c->n_blocks || b->mid_branch)
+			break;
+		nb = c->blocks[id];
+		if (nb->gen != c->gen)
+			refresh_block(c, nb);
+		if (nb->slow)
+			break;
+		kind = b->kind[b->n - 1];
+		from = b->vaddr + b->off[b->n - 1];
+		fall = b->vaddr + b->off[b->n];
+		to = nb->vaddr;
+		if (kind == ITRACE_INSN_NOT_BRANCH || kind == ITRACE_BRANCH_SYSCALL) {
+			if (to != fall)
+				break; /* flow went elsewhere without a branch */
+		} else {
+			*rc = itrace_write_branch(c->w, from, to, kind,
+						  to != fall || !may_fall_through(c, kind)
+							  ? ITRACE_BRANCH_TAKEN
+							  : 0);
+		}
+		set_prev(t, b, b->n);
+		t->self_signal = 0;
+		b = nb;
+	}
+	t->blk = b;
+	t->done = 0;
+	return i;
+}
+
 /* Can the words of thread t go through plain_words now? */
 static int plain_thread(const struct qemu_conv *c, const struct qc_thread *t)
 {
 	return recording(t) && !t->n_frames && !t->resume && !t->window && !c->ring_on &&
-	       c->o.level == ITRACE_LEVEL_INSN && !c->o.insn_bytes && t->blk &&
-	       !t->blk->has_trigger && t->insn_out;
+	       t->blk && !t->blk->has_trigger &&
+	       (c->o.level == ITRACE_LEVEL_BRANCH || (!c->o.insn_bytes && t->insn_out));
 }
 
 int qc_slot(struct qemu_conv *c, const struct qw_note *note, const uint64_t *w, size_t n)
@@ -1446,7 +1491,8 @@ int qc_slot(struct qemu_conv *c, const struct qw_note *note, const uint64_t *w, 
 	}
 	while (i < n && rc >= 0) {
 		if (t && plain_thread(c, t) && (rc = switch_to(c, t)) >= 0) {
-			i += plain_words(c, t, w + i, n - i, &rc);
+			i += c->o.level == ITRACE_LEVEL_BRANCH ? plain_branch_words(c, t, w + i, n - i, &rc)
+							       : plain_words(c, t, w + i, n - i, &rc);
 			if (i == n || rc < 0)
 				break;
 		}
