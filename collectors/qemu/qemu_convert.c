@@ -19,6 +19,14 @@
 #define MERGE_MAX 4096		 /* bytes one joined memory access may span */
 #define EM_PPC64_ 21
 
+/*
+ * x86 rep string instructions: QEMU runs each iteration as a block of its
+ * own.  Format 2.1 (ITRACE.md 6.5.2) records every iteration (at branch
+ * level after a COND branch from the instruction to itself); a 2.0 writer
+ * wrote one instruction record per execution, with all its MEM records.
+ */
+#define REP_PER_ITERATION (ITRACE_WRITE_MAJOR > 2 || ITRACE_WRITE_MINOR >= 1)
+
 /* ---- Blocks ----------------------------------------------------------------- */
 
 /* One translation of guest code, as the plugin described it. */
@@ -82,6 +90,9 @@ struct qc_thread {
 	const struct qc_block *prev_blk; /* what ran last: a block until prev_stop */
 	uint32_t prev_stop;		 /* (see set_prev) */
 	uint64_t last_rep;	/* x86: rep instruction whose INSN was written */
+	int rep_cont;		/* the open block is another run of that instruction */
+	int rep_branch;		/* a branch to itself waits: an iteration, unless the
+				 * run it led to was the count's final check */
 	/* the memory access being joined from QEMU's pieces */
 	int mem_on, mem_store;
 	uint32_t mem_insn;
@@ -616,6 +627,9 @@ static int close_block(struct qemu_conv *c, struct qc_thread *t, uint32_t stop)
 		return 0;
 	if (stop > b->n)
 		stop = b->n;
+	if (t->rep_cont && t->done == 0 && c->o.level == ITRACE_LEVEL_INSN)
+		t->done = b->n; /* the count's check, not an iteration: no record */
+	t->rep_cont = 0;
 	if (t->done < stop)
 		TRY(emit_range(c, t, t->done, stop - 1));
 	TRY(flush_mem(c, t));
@@ -723,8 +737,17 @@ static int prev_branch(struct qemu_conv *c, struct qc_thread *t, const struct qc
 
 	if (c->o.level != ITRACE_LEVEL_BRANCH || !p->valid || p->partial)
 		return 0;
+	if (p->rep && next == p->addr) { /* the next iteration, or the count's check */
+		int rc = t->rep_branch ? out_branch(c, t, p->addr, p->addr, ITRACE_BRANCH_COND,
+						    ITRACE_BRANCH_TAKEN)
+				       : 0;
+
+		t->rep_branch = REP_PER_ITERATION;
+		return rc;
+	}
+	t->rep_branch = 0;
 	if (kind == ITRACE_INSN_NOT_BRANCH || kind == ITRACE_BRANCH_SYSCALL) {
-		if (next == fall || (p->rep && next == p->addr))
+		if (next == fall)
 			return 0;
 		/* flow went elsewhere without a branch: a signal, or a system
 		 * call that does not return to the next instruction */
@@ -893,12 +916,19 @@ static int enter_block(struct qemu_conv *c, struct qc_thread *t, struct qc_block
 	}
 	t->blk = b;
 	t->done = 0;
-	/* x86: each iteration of a rep string instruction is a block of its
-	 * own; the trace has one INSN for the instruction, as with ptrace. */
-	if (b->first_rep && t->last_rep == s && prev_of(t).addr == s && !prev_of(t).partial)
-		t->done = 1;
-	else
+	/*
+	 * x86 rep (see REP_PER_ITERATION).  QEMU runs the instruction once
+	 * per iteration and once more to find the count exhausted (a run
+	 * without access).  A 2.0 trace has one INSN per execution, the
+	 * iterations' runs add only their accesses; a 2.1 trace one INSN per
+	 * iteration (close_block drops the final check's).
+	 */
+	t->rep_cont = b->first_rep && t->last_rep == s && prev_of(t).addr == s &&
+		      !prev_of(t).partial;
+	if (!t->rep_cont)
 		t->last_rep = 0;
+	else if (!REP_PER_ITERATION)
+		t->done = 1;
 	return 0;
 }
 
@@ -1474,7 +1504,7 @@ static size_t plain_branch_words(struct qemu_conv *c, struct qc_thread *t, const
 static int plain_thread(const struct qemu_conv *c, const struct qc_thread *t)
 {
 	return recording(t) && !t->n_frames && !t->resume && !t->window && !c->ring_on &&
-	       t->blk && !t->blk->has_trigger &&
+	       t->blk && !t->blk->has_trigger && !t->blk->first_rep && !t->blk->last_rep &&
 	       (c->o.level == ITRACE_LEVEL_BRANCH || (!c->o.insn_bytes && t->insn_out));
 }
 
