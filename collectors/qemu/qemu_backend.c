@@ -625,6 +625,9 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 	if (rc == 0 && !collect_interrupted)
 		rc = qc_finish(conv, end.reason == ITRACE_END_CRASHED ? -(int64_t)end.status
 								   : end.status);
+	/* After an execve the new program ran untraced to its end. */
+	if (rc == 0 && st.exec_pending && !collect_interrupted)
+		end.reason = ITRACE_END_DETACHED;
 	if (rc < 0) {
 		if (rc == -ITRACE_E_CORRUPT || rc == -ITRACE_E_NOENT)
 			cli_error("%s", qc_error(conv));

@@ -90,6 +90,22 @@ check "--insn-bytes: INSN records carry the bytes" sh -c \
 	"'$DUMP' '$TMP/bytes.itr' | grep -q 'INSN 0x10000110 len=4 bytes=0110203d' &&
 	 '$DUMP' -H '$TMP/bytes.itr' | grep -q '^flags: 0x3'"
 
+# --- execve: the trace ends there, the new program runs on untraced -------------------
+"$COLLECT" -q --backend qemu -o "$TMP/exec.itr" -- "$P/qemu_exec" /bin/sh -c 'echo after; exit 7' >"$TMP/exec.out"
+check_eq "execve: the new program's exit status and output" "7 before exec after" \
+	"$? $(tr '\n' ' ' <"$TMP/exec.out" | sed 's/ $//')"
+"$DUMP" "$TMP/exec.itr" >"$TMP/exec.dump"
+check_eq "execve: PROCESS exec, TRACE_OFF detach, then the exit status" \
+	"PROCESS exec '/bin/sh' TRACE_OFF detach PROCESS exit status=7" \
+	"$(awk '$2 == "PROCESS" && $3 == "exec" { print $2, $3, $5 } $2 == "TRACE_OFF" { print $2, $3 }
+		$2 == "PROCESS" && $3 == "exit" { print $2, $3, $5 }' "$TMP/exec.dump" | tr '\n' ' ' | sed 's/ $//')"
+check "execve: the trace ends as detached" sh -c "'$DUMP' -s '$TMP/exec.itr' | grep -q '^ended: detached, status 7'"
+"$COLLECT" -q --backend qemu -o "$TMP/noexec.itr" -- "$P/qemu_exec" "$TMP/nothing" >/dev/null 2>&1
+check_eq "a failed execve: the program goes on traced (exit 3)" "3" "$?"
+check "a failed execve: its error returned, the trace complete" sh -c \
+	"'$DUMP' '$TMP/noexec.itr' | grep -q 'SYSCALL exit nr=11 ret=-2' &&
+	 '$DUMP' -s '$TMP/noexec.itr' | grep -q '^ended: complete, status 3'"
+
 # --- SIGINT ------------------------------------------------------------------------------
 "$COLLECT" -q --backend qemu -o "$TMP/spin.itr" -- "$P/gdb_spin" & cpid=$!
 sleep 1
