@@ -181,7 +181,8 @@ static void put_event(struct qw_vcpu *v, unsigned type, const uint64_t *p, size_
 
 	close_block(v);
 	w = reserve(v, 1 + words);
-	memcpy(w + 1, p, n * 8);
+	if (n)
+		memcpy(w + 1, p, n * 8);
 	if (nb) {
 		w[1 + words - 1] = 0; /* padding */
 		memcpy(w + 1 + n, b, nb);
@@ -476,11 +477,13 @@ static void uninstalled(qemu_plugin_id_t id)
  */
 static void detach_child(void)
 {
-	struct qw_vcpu *mine = calloc(QW_MAX_VCPUS + 1, sizeof(*mine));
+	struct qw_vcpu *mine = aligned_alloc(_Alignof(struct qw_vcpu),
+					     (QW_MAX_VCPUS + 1) * sizeof(*mine));
 
 	g.detached = 1;
 	if (!mine)
 		abort();
+	memset(mine, 0, (QW_MAX_VCPUS + 1) * sizeof(*mine));
 	for (unsigned i = 0; i <= QW_MAX_VCPUS; i++)
 		use_scratch(&mine[i]);
 	g.vcpus = mine;

@@ -143,6 +143,10 @@ static int cut(struct qemu_space *s, uint64_t start, uint64_t end, size_t *at)
 {
 	size_t i = first_after(s, start);
 
+	*at = 0;
+	if (!s->map)
+		return 0; /* nothing mapped yet */
+
 	if (i < s->n && s->map[i].start < start && s->map[i].end > end) {
 		/* inside one mapping: split it in two around the hole */
 		if (grow(s, 1) < 0)
