@@ -470,21 +470,6 @@ static int wait_child(pid_t pid, int *status)
 	return 0;
 }
 
-static int write_process(struct itrace_writer *w, int event, uint32_t pid, int64_t status,
-			 const char *name)
-{
-	struct itrace_record rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_PROCESS;
-	rec.u.process.event = (uint8_t)event;
-	rec.u.process.pid = pid;
-	rec.u.process.status = status;
-	rec.u.process.name = name;
-	rec.u.process.name_len = name ? strlen(name) : 0;
-	return itrace_writer_write(w, &rec);
-}
-
 static double now_seconds(void)
 {
 	struct timespec ts;
@@ -608,7 +593,7 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 		return -1;
 	}
 	/* Named like the other backends name it (the real path). */
-	rc = write_process(w, ITRACE_PROCESS_START, (uint32_t)child.pid, 0, s->exe);
+	rc = qc_write_process(conv, ITRACE_PROCESS_START, (uint32_t)child.pid, 0, s->exe);
 	cli_progress_init(&prog, "words", 0, o->quiet);
 	if (rc >= 0)
 		rc = pump(conv, &child, &prog, &status, &reaped);
@@ -647,9 +632,9 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 		end.ret = -1;
 	}
 	if (rc >= 0 && end.reason != ITRACE_END_ERROR && end.reason != ITRACE_END_INTERRUPTED)
-		write_process(w, ITRACE_PROCESS_EXIT, (uint32_t)child.pid,
-			      end.reason == ITRACE_END_CRASHED ? -(int64_t)end.status : end.status,
-			      NULL);
+		qc_write_process(conv, ITRACE_PROCESS_EXIT, (uint32_t)child.pid,
+				 end.reason == ITRACE_END_CRASHED ? -(int64_t)end.status : end.status,
+				 NULL);
 	qc_free(conv);
 	itrace_writer_stats(w, &res->stats);
 	rc = itrace_writer_close(w, end.reason, end.status);

@@ -993,25 +993,40 @@ static int write_thread(struct qemu_conv *c, struct qc_thread *t, int event, uin
 	return out_rec(c, t, &rec);
 }
 
+static void process_record(struct itrace_record *rec, int event, uint32_t pid, uint64_t other,
+			   int64_t status, const char *name)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->type = ITRACE_REC_PROCESS;
+	rec->u.process.event = (uint8_t)event;
+	rec->u.process.pid = pid;
+	rec->u.process.other = other;
+	rec->u.process.status = status;
+	rec->u.process.name = name;
+	rec->u.process.name_len = name ? strlen(name) : 0;
+}
+
 static int write_process(struct qemu_conv *c, struct qc_thread *t, int event, uint64_t other,
 			 int64_t status, const char *name)
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_PROCESS;
-	rec.u.process.event = (uint8_t)event;
-	rec.u.process.pid = c->pid;
-	rec.u.process.other = other;
-	rec.u.process.status = status;
-	rec.u.process.name = name;
-	rec.u.process.name_len = name ? strlen(name) : 0;
+	process_record(&rec, event, c->pid, other, status, name);
 	if (name) { /* (held-back records carry no strings) */
 		TRY(release(c, t));
 		TRY(switch_to(c, t));
 		return itrace_writer_write(c->w, &rec);
 	}
 	return out_rec(c, t, &rec);
+}
+
+int qc_write_process(struct qemu_conv *c, int event, uint32_t pid, int64_t status,
+		     const char *name)
+{
+	struct itrace_record rec;
+
+	process_record(&rec, event, pid, 0, status, name);
+	return itrace_writer_write(c->w, &rec);
 }
 
 /* The thread is gone: THREAD exit with `status`. */

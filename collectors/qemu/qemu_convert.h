@@ -80,6 +80,13 @@ int qc_slot(struct qemu_conv *c, const struct qw_note *note, const uint64_t *w, 
 int qc_finish(struct qemu_conv *c, int64_t status);
 
 /*
+ * qc_write_process - a PROCESS record (START, EXIT) of process `pid`
+ * straight to the writer: the backend's, around the stream.
+ */
+int qc_write_process(struct qemu_conv *c, int event, uint32_t pid, int64_t status,
+		     const char *name);
+
+/*
  * qc_set_ender - thread `tid` ended the process (when the plugin could
  * not say it: a fatal signal), unless the stream named one already.
  */

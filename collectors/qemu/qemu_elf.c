@@ -11,10 +11,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* PROT_* of a segment's p_flags (PF_X 1, PF_W 2, PF_R 4 -> PROT_EXEC 4, PROT_WRITE 2, PROT_READ 1). */
 static uint8_t load_prot(Elf64_Word flags)
 {
-	return (uint8_t)(((flags & PF_R) ? PROT_READ : 0) | ((flags & PF_W) ? PROT_WRITE : 0) |
-			 ((flags & PF_X) ? PROT_EXEC : 0));
+	static const uint8_t prot[8] = {0, PROT_EXEC, PROT_WRITE, PROT_WRITE | PROT_EXEC, PROT_READ,
+					PROT_READ | PROT_EXEC, PROT_READ | PROT_WRITE,
+					PROT_READ | PROT_WRITE | PROT_EXEC};
+
+	return prot[flags & (PF_R | PF_W | PF_X)];
 }
 
 /* PT_INTERP's string, read from the file at its offset. */
