@@ -5,7 +5,7 @@
  * picks a backend (--backend NAME; by default ptrace, or gdb when --remote
  * is given), checks that it supports the level and that probe() succeeds,
  * and calls run().  --list-backends shows every linked-in backend (in the
- * order ptrace, bts, gdb, valgrind) with its probe result.  The backend starts or attaches to the program, writes
+ * order ptrace, bts, gdb, valgrind, qemu) with its probe result.  The backend starts or attaches to the program, writes
  * the trace through libitrace's writer and returns the program's exit
  * status.  Everything in the format (records, metadata, footer) goes through
  * reader/itrace.h; no backend writes trace bytes itself.
@@ -89,7 +89,7 @@ struct collect_result {
 };
 
 struct collect_backend {
-	const char *name;	 /* "ptrace", "bts", "gdb", "valgrind" */
+	const char *name;	 /* "ptrace", "bts", "gdb", "valgrind", "qemu" */
 	const char *description; /* one line for --help and --list-backends */
 	unsigned levels;	 /* COLLECT_LEVEL_BIT(ITRACE_LEVEL_*) it supports */
 
