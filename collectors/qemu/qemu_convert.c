@@ -1435,13 +1435,26 @@ static size_t plain_words(struct qemu_conv *c, struct qc_thread *t, const uint64
 			if (!b || k >= b->n || k + 1 < done)
 				break;
 			if (k >= done) {
-				if (t->mem_on && (*rc = flush_mem(c, t)) < 0)
-					break;
-				*rc = itrace_write_insns(wr, b->vaddr + b->off[done], k + 1 - done,
-							 b->lens + done);
+				if (t->mem_on) {
+					t->mem_on = 0;
+					*rc = itrace_write_mem(wr, t->mem_addr, t->mem_size,
+							       t->mem_store ? ITRACE_MEM_STORE : 0);
+				}
+				if (*rc >= 0)
+					*rc = itrace_write_insns(wr, b->vaddr + b->off[done],
+								 k + 1 - done, b->lens + done);
 				done = k + 1;
+			} else if (t->mem_on) {
+				/* another access of the same instruction: add_mem decides */
+				*rc = add_mem(c, t, k, addr, size, store);
+				continue;
 			}
-			*rc = add_mem(c, t, k, addr, size, store);
+			/* the instruction's first access: it waits for a second piece */
+			t->mem_on = 1;
+			t->mem_insn = k;
+			t->mem_addr = addr;
+			t->mem_size = size;
+			t->mem_store = store;
 			continue;
 		}
 		if (QW_TAG(x) != QW_BLOCK || !b)
