@@ -5,7 +5,7 @@
  * picks a backend (--backend NAME; by default ptrace, or gdb when --remote
  * is given), checks that it supports the level and that probe() succeeds,
  * and calls run().  --list-backends shows every linked-in backend (in the
- * order ptrace, bts, gdb, valgrind) with its probe result.  The backend starts or attaches to the program, writes
+ * order ptrace, bts, gdb, valgrind, qemu) with its probe result.  The backend starts or attaches to the program, writes
  * the trace through libitrace's writer and returns the program's exit
  * status.  Everything in the format (records, metadata, footer) goes through
  * reader/itrace.h; no backend writes trace bytes itself.
@@ -76,6 +76,8 @@ struct collect_options {
 	int compression;	/* enum itrace_compression */
 	int insn_bytes;		/* --insn-bytes: INSN records carry their bytes */
 	int user, kernel;	/* --user/--kernel: which branches (bts); user by default */
+	const char *arch;	/* --arch NAME (qemu backend): the program's architecture */
+	const char *sysroot;	/* --sysroot DIR (qemu backend): its libraries' root */
 };
 
 /* Summary a backend fills in for the end-of-run line (all optional). */
@@ -88,7 +90,7 @@ struct collect_result {
 };
 
 struct collect_backend {
-	const char *name;	 /* "ptrace", "bts", "gdb", "valgrind" */
+	const char *name;	 /* "ptrace", "bts", "gdb", "valgrind", "qemu" */
 	const char *description; /* one line for --help and --list-backends */
 	unsigned levels;	 /* COLLECT_LEVEL_BIT(ITRACE_LEVEL_*) it supports */
 
@@ -127,5 +129,6 @@ extern const struct collect_backend collect_backend_ptrace;
 extern const struct collect_backend collect_backend_bts __attribute__((weak));
 extern const struct collect_backend collect_backend_gdb __attribute__((weak));
 extern const struct collect_backend collect_backend_valgrind __attribute__((weak));
+extern const struct collect_backend collect_backend_qemu __attribute__((weak));
 
 #endif /* ITRACE_COLLECT_BACKEND_H */

@@ -44,6 +44,15 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 			uint32_t flags, const struct itrace_meta *extra, size_t n_extra,
 			struct itrace_writer **wp)
 {
+	return collect_writer_open_target(opts, backend, pid, ELF_MACHINE_X86_64, 1, flags, extra,
+					  n_extra, wp);
+}
+
+int collect_writer_open_target(const struct collect_options *opts, const char *backend, pid_t pid,
+			       uint16_t machine, uint8_t endian, uint32_t flags,
+			       const struct itrace_meta *extra, size_t n_extra,
+			       struct itrace_writer **wp)
+{
 	char cmdline[4096], pidbuf[24], host[256] = "", start[40];
 	struct itrace_writer_options wo;
 	struct itrace_meta meta[24];
@@ -75,7 +84,8 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 	itrace_writer_options_init(&wo);
 	wo.level = (uint8_t)opts->level;
 	wo.flags = flags;
-	wo.machine = ELF_MACHINE_X86_64;
+	wo.machine = machine;
+	wo.target_endian = endian;
 	wo.compression = opts->compression;
 	/* zstd on a second thread: the valgrind backend produces records
 	 * faster than one core encodes and compresses them.  Safe here: the

@@ -24,6 +24,16 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 			struct itrace_writer **wp);
 
 /*
+ * collect_writer_open_target - the same for a program of another
+ * architecture: ELF machine `machine`, byte order `endian` (1 little,
+ * 2 big) in the header instead of x86-64.
+ */
+int collect_writer_open_target(const struct collect_options *opts, const char *backend, pid_t pid,
+			       uint16_t machine, uint8_t endian, uint32_t flags,
+			       const struct itrace_meta *extra, size_t n_extra,
+			       struct itrace_writer **wp);
+
+/*
  * collect_print_summary - the end-of-run line on stderr (unless -q):
  * records, bytes, time, steps per second.
  */

@@ -19,7 +19,7 @@ static const struct collect_backend *backend_at(size_t i)
 {
 	const struct collect_backend *all[] = {
 		&collect_backend_ptrace, &collect_backend_bts, &collect_backend_gdb,
-		&collect_backend_valgrind,
+		&collect_backend_valgrind, &collect_backend_qemu,
 	};
 	size_t k = 0;
 
@@ -61,6 +61,8 @@ static void usage(void)
 	printf("\n"
 	       "      --list-backends   show the backends and whether they work here\n"
 	       "      --remote HOST:PORT  gdb backend: connect to a gdb server\n"
+	       "      --arch ARCH       qemu backend: the program's architecture (ppc64le, x86-64)\n"
+	       "      --sysroot DIR     qemu backend: where the program's libraries are\n"
 	       "      --no-compress     write uncompressed chunks\n"
 	       "  -q, --quiet           no progress line, no summary\n"
 	       "  -v, --verbose         say what is traced and how\n"
@@ -72,6 +74,7 @@ enum long_only {
 	OPT_START = 256, OPT_STOP, OPT_START_ADDR, OPT_STOP_ADDR, OPT_ONLY, OPT_FOLLOW_FORK,
 	OPT_ASLR, OPT_RING, OPT_BACKEND, OPT_REMOTE, OPT_HELP, OPT_VERSION, OPT_LIST,
 	OPT_NO_COMPRESS, OPT_USER_ONLY, OPT_INSN_BYTES, OPT_USER, OPT_KERNEL,
+	OPT_ARCH, OPT_SYSROOT,
 };
 
 static const struct option long_options[] = {
@@ -96,6 +99,8 @@ static const struct option long_options[] = {
 	{"insn-bytes", no_argument, NULL, OPT_INSN_BYTES},
 	{"user", no_argument, NULL, OPT_USER},
 	{"kernel", no_argument, NULL, OPT_KERNEL},
+	{"arch", required_argument, NULL, OPT_ARCH},
+	{"sysroot", required_argument, NULL, OPT_SYSROOT},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -172,6 +177,8 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 		case OPT_INSN_BYTES: o->insn_bytes = 1; break;
 		case OPT_USER: o->user = 1; break;
 		case OPT_KERNEL: o->kernel = 1; break;
+		case OPT_ARCH: o->arch = optarg; break;
+		case OPT_SYSROOT: o->sysroot = optarg; break;
 		case OPT_HELP: usage(); return 1;
 		case OPT_VERSION: printf("itrace-collect %s\n", itrace_version()); return 1;
 		default: cli_usage_error("unknown option");
