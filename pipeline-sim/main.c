@@ -43,6 +43,8 @@ static const char usage_text[] =
 	"                     (qtrace, synthetic); repeatable\n"
 	"  --no-lines         do not look up source lines\n"
 	"  -o FILE            write the report to FILE ('-' = stdout, the default)\n"
+	"  --no-clobber       never replace an existing -o or --kanata file (files\n"
+	"                     are otherwise replaced only once complete)\n"
 	"  -q, --quiet        no progress line\n"
 	"  -v, --verbose      more detail on stderr\n"
 	"  --help, --version\n";
@@ -50,6 +52,7 @@ static const char usage_text[] =
 enum {
 	OPT_CORE = 256, OPT_SET, OPT_LIST, OPT_PRINT, OPT_FORMAT, OPT_TOP, OPT_JSON, OPT_TIMELINE,
 	OPT_KANATA, OPT_KANATA_MAX, OPT_FROM, OPT_MAX, OPT_SYSROOT, OPT_ELF, OPT_NO_LINES, OPT_HELP, OPT_VERSION,
+	OPT_NO_CLOBBER,
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "elf", required_argument, NULL, OPT_ELF },
 	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
+	{ "no-clobber", no_argument, NULL, OPT_NO_CLOBBER },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -196,6 +200,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->elfs[o->nelfs++] = optarg;
 			break;
 		case OPT_NO_LINES: o->lines = 0; break;
+		case OPT_NO_CLOBBER: cli_set_no_clobber(1); break;
 		case 'o': o->output = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'v': o->verbose++; break;
@@ -282,6 +287,29 @@ static int simulate(const struct options *o, struct sim_input *in, struct sim_se
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * report_damage - corrupt chunks that the reader skipped: the simulation
+ * went on without them, so the report lacks their instructions.  Returns
+ * 1 if there were any (the exit status is then 1).
+ */
+static int report_damage(const struct options *o, const struct sim_input *in, uint64_t insns)
+{
+	struct sim_input_stats st;
+	uint64_t total = sim_input_total(in);
+	char of[64] = "";
+
+	if (!sim_input_damage(in))
+		return 0;
+	sim_input_stats(in, &st);
+	if (total > insns && !o->max_insns)
+		snprintf(of, sizeof(of), " of the %llu in the trace", (unsigned long long)total);
+	cli_error("'%s' is damaged: %llu chunk%s skipped (first: %s); the report covers the "
+		  "%llu instructions read%s",
+		  o->trace, (unsigned long long)st.chunks_lost, st.chunks_lost == 1 ? "" : "s",
+		  sim_input_damage(in), (unsigned long long)insns, of);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -292,7 +320,8 @@ int main(int argc, char **argv)
 	struct sim_report rep;
 	uint64_t keep;
 	char err[600];
-	FILE *out = stdout;
+	struct itrace_outfile *out_file = NULL;
+	FILE *out;
 	int status = 0, damaged;
 
 	cli_init(argv[0]);
@@ -320,6 +349,8 @@ int main(int argc, char **argv)
 	}
 	sim_core_keep_from(&core, o.from);
 	damaged = simulate(&o, in, t, &core);
+	if (report_damage(&o, in, core.insns))
+		status = CLI_EXIT_BAD_INPUT;
 	if (damaged) {
 		cli_error("'%s': %s; the report covers the %llu instructions before it", o.trace,
 			  sim_input_error(in), (unsigned long long)core.insns);
@@ -338,13 +369,10 @@ int main(int argc, char **argv)
 		cli_warn("%zu static instructions had no bytes (no INSN bytes, no readable binary); "
 			 "they were simulated as one-cycle integer operations",
 			 sim_semtab_undecoded(t));
-	if (o.output && strcmp(o.output, "-")) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			cli_error("cannot create '%s': %s", o.output, strerror(errno));
-			status = CLI_EXIT_BAD_INPUT;
-			goto done;
-		}
+	out = cli_output_fopen(o.output, &out_file);
+	if (!out) {
+		status = CLI_EXIT_BAD_INPUT;
+		goto done;
 	}
 	rep = (struct sim_report){ o.trace, &core, t, in, (int)o.top, o.lines };
 	if (o.json)
@@ -354,19 +382,16 @@ int main(int argc, char **argv)
 	if (o.timeline)
 		sim_report_timeline(out, &rep, o.timeline);
 	if (o.kanata) {
-		FILE *k = fopen(o.kanata, "w");
+		struct itrace_outfile *kf;
+		FILE *k = cli_output_fopen(o.kanata, &kf);
 
-		if (!k || sim_report_kanata(k, &rep) || fclose(k)) {
-			cli_error("cannot write '%s': %s", o.kanata, strerror(errno));
+		if (!k || cli_output_fclose(k, kf, o.kanata, sim_report_kanata(k, &rep) == 0) < 0)
 			status = CLI_EXIT_BAD_INPUT;
-		}
 	}
 	if (sim_input_symbol_problem(in) && !o.quiet)
 		cli_warn("%s", sim_input_symbol_problem(in));
-	if (out != stdout && fclose(out)) {
-		cli_error("cannot write '%s': %s", o.output, strerror(errno));
+	if (cli_output_fclose(out, out_file, o.output, 1) < 0)
 		status = CLI_EXIT_BAD_INPUT;
-	}
 done:
 	sim_core_free(&core);
 	sim_semtab_close(t);

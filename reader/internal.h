@@ -240,6 +240,7 @@ struct chunk_out {
 	int zstd_level;
 	int want_async;
 	int err;			/* first error, sticky */
+	int err_errno;			/* errno of an -ITRACE_E_IO err */
 	struct chunk_async *async;	/* NULL: synchronous */
 	void *cctx;			/* ZSTD_CCtx, NULL: no compression */
 	uint8_t *zbuf;
@@ -261,6 +262,11 @@ int chunk_out_init(struct chunk_out *o, int fd, int zstd, int zstd_level, int as
  */
 int chunk_out_submit(struct chunk_out *o, const struct chunk_job *j, uint8_t **raw,
 		     size_t *raw_cap);
+
+/*
+ * Every chunk_out function that returns -ITRACE_E_IO sets errno to the
+ * cause, whichever thread met it.
+ */
 
 /* chunk_out_write - write bytes (file header, footer) after every chunk. */
 int chunk_out_write(struct chunk_out *o, const void *buf, size_t len);

@@ -515,6 +515,12 @@ static int pump(struct vg_convert *conv, const struct vg_child *c, struct cli_pr
 			kill(c->pid, SIGKILL);
 			return 1;
 		}
+		/* Once a second the trace reaches the file, also while the
+		 * program sleeps (the ticker's SIGALRM interrupts the read). */
+		if ((rc = itrace_writer_tick(conv->w)) < 0) {
+			snprintf(conv->error, sizeof(conv->error), "%s", strerror(errno));
+			return rc;
+		}
 		n = read(c->rd, (char *)notes + have, sizeof(notes) - have);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -597,7 +603,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	struct cli_progress prog;
 	struct itrace_meta extra[1];
 	char err[512], prog_path[PATH_MAX], real_path[PATH_MAX];
-	int rc, status = 0, end, end_status, ret, e;
+	int rc, status = 0, end, end_status, ret, e, io_errno;
 	uint32_t flags = 0;
 	double t0 = now_seconds();
 
@@ -629,8 +635,11 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 			   realpath(prog_path, real_path) ? real_path : prog_path);
 	vg_convert_init(&conv, w, o->only_module != NULL);
 	cli_progress_init(&prog, "words", 0, o->quiet);
+	collect_ticker_start();
 	if (rc >= 0)
 		rc = pump(&conv, &child, &prog);
+	io_errno = errno;
+	collect_ticker_stop();
 	cli_progress_end(&prog);
 	close(child.rd);
 	close(child.ack);
@@ -661,7 +670,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		else
 			cli_error("cannot write '%s': %s", o->output, conv.error);
 		end = ITRACE_END_ERROR;
-		end_status = rc == -ITRACE_E_IO ? EIO : EPROTO;
+		end_status = rc == -ITRACE_E_IO ? io_errno : EPROTO;
 		ret = -1;
 	} else if (!conv.hello) {
 		/* Valgrind never started the tool: its log says why. */
@@ -684,7 +693,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	itrace_writer_stats(w, &res->stats);
 	rc = itrace_writer_close(w, end, end_status);
 	if (rc < 0 && ret >= 0) {
-		cli_error("cannot write '%s': %s", o->output, itrace_errstr(rc));
+		cli_error("cannot write '%s': %s", o->output, cli_errstr(rc));
 		ret = -1;
 	}
 	remove_logdir(&child);
