@@ -69,6 +69,7 @@ $(BUILD)/obj/%.o: %.c
 include reader/module.mk
 include tests/data/module.mk
 include tests/real/module.mk
+include tests/helper/module.mk
 include $(sort $(filter-out reader/module.mk,$(wildcard */module.mk)))
 
 build-all: $(LIBITRACE) $(BINS) $(TEST_DATA)

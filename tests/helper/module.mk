@@ -1,0 +1,14 @@
+# tests/helper/: programs the tests and benchmarks use, built, never installed.
+#  - hostile_gen: valid traces built to maximise what a reader allocates or
+#    spends (CODE records, mmap/munmap pairs, threads)
+# and the fault-injection suite tests/e2e/fault_*.sh.
+HOSTILE_GEN := $(BUILD)/tests/hostile_gen
+TEST_DATA += $(HOSTILE_GEN)
+$(HOSTILE_GEN): $(BUILD)/obj/tests/helper/hostile_gen.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/fault_*.sh))
+
+# Benchmarks of bounded resources (bench/run-bench.sh prints their lines).
+BENCHES += bench/sim_scale.sh bench/mmap_pairs.sh
