@@ -77,7 +77,7 @@ static int map2_rehash(struct map2 *m)
 	struct map2 old = *m, nm = {0};
 	size_t i;
 
-	nm.cap = old.cap ? old.cap * 2 : 64;
+	nm.cap = old.cap ? old.cap * 2 : 8; /* small: every thread has one */
 	nm.k1 = malloc(nm.cap * sizeof(*nm.k1));
 	nm.k2 = malloc(nm.cap * sizeof(*nm.k2));
 	nm.val = calloc(nm.cap, sizeof(*nm.val));

@@ -103,8 +103,9 @@ static inline uint64_t get_le64(const uint8_t *p)
 
 /*
  * itrace_reserve - make room for `need` elements of `elem` bytes in the
- * vector *v of capacity *cap, doubling it (from 16).  Returns 0, or
- * -ITRACE_E_NOMEM with *v and *cap as they were.
+ * vector *v of capacity *cap, doubling it (from 4: many vectors, such as
+ * each thread's call stack, stay small).  Returns 0, or -ITRACE_E_NOMEM
+ * with *v and *cap as they were.
  */
 static inline int itrace_reserve(void **v, size_t *cap, size_t need, size_t elem)
 {
@@ -113,7 +114,7 @@ static inline int itrace_reserve(void **v, size_t *cap, size_t need, size_t elem
 
 	if (need <= *cap)
 		return 0;
-	ncap = *cap ? *cap * 2 : 16;
+	ncap = *cap ? *cap * 2 : 4;
 	while (ncap < need)
 		ncap *= 2;
 	p = realloc(*v, ncap * elem);

@@ -452,7 +452,8 @@ void itrace_writer_stats(const struct itrace_writer *w, struct itrace_writer_sta
  * close the file (not an fd given to open_fd) and free the writer.  A
  * file of itrace_writer_open() is synced and takes its final name; after
  * a write error one that had not taken it yet is removed, so the previous
- * file stays as it was (one already in place keeps every chunk written).
+ * file stays as it was (one already in place keeps every chunk written),
+ * except with flush_ms set: a recorder's chunks are kept in every case.
  * NULL is a no-op returning 0.  Returns 0 or the first error met while
  * writing (the writer is freed in every case; errno as for flush).
  */

@@ -24,6 +24,7 @@
 struct itrace_writer {
 	int fd;
 	struct itrace_outfile *file; /* itrace_writer_open()'s file, else NULL */
+	int published;		/* file has its final name (tick) */
 	int out_is_pipe;	/* a pipe or socket: itrace_writer_tick() polls it */
 	int err; /* first error, sticky */
 	int err_errno; /* errno of an -ITRACE_E_IO err */
@@ -923,6 +924,7 @@ static int reader_gone(int fd)
 int itrace_writer_tick(struct itrace_writer *w)
 {
 	uint64_t now;
+	int rc;
 
 	if (!w)
 		return -ITRACE_E_INVAL;
@@ -932,7 +934,19 @@ int itrace_writer_tick(struct itrace_writer *w)
 		errno = EPIPE;
 		return writer_failed(w, -ITRACE_E_IO);
 	}
-	if (!w->opts.flush_ms || (w->raw_len == 0 && w->pending.n == 0))
+	if (!w->opts.flush_ms)
+		return 0;
+	if (w->file && !w->published) {
+		uint64_t chunks, raw, bytes;
+
+		/* full chunks are out (async: some may still be in flight): the
+		 * file takes its name now, so that a kill leaves them */
+		chunk_out_counts(&w->out, &chunks, &raw, &bytes);
+		if (chunks && (rc = itrace_outfile_publish(w->file)) < 0)
+			return writer_failed(w, rc);
+		w->published = chunks > 0;
+	}
+	if (w->raw_len == 0 && w->pending.n == 0)
 		return 0;
 	now = now_ms() | 1; /* never 0, which means "nothing waiting" */
 	if (!w->dirty_since) {
@@ -1003,7 +1017,11 @@ int itrace_writer_close(struct itrace_writer *w, int end, int status)
 	if (rc >= 0 && (rc = write_footer(w, end, status)) < 0)
 		writer_failed(w, rc);
 	chunk_out_fini(&w->out); /* its thread may not outlive the descriptor */
-	if (w->file && rc >= 0) {
+	if (w->file && rc < 0 && w->opts.flush_ms) {
+		/* a recorder keeps the chunks it wrote before the error */
+		itrace_outfile_commit(w->file);
+		w->file = NULL;
+	} else if (w->file && rc >= 0) {
 		rc = itrace_outfile_commit(w->file);
 		if (rc < 0)
 			writer_failed(w, rc);

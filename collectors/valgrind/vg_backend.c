@@ -10,6 +10,7 @@
  * shown only when it fails, so the program's stdout and stderr are its own.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -346,6 +347,40 @@ static void close_channels(struct vg_child *c, int fds[5])
 	c->shm = NULL;
 }
 
+/*
+ * sweep_logdirs - remove the log directories that collectors killed with
+ * SIGKILL left in `tmp`: "itrace-vg.PID.XXXXXX" of a PID that no longer
+ * exists, owned by us, holding at most valgrind.log.
+ */
+static void sweep_logdirs(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[PATH_MAX], log[PATH_MAX + 16];
+		struct stat st;
+		char *end;
+		long pid;
+
+		if (strncmp(e->d_name, "itrace-vg.", 10) != 0)
+			continue;
+		pid = strtol(e->d_name + 10, &end, 10);
+		if (pid <= 0 || *end != '.' || pid == getpid() || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		snprintf(log, sizeof(log), "%s/valgrind.log", path);
+		unlink(log);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
 static int start_valgrind(const struct collect_options *o, const struct vg_setup *s,
 			  const char *prog, struct vg_child *c)
 {
@@ -357,9 +392,11 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	pid_t parent = getpid();
 	char **argv;
 
-	if (!tmp || !*tmp || strlen(tmp) > sizeof(c->logdir) - 24)
+	if (!tmp || !*tmp || strlen(tmp) > sizeof(c->logdir) - 40)
 		tmp = "/tmp";
-	snprintf(c->logdir, sizeof(c->logdir), "%s/itrace-vg.XXXXXX", tmp);
+	sweep_logdirs(tmp);
+	/* our pid in the name: a later run removes it if we are killed */
+	snprintf(c->logdir, sizeof(c->logdir), "%s/itrace-vg.%d.XXXXXX", tmp, (int)getpid());
 	if (!mkdtemp(c->logdir)) {
 		cli_error("cannot create a temporary directory in %s: %s", tmp, strerror(errno));
 		return -1;
