@@ -49,85 +49,34 @@ struct exporter {
 
 /* ---- temporary file and signals ----------------------------------------- */
 
-static char tmp_path[PATH_MAX];
+static struct itrace_outfile *out_file; /* the database being written */
 static const char *target_path = ""; /* for messages */
 
-static void remove_tmp_and_die(int sig)
-{
-	if (tmp_path[0])
-		unlink(tmp_path); /* async-signal-safe */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = remove_tmp_and_die;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
-}
-
-/* make_tmp - create an empty temporary file beside `target`. */
+/*
+ * make_tmp - the output file (tools/cli.h): an empty temporary beside
+ * `target` that SQLite fills, renamed over it when complete; SIGINT,
+ * SIGTERM and SIGHUP remove it, and the next run removes one left by
+ * SIGKILL.
+ */
 static int make_tmp(const char *target)
 {
-	char copy[PATH_MAX];
-	const char *base;
-	int fd;
-
-	if (snprintf(copy, sizeof(copy), "%s", target) >= (int)sizeof(copy)) {
-		cli_error("output path too long: '%s'", target);
-		return -1;
+	out_file = cli_output_create(target);
+	if (out_file && !itrace_outfile_temp(out_file)) {
+		cli_error("cannot write a database to '%s': not a regular file", target);
+		cli_output_finish(out_file, 0);
+		out_file = NULL;
 	}
-	base = strrchr(target, '/');
-	base = base ? base + 1 : target;
-	if (snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.tmp-XXXXXX", dirname(copy), base) >=
-	    (int)sizeof(tmp_path)) {
-		cli_error("output path too long: '%s'", target);
-		return -1;
-	}
-	fd = mkstemp(tmp_path);
-	if (fd < 0) {
-		cli_error("cannot create a temporary file beside '%s': %s", target, strerror(errno));
-		tmp_path[0] = '\0';
-		return -1;
-	}
-	/* closed before SQLite opens it: a second descriptor on the same file
-	 * would drop SQLite's POSIX locks when closed */
-	close(fd);
-	return 0;
+	return out_file ? 0 : -1;
 }
 
-/* sync_path - fsync a file or directory. */
-static int sync_path(const char *path, int flags)
-{
-	int fd = open(path, flags | O_CLOEXEC);
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
-/* publish - move the finished temporary database over the target. */
+/* publish - sync the finished temporary database and rename it over the target. */
 static int publish(const char *target)
 {
-	char copy[PATH_MAX];
+	struct itrace_outfile *o = out_file;
 
-	if (sync_path(tmp_path, O_RDONLY) < 0 || rename(tmp_path, target) < 0) {
-		cli_error("cannot write '%s': %s", target, strerror(errno));
-		return -1;
-	}
-	tmp_path[0] = '\0';
-	snprintf(copy, sizeof(copy), "%s", target);
-	sync_path(dirname(copy), O_RDONLY | O_DIRECTORY); /* best effort */
-	return 0;
+	(void)target;
+	out_file = NULL;
+	return cli_output_finish(o, 1);
 }
 
 /* ---- SQL helpers --------------------------------------------------------- */
@@ -559,6 +508,8 @@ static const char pragmas[] =
 static int open_db(struct exporter *x)
 {
 	/* one thread uses the connection: no mutexes */
+	const char *tmp_path = itrace_outfile_temp(out_file);
+
 	if (sqlite3_open_v2(tmp_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
 		cli_error("cannot open '%s': %s", tmp_path, x->db ? sqlite3_errmsg(x->db) : "no memory");
@@ -705,10 +656,8 @@ static int export(const struct options *o)
 	status = damage ? CLI_EXIT_BAD_INPUT : 0;
 out:
 	close_db(&x);
-	if (tmp_path[0]) {
-		unlink(tmp_path);
-		tmp_path[0] = '\0';
-	}
+	cli_output_finish(out_file, 0); /* failed: nothing half-written stays */
+	out_file = NULL;
 	itrace_analysis_free(a);
 	itrace_reader_close(r);
 	return status;
@@ -791,6 +740,5 @@ int main(int argc, char **argv)
 	cli_init(argv[0]);
 	parse_args(argc, argv, &o);
 	target_path = o.output;
-	catch_signals();
 	return export(&o);
 }

@@ -282,8 +282,10 @@ int cli_output_fclose(FILE *fp, struct itrace_outfile *o, const char *path, int 
 		saved = errno;
 	}
 	if (bad) {
-		cli_error("cannot write '%s': %s", path && strcmp(path, "-") ? path : "stdout",
-			  strerror(saved ? saved : EIO));
+		if (fp == stdout)
+			cli_error("cannot write to stdout: %s", strerror(saved ? saved : EIO));
+		else
+			cli_error("cannot write '%s': %s", path, strerror(saved ? saved : EIO));
 		cli_output_finish(o, 0);
 		return -1;
 	}

@@ -577,89 +577,25 @@ static void progress_cb(void *arg, uint64_t records)
 
 /* ---- output: stdout, or a temporary file renamed into place ------------- */
 
-static char tmp_path[PATH_MAX];
+static struct itrace_outfile *out_file; /* the output being written */
 
-static void remove_tmp_and_die(int sig)
-{
-	if (tmp_path[0])
-		unlink(tmp_path); /* async-signal-safe */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static mode_t current_umask(void)
-{
-	mode_t m = umask(0);
-
-	umask(m);
-	return m;
-}
-
-/* open_output - stdout for "-", else a temporary file beside `path`, so
- * that an interrupted export never leaves a truncated document there. */
+/* open_output - stdout for "-", else an output file (tools/cli.h): a
+ * temporary beside `path`, so that an interrupted export never leaves a
+ * truncated document there, and never writes through a symlink. */
 static FILE *open_output(const char *path)
 {
-	struct sigaction sa;
-	const char *base;
-	char dir[PATH_MAX];
-	FILE *fp;
-	int fd;
-
-	if (strcmp(path, "-") == 0)
-		return stdout;
-	base = strrchr(path, '/');
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.tmp-XXXXXX", dirname(dir),
-		     base ? base + 1 : path) >= (int)sizeof(tmp_path)) {
-		tmp_path[0] = '\0';
-		cli_error("output path too long: '%s'", path);
-		return NULL;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = remove_tmp_and_die;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	fd = mkstemp(tmp_path);
-	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp_path);
-		}
-		tmp_path[0] = '\0';
-		return NULL;
-	}
-	fchmod(fd, 0644 & ~current_umask());
-	return fp;
+	return cli_output_fopen(path, &out_file);
 }
 
 /* close_output - flush and check; a file is synced and renamed over `path`. */
 static int close_output(FILE *fp, const char *path, int failed)
 {
-	int err = 0;
+	struct itrace_outfile *o = out_file;
 
-	if (fflush(fp) != 0 || ferror(fp))
-		err = errno ? errno : EIO;
-	if (fp == stdout) {
-		if (failed || err) {
-			cli_error("cannot write to stdout: %s", err ? strerror(err) : "XML writer failed");
-			return -1;
-		}
-		return 0;
-	}
-	if (!err && fsync(fileno(fp)) != 0)
-		err = errno;
-	if (fclose(fp) != 0 && !err)
-		err = errno;
-	if (!failed && !err && rename(tmp_path, path) != 0)
-		err = errno;
-	if (failed || err) {
-		cli_error("cannot write '%s': %s", path, err ? strerror(err) : "XML writer failed");
-		return -1; /* the caller removes the temporary file */
-	}
-	tmp_path[0] = '\0';
-	return 0;
+	out_file = NULL;
+	if (failed)
+		cli_error("cannot write '%s': XML writer failed", strcmp(path, "-") ? path : "stdout");
+	return cli_output_fclose(fp, o, path, !failed);
 }
 
 /* Instructions whose bytes were missing or invalid count as plain ones. */
@@ -741,10 +677,8 @@ static int export(const struct options *opt)
 		goto out;
 	status = damage ? CLI_EXIT_BAD_INPUT : 0;
 out:
-	if (tmp_path[0]) { /* failed after opening: nothing half-written stays */
-		unlink(tmp_path);
-		tmp_path[0] = '\0';
-	}
+	cli_output_finish(out_file, 0); /* failed after opening: nothing half-written stays */
+	out_file = NULL;
 	itrace_analysis_free(a);
 	itrace_reader_close(r);
 	return status;

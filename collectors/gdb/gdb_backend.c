@@ -802,7 +802,7 @@ static int resume(struct gdb_session *s, int step, struct gdb_stop *st)
 	int sig = s->pending_sig;
 
 	s->pending_sig = 0;
-	if (gdb_target_resume(&s->t, step, sig, step ? 30000 : -1, st) < 0) {
+	if (gdb_target_resume(&s->t, step, sig, step ? 0 : -1, st) < 0) {
 		if (collect_interrupted)
 			return end_interrupted(s);
 		cli_error("%s", s->t.err);

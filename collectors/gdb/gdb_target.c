@@ -92,8 +92,14 @@ static int load_tdesc(struct gdb_target *t, uint16_t elf_machine)
 	char *xml = NULL;
 	size_t len = 0;
 
-	if (rsp_supports(t->rsp, "qXfer:features:read"))
+	if (rsp_supports(t->rsp, "qXfer:features:read")) {
 		xml = rsp_xfer_read(t->rsp, "features", "target.xml", &len);
+		if (!xml && *rsp_error(t->rsp)) { /* not "no such object": a failure */
+			snprintf(t->err, sizeof(t->err), "cannot read the target description: %s",
+				 rsp_error(t->rsp));
+			return -1;
+		}
+	}
 	if (xml) {
 		int rc = tdesc_parse(xml, len, fetch_feature, &ctx, &t->td, t->err,
 				     sizeof(t->err));
@@ -351,7 +357,7 @@ int gdb_target_resume(struct gdb_target *t, int step, int sig, int timeout_ms,
 		snprintf(cmd, sizeof(cmd), "vCont;%s", action);
 	rsp_set_timeout(t->rsp, timeout_ms);
 	reply = rsp_command(t->rsp, cmd, NULL);
-	rsp_set_timeout(t->rsp, 30000);
+	rsp_set_timeout(t->rsp, 0);
 	if (!reply)
 		return fail(t, step ? "single-step failed" : "continue failed");
 	return parse_stop(t, reply, st);

@@ -16,14 +16,27 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * Limits on what a stub can make us wait for or hold: a reply of at most
+ * RSP_MAX_PACKET decoded bytes, a qXfer object of at most RSP_MAX_XFER,
+ * at most RSP_MAX_NOISE bytes outside packets while waiting for one, and
+ * one deadline for each command (the reply timeout, not per byte: a stub
+ * that trickles bytes does not keep us waiting longer).
+ */
 #define RSP_MAX_PACKET (1u << 20)
+#define RSP_MAX_XFER (4u << 20)
+#define RSP_MAX_NOISE (64u << 10)
 #define RSP_DEFAULT_PACKET 4096
+#define RSP_DEFAULT_TIMEOUT_MS 30000
 #define RSP_RETRIES 3
 
 struct rsp {
 	int fd;
 	int noack;
-	int timeout_ms;
+	int timeout_ms;	     /* for the current command; < 0: none */
+	int default_timeout_ms; /* RSP_DEFAULT_TIMEOUT_MS or $ITRACE_RSP_TIMEOUT_MS */
+	int64_t deadline;    /* ms (CLOCK_MONOTONIC) the reply is due, 0: none */
+	size_t noise;	     /* bytes outside packets since the command */
 	size_t packet_size;  /* stub's PacketSize */
 	volatile sig_atomic_t *interrupt; /* see rsp_set_interrupt */
 	int break_sent;
@@ -61,7 +74,43 @@ void rsp_set_interrupt(struct rsp *r, volatile sig_atomic_t *flag)
 
 void rsp_set_timeout(struct rsp *r, int ms)
 {
-	r->timeout_ms = ms;
+	r->timeout_ms = ms ? ms : r->default_timeout_ms;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* begin_wait - a command starts: its reply is due within the timeout. */
+static void begin_wait(struct rsp *r)
+{
+	r->deadline = r->timeout_ms < 0 ? 0 : now_ms() + r->timeout_ms;
+	r->noise = 0;
+	r->error[0] = '\0';
+}
+
+/* wait_ms - how long poll may wait now (-1: forever). */
+static int wait_ms(const struct rsp *r)
+{
+	int64_t left;
+
+	if (!r->deadline)
+		return -1;
+	left = r->deadline - now_ms();
+	return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+/* noise - one more byte that is not part of a packet; -1 past the limit. */
+static int noise(struct rsp *r)
+{
+	if (++r->noise <= RSP_MAX_NOISE)
+		return 0;
+	set_err(r, "the gdb stub sent over %u bytes that are not packets", RSP_MAX_NOISE);
+	return -1;
 }
 
 int rsp_hex_value(int c)
@@ -178,7 +227,10 @@ int rsp_connect(const char *hostport, int wait_ms, struct rsp **rp, char *err, s
 	}
 	r->fd = fd;
 	r->debug = getenv("ITRACE_RSP_DEBUG") != NULL;
-	r->timeout_ms = 30000;
+	r->default_timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
+	if (getenv("ITRACE_RSP_TIMEOUT_MS") && atoi(getenv("ITRACE_RSP_TIMEOUT_MS")) > 0)
+		r->default_timeout_ms = atoi(getenv("ITRACE_RSP_TIMEOUT_MS"));
+	r->timeout_ms = r->default_timeout_ms;
 	r->packet_size = RSP_DEFAULT_PACKET;
 	*rp = r;
 	return 0;
@@ -225,9 +277,10 @@ static int get_byte(struct rsp *r)
 		for (;;) {
 			/* After a break, give the stub a second: qemu-user
 			 * does not read the connection while the target runs. */
-			int ms = r->break_sent && (r->timeout_ms < 0 || r->timeout_ms > 1000)
-					 ? 1000 : r->timeout_ms;
+			int ms = wait_ms(r);
 
+			if (r->break_sent && (ms < 0 || ms > 1000))
+				ms = 1000;
 			rc = poll(&pfd, 1, ms);
 			if (rc >= 0 || errno != EINTR)
 				break;
@@ -237,8 +290,11 @@ static int get_byte(struct rsp *r)
 			}
 		}
 		if (rc == 0) {
-			set_err(r, r->break_sent ? "the target did not stop when interrupted"
-						 : "the gdb stub did not answer in time");
+			if (r->break_sent)
+				set_err(r, "the target did not stop when interrupted");
+			else
+				set_err(r, "the gdb stub did not answer within %d ms%s", r->timeout_ms,
+					r->noise ? " (it sent bytes that are not packets)" : "");
 			return -1;
 		}
 		do
@@ -325,7 +381,8 @@ static int read_packet(struct rsp *r, size_t *len)
 		int c, good;
 
 		while ((c = get_byte(r)) >= 0 && c != '$')
-			; /* stray '+' acks and noise before the packet */
+			if (noise(r) < 0) /* stray '+' acks and noise before the packet */
+				return -1;
 		if (c < 0)
 			return -1;
 		good = read_packet_body(r, len);
@@ -377,6 +434,8 @@ static int wait_ack(struct rsp *r)
 			return 1;
 		if (c == '-')
 			return 0;
+		if (noise(r) < 0)
+			return -1;
 	}
 	return -1;
 }
@@ -387,6 +446,7 @@ int rsp_send(struct rsp *r, const char *cmd)
 
 	if (frame(r, cmd, &n) < 0)
 		return -1;
+	begin_wait(r);
 	if (r->debug)
 		fprintf(stderr, "rsp -> %.200s\n", cmd);
 	for (int tries = 0; tries < RSP_RETRIES; tries++) {
@@ -496,6 +556,12 @@ char *rsp_xfer_read(struct rsp *r, const char *object, const char *annex, size_t
 				return NULL;
 			}
 			buf = p;
+		}
+		if (have + n > RSP_MAX_XFER) {
+			set_err(r, "the gdb stub's %s object is larger than %u bytes", object,
+				RSP_MAX_XFER);
+			free(buf);
+			return NULL;
 		}
 		memcpy(buf + have, reply + 1, n - 1);
 		have += n - 1;

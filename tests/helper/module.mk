@@ -12,3 +12,10 @@ E2E_TESTS += $(sort $(wildcard tests/e2e/fault_*.sh))
 
 # Benchmarks of bounded resources (bench/run-bench.sh prints their lines).
 BENCHES += bench/sim_scale.sh bench/mmap_pairs.sh
+
+# hostile_stub: a gdb stub that sends oversize packets, noise, silence.
+HOSTILE_STUB := $(BUILD)/tests/hostile_stub
+TEST_DATA += $(HOSTILE_STUB)
+$(HOSTILE_STUB): $(BUILD)/obj/tests/helper/hostile_stub.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
