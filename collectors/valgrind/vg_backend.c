@@ -430,6 +430,9 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	add_arg(argv, &argc, logarg);
 	/* Valgrind runs libc's and libstdc++'s cleanup at exit, which the
 	 * program alone does not: off, so the trace is the program's. */
+	/* No gdbserver: its FIFOs in $TMPDIR outlive a valgrind killed with
+	 * the collector (SIGKILL), and nothing here talks to it. */
+	add_arg(argv, &argc, "--vgdb=no");
 	add_arg(argv, &argc, "--run-libc-freeres=no");
 	add_arg(argv, &argc, "--run-cxx-freeres=no");
 	add_arg(argv, &argc, fdarg);
