@@ -52,15 +52,16 @@ check_eq "valgrind: the next run removes it" "" "$(ls -A "$TMP/vgtmp")"
 PERF_SMALL="$ITRACE_ROOT/tests/fuzz/corpus/fuzz_perfdata/legacy.data"
 PERF="$ITRACE_ROOT/tests/fuzz/corpus/fuzz_perfdata/bts_full.data"
 
-# write TOOL IN OUT: the tool converting IN ('-': stdin) into OUT.
+# write TOOL IN OUT: the tool converting IN ('-': stdin) into OUT.  With
+# EXEC=exec the tool replaces the (background) shell, so that $! is its pid.
 write() {
 	case "$1" in
-	fill) "$BIN/itrace-fill" -q "$2" -o "$3" ;;
-	import) "$BIN/itrace-import" -q "$2" -o "$3" ;;
-	qtrace-conv) "$BIN/qtrace-conv" -q "$2" -o "$3" ;;
-	kanata) "$BIN/pipeline-sim" -q --no-lines --kanata "$3" "$2" >/dev/null ;;
-	xml) "$BIN/itrace-xml" -q "$2" -o "$3" ;;
-	sqlite) "$BIN/itrace-sqlite" -q --level summary "$2" -o "$3" ;;
+	fill) $EXEC "$BIN/itrace-fill" -q "$2" -o "$3" ;;
+	import) $EXEC "$BIN/itrace-import" -q "$2" -o "$3" ;;
+	qtrace-conv) $EXEC "$BIN/qtrace-conv" -q "$2" -o "$3" ;;
+	kanata) $EXEC "$BIN/pipeline-sim" -q --no-lines --kanata "$3" "$2" >/dev/null ;;
+	xml) $EXEC "$BIN/itrace-xml" -q "$2" -o "$3" ;;
+	sqlite) $EXEC "$BIN/itrace-sqlite" -q --level summary "$2" -o "$3" ;;
 	esac
 }
 input() { # input TOOL SIZE: the tool's input, small or large
@@ -83,7 +84,7 @@ for t in fill import qtrace-conv kanata xml sqlite; do
 	# The input through a FIFO kept open: the tool cannot finish before
 	# the kill, however fast the machine.
 	mkfifo "$d/fifo"
-	write "$t" - "$d/out" <"$d/fifo" 2>/dev/null &
+	EXEC=exec write "$t" - "$d/out" <"$d/fifo" 2>/dev/null &
 	pid=$!
 	exec 3>"$d/fifo"
 	head -c "$at" "$big" >&3
