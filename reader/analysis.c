@@ -369,27 +369,8 @@ static const struct mapping *find_mapping(const struct space *s, uint64_t addr)
 	return ranges_lookup(s->maps.v, s->maps.n, sizeof(*s->maps.v), addr);
 }
 
-/* A mapping cut at its start now begins further into its file. */
-static int mapping_trim(void *ctx, void *e, uint64_t old_start, uint64_t old_end)
-{
-	struct mapping *m = e;
-
-	(void)ctx;
-	(void)old_end;
-	m->pgoff += m->start - old_start;
-	return 0;
-}
-
-static int mapping_split(void *ctx, void *left, void *right)
-{
-	struct mapping *l = left, *r = right;
-
-	(void)ctx;
-	r->pgoff = l->pgoff + (r->start - l->start);
-	return 0;
-}
-
-static const struct range_ops mapping_ops = { mapping_trim, mapping_split, NULL };
+/* struct mapping begins as struct file_range: the ranges keep its offset */
+static const struct range_ops mapping_ops = { ranges_pgoff_trim, ranges_pgoff_split, NULL };
 
 /* ---- instruction bytes and classes ------------------------------------ */
 

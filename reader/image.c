@@ -308,24 +308,13 @@ static int get_file(struct itrace_image *img, const struct itrace_mmap *m)
 	return (int)img->nfiles++;
 }
 
-/* The image's mappings as ranges: a cut moves the file offset, a split
- * duplicates the pseudo-path, a drop frees it. */
-static int map_trim(void *ctx, void *e, uint64_t old_start, uint64_t old_end)
-{
-	struct image_map *m = e;
-
-	(void)ctx;
-	(void)old_end;
-	m->pgoff += m->start - old_start;
-	return 0;
-}
-
+/* The image's mappings as ranges (they begin as struct file_range): a
+ * split also duplicates the pseudo-path, a drop frees it. */
 static int map_split(void *ctx, void *left, void *right)
 {
 	struct image_map *l = left, *r = right;
 
-	(void)ctx;
-	r->pgoff = l->pgoff + (r->start - l->start);
+	ranges_pgoff_split(ctx, left, right);
 	if (l->path && !(r->path = strdup(l->path)))
 		return -ITRACE_E_NOMEM;
 	return 0;
@@ -337,7 +326,7 @@ static void map_drop(void *ctx, void *e)
 	free(((struct image_map *)e)->path);
 }
 
-static const struct range_ops map_ops = { map_trim, map_split, map_drop };
+static const struct range_ops map_ops = { ranges_pgoff_trim, map_split, map_drop };
 
 int itrace_image_add_mmap(struct itrace_image *img, const struct itrace_mmap *mm)
 {
@@ -545,45 +534,72 @@ int itrace_image_apply(struct itrace_image *img, const struct itrace_record *rec
 /* ---- Resolving files ------------------------------------------------- */
 
 /*
- * Open `name` through libelf and compare its build-id with the expected
- * one.  Returns 0 and fills f, or a negative code (f untouched).
+ * use_elf - check an opened ELF (from file `fd`, or memory when fd < 0)
+ * against what the trace expects of f and take it: 0, or a negative code
+ * with elf ended and fd closed (f untouched).
  */
-static int try_open(struct image_file *f, const char *name)
+static int use_elf(struct image_file *f, Elf *elf, int fd, const char *name)
 {
 	const void *id;
 	ssize_t idlen;
 	size_t size;
 	char *raw;
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
-	Elf *elf;
 
-	if (fd < 0)
-		return -ITRACE_E_IO;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !(raw = elf_rawfile(elf, &size))) {
 		if (elf)
 			elf_end(elf);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return -ITRACE_E_ELF;
 	}
 	if (f->buildid_len) {
 		idlen = dwelf_elf_gnu_build_id(elf, &id);
 		if (idlen != f->buildid_len || memcmp(id, f->buildid, f->buildid_len) != 0) {
 			elf_end(elf);
-			close(fd);
+			if (fd >= 0)
+				close(fd);
 			return -ITRACE_E_BUILDID;
 		}
 	}
 	f->opened = strdup(name);
 	if (!f->opened) {
 		elf_end(elf);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return -ITRACE_E_NOMEM;
 	}
 	f->fd = fd;
 	f->elf = elf;
 	f->data = (const uint8_t *)raw;
 	f->size = size;
+	return 0;
+}
+
+/*
+ * Open `name` through libelf and compare its build-id with the expected
+ * one.  Returns 0 and fills f, or a negative code (f untouched).
+ */
+static int try_open(struct image_file *f, const char *name)
+{
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -ITRACE_E_IO;
+	return use_elf(f, elf_begin(fd, ELF_C_READ_MMAP, NULL), fd, name);
+}
+
+int image_add_elf_memory(struct itrace_image *img, const struct itrace_mmap *m, const void *bytes,
+			 size_t len)
+{
+	struct image_file *f;
+	int i = get_file(img, m);
+
+	if (i < 0)
+		return i;
+	f = &img->files[i];
+	if (f->status != 1)
+		return 0; /* resolved already */
+	f->status = use_elf(f, elf_memory((char *)bytes, len), -1, f->path);
 	return 0;
 }
 

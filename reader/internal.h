@@ -149,6 +149,17 @@ struct range_ops {
 	void (*drop)(void *ctx, void *e);
 };
 
+/*
+ * Entries that map a file begin with struct file_range; these range_ops
+ * callbacks keep their file offset right (a cut at the start moves it, the
+ * right part of a split starts further into the file).
+ */
+struct file_range {
+	uint64_t start, end, pgoff;
+};
+int ranges_pgoff_trim(void *ctx, void *e, uint64_t old_start, uint64_t old_end);
+int ranges_pgoff_split(void *ctx, void *left, void *right);
+
 /* ranges_find - index of the first entry whose end is above addr (n: none). */
 size_t ranges_find(const void *v, size_t n, size_t elem, uint64_t addr);
 

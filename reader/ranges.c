@@ -30,6 +30,25 @@ void *ranges_lookup(const void *v, size_t n, size_t elem, uint64_t addr)
 	return i < n && at(v, elem, i)->start <= addr ? at(v, elem, i) : NULL;
 }
 
+int ranges_pgoff_trim(void *ctx, void *e, uint64_t old_start, uint64_t old_end)
+{
+	struct file_range *m = e;
+
+	(void)ctx;
+	(void)old_end;
+	m->pgoff += m->start - old_start;
+	return 0;
+}
+
+int ranges_pgoff_split(void *ctx, void *left, void *right)
+{
+	struct file_range *l = left, *r = right;
+
+	(void)ctx;
+	r->pgoff = l->pgoff + (r->start - l->start);
+	return 0;
+}
+
 int ranges_insert(void **v, size_t *n, size_t *cap, size_t elem, size_t i, const void *e)
 {
 	if (itrace_reserve(v, cap, *n + 1, elem) < 0)

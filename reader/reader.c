@@ -370,11 +370,6 @@ static int reader_start(struct itrace_reader *r, struct itrace_reader **rp)
 	struct stat st;
 	int rc;
 
-	r->dctx = ZSTD_createDCtx();
-	if (!r->dctx) {
-		itrace_reader_close(r);
-		return -ITRACE_E_NOMEM;
-	}
 	if (r->mem) {
 		r->seekable = 1;
 		r->file_size = r->mem_len;
@@ -641,6 +636,10 @@ static int unpack_payload(struct itrace_reader *r, const uint8_t *h, size_t have
 		return fail(r, -ITRACE_E_CORRUPT, r->chunk_off,
 			    "chunk %llu: payload does not decompress to its size",
 			    (unsigned long long)r->chunk_seq);
+	/* made at the first compressed chunk: a reader of stored chunks (or
+	 * of damaged ones) never pays for it */
+	if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
+		return -ITRACE_E_NOMEM;
 	if (grow(&r->raw, &r->raw_cap, raw_size ? raw_size : 1) < 0)
 		return -ITRACE_E_NOMEM;
 	if (r->chunk_partial) {

@@ -315,7 +315,7 @@ static int search_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char
 	return -ITRACE_E_NOENT;
 }
 
-static int find_in_elf(Elf *elf, const char *name, struct itrace_elf_symbol *out)
+int elf_find_symbol(Elf *elf, const char *name, struct itrace_elf_symbol *out)
 {
 	static const Elf64_Word order[] = { SHT_SYMTAB, SHT_DYNSYM };
 
@@ -350,7 +350,7 @@ int itrace_elf_find_symbol(const char *path, const char *name, struct itrace_elf
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		rc = -ITRACE_E_ELF;
 	else
-		rc = find_in_elf(elf, name, out);
+		rc = elf_find_symbol(elf, name, out);
 	if (elf)
 		elf_end(elf);
 	close(fd);

@@ -117,19 +117,43 @@ void cli_progress_end(struct cli_progress *p)
 		fprintf(stderr, "\r\033[K");
 }
 
-int cli_parse_u64(const char *s, uint64_t *out)
+/* parse_number - decimal or 0x hex, with a K/M/G (1024-based, then an
+ * optional B) suffix when `suffix` is set.  0 or -1. */
+static int parse_number(const char *s, uint64_t *out, int suffix)
 {
 	char *end;
 	unsigned long long v;
+	unsigned shift = 0;
 
-	if (!s || !*s || *s == '-')
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (errno || *end)
+	if (errno || end == s)
 		return -1;
-	*out = v;
+	if (suffix) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; end++; break;
+		case 'm': case 'M': shift = 20; end++; break;
+		case 'g': case 'G': shift = 30; end++; break;
+		}
+		if (*end == 'b' || *end == 'B')
+			end++;
+	}
+	if (*end || (shift && v > UINT64_MAX >> shift))
+		return -1;
+	*out = v << shift;
 	return 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	return parse_number(s, out, 0);
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	return parse_number(s, out, 1);
 }
 
 const char *cli_errstr(int code)

@@ -104,4 +104,11 @@ double cli_now(void);
 /* cli_parse_u64 - strict decimal/hex (0x) parse; returns 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *out);
 
+/*
+ * cli_parse_size - cli_parse_u64 with an optional K, M or G suffix (powers
+ * of 1024, any case, an optional B after it): "32K", "1MB", "1G",
+ * "64".  The one parser of sizes in options and core descriptions.
+ */
+int cli_parse_size(const char *s, uint64_t *out);
+
 #endif

@@ -691,6 +691,7 @@ static void usage(void)
 	       "Branch-level traces are filled through the traced binaries first.\n"
 	       "\n"
 	       "  -o, --output FILE     where to write ('-' or absent: stdout)\n"
+	       "      --no-clobber      never replace an existing output file\n"
 	       "  -f, --format FORMAT   itrace-profile (default; format/itrace-profile.xsd)\n"
 	       "                        or cobertura (line coverage, coverage-04.dtd)\n"
 	       "      --sysroot DIR     find the traced binaries under DIR\n"
@@ -713,6 +714,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
+		{"no-clobber", no_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -736,6 +738,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'v': o->verbose = 1; break;
 		case 'h': usage(); exit(0);
 		case 'V': printf("%s %s\n", cli_progname(), ITRACE_VERSION_STRING); exit(0);
+		case 'N': cli_set_no_clobber(1); break;
 		default: cli_usage_error("unknown option");
 		}
 	}

@@ -181,11 +181,6 @@ int gdb_target_attach(struct gdb_target *t, struct rsp *rsp, uint16_t elf_machin
 
 	memset(t, 0, sizeof(*t));
 	t->rsp = rsp;
-	t->cache = calloc(GDB_CODE_LINES, sizeof(*t->cache));
-	if (!t->cache) {
-		snprintf(t->err, sizeof(t->err), "out of memory");
-		return -1;
-	}
 	if (rsp_start_noack(rsp) < 0)
 		return fail(t, "gdb stub handshake failed");
 	reply = rsp_command(rsp, "?", NULL);
@@ -273,6 +268,9 @@ int gdb_target_code(struct gdb_target *t, uint64_t addr, uint8_t *buf, size_t wa
 {
 	size_t got = 0;
 
+	/* made at the first use: 80 KB that a failed handshake never needs */
+	if (!t->cache && !(t->cache = calloc(GDB_CODE_LINES, sizeof(*t->cache))))
+		return fail(t, "out of memory");
 	while (got < want) {
 		uint64_t a = addr + got, base = a & ~(uint64_t)(GDB_CODE_LINE - 1);
 		struct gdb_code_line *line = &t->cache[(base / GDB_CODE_LINE) % GDB_CODE_LINES];

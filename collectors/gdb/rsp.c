@@ -29,6 +29,7 @@
 #define RSP_DEFAULT_PACKET 4096
 #define RSP_DEFAULT_TIMEOUT_MS 30000
 #define RSP_RETRIES 3
+#define RSP_IN_BYTES 65536
 
 struct rsp {
 	int fd;
@@ -42,8 +43,10 @@ struct rsp {
 	int break_sent;
 	int debug;	     /* ITRACE_RSP_DEBUG set: log packets on stderr */
 	char *features;      /* qSupported reply */
-	uint8_t in[65536];   /* receive buffer */
+	uint8_t *in;	     /* receive buffer (RSP_IN_BYTES; none in memory mode) */
 	size_t in_pos, in_len;
+	const uint8_t *mem;  /* rsp_open_mem: the stub's bytes, else NULL */
+	size_t mem_len, mem_pos;
 	char *reply;	     /* decoded reply */
 	size_t reply_cap;
 	char *out;	     /* framed packet being sent */
@@ -220,7 +223,8 @@ int rsp_connect(const char *hostport, int wait_ms, struct rsp **rp, char *err, s
 		return -1;
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r) {
+	if (!r || !(r->in = malloc(RSP_IN_BYTES))) {
+		free(r);
 		close(fd);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -236,11 +240,27 @@ int rsp_connect(const char *hostport, int wait_ms, struct rsp **rp, char *err, s
 	return 0;
 }
 
+struct rsp *rsp_open_mem(const void *bytes, size_t len)
+{
+	struct rsp *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	r->mem = bytes;
+	r->mem_len = len;
+	r->default_timeout_ms = r->timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
+	r->packet_size = RSP_DEFAULT_PACKET;
+	return r;
+}
+
 void rsp_close(struct rsp *r)
 {
 	if (!r)
 		return;
-	close(r->fd);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->in);
 	free(r->features);
 	free(r->reply);
 	free(r->out);
@@ -251,6 +271,8 @@ void rsp_close(struct rsp *r)
 
 static int write_all(struct rsp *r, const char *p, size_t n)
 {
+	if (r->mem)
+		return 0; /* rsp_open_mem: nobody listens */
 	while (n > 0) {
 		ssize_t k = send(r->fd, p, n, MSG_NOSIGNAL);
 
@@ -269,6 +291,12 @@ static int write_all(struct rsp *r, const char *p, size_t n)
 /* get_byte - the next byte from the stub, or -1 on error/timeout/EOF. */
 static int get_byte(struct rsp *r)
 {
+	if (r->mem) {
+		if (r->mem_pos < r->mem_len)
+			return r->mem[r->mem_pos++];
+		set_err(r, "the gdb stub closed the connection");
+		return -1;
+	}
 	if (r->in_pos == r->in_len) {
 		struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
 		ssize_t k;
@@ -298,7 +326,7 @@ static int get_byte(struct rsp *r)
 			return -1;
 		}
 		do
-			k = recv(r->fd, r->in, sizeof(r->in), 0);
+			k = recv(r->fd, r->in, RSP_IN_BYTES, 0);
 		while (k < 0 && errno == EINTR);
 		if (k <= 0) {
 			set_err(r, "the gdb stub closed the connection%s%s", k < 0 ? ": " : "",

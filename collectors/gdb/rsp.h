@@ -23,6 +23,13 @@ struct rsp;
  */
 int rsp_connect(const char *hostport, int wait_ms, struct rsp **rp, char *err, size_t errlen);
 
+/*
+ * rsp_open_mem - a connection whose stub sends `bytes` (kept by the caller
+ * until rsp_close) and then closes; what we send is dropped.  For the fuzz
+ * target of the protocol code (tests/fuzz/fuzz_gdb_stub.c).
+ */
+struct rsp *rsp_open_mem(const void *bytes, size_t len);
+
 /* rsp_close - close the connection and free; NULL is a no-op. */
 void rsp_close(struct rsp *r);
 

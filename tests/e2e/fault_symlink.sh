@@ -24,8 +24,8 @@ run_tool() {
 	qtrace-conv) "$BIN/qtrace-conv" -q $NC "$TMP/ppc.itr" -o "$2" ;;
 	sim-report) "$BIN/pipeline-sim" -q --no-lines $NC -o "$2" "$TMP/x86.itr" ;;
 	sim-kanata) "$BIN/pipeline-sim" -q --no-lines $NC --kanata "$2" "$TMP/x86.itr" >/dev/null ;;
-	xml) "$BIN/itrace-xml" -q "$TMP/x86.itr" -o "$2" ;;
-	sqlite) "$BIN/itrace-sqlite" -q --level summary "$TMP/x86.itr" -o "$2" ;;
+	xml) "$BIN/itrace-xml" -q $NC "$TMP/x86.itr" -o "$2" ;;
+	sqlite) "$BIN/itrace-sqlite" -q --level summary $NC "$TMP/x86.itr" -o "$2" ;;
 	esac
 }
 TOOLS="collect fill fill-text import qtrace-conv sim-report sim-kanata xml sqlite"
@@ -57,9 +57,8 @@ for t in $TOOLS; do
 	check_eq "$t: umask 077 gives rw-------" "-rw-------" "$(ls -l "$d/out" | cut -c1-10)"
 done
 
-# --no-clobber (every tool but the exporters, whose output is replaced
-# atomically in any case): an existing file stays.
-for t in collect fill fill-text import qtrace-conv sim-report sim-kanata; do
+# --no-clobber: an existing file stays.
+for t in $TOOLS; do
 	d="$TMP/$t"
 	echo "previous" >"$d/kept"
 	NC=--no-clobber run_tool "$t" "$d/kept" 2>"$d/err"

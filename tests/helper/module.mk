@@ -19,3 +19,18 @@ TEST_DATA += $(HOSTILE_STUB)
 $(HOSTILE_STUB): $(BUILD)/obj/tests/helper/hostile_stub.o
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+# Fuzz targets of the gdb backend's protocol code (any bytes as what a stub
+# sends) and of the image's ELF handling (any bytes as a mapped file).
+FUZZ_TARGETS += fuzz_gdb_stub fuzz_image
+GDB_FUZZ_SRCS := $(addprefix collectors/gdb/,rsp.c gdb_target.c tdesc.c gdb_arch.c arch_ppc.c) \
+	collectors/arch_x86.c
+FUZZ_EXTRA_SRCS_fuzz_gdb_stub := $(GDB_FUZZ_SRCS)
+FUZZ_LIBS_fuzz_gdb_stub := $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+$(BUILD)/fuzz-replay/fuzz_gdb_stub: $(patsubst %.c,$(BUILD)/obj/%.o,$(GDB_FUZZ_SRCS))
+
+# make check runs every fuzz target for a while under libFuzzer; make bench
+# prints their speed.
+E2E_TESTS += tests/e2e/fuzz_run.sh
+BENCHES += bench/fuzz_speed.sh
+E2E_TESTS += tests/e2e/mmap_paths.sh
