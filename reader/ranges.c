@@ -102,6 +102,8 @@ ssize_t ranges_punch(void **v, size_t *n, size_t *cap, size_t elem, uint64_t sta
 	if (j < *n && at(*v, elem, j)->start < end &&
 	    trim(*v, elem, j, end, at(*v, elem, j)->end, ops, ctx) < 0)
 		return -ITRACE_E_NOMEM;
+	if (j == i)
+		return (ssize_t)i; /* nothing covered completely (maybe no entries at all) */
 	for (size_t k = i; k < j && ops->drop; k++)
 		ops->drop(ctx, at(*v, elem, k)); /* covered completely */
 	memmove(at(*v, elem, i), at(*v, elem, j), (*n - j) * elem);
