@@ -81,6 +81,10 @@ ssize_t ranges_punch(void **v, size_t *n, size_t *cap, size_t elem, uint64_t sta
 		uint64_t right_end = r->end;
 		struct range *left, *right;
 
+		/* room first: the copy's source must not move under it */
+		if (itrace_reserve(v, cap, *n + 1, elem) < 0)
+			return -ITRACE_E_NOMEM;
+		r = at(*v, elem, i);
 		if (ranges_insert(v, n, cap, elem, i + 1, r) < 0)
 			return -ITRACE_E_NOMEM;
 		left = at(*v, elem, i);
