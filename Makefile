@@ -71,6 +71,7 @@ $(BUILD)/obj/%.o: %.c
 include reader/module.mk
 include tests/data/module.mk
 include tests/real/module.mk
+include tests/helper/module.mk
 include $(sort $(filter-out reader/module.mk,$(wildcard */module.mk)))
 
 build-all: $(LIBITRACE) $(BINS) $(TEST_DATA)
@@ -89,12 +90,22 @@ $(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/repl
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FUZZ_LIBS_$*) $(LIBITRACE_LIBS)
 
+# Each source is compiled once for all targets (coverage and sanitizers),
+# into $(BUILD)/fuzz/obj; a target links the objects of libitrace and of
+# its FUZZ_EXTRA_SRCS_<name>.
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_CPPFLAGS = $(ALL_CPPFLAGS) -Iqtrace -Ipipeline-sim -Itools $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
+fuzz_objs = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,tests/fuzz/$(1).c \
+	$(filter-out %/main.c,$(LIBITRACE_SRCS) $(FUZZ_EXTRA_SRCS_$(1))))
 fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard reader/*.c) $(wildcard qtrace/*.c)
+$(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		$(ALL_CPPFLAGS) -Iqtrace -o $@ $< $(filter-out %/main.c,$(LIBITRACE_SRCS) $(FUZZ_EXTRA_SRCS_$*)) \
-		$(FUZZ_LIBS_$*) $(LIBITRACE_LIBS)
+	@$(if $(filter 0,$(V)),echo "  CLANG   $<")
+	$(Q)clang $(FUZZ_CFLAGS) $(FUZZ_CPPFLAGS) -MMD -MP -c $< -o $@
+.SECONDEXPANSION:
+$(BUILD)/fuzz/%: $$(call fuzz_objs,$$*)
+	@mkdir -p $(dir $@)
+	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) $(FUZZ_LIBS_$*) $(LIBITRACE_LIBS)
 
 bench: deps build-all $(BENCHES)
 	@ITRACE_BUILD=$(BUILD) sh bench/run-bench.sh $(BENCHES)
@@ -112,4 +123,4 @@ install: build-all
 clean:
 	rm -rf build build-san
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

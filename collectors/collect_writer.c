@@ -1,9 +1,11 @@
 /* collect_writer.c - writer opening and summary shared by backends. */
 #include "collect_writer.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,6 +93,8 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 	 * faster than one core encodes and compresses them.  Safe here: the
 	 * program is already started, the collector forks nothing later. */
 	wo.async = 1;
+	wo.out_flags = cli_output_flags();
+	wo.flush_ms = COLLECT_FLUSH_MS;
 	wo.meta = meta;
 	wo.meta_count = n;
 	rc = itrace_writer_open(opts->output, &wo, wp);
@@ -102,6 +106,31 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 		return -1;
 	}
 	return 0;
+}
+
+static void on_tick(int signo)
+{
+	(void)signo; /* only here to interrupt a blocking wait (EINTR) */
+}
+
+void collect_ticker_start(void)
+{
+	struct itimerval every = { { 0, COLLECT_TICK_MS * 1000 }, { 0, COLLECT_TICK_MS * 1000 } };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tick; /* no SA_RESTART: waits return EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &every, NULL);
+}
+
+void collect_ticker_stop(void)
+{
+	struct itimerval off;
+
+	memset(&off, 0, sizeof(off));
+	setitimer(ITIMER_REAL, &off, NULL);
 }
 
 void collect_print_summary(const struct collect_options *opts, const struct collect_result *res)

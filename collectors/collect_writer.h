@@ -34,6 +34,25 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 			       struct itrace_writer **wp);
 
 /*
+ * A collector writes what it traced at least once a second, so that a
+ * collector killed with SIGKILL loses at most the last second and the
+ * reader recovers everything before it: the trace takes its final name at
+ * the first chunk written (until then the previous file stays), chunks end
+ * after COLLECT_FLUSH_MS (itrace_writer_tick), and a backend's loop ticks
+ * the writer whenever it wakes up.  The ticker wakes a loop blocked in a
+ * wait (waitpid, read of a pipe) every COLLECT_TICK_MS with a SIGALRM that
+ * interrupts it (EINTR), so the flush also happens while the traced
+ * program sleeps, and a closed output pipe is noticed within a second.
+ */
+#define COLLECT_FLUSH_MS 500
+#define COLLECT_TICK_MS 250
+
+/* collect_ticker_start - SIGALRM every COLLECT_TICK_MS (not inherited by
+ * children); collect_ticker_stop - no more. */
+void collect_ticker_start(void);
+void collect_ticker_stop(void);
+
+/*
  * collect_print_summary - the end-of-run line on stderr (unless -q):
  * records, bytes, time, steps per second.
  */

@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,10 @@ static void usage(void)
 	       "\n"
 	       "  -l, --level LEVEL     insn (INSN + MEM records, default) or branch\n"
 	       "  -o, --output FILE     trace file (default trace.itr); with '-' the trace goes\n"
-	       "                        to stdout and the program's stdout to stderr\n"
+	       "                        to stdout and the program's stdout to stderr; an\n"
+	       "                        existing FILE is replaced when the first second of\n"
+	       "                        trace is written (at least once a second after)\n"
+	       "      --no-clobber      never replace an existing FILE\n"
 	       "  -p, --pid PID         attach to a running process (detach at the end)\n"
 	       "      --start FUNC      trace from FUNC's entry (only inside FUNC unless --stop)\n"
 	       "      --stop FUNC       stop tracing when FUNC is entered\n"
@@ -74,7 +78,7 @@ enum long_only {
 	OPT_START = 256, OPT_STOP, OPT_START_ADDR, OPT_STOP_ADDR, OPT_ONLY, OPT_FOLLOW_FORK,
 	OPT_ASLR, OPT_RING, OPT_BACKEND, OPT_REMOTE, OPT_HELP, OPT_VERSION, OPT_LIST,
 	OPT_NO_COMPRESS, OPT_USER_ONLY, OPT_INSN_BYTES, OPT_USER, OPT_KERNEL,
-	OPT_ARCH, OPT_SYSROOT,
+	OPT_ARCH, OPT_SYSROOT, OPT_NO_CLOBBER,
 };
 
 static const struct option long_options[] = {
@@ -101,6 +105,7 @@ static const struct option long_options[] = {
 	{"kernel", no_argument, NULL, OPT_KERNEL},
 	{"arch", required_argument, NULL, OPT_ARCH},
 	{"sysroot", required_argument, NULL, OPT_SYSROOT},
+	{"no-clobber", no_argument, NULL, OPT_NO_CLOBBER},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -179,6 +184,7 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 		case OPT_KERNEL: o->kernel = 1; break;
 		case OPT_ARCH: o->arch = optarg; break;
 		case OPT_SYSROOT: o->sysroot = optarg; break;
+		case OPT_NO_CLOBBER: cli_set_no_clobber(1); break;
 		case OPT_HELP: usage(); return 1;
 		case OPT_VERSION: printf("itrace-collect %s\n", itrace_version()); return 1;
 		default: cli_usage_error("unknown option");
@@ -267,6 +273,18 @@ void collect_restore_signals(void)
 		sigaction(own_signals[i], &saved_actions[i], NULL);
 }
 
+/* With --no-clobber, an existing output stops us before the program runs. */
+static int refuse_to_clobber(const char *output)
+{
+	struct stat st;
+
+	if (!(cli_output_flags() & ITRACE_OUT_NO_CLOBBER) || strcmp(output, "-") == 0 ||
+	    lstat(output, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+		return 0;
+	cli_error("'%s' exists; not replaced (--no-clobber)", output);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct collect_options opts = {0};
@@ -279,6 +297,8 @@ int main(int argc, char **argv)
 		return 0;
 	if (!cli_output_path(opts.output, 1))
 		return CLI_EXIT_USAGE;
+	if (refuse_to_clobber(opts.output))
+		return CLI_EXIT_BAD_INPUT;
 	b = choose_backend(&opts);
 	if (!b)
 		return CLI_EXIT_BAD_INPUT;

@@ -176,6 +176,29 @@ static uint64_t hash_path(const char *path)
 	return h;
 }
 
+/*
+ * real_path - the file name as the kernel has it.  /proc/PID/maps writes a
+ * newline in a name as the four characters "\012" (and leaves a backslash
+ * as it is, so the two cannot be told apart there); the link
+ * /proc/PID/map_files/START-END reads back the name itself, bytes as they
+ * are.  Names without a backslash are taken from maps unchanged.
+ */
+static void real_path(pid_t pid, struct maps_entry *e)
+{
+	char link[96], buf[sizeof(e->path)];
+	ssize_t n;
+
+	if (e->path[0] != '/' || !strchr(e->path, '\\'))
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)e->start, (unsigned long long)e->end);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return; /* no access: the escaped form is all there is */
+	memcpy(e->path, buf, (size_t)n);
+	e->path[n] = '\0';
+}
+
 /* Adds e to *seen; returns 1 if it was new, 0 if known, -1 on ENOMEM. */
 static int remember(struct maps_seen *seen, const struct maps_entry *e)
 {
@@ -226,6 +249,7 @@ int maps_write_new(struct itrace_writer *w, pid_t pid, struct maps_seen *seen, m
 		if (maps_parse_line(line, &e) || e.path[0] == '\0' ||
 		    strcmp(e.path, "[vsyscall]") == 0)
 			continue;
+		real_path(pid, &e);
 		isnew = remember(seen, &e);
 		if (isnew < 0)
 			rc = -ITRACE_E_NOMEM;

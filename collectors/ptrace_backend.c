@@ -331,7 +331,7 @@ static int finish_trace(struct pt_session *s, struct collect_result *res)
 	if (collect_interrupted) {
 		end = ITRACE_END_INTERRUPTED, status = collect_interrupted;
 	} else if (s->io_error) {
-		end = ITRACE_END_ERROR, status = EIO;
+		end = ITRACE_END_ERROR, status = s->io_errno;
 	} else if (s->main_status >= 128) {
 		end = ITRACE_END_CRASHED, status = s->main_status - 128;
 	} else {
@@ -344,7 +344,7 @@ static int finish_trace(struct pt_session *s, struct collect_result *res)
 	rc = itrace_writer_close(s->w, end, status);
 	s->w = NULL;
 	if (rc < 0 && !s->io_error)
-		cli_error("cannot finish the trace '%s': %s", s->opts->output, itrace_errstr(rc));
+		cli_error("cannot finish the trace '%s': %s", s->opts->output, cli_errstr(rc));
 	if (s->io_error || rc < 0)
 		return -1;
 	if (collect_interrupted)
@@ -405,8 +405,10 @@ static int ptrace_run(const struct collect_options *opts, struct collect_result 
 			  opts->ring ? "steps" : opts->level == ITRACE_LEVEL_INSN ? "instructions" : "branches",
 			  0, opts->quiet);
 	rc = opts->attach_pid ? attach_program(&s, opts->attach_pid) : start_program(&s);
+	collect_ticker_start();
 	if (rc == 0)
 		pt_event_loop(&s);
+	collect_ticker_stop();
 	if (s.attached && (collect_interrupted || s.io_error || rc))
 		detach_all(&s);
 	else if (collect_interrupted || s.io_error || rc)

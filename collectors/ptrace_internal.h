@@ -129,6 +129,7 @@ struct pt_session {
 	int live_threads;
 	uint32_t last_tid;	/* thread of the last record written */
 	int io_error;		/* writer failed: stop, report */
+	int io_errno;		/* why (ENOSPC, EPIPE, ...), for the footer */
 	int singleblock;	/* PTRACE_SINGLEBLOCK honoured */
 	int blockstep;		/* branch level steps by blocks */
 	int use_triggers;	/* --start/--stop/--only given */
@@ -149,6 +150,8 @@ void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other
 void pt_write_signal(struct pt_session *s, struct pt_thread *t, const struct itrace_signal *sig);
 /* A write failed: report once, then the session stops. */
 void pt_fail_io(struct pt_session *s, int rc);
+/* pt_tick - let the writer flush (once a second) and notice a closed output pipe. */
+void pt_tick(struct pt_session *s);
 
 /* ptrace_proc.c: processes and threads */
 void pt_exe_path(pid_t pid, char *buf, size_t len);

@@ -3,6 +3,7 @@
  * about processes, threads and signals, and its tables of traced
  * processes and threads.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +16,22 @@
 
 void pt_fail_io(struct pt_session *s, int rc)
 {
-	if (!s->io_error)
-		cli_error("cannot write the trace '%s': %s", s->opts->output, itrace_errstr(rc));
+	if (!s->io_error) {
+		s->io_errno = rc == -ITRACE_E_IO ? errno : EIO;
+		cli_error("cannot write the trace '%s': %s", s->opts->output, cli_errstr(rc));
+	}
 	s->io_error = 1;
+}
+
+void pt_tick(struct pt_session *s)
+{
+	int rc;
+
+	if (s->io_error || !s->w)
+		return;
+	rc = itrace_writer_tick(s->w);
+	if (rc < 0)
+		pt_fail_io(s, rc);
 }
 
 void pt_write(struct pt_session *s, const struct itrace_record *rec)

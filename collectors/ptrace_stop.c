@@ -583,6 +583,7 @@ void pt_event_loop(struct pt_session *s)
 
 	while (s->live_threads > 0 && !s->io_error && !collect_interrupted) {
 		tid = waitpid(-1, &status, __WALL);
+		pt_tick(s);
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;

@@ -1,6 +1,8 @@
 /* config.c - parse core descriptions (see config.h and cores/NAME.core). */
 #include "config.h"
 
+#include "cli.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -44,28 +46,10 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* parse_size - "32K", "1M", "64" into bytes/units. */
+/* parse_size - "32K", "1M", "64" into bytes/units (tools/cli.h). */
 static int parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (toupper((unsigned char)*end)) {
-	case 'K': v <<= 10; end++; break;
-	case 'M': v <<= 20; end++; break;
-	case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
+	return cli_parse_size(s, out);
 }
 
 static int parse_uint(const char *s, unsigned *out)

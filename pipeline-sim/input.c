@@ -27,6 +27,7 @@ struct sim_input {
 	int pending_error;   /* report after delivering `cur` */
 	int done;
 	char err[512];
+	char damage[512];    /* the first corrupt chunk skipped, "" if none */
 	struct sim_input_stats st;
 	int has_elf; /* mappings added for pid 0 with --elf */
 	char sym_err[600]; /* first module whose symbols could not be read */
@@ -174,6 +175,11 @@ const char *sim_input_error(const struct sim_input *in)
 	return in->err;
 }
 
+const char *sim_input_damage(const struct sim_input *in)
+{
+	return in->st.corrupt ? in->damage : NULL;
+}
+
 void sim_input_stats(const struct sim_input *in, struct sim_input_stats *st)
 {
 	*st = in->st;
@@ -232,9 +238,15 @@ static int next_itrace(struct sim_input *in, const struct sim_dyn **d)
 		if (rc < 0) {
 			const char *msg = itrace_reader_error(in->ir);
 
+			if (rc == -ITRACE_E_CORRUPT) {
+				/* the reader resynchronises with a GAP: go on, but
+				 * the damage is reported at the end */
+				if (!in->st.corrupt++)
+					snprintf(in->damage, sizeof(in->damage), "%s",
+						 msg && *msg ? msg : itrace_errstr(rc));
+				continue;
+			}
 			snprintf(in->err, sizeof(in->err), "%s", msg && *msg ? msg : itrace_errstr(rc));
-			if (rc == -ITRACE_E_CORRUPT)
-				continue; /* the reader resynchronises with a GAP */
 			in->pending_error = 1;
 			continue;
 		}
@@ -267,6 +279,8 @@ static int next_itrace(struct sim_input *in, const struct sim_dyn **d)
 				in->st.gaps++;
 			else
 				in->st.lost++;
+			if (rec.type == ITRACE_REC_GAP && rec.u.gap.reason == ITRACE_GAP_CORRUPT_CHUNK)
+				in->st.chunks_lost += rec.u.gap.count;
 			if (in->have_cur) {
 				emit(in, d, 0);
 				return 0;

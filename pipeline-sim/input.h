@@ -52,6 +52,15 @@ int sim_input_next(struct sim_input *in, const struct sim_dyn **d);
 const char *sim_input_error(const struct sim_input *in);
 
 /*
+ * sim_input_damage - the first corrupt chunk the reader skipped (its
+ * message, with the file offset), or NULL when none was: reading goes on
+ * after such damage, so sim_input_next() does not return -1 for it, but
+ * the simulation lacks the skipped instructions (stats: corrupt,
+ * chunks_lost).
+ */
+const char *sim_input_damage(const struct sim_input *in);
+
+/*
  * sim_input_code - bytes of the instruction at addr in process pid from
  * the image; NULL when unknown.  *avail receives the readable count.
  */
@@ -81,6 +90,8 @@ const char *sim_input_symbol_problem(const struct sim_input *in);
 /* Statistics: records skipped because they were not usable. */
 struct sim_input_stats {
 	uint64_t gaps, lost, mems_dropped, branch_records;
+	uint64_t corrupt;     /* damage reports of the reader (corrupt chunks) */
+	uint64_t chunks_lost; /* chunks the reader skipped (its GAP records) */
 };
 void sim_input_stats(const struct sim_input *in, struct sim_input_stats *st);
 

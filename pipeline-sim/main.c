@@ -50,13 +50,16 @@ static const char usage_text[] =
 	"                     (qtrace, synthetic); repeatable\n"
 	"  --no-lines         do not look up source lines\n"
 	"  -o FILE            write the report to FILE ('-' = stdout, the default)\n"
+	"  --no-clobber       never replace an existing -o or --kanata file (files\n"
+	"                     are otherwise replaced only once complete)\n"
 	"  -q, --quiet        no progress line\n"
 	"  -v, --verbose      more detail on stderr\n"
 	"  --help, --version\n";
 
 enum {
 	OPT_CORE = 256, OPT_SET, OPT_LIST, OPT_PRINT, OPT_FORMAT, OPT_TOP, OPT_JSON, OPT_TIMELINE,
-	OPT_KANATA, OPT_KANATA_MAX, OPT_CALLGRIND, OPT_CALL_TIMELINE, OPT_FROM, OPT_MAX, OPT_SYSROOT, OPT_ELF, OPT_NO_LINES, OPT_HELP, OPT_VERSION,
+	OPT_KANATA, OPT_KANATA_MAX, OPT_CALLGRIND, OPT_CALL_TIMELINE, OPT_FROM, OPT_MAX, OPT_SYSROOT, OPT_ELF,
+	OPT_NO_LINES, OPT_HELP, OPT_VERSION, OPT_NO_CLOBBER,
 };
 
 static const struct option long_opts[] = {
@@ -77,6 +80,7 @@ static const struct option long_opts[] = {
 	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "elf", required_argument, NULL, OPT_ELF },
 	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
+	{ "no-clobber", no_argument, NULL, OPT_NO_CLOBBER },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -207,6 +211,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->elfs[o->nelfs++] = optarg;
 			break;
 		case OPT_NO_LINES: o->lines = 0; break;
+		case OPT_NO_CLOBBER: cli_set_no_clobber(1); break;
 		case 'o': o->output = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'v': o->verbose++; break;
@@ -311,6 +316,11 @@ static const char *incomplete_text(struct sim_input *in, int damaged)
 	if (damaged)
 		return sim_input_error(in);
 	sim_input_stats(in, &st);
+	if (sim_input_damage(in)) {
+		snprintf(text, sizeof(text), "the trace is damaged: %llu chunks skipped (first: %s)",
+			 (unsigned long long)st.chunks_lost, sim_input_damage(in));
+		return text;
+	}
 	if (!st.gaps && !st.lost)
 		return NULL;
 	snprintf(text, sizeof(text), "the trace records lost data: %llu gaps, %llu lost records",
@@ -323,21 +333,21 @@ static int write_call_outputs(const struct options *o, const struct sim_report *
 			      struct sim_calls *calls, const char *incomplete)
 {
 	uint64_t merged = 0, threshold = 0;
+	struct itrace_outfile *of;
 	int rc = 0;
 	FILE *f;
 
 	if (o->callgrind) {
-		f = fopen(o->callgrind, "w");
-		if (!f || sim_report_callgrind(f, rep, calls, incomplete) || fclose(f)) {
-			cli_error("cannot write '%s': %s", o->callgrind, strerror(errno));
+		f = cli_output_fopen(o->callgrind, &of);
+		if (!f || cli_output_fclose(f, of, o->callgrind,
+					    sim_report_callgrind(f, rep, calls, incomplete) == 0) < 0)
 			rc = -1;
-		}
 	}
 	if (o->call_timeline) {
-		f = fopen(o->call_timeline, "w");
-		if (!f || sim_report_call_timeline(f, rep, calls, incomplete, &merged, &threshold) ||
-		    fclose(f)) {
-			cli_error("cannot write '%s': %s", o->call_timeline, strerror(errno));
+		f = cli_output_fopen(o->call_timeline, &of);
+		if (!f || cli_output_fclose(f, of, o->call_timeline,
+					    sim_report_call_timeline(f, rep, calls, incomplete, &merged,
+								     &threshold) == 0) < 0) {
 			rc = -1;
 		} else if (merged && !o->quiet) {
 			cli_warn("%llu calls shorter than %llu cycles were merged into their callers: "
@@ -347,6 +357,29 @@ static int write_call_outputs(const struct options *o, const struct sim_report *
 		}
 	}
 	return rc;
+}
+
+/*
+ * report_damage - corrupt chunks that the reader skipped: the simulation
+ * went on without them, so the report lacks their instructions.  Returns
+ * 1 if there were any (the exit status is then 1).
+ */
+static int report_damage(const struct options *o, const struct sim_input *in, uint64_t insns)
+{
+	struct sim_input_stats st;
+	uint64_t total = sim_input_total(in);
+	char of[64] = "";
+
+	if (!sim_input_damage(in))
+		return 0;
+	sim_input_stats(in, &st);
+	if (total > insns && !o->max_insns)
+		snprintf(of, sizeof(of), " of the %llu in the trace", (unsigned long long)total);
+	cli_error("'%s' is damaged: %llu chunk%s skipped (first: %s); the report covers the "
+		  "%llu instructions read%s",
+		  o->trace, (unsigned long long)st.chunks_lost, st.chunks_lost == 1 ? "" : "s",
+		  sim_input_damage(in), (unsigned long long)insns, of);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -360,7 +393,8 @@ int main(int argc, char **argv)
 	struct sim_calls *calls = NULL;
 	uint64_t keep;
 	char err[600];
-	FILE *out = stdout;
+	struct itrace_outfile *out_file = NULL;
+	FILE *out;
 	int status = 0, damaged;
 
 	cli_init(argv[0]);
@@ -397,6 +431,8 @@ int main(int argc, char **argv)
 		cli_error("out of memory");
 		return CLI_EXIT_BAD_INPUT;
 	}
+	if (report_damage(&o, in, core.insns))
+		status = CLI_EXIT_BAD_INPUT;
 	if (damaged) {
 		cli_error("'%s': %s; the report covers the %llu instructions before it", o.trace,
 			  sim_input_error(in), (unsigned long long)core.insns);
@@ -417,13 +453,10 @@ int main(int argc, char **argv)
 			 "they were simulated as one-cycle integer operations",
 			 sim_semtab_undecoded(t));
 	sim_semtab_report_undecodable(t, stderr, "pipeline-sim", 5);
-	if (o.output && strcmp(o.output, "-")) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			cli_error("cannot create '%s': %s", o.output, strerror(errno));
-			status = CLI_EXIT_BAD_INPUT;
-			goto done;
-		}
+	out = cli_output_fopen(o.output, &out_file);
+	if (!out) {
+		status = CLI_EXIT_BAD_INPUT;
+		goto done;
 	}
 	rep = (struct sim_report){ o.trace, &core, t, in, (int)o.top, o.lines };
 	if (o.json)
@@ -433,21 +466,18 @@ int main(int argc, char **argv)
 	if (o.timeline)
 		sim_report_timeline(out, &rep, o.timeline);
 	if (o.kanata) {
-		FILE *k = fopen(o.kanata, "w");
+		struct itrace_outfile *kf;
+		FILE *k = cli_output_fopen(o.kanata, &kf);
 
-		if (!k || sim_report_kanata(k, &rep) || fclose(k)) {
-			cli_error("cannot write '%s': %s", o.kanata, strerror(errno));
+		if (!k || cli_output_fclose(k, kf, o.kanata, sim_report_kanata(k, &rep) == 0) < 0)
 			status = CLI_EXIT_BAD_INPUT;
-		}
 	}
 	if (calls && write_call_outputs(&o, &rep, calls, incomplete_text(in, damaged)))
 		status = CLI_EXIT_BAD_INPUT;
 	if (sim_input_symbol_problem(in) && !o.quiet)
 		cli_warn("%s", sim_input_symbol_problem(in));
-	if (out != stdout && fclose(out)) {
-		cli_error("cannot write '%s': %s", o.output, strerror(errno));
+	if (cli_output_fclose(out, out_file, o.output, 1) < 0)
 		status = CLI_EXIT_BAD_INPUT;
-	}
 done:
 	sim_calls_close(calls);
 	sim_core_free(&core);

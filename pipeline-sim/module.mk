@@ -37,7 +37,7 @@ $(BUILD)/bin/pipeline-sim: $(BUILD)/obj/pipeline-sim/main.o $(BUILD)/obj/pipelin
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
 
 # Unit tests tests/unit/test_sim*.c link libsim (rule in reader/module.mk).
-SIM_UNIT_LIBS := $(SIM_LIB) $(SIM_QTRACE_LIB) $(LIBITRACE)
+SIM_UNIT_LIBS := $(SIM_LIB) $(SIM_QTRACE_LIB) $(SIM_CLI_LIB) $(LIBITRACE)
 $(foreach t,$(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_sim*.c)),\
 	$(eval UNIT_LIBS_$(t) := $(SIM_UNIT_LIBS))\
 	$(eval $(BUILD)/tests/test_$(t): $(SIM_UNIT_LIBS)))
@@ -63,7 +63,7 @@ SIM_FUZZ := fuzz_sim_config fuzz_sim_trace
 FUZZ_TARGETS += $(SIM_FUZZ)
 $(foreach f,$(SIM_FUZZ),\
 	$(eval FUZZ_LIBS_$(f) := $(SIM_UNIT_LIBS))\
-	$(eval FUZZ_EXTRA_SRCS_$(f) := $(SIM_SRCS) $(BUILD)/gen/pipeline-sim/presets.c \
+	$(eval FUZZ_EXTRA_SRCS_$(f) := $(SIM_SRCS) tools/cli.c $(BUILD)/gen/pipeline-sim/presets.c \
 		qtrace/qtrace_writer.c qtrace/qtrace_reader.c qtrace/qtrace_power.c)\
 	$(eval $(BUILD)/fuzz-replay/$(f): $(SIM_UNIT_LIBS))\
 	$(eval $(BUILD)/fuzz/$(f): $(BUILD)/gen/pipeline-sim/presets.c)\

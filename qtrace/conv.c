@@ -9,16 +9,20 @@
  */
 #include "conv.h"
 
+#include "cli.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct conv_thread {
 	uint32_t tid;
 	char *path; /* NULL for stdout */
+	struct itrace_outfile *file; /* the output file of `path` */
 	struct qtrace_writer *w;
 	int has_pending;
 	struct qtrace_insn pending;
@@ -101,7 +105,10 @@ static int open_writer(struct conv *c, struct conv_thread *t)
 
 	snprintf(comment, sizeof(comment), "qtrace-conv from itrace '%s', thread %u",
 		 c->opts.source, t->tid);
-	rc = qtrace_writer_open(t->path ? t->path : "-", comment, &t->w);
+	if (t->path && !(t->file = cli_output_create(t->path)))
+		return fail(c, "%s", ""); /* cli_output_create said why */
+	rc = qtrace_writer_open_fd(t->file ? itrace_outfile_fd(t->file) : STDOUT_FILENO, comment,
+				   &t->w);
 	if (rc < 0)
 		return fail(c, "cannot create '%s': %s", t->path ? t->path : "stdout",
 			    rc == -QTRACE_E_IO ? strerror(errno) : qtrace_errstr(rc));
@@ -111,7 +118,8 @@ static int open_writer(struct conv *c, struct conv_thread *t)
 
 /*
  * split_outputs - a second thread appears: the first thread's file moves
- * to its per-thread name (rename keeps the open descriptor valid).
+ * to its per-thread name (it is still a temporary: only its destination
+ * changes).
  */
 static int split_outputs(struct conv *c, uint32_t new_tid)
 {
@@ -125,8 +133,8 @@ static int split_outputs(struct conv *c, uint32_t new_tid)
 	p = thread_path(c->opts.output, first->tid);
 	if (!p)
 		return fail(c, "out of memory");
-	if (rename(first->path, p) < 0) {
-		fail(c, "cannot rename '%s' to '%s': %s", first->path, p, strerror(errno));
+	if (itrace_outfile_rename(first->file, p) < 0) {
+		fail(c, "cannot name the output of thread %u '%s'", first->tid, p);
 		free(p);
 		return -1;
 	}
@@ -313,7 +321,7 @@ int conv_record(struct conv *c, const struct itrace_record *rec)
 	}
 }
 
-int conv_close(struct conv *c, struct conv_stats *st)
+int conv_close(struct conv *c, int keep, struct conv_stats *st)
 {
 	int ret = 0;
 
@@ -332,6 +340,12 @@ int conv_close(struct conv *c, struct conv_stats *st)
 			ret = fail(c, "cannot write '%s': %s", t->path ? t->path : "stdout",
 				   rc == -QTRACE_E_IO ? strerror(errno) : qtrace_errstr(rc));
 	}
+	/* Every file is replaced, or none: they are one conversion. */
+	for (size_t i = 0; i < c->n_threads; i++) {
+		if (cli_output_finish(c->threads[i].file, keep && ret == 0) < 0 && ret == 0)
+			ret = fail(c, "%s", "");
+		c->threads[i].file = NULL;
+	}
 	if (st)
 		*st = c->st;
 	if (ret == 0 && c->opts.has_tid && c->st.insns == 0 && c->st.dropped == 0)
@@ -346,6 +360,7 @@ void conv_free(struct conv *c)
 		return;
 	for (size_t i = 0; i < c->n_threads; i++) {
 		qtrace_writer_close(c->threads[i].w);
+		cli_output_finish(c->threads[i].file, 0);
 		free(c->threads[i].path);
 	}
 	free(c->threads);

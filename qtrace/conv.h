@@ -73,8 +73,13 @@ int conv_open(const struct conv_options *o, uint16_t machine, uint8_t endian, st
  */
 int conv_record(struct conv *c, const struct itrace_record *rec);
 
-/* conv_close - flush every output; returns 0 or -1 with conv_error() set. */
-int conv_close(struct conv *c, struct conv_stats *st);
+/*
+ * conv_close - flush every output; with `keep` (the input was converted,
+ * completely or up to its damage) the files replace their destinations,
+ * else they are discarded.  Returns 0 or -1 with conv_error() set (empty
+ * when the message was printed already).
+ */
+int conv_close(struct conv *c, int keep, struct conv_stats *st);
 
 /* conv_error - the last message; valid until conv_free(). */
 const char *conv_error(const struct conv *c);

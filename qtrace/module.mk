@@ -11,7 +11,7 @@ $(QTRACE_LIB): $(QTRACE_LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # Unit test tests/unit/test_qtrace.c (rule in reader/module.mk).
-UNIT_LIBS_qtrace := $(QTRACE_LIB)
+UNIT_LIBS_qtrace := $(QTRACE_LIB) $(LIBITRACE)
 $(BUILD)/tests/test_qtrace: $(QTRACE_LIB)
 $(BUILD)/obj/tests/unit/test_qtrace.o: ALL_CPPFLAGS += $(QTRACE_CPPFLAGS)
 
@@ -44,7 +44,7 @@ BENCHES += bench/qtrace_conv.sh
 
 # Fuzz target tests/fuzz/fuzz_qtrace.c (reader on any bytes, writer round trip).
 FUZZ_TARGETS += fuzz_qtrace
-FUZZ_LIBS_fuzz_qtrace := $(QTRACE_LIB)
+FUZZ_LIBS_fuzz_qtrace := $(QTRACE_LIB) $(LIBITRACE)
 FUZZ_EXTRA_SRCS_fuzz_qtrace := $(QTRACE_LIB_SRCS)
 $(BUILD)/obj/tests/fuzz/fuzz_qtrace.o: ALL_CPPFLAGS += $(QTRACE_CPPFLAGS)
 $(BUILD)/fuzz-replay/fuzz_qtrace: $(QTRACE_LIB)

@@ -107,7 +107,9 @@ struct qtrace_insn {
 struct qtrace_writer;
 
 /*
- * qtrace_writer_open - create `path` ("-" = stdout) for a qtrace file.
+ * qtrace_writer_open - create `path` ("-" = stdout) for a qtrace file, as
+ * a libitrace output file (itrace.h, "Output files"): written beside it
+ * and renamed over it by qtrace_writer_close() when complete.
  * `comment` (may be NULL, at most 65535 bytes) goes into the header.
  * Nothing is written until the first instruction is known, because the
  * header carries its address.

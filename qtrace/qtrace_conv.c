@@ -29,7 +29,9 @@ static void usage(void)
 	       "for stdin (itrace-fill in.itr | qtrace-conv -o out.qt).\n"
 	       "\n"
 	       "  -o FILE      output ('-' = stdout, the default when not a terminal);\n"
-	       "               with several threads FILE.qt becomes FILE.TID.qt\n"
+	       "               with several threads FILE.qt becomes FILE.TID.qt; files\n"
+	       "               are replaced only once complete\n"
+	       "  --no-clobber never replace an existing output file\n"
 	       "  --tid TID    convert only thread TID\n"
 	       "  --dump FILE  print the records of qtrace file FILE\n"
 	       "  -q           no progress, no summary\n"
@@ -49,8 +51,9 @@ struct args {
 
 static void parse_args(int argc, char **argv, struct args *a)
 {
-	enum { OPT_TID = 256, OPT_DUMP, OPT_HELP, OPT_VERSION };
+	enum { OPT_TID = 256, OPT_DUMP, OPT_HELP, OPT_VERSION, OPT_NO_CLOBBER };
 	static const struct option longopts[] = {
+		{"no-clobber", no_argument, NULL, OPT_NO_CLOBBER},
 		{"tid", required_argument, NULL, OPT_TID},
 		{"dump", required_argument, NULL, OPT_DUMP},
 		{"help", no_argument, NULL, OPT_HELP},
@@ -80,6 +83,9 @@ static void parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_DUMP:
 			a->dump = optarg;
+			break;
+		case OPT_NO_CLOBBER:
+			cli_set_no_clobber(1);
 			break;
 		case OPT_HELP:
 			usage();
@@ -128,16 +134,21 @@ static int check_header(const struct args *a, const struct itrace_header *h)
 	return 0;
 }
 
-static void report_read_error(const struct args *a, struct itrace_reader *r, int rc)
+/* report_read_error - damage met while reading; returns 1 if reading can
+ * go on (the reader resynchronises after a corrupt chunk). */
+static int report_read_error(const struct args *a, struct itrace_reader *r, int rc)
 {
 	const char *name = input_name(a->input);
 
 	if (rc == -ITRACE_E_NOFOOTER)
 		cli_error("'%s' ends without a footer (the collector was killed); converted "
 			  "every complete record", name);
+	else if (rc == -ITRACE_E_CORRUPT)
+		cli_error("'%s': %s; skipped to the next intact chunk", name, itrace_reader_error(r));
 	else
 		cli_error("'%s': %s; converted every complete record before it", name,
-			  itrace_reader_error(r)[0] ? itrace_reader_error(r) : itrace_errstr(rc));
+			  itrace_reader_error(r)[0] ? itrace_reader_error(r) : cli_errstr(rc));
+	return rc == -ITRACE_E_CORRUPT;
 }
 
 static void print_summary(const struct args *a, const struct conv_stats *st)
@@ -158,30 +169,37 @@ static void print_summary(const struct args *a, const struct conv_stats *st)
 			(unsigned long long)st->extra_mem);
 }
 
-/* convert_records - the record loop; returns 0 or 1 (bad input). */
+/*
+ * convert_records - the record loop.  Returns 0; 1 for damaged input (every
+ * intact record converted, the damage reported); -1 when the conversion
+ * itself failed (message printed): its output must not be kept.
+ */
 static int convert_records(const struct args *a, struct itrace_reader *r, struct conv *c)
 {
 	struct itrace_record rec;
 	struct cli_progress prog;
 	uint64_t n = 0;
-	int rc;
+	int rc, damaged = 0;
 
 	cli_progress_init(&prog, "records", 0, a->quiet);
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec)) != ITRACE_EOF) {
+		if (rc < 0) {
+			damaged = 1;
+			if (!report_read_error(a, r, rc))
+				break;
+			continue;
+		}
 		if (conv_record(c, &rec) < 0) {
 			cli_progress_end(&prog);
-			cli_error("%s", conv_error(c));
-			return 1;
+			if (*conv_error(c))
+				cli_error("%s", conv_error(c));
+			return -1;
 		}
 		if ((++n & 0xffff) == 0)
 			cli_progress(&prog, n);
 	}
 	cli_progress_end(&prog);
-	if (rc < 0) {
-		report_read_error(a, r, rc);
-		return 1;
-	}
-	return 0;
+	return damaged;
 }
 
 static int convert(const struct args *a)
@@ -198,8 +216,7 @@ static int convert(const struct args *a)
 		return CLI_EXIT_USAGE;
 	rc = itrace_reader_open(a->input, &r);
 	if (rc < 0) {
-		cli_error("cannot read '%s': %s", input_name(a->input),
-			  rc == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(rc));
+		cli_error("cannot read '%s': %s", input_name(a->input), cli_errstr(rc));
 		return CLI_EXIT_BAD_INPUT;
 	}
 	if (check_header(a, itrace_reader_header(r)) < 0) {
@@ -213,9 +230,11 @@ static int convert(const struct args *a)
 		itrace_reader_close(r);
 		return CLI_EXIT_BAD_INPUT;
 	}
-	status = convert_records(a, r, c);
-	if (conv_close(c, &st) < 0) {
-		cli_error("%s", conv_error(c));
+	rc = convert_records(a, r, c);
+	status = rc ? CLI_EXIT_BAD_INPUT : 0;
+	if (conv_close(c, rc >= 0, &st) < 0) {
+		if (*conv_error(c))
+			cli_error("%s", conv_error(c));
 		status = CLI_EXIT_BAD_INPUT;
 	}
 	print_summary(a, &st);

@@ -11,6 +11,7 @@
  */
 #include "qtrace.h"
 #include "qtrace_disk.h"
+#include "itrace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 struct qtrace_writer {
 	int fd;
 	int own_fd;
+	struct itrace_outfile *file; /* qtrace_writer_open's output file */
 	int error;	      /* first error met, sticky */
 	int header_written;
 	char *comment;
@@ -267,23 +269,23 @@ int qtrace_writer_open_fd(int fd, const char *comment, struct qtrace_writer **wp
 
 int qtrace_writer_open(const char *path, const char *comment, struct qtrace_writer **wp)
 {
-	int fd, ret, saved;
+	struct itrace_outfile *file;
+	int ret;
 
 	if (!wp || !path)
 		return -QTRACE_E_INVAL;
 	*wp = NULL;
-	if (strcmp(path, "-") == 0)
-		return writer_init(STDOUT_FILENO, 0, comment, wp);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return -QTRACE_E_IO;
-	ret = writer_init(fd, 1, comment, wp);
+	/* libitrace's output file: a temporary renamed into place at close */
+	ret = itrace_outfile_open(path, 0, &file);
+	if (ret < 0)
+		return ret == -ITRACE_E_NOMEM ? -QTRACE_E_NOMEM : -QTRACE_E_IO;
+	ret = writer_init(itrace_outfile_fd(file), 0, comment, wp);
 	if (ret < 0) {
-		saved = errno;
-		close(fd);
-		errno = saved;
+		itrace_outfile_discard(file);
+		return ret;
 	}
-	return ret;
+	(*wp)->file = file;
+	return 0;
 }
 
 int qtrace_writer_close(struct qtrace_writer *w)
@@ -302,6 +304,10 @@ int qtrace_writer_close(struct qtrace_writer *w)
 		ret = -QTRACE_E_IO;
 	if (ret == 0 && w->error)
 		ret = w->error;
+	if (w->file && ret == 0 && itrace_outfile_commit(w->file) < 0)
+		ret = -QTRACE_E_IO;
+	else if (w->file && ret != 0)
+		itrace_outfile_discard(w->file); /* the previous file stays */
 	free(w->comment);
 	free(w);
 	return ret;

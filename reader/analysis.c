@@ -77,7 +77,7 @@ static int map2_rehash(struct map2 *m)
 	struct map2 old = *m, nm = {0};
 	size_t i;
 
-	nm.cap = old.cap ? old.cap * 2 : 64;
+	nm.cap = old.cap ? old.cap * 2 : 8; /* small: every thread has one */
 	nm.k1 = malloc(nm.cap * sizeof(*nm.k1));
 	nm.k2 = malloc(nm.cap * sizeof(*nm.k2));
 	nm.val = calloc(nm.cap, sizeof(*nm.val));
@@ -176,7 +176,7 @@ struct insn {
 };
 
 struct mapping {
-	uint64_t start, len, pgoff;
+	uint64_t start, end, pgoff; /* begins as struct range: the maps are ranges */
 	uint32_t dso; /* index */
 };
 
@@ -366,14 +366,12 @@ static int64_t space_of(struct itrace_analysis *a, uint32_t pid)
 
 static const struct mapping *find_mapping(const struct space *s, uint64_t addr)
 {
-	size_t i;
-
-	/* newest first: a later mmap over the same range replaces the older */
-	for (i = s->maps.n; i-- > 0;)
-		if (addr - s->maps.v[i].start < s->maps.v[i].len)
-			return &s->maps.v[i];
-	return NULL;
+	/* a later mmap over the same range replaced the older (on_mmap) */
+	return ranges_lookup(s->maps.v, s->maps.n, sizeof(*s->maps.v), addr);
 }
+
+/* struct mapping begins as struct file_range: the ranges keep its offset */
+static const struct range_ops mapping_ops = { ranges_pgoff_trim, ranges_pgoff_split, NULL };
 
 /* ---- instruction bytes and classes ------------------------------------ */
 
@@ -414,7 +412,7 @@ static size_t code_bytes(struct itrace_analysis *a, const struct space *s, uint6
 		d->fd = d->pub.path[0] == '/' ? open(d->pub.path, O_RDONLY | O_CLOEXEC) : -1;
 	if (d->fd < 0)
 		return 0;
-	n = m->start + m->len - addr;
+	n = m->end - addr;
 	n = n < max ? n : max;
 	got = pread(d->fd, buf, n, (off_t)(m->pgoff + (addr - m->start)));
 	return got > 0 ? (size_t)got : 0;
@@ -1030,21 +1028,28 @@ static int on_mmap(struct itrace_analysis *a, const struct itrace_record *rec)
 	const struct itrace_mmap *mm = &rec->u.mmap;
 	int64_t sp = space_of(a, mm->pid ? mm->pid : rec->pid);
 	int64_t dso;
-	struct mapping *m;
+	struct mapping m;
+	struct space *s;
+	ssize_t at;
 
 	if (sp < 0)
 		return (int)sp;
+	if (!mm->len || mm->start + mm->len < mm->start)
+		return 0; /* no range: nothing is mapped */
 	dso = dso_get(a, mm->path ? mm->path : "", mm->path ? mm->path_len : 0, mm->buildid,
 		      mm->buildid_len);
 	if (dso < 0)
 		return (int)dso;
-	if (VEC_PUSH_SLOT(a->spaces.v[sp].maps, &m) < 0)
-		return -ITRACE_E_NOMEM;
-	m->start = mm->start;
-	m->len = mm->len;
-	m->pgoff = mm->pgoff;
-	m->dso = (uint32_t)dso;
-	return 0;
+	m.start = mm->start;
+	m.end = mm->start + mm->len;
+	m.pgoff = mm->pgoff;
+	m.dso = (uint32_t)dso;
+	s = &a->spaces.v[sp];
+	at = ranges_punch((void **)&s->maps.v, &s->maps.n, &s->maps.cap, sizeof(m), m.start, m.end,
+			  &mapping_ops, NULL);
+	if (at < 0)
+		return (int)at;
+	return ranges_insert((void **)&s->maps.v, &s->maps.n, &s->maps.cap, sizeof(m), (size_t)at, &m);
 }
 
 static int on_code(struct itrace_analysis *a, const struct itrace_record *rec)
@@ -1054,7 +1059,9 @@ static int on_code(struct itrace_analysis *a, const struct itrace_record *rec)
 
 	if (sp < 0)
 		return (int)sp;
-	if (!rec->u.code.len)
+	/* With an image (itrace_analysis_run) the bytes are there already:
+	 * one copy, with later CODE records replacing earlier ones. */
+	if (!rec->u.code.len || a->image)
 		return 0;
 	if (VEC_PUSH_SLOT(a->spaces.v[sp].code, &c) < 0)
 		return -ITRACE_E_NOMEM;

@@ -44,17 +44,36 @@ struct image_map {
 	char *path; /* only when file < 0 (e.g. "[vdso]") */
 };
 
-struct image_code {
-	uint64_t start, end;
-	uint8_t *bytes;
-	uint32_t module;
+/*
+ * The bytes of one CODE record, shared by the pieces of it that later
+ * CODE records have not covered (and by the processes forked since).
+ */
+struct code_buf {
+	uint64_t addr;	 /* address of data[0] */
+	size_t size;
+	size_t live;	 /* bytes of it still visible in some piece */
+	unsigned refs;	 /* pieces pointing here */
+	uint32_t module; /* offsets within a module are from data[0] */
+	uint8_t data[];
 };
 
+/* A visible piece [start, end) of a CODE record's bytes. */
+struct image_code {
+	uint64_t start, end;
+	struct code_buf *buf;
+};
+
+/*
+ * A process's address space.  Both arrays are sorted by start and hold no
+ * overlaps: a new mapping or CODE record replaces what it covers, so a
+ * lookup is a binary search and memory stays proportional to what is
+ * mapped now, however many MMAP and CODE records came before.
+ */
 struct image_proc {
 	uint32_t pid;
-	struct image_map *maps; /* sorted by start, non-overlapping */
+	struct image_map *maps;
 	size_t nmaps, capmaps;
-	struct image_code *codes; /* in arrival order; newest wins */
+	struct image_code *codes;
 	size_t ncodes, capcodes;
 };
 
@@ -63,11 +82,13 @@ struct itrace_image {
 	char *debug_dir;
 	struct image_file *files;
 	size_t nfiles, capfiles;
-	struct image_proc *procs;
+	struct image_proc *procs; /* sorted by pid */
 	size_t nprocs, capprocs;
 	uint32_t next_module;
 	uint64_t generation;
 	uint32_t last_mmap_pid; /* owner of CODE records that name no process */
+	size_t file_hash_cap;	/* open-addressing index of files: */
+	int *file_hash;		/* index + 1, 0 = empty */
 };
 
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -115,12 +136,19 @@ static void file_close(struct image_file *f)
 	f->fd = -1;
 }
 
+static void code_unref(struct code_buf *b, uint64_t bytes)
+{
+	b->live -= bytes;
+	if (--b->refs == 0)
+		free(b);
+}
+
 static void proc_free(struct image_proc *p)
 {
 	for (size_t i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	for (size_t i = 0; i < p->ncodes; i++)
-		free(p->codes[i].bytes);
+		code_unref(p->codes[i].buf, p->codes[i].end - p->codes[i].start);
 	free(p->maps);
 	free(p->codes);
 }
@@ -138,28 +166,48 @@ void itrace_image_free(struct itrace_image *img)
 		proc_free(&img->procs[i]);
 	free(img->files);
 	free(img->procs);
+	free(img->file_hash);
 	free(img->sysroot);
 	free(img->debug_dir);
 	free(img);
 }
 
-static struct image_proc *find_proc(struct itrace_image *img, uint32_t pid)
+/* proc_index - where pid is, or would be inserted, in the sorted procs. */
+static size_t proc_index(const struct itrace_image *img, uint32_t pid)
 {
-	for (size_t i = 0; i < img->nprocs; i++)
-		if (img->procs[i].pid == pid)
-			return &img->procs[i];
-	return NULL;
+	size_t lo = 0, hi = img->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
+static struct image_proc *find_proc(struct itrace_image *img, uint32_t pid)
+{
+	size_t i = proc_index(img, pid);
+
+	return i < img->nprocs && img->procs[i].pid == pid ? &img->procs[i] : NULL;
+}
+
+/* get_proc - the process, created if new.  May move every process. */
 static struct image_proc *get_proc(struct itrace_image *img, uint32_t pid)
 {
-	struct image_proc *p = find_proc(img, pid);
+	size_t i = proc_index(img, pid);
+	struct image_proc *p;
 
-	if (p)
-		return p;
+	if (i < img->nprocs && img->procs[i].pid == pid)
+		return &img->procs[i];
 	if (itrace_reserve((void **)&img->procs, &img->capprocs, img->nprocs + 1, sizeof(*p)) < 0)
 		return NULL;
-	p = &img->procs[img->nprocs++];
+	p = &img->procs[i];
+	memmove(p + 1, p, (img->nprocs - i) * sizeof(*p));
+	img->nprocs++;
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	return p;
@@ -171,18 +219,79 @@ static int path_has_file(const char *path, size_t len)
 	return len > 0 && path[0] != '[' && !(len >= 6 && memcmp(path, "//anon", 6) == 0);
 }
 
+static uint64_t file_key_hash(const char *path, size_t len, const uint8_t *id, size_t idlen)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)path[i]) * 1099511628211ull;
+	for (size_t i = 0; i < idlen; i++)
+		h = (h ^ id[i]) * 1099511628211ull;
+	return h;
+}
+
+/* file_slot - the hash slot of (path, build-id): its file or an empty one. */
+static int *file_slot(struct itrace_image *img, const struct itrace_mmap *m, size_t idlen)
+{
+	size_t mask = img->file_hash_cap - 1;
+	size_t i = file_key_hash(m->path, m->path_len, m->buildid, idlen) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		const struct image_file *f;
+
+		if (!img->file_hash[i])
+			return &img->file_hash[i];
+		f = &img->files[img->file_hash[i] - 1];
+		if (strlen(f->path) == m->path_len && memcmp(f->path, m->path, m->path_len) == 0 &&
+		    f->buildid_len == idlen && memcmp(f->buildid, m->buildid, idlen) == 0)
+			return &img->file_hash[i];
+	}
+}
+
+/* file_hash_grow - keep the file index at most half full. */
+static int file_hash_grow(struct itrace_image *img)
+{
+	size_t cap = img->file_hash_cap ? img->file_hash_cap * 2 : 64;
+	int *old = img->file_hash;
+	size_t oldcap = img->file_hash_cap;
+
+	if (img->nfiles * 2 < img->file_hash_cap)
+		return 0;
+	img->file_hash = calloc(cap, sizeof(int));
+	if (!img->file_hash) {
+		img->file_hash = old;
+		return -ITRACE_E_NOMEM;
+	}
+	img->file_hash_cap = cap;
+	for (size_t i = 0; i < oldcap; i++) {
+		const struct image_file *f;
+		struct itrace_mmap k;
+
+		if (!old[i])
+			continue;
+		f = &img->files[old[i] - 1];
+		memset(&k, 0, sizeof(k));
+		k.path = f->path;
+		k.path_len = strlen(f->path);
+		memcpy(k.buildid, f->buildid, f->buildid_len);
+		*file_slot(img, &k, f->buildid_len) = old[i];
+	}
+	free(old);
+	return 0;
+}
+
 /* Index of the file entry for (path, build-id), created if new. */
 static int get_file(struct itrace_image *img, const struct itrace_mmap *m)
 {
+	size_t idlen = m->buildid_len > ITRACE_BUILDID_MAX ? ITRACE_BUILDID_MAX : m->buildid_len;
 	struct image_file *f;
+	int *slot;
 
-	for (size_t i = 0; i < img->nfiles; i++) {
-		f = &img->files[i];
-		if (strlen(f->path) == m->path_len && memcmp(f->path, m->path, m->path_len) == 0 &&
-		    f->buildid_len == m->buildid_len &&
-		    memcmp(f->buildid, m->buildid, m->buildid_len) == 0)
-			return (int)i;
-	}
+	if (file_hash_grow(img) < 0)
+		return -ITRACE_E_NOMEM;
+	slot = file_slot(img, m, idlen);
+	if (*slot)
+		return *slot - 1;
 	if (itrace_reserve((void **)&img->files, &img->capfiles, img->nfiles + 1, sizeof(*f)) < 0)
 		return -ITRACE_E_NOMEM;
 	f = &img->files[img->nfiles];
@@ -190,60 +299,40 @@ static int get_file(struct itrace_image *img, const struct itrace_mmap *m)
 	f->path = strndup(m->path, m->path_len);
 	if (!f->path)
 		return -ITRACE_E_NOMEM;
-	f->buildid_len = m->buildid_len > ITRACE_BUILDID_MAX ? ITRACE_BUILDID_MAX : m->buildid_len;
-	memcpy(f->buildid, m->buildid, f->buildid_len);
+	f->buildid_len = (uint8_t)idlen;
+	memcpy(f->buildid, m->buildid, idlen);
 	f->status = 1;
 	f->fd = -1;
 	f->module = img->next_module++;
+	*slot = (int)img->nfiles + 1;
 	return (int)img->nfiles++;
 }
 
-/* Remove [start, end) from the process's mappings, splitting as needed. */
-static int punch_hole(struct image_proc *p, uint64_t start, uint64_t end)
+/* The image's mappings as ranges (they begin as struct file_range): a
+ * split also duplicates the pseudo-path, a drop frees it. */
+static int map_split(void *ctx, void *left, void *right)
 {
-	for (size_t i = 0; i < p->nmaps; i++) {
-		struct image_map *m = &p->maps[i];
+	struct image_map *l = left, *r = right;
 
-		if (m->end <= start || m->start >= end)
-			continue;
-		if (m->start < start && m->end > end) {
-			/* The new mapping lands inside m: keep both sides. */
-			struct image_map right = *m;
-
-			if (itrace_reserve((void **)&p->maps, &p->capmaps, p->nmaps + 1, sizeof(*m)) < 0)
-				return -ITRACE_E_NOMEM;
-			m = &p->maps[i];
-			right.pgoff += end - m->start;
-			right.start = end;
-			right.path = m->path ? strdup(m->path) : NULL;
-			if (m->path && !right.path)
-				return -ITRACE_E_NOMEM;
-			m->end = start;
-			p->maps[p->nmaps++] = right;
-		} else if (m->start < start) {
-			m->end = start;
-		} else if (m->end > end) {
-			m->pgoff += end - m->start;
-			m->start = end;
-		} else {
-			free(m->path);
-			p->maps[i--] = p->maps[--p->nmaps];
-		}
-	}
+	ranges_pgoff_split(ctx, left, right);
+	if (l->path && !(r->path = strdup(l->path)))
+		return -ITRACE_E_NOMEM;
 	return 0;
 }
 
-static int map_cmp(const void *a, const void *b)
+static void map_drop(void *ctx, void *e)
 {
-	const struct image_map *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
+	(void)ctx;
+	free(((struct image_map *)e)->path);
 }
+
+static const struct range_ops map_ops = { ranges_pgoff_trim, map_split, map_drop };
 
 int itrace_image_add_mmap(struct itrace_image *img, const struct itrace_mmap *mm)
 {
 	struct image_proc *p;
 	struct image_map m = { 0 };
+	ssize_t at;
 	int rc;
 
 	if (!img || !mm || mm->len == 0 || mm->start + mm->len < mm->start)
@@ -265,47 +354,110 @@ int itrace_image_add_mmap(struct itrace_image *img, const struct itrace_mmap *mm
 		if (!m.path)
 			return -ITRACE_E_NOMEM;
 	}
-	rc = punch_hole(p, m.start, m.end);
-	if (rc == 0)
-		rc = itrace_reserve((void **)&p->maps, &p->capmaps, p->nmaps + 1, sizeof(m));
+	at = ranges_punch((void **)&p->maps, &p->nmaps, &p->capmaps, sizeof(m), m.start, m.end,
+			  &map_ops, NULL);
+	rc = at < 0 ? (int)at
+		    : ranges_insert((void **)&p->maps, &p->nmaps, &p->capmaps, sizeof(m), (size_t)at, &m);
 	if (rc < 0) {
 		free(m.path);
 		return rc;
 	}
-	p->maps[p->nmaps++] = m;
-	qsort(p->maps, p->nmaps, sizeof(m), map_cmp);
 	img->last_mmap_pid = mm->pid;
 	img->generation++;
 	return 0;
 }
 
+/* ---- CODE records ---------------------------------------------------- */
+
+/*
+ * compact - a piece that keeps less than half of its buffer visible gets
+ * a buffer of its own (and a new module: the old offsets do not apply),
+ * so that CODE records shadowing each other by a few bytes cannot pin
+ * more than twice the bytes that are visible.
+ */
+static int compact(struct itrace_image *img, struct image_code *k)
+{
+	size_t len = k->end - k->start;
+	struct code_buf *old = k->buf, *b;
+
+	if (old->live * 2 >= old->size)
+		return 0;
+	b = malloc(sizeof(*b) + len);
+	if (!b)
+		return -ITRACE_E_NOMEM;
+	memcpy(b->data, old->data + (k->start - old->addr), len);
+	b->addr = k->start;
+	b->size = b->live = len;
+	b->refs = 1;
+	b->module = img->next_module++;
+	k->buf = b;
+	code_unref(old, len);
+	return 0;
+}
+
+/* CODE pieces as ranges: cutting one makes fewer of its bytes visible. */
+static int code_trim(void *ctx, void *e, uint64_t old_start, uint64_t old_end)
+{
+	struct image_code *k = e;
+
+	k->buf->live -= (old_end - old_start) - (k->end - k->start);
+	return compact(ctx, k);
+}
+
+static int code_split(void *ctx, void *left, void *right)
+{
+	struct image_code *l = left, *r = right;
+
+	r->buf->refs++;
+	r->buf->live -= r->start - l->end; /* the hole */
+	return compact(ctx, l) < 0 ? -ITRACE_E_NOMEM : compact(ctx, r);
+}
+
+static void code_drop(void *ctx, void *e)
+{
+	struct image_code *k = e;
+
+	(void)ctx;
+	code_unref(k->buf, k->end - k->start);
+}
+
+static const struct range_ops code_ops = { code_trim, code_split, code_drop };
+
 int itrace_image_add_code(struct itrace_image *img, uint32_t pid, const struct itrace_code *c)
 {
 	struct image_proc *p;
-	struct image_code *k;
+	struct image_code k;
+	ssize_t at;
 
 	if (!img || !c || !c->bytes || c->len == 0 || c->addr + c->len < c->addr)
 		return -ITRACE_E_INVAL;
 	p = get_proc(img, pid);
-	if (!p || itrace_reserve((void **)&p->codes, &p->capcodes, p->ncodes + 1, sizeof(*k)) < 0)
+	if (!p)
 		return -ITRACE_E_NOMEM;
-	k = &p->codes[p->ncodes];
-	k->bytes = malloc(c->len);
-	if (!k->bytes)
+	k.buf = malloc(sizeof(*k.buf) + c->len);
+	if (!k.buf)
 		return -ITRACE_E_NOMEM;
-	memcpy(k->bytes, c->bytes, c->len);
-	k->start = c->addr;
-	k->end = c->addr + c->len;
-	k->module = img->next_module++;
-	p->ncodes++;
+	memcpy(k.buf->data, c->bytes, c->len);
+	k.buf->addr = k.start = c->addr;
+	k.end = c->addr + c->len;
+	k.buf->size = k.buf->live = c->len;
+	k.buf->refs = 1;
+	k.buf->module = img->next_module++;
+	at = ranges_punch((void **)&p->codes, &p->ncodes, &p->capcodes, sizeof(k), k.start, k.end,
+			  &code_ops, img);
+	if (at < 0 ||
+	    ranges_insert((void **)&p->codes, &p->ncodes, &p->capcodes, sizeof(k), (size_t)at, &k) < 0) {
+		free(k.buf);
+		return -ITRACE_E_NOMEM;
+	}
 	img->generation++;
 	return 0;
 }
 
+/* copy_proc - a forked child starts with its parent's mappings and code. */
 static int copy_proc(struct itrace_image *img, uint32_t parent, uint32_t child)
 {
 	struct image_proc *src, *dst;
-	size_t pi;
 
 	if (!find_proc(img, parent) || parent == child)
 		return 0;
@@ -313,28 +465,24 @@ static int copy_proc(struct itrace_image *img, uint32_t parent, uint32_t child)
 	if (!dst)
 		return -ITRACE_E_NOMEM;
 	src = find_proc(img, parent);
-	pi = (size_t)(dst - img->procs);
+	proc_free(dst); /* an earlier process with the same pid */
+	dst->maps = NULL;
+	dst->codes = NULL;
+	dst->nmaps = dst->capmaps = dst->ncodes = dst->capcodes = 0;
+	if (itrace_reserve((void **)&dst->maps, &dst->capmaps, src->nmaps, sizeof(*src->maps)) < 0 ||
+	    itrace_reserve((void **)&dst->codes, &dst->capcodes, src->ncodes, sizeof(*src->codes)) < 0)
+		return -ITRACE_E_NOMEM;
 	for (size_t i = 0; i < src->nmaps; i++) {
 		struct image_map m = src->maps[i];
 
 		if (m.path && !(m.path = strdup(m.path)))
 			return -ITRACE_E_NOMEM;
-		if (punch_hole(&img->procs[pi], m.start, m.end) < 0 ||
-		    itrace_reserve((void **)&dst->maps, &dst->capmaps, dst->nmaps + 1, sizeof(m)) < 0) {
-			free(m.path);
-			return -ITRACE_E_NOMEM;
-		}
 		dst->maps[dst->nmaps++] = m;
 	}
-	qsort(dst->maps, dst->nmaps, sizeof(struct image_map), map_cmp);
 	for (size_t i = 0; i < src->ncodes; i++) {
-		struct itrace_code c = { src->codes[i].start, src->codes[i].bytes,
-					 src->codes[i].end - src->codes[i].start };
-		int rc = itrace_image_add_code(img, child, &c);
-
-		if (rc < 0)
-			return rc;
-		src = find_proc(img, parent);
+		dst->codes[dst->ncodes] = src->codes[i]; /* the bytes are shared */
+		dst->codes[dst->ncodes++].buf->refs++;
+		src->codes[i].buf->live += src->codes[i].end - src->codes[i].start;
 	}
 	img->generation++;
 	return 0;
@@ -343,11 +491,14 @@ static int copy_proc(struct itrace_image *img, uint32_t parent, uint32_t child)
 static void forget_proc(struct itrace_image *img, uint32_t pid)
 {
 	struct image_proc *p = find_proc(img, pid);
+	size_t i;
 
 	if (!p)
 		return;
 	proc_free(p);
-	*p = img->procs[--img->nprocs];
+	i = (size_t)(p - img->procs);
+	memmove(p, p + 1, (img->nprocs - i - 1) * sizeof(*p));
+	img->nprocs--;
 	img->generation++;
 }
 
@@ -383,45 +534,72 @@ int itrace_image_apply(struct itrace_image *img, const struct itrace_record *rec
 /* ---- Resolving files ------------------------------------------------- */
 
 /*
- * Open `name` through libelf and compare its build-id with the expected
- * one.  Returns 0 and fills f, or a negative code (f untouched).
+ * use_elf - check an opened ELF (from file `fd`, or memory when fd < 0)
+ * against what the trace expects of f and take it: 0, or a negative code
+ * with elf ended and fd closed (f untouched).
  */
-static int try_open(struct image_file *f, const char *name)
+static int use_elf(struct image_file *f, Elf *elf, int fd, const char *name)
 {
 	const void *id;
 	ssize_t idlen;
 	size_t size;
 	char *raw;
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
-	Elf *elf;
 
-	if (fd < 0)
-		return -ITRACE_E_IO;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !(raw = elf_rawfile(elf, &size))) {
 		if (elf)
 			elf_end(elf);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return -ITRACE_E_ELF;
 	}
 	if (f->buildid_len) {
 		idlen = dwelf_elf_gnu_build_id(elf, &id);
 		if (idlen != f->buildid_len || memcmp(id, f->buildid, f->buildid_len) != 0) {
 			elf_end(elf);
-			close(fd);
+			if (fd >= 0)
+				close(fd);
 			return -ITRACE_E_BUILDID;
 		}
 	}
 	f->opened = strdup(name);
 	if (!f->opened) {
 		elf_end(elf);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return -ITRACE_E_NOMEM;
 	}
 	f->fd = fd;
 	f->elf = elf;
 	f->data = (const uint8_t *)raw;
 	f->size = size;
+	return 0;
+}
+
+/*
+ * Open `name` through libelf and compare its build-id with the expected
+ * one.  Returns 0 and fills f, or a negative code (f untouched).
+ */
+static int try_open(struct image_file *f, const char *name)
+{
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -ITRACE_E_IO;
+	return use_elf(f, elf_begin(fd, ELF_C_READ_MMAP, NULL), fd, name);
+}
+
+int image_add_elf_memory(struct itrace_image *img, const struct itrace_mmap *m, const void *bytes,
+			 size_t len)
+{
+	struct image_file *f;
+	int i = get_file(img, m);
+
+	if (i < 0)
+		return i;
+	f = &img->files[i];
+	if (f->status != 1)
+		return 0; /* resolved already */
+	f->status = use_elf(f, elf_memory((char *)bytes, len), -1, f->path);
 	return 0;
 }
 
@@ -495,58 +673,34 @@ static uint64_t file_bias(struct image_file *f, uint64_t addr, uint64_t off)
 
 static const struct image_map *find_map(const struct image_proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nmaps;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->maps[mid].end <= addr)
-			lo = mid + 1;
-		else if (p->maps[mid].start > addr)
-			hi = mid;
-		else
-			return &p->maps[mid];
-	}
-	return NULL;
+	return ranges_lookup(p->maps, p->nmaps, sizeof(*p->maps), addr);
 }
 
 /*
- * Shrink [loc->start, loc->end) around addr so that it excludes the CODE
- * blocks codes[from..] (newer ones shadow what lies below): callers may
- * then reuse the range for later addresses without a new lookup.
+ * lookup_code - the CODE piece holding addr (returns 1 and fills loc), or
+ * 0 after shrinking [loc->start, loc->end), the range of the mapping
+ * around addr, to exclude the CODE pieces next to addr: callers may then
+ * reuse the range for later addresses without a new lookup.
  */
-static void narrow_around_code(const struct image_proc *p, uint64_t addr, size_t from,
-			       struct itrace_image_loc *loc)
-{
-	for (size_t j = from; j < p->ncodes; j++) {
-		const struct image_code *k = &p->codes[j];
-
-		if (k->end <= loc->start || k->start >= loc->end)
-			continue;
-		if (k->start > addr)
-			loc->end = k->start;
-		else if (k->end <= addr)
-			loc->start = k->end;
-	}
-}
-
 static int lookup_code(const struct image_proc *p, uint64_t addr, struct itrace_image_loc *loc)
 {
-	for (size_t i = p->ncodes; i-- > 0;) {
-		const struct image_code *k = &p->codes[i];
+	size_t i = ranges_find(p->codes, p->ncodes, sizeof(*p->codes), addr);
+	const struct image_code *k = i < p->ncodes ? &p->codes[i] : NULL;
 
-		if (addr < k->start || addr >= k->end)
-			continue;
+	if (k && k->start <= addr) {
 		loc->start = k->start;
 		loc->end = k->end;
-		narrow_around_code(p, addr, i + 1, loc);
-		loc->offset = addr - k->start;
+		loc->offset = addr - k->buf->addr;
 		loc->path = "[code]";
-		loc->bytes = k->bytes + loc->offset;
-		loc->avail = loc->end - addr;
-		loc->module = k->module;
+		loc->bytes = k->buf->data + loc->offset;
+		loc->avail = k->end - addr;
+		loc->module = k->buf->module;
 		return 1;
 	}
+	if (k && k->start < loc->end)
+		loc->end = k->start;
+	if (i > 0 && p->codes[i - 1].end > loc->start)
+		loc->start = p->codes[i - 1].end;
 	return 0;
 }
 
@@ -564,14 +718,20 @@ int itrace_image_lookup(struct itrace_image *img, uint32_t pid, uint64_t addr,
 	p = find_proc(img, pid);
 	if (!p)
 		return -ITRACE_E_NOENT;
+	m = find_map(p, addr);
+	if (m) {
+		loc->start = m->start;
+		loc->end = m->end;
+	} else {
+		loc->start = 0;
+		loc->end = UINT64_MAX;
+	}
 	if (lookup_code(p, addr, loc))
 		return 0;
-	m = find_map(p, addr);
-	if (!m)
+	if (!m) {
+		memset(loc, 0, sizeof(*loc));
 		return -ITRACE_E_NOENT;
-	loc->start = m->start;
-	loc->end = m->end;
-	narrow_around_code(p, addr, p->ncodes, loc);
+	}
 	loc->offset = m->pgoff + (addr - m->start);
 	if (m->file < 0) {
 		loc->path = m->path;

@@ -30,6 +30,23 @@ int image_mapping_at(struct itrace_image *img, uint32_t pid, size_t i,
 /* image_generation - changes whenever a mapping of any process changes. */
 uint64_t image_generation(const struct itrace_image *img);
 
+/*
+ * image_add_elf_memory - the file that MMAP records naming m->path with
+ * build-id m->buildid map is the ELF image at `bytes` (len bytes, kept by
+ * the caller as long as the image lives), not a file on disk: for the
+ * fuzz target of the ELF handling (tests/fuzz/fuzz_image.c).  0 or a
+ * negative code; a bad ELF is what lookups then report.
+ */
+int image_add_elf_memory(struct itrace_image *img, const struct itrace_mmap *m, const void *bytes,
+			 size_t len);
+
+/*
+ * elf_find_symbol - itrace_elf_find_symbol() on an ELF that is open
+ * already (libelf's Elf *): the defined `name` in .symtab, then .dynsym.
+ */
+struct Elf;
+int elf_find_symbol(struct Elf *elf, const char *name, struct itrace_elf_symbol *out);
+
 /* image_debug_dir - the debug directory in use (never NULL). */
 const char *image_debug_dir(const struct itrace_image *img);
 

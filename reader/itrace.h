@@ -9,7 +9,7 @@
  * Contents
  *   1. Versions and errors
  *   2. Records (the decoded, absolute view of the trace)
- *   3. Writer
+ *   3. Writer, 3b. Output files
  *   4. Reader
  *   5. Decoder (Zydis, capstone + ISA 3.1)   - itrace_decoder_*
  *   6. Image (mappings -> ELF files)         - itrace_image_*
@@ -39,7 +39,7 @@ extern "C" {
 enum itrace_error {
 	ITRACE_OK = 0,
 	ITRACE_E_NOMEM = 1,	/* out of memory */
-	ITRACE_E_IO = 2,	/* read/write failed; errno in itrace_last_errno */
+	ITRACE_E_IO = 2,	/* read/write failed; errno says why */
 	ITRACE_E_INVAL = 3,	/* invalid argument (caller bug) */
 	ITRACE_E_BADMAGIC = 4,	/* not an itrace file */
 	ITRACE_E_VERSION = 5,	/* read version not supported */
@@ -352,6 +352,14 @@ struct itrace_writer_options {
 	 * Default 0: everything on the caller's thread.
 	 */
 	int async;
+	/* enum itrace_outfile_flags for the file itrace_writer_open() creates. */
+	unsigned out_flags;
+	/*
+	 * Milliseconds after which itrace_writer_tick() ends and writes the
+	 * current chunk, so that a producer killed with SIGKILL loses at most
+	 * that much of its trace.  Default 0: chunks end only when full.
+	 */
+	unsigned flush_ms;
 };
 
 /* itrace_writer_options_init - defaults: x86-64, little, insn level,
@@ -362,10 +370,14 @@ struct itrace_writer;
 
 /*
  * itrace_writer_open - create `path` ("-" = stdout) and write its header.
+ * The file is an output file (section 3b): it is written as a temporary
+ * beside `path` and takes its place at itrace_writer_close(), or earlier
+ * at the first itrace_writer_flush() or flushing itrace_writer_tick(), so
+ * that a producer that is killed leaves what it flushed.
  * OUT *wp receives a writer the caller closes with itrace_writer_close().
  * Returns 0; -ITRACE_E_INVAL for bad options or metadata containing '\0'
- * or '=' in a key, -ITRACE_E_IO if the file cannot be created or written,
- * -ITRACE_E_NOMEM.
+ * or '=' in a key, -ITRACE_E_IO (errno set) if the file cannot be created
+ * or written, -ITRACE_E_NOMEM.
  */
 int itrace_writer_open(const char *path, const struct itrace_writer_options *opts,
 		       struct itrace_writer **wp);
@@ -405,10 +417,27 @@ int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const u
 
 /*
  * itrace_writer_flush - end the current chunk and write it out, so that
- * everything written so far survives if the process dies.  Returns 0 or
+ * everything written so far survives if the process dies: a file opened
+ * by itrace_writer_open() then takes its final name.  Returns 0 or
  * -ITRACE_E_IO.
+ *
+ * Whenever a writer function returns -ITRACE_E_IO, errno holds the cause
+ * (ENOSPC, EPIPE, ...), also when the error happened on the asynchronous
+ * output thread; the writer is then unusable: close it.
  */
 int itrace_writer_flush(struct itrace_writer *w);
+
+/*
+ * itrace_writer_tick - for producers that run for long (collectors): call
+ * it regularly, also while no records come (at least twice per flush_ms).
+ * When records are waiting and the current chunk began at least
+ * opts.flush_ms ago, it is flushed as by itrace_writer_flush().  Whether
+ * or not anything is waiting, an output pipe or socket whose reader has
+ * gone is noticed here: -ITRACE_E_IO with errno EPIPE, without waiting
+ * for the next write.  Cheap (a coarse clock read and, for pipes, one
+ * poll).  Returns 0 or the writer's error.
+ */
+int itrace_writer_tick(struct itrace_writer *w);
 
 /* Statistics of a writer so far (records as written, bytes on disk). */
 struct itrace_writer_stats {
@@ -420,18 +449,106 @@ void itrace_writer_stats(const struct itrace_writer *w, struct itrace_writer_sta
 
 /*
  * itrace_writer_close - flush, write the footer with `end` and `status`,
- * close the file (not an fd given to open_fd) and free the writer.
+ * close the file (not an fd given to open_fd) and free the writer.  A
+ * file of itrace_writer_open() is synced and takes its final name; after
+ * a write error one that had not taken it yet is removed, so the previous
+ * file stays as it was (one already in place keeps every chunk written),
+ * except with flush_ms set: a recorder's chunks are kept in every case.
  * NULL is a no-op returning 0.  Returns 0 or the first error met while
- * writing (the writer is freed in every case).
+ * writing (the writer is freed in every case; errno as for flush).
  */
 int itrace_writer_close(struct itrace_writer *w, int end, int status);
 
 /*
- * itrace_writer_abandon - free the writer without a footer, as if the
- * process had died (used by tests and by collectors on fatal errors that
- * must not claim completeness).  NULL is a no-op.
+ * itrace_writer_abandon - free the writer without a footer.  A file of
+ * itrace_writer_open() that has not taken its final name yet is removed
+ * (the previous file stays); one that has keeps the chunks written, like
+ * the file of a process that died.  NULL is a no-op.
  */
 void itrace_writer_abandon(struct itrace_writer *w);
+
+/* ===== 3b. Output files ================================================= */
+
+/*
+ * Every file the itrace tools write (traces, qtrace files, databases,
+ * reports, Kanata logs) is created the same way: as a hidden temporary in
+ * the destination's directory (O_CREAT|O_EXCL|O_NOFOLLOW, permissions
+ * 0666 minus the umask), synced, then renamed over the destination.  So a
+ * symlink planted at the destination or at a temporary's name is never
+ * written through, and an existing file is replaced only by a complete
+ * new one.  A destination that is not a regular file (stdout as "-", a
+ * terminal, a FIFO, a device, /dev/stdout) is written in place.  The
+ * temporary is named ".NAME.itrace-tmp.PID.RANDOM"; each open removes the
+ * temporaries of processes that no longer exist from that directory.
+ */
+
+enum itrace_outfile_flags {
+	ITRACE_OUT_NO_CLOBBER = 1u << 0, /* never replace an existing file
+					  * (-ITRACE_E_IO with errno EEXIST) */
+};
+
+struct itrace_outfile;
+
+/*
+ * itrace_outfile_open - start writing `path` ("-" = stdout).  OUT *op
+ * receives the file; finish with itrace_outfile_commit() or
+ * itrace_outfile_discard().  Returns 0; -ITRACE_E_IO with errno set
+ * (EISDIR for a directory, EEXIST with ITRACE_OUT_NO_CLOBBER, or the
+ * error creating the temporary), -ITRACE_E_INVAL, -ITRACE_E_NOMEM.
+ */
+int itrace_outfile_open(const char *path, unsigned flags, struct itrace_outfile **op);
+
+/* itrace_outfile_fd - the descriptor to write to (owned by the file). */
+int itrace_outfile_fd(const struct itrace_outfile *o);
+
+/* itrace_outfile_path - the destination, as given or as last renamed. */
+const char *itrace_outfile_path(const struct itrace_outfile *o);
+
+/*
+ * itrace_outfile_rename - make `path`, in the same directory, the
+ * destination of a file not yet published (qtrace-conv names its output
+ * per thread once a second thread appears).  Returns 0; -ITRACE_E_STATE
+ * after publishing or for a file written in place; -ITRACE_E_INVAL for
+ * another directory; -ITRACE_E_NOMEM.
+ */
+int itrace_outfile_rename(struct itrace_outfile *o, const char *path);
+
+/*
+ * itrace_outfile_temp - path of the temporary being written, NULL when the
+ * destination is written in place or has been published.  For a signal
+ * handler that must remove it (unlink is async-signal-safe), and for
+ * writers that open files by name (SQLite).
+ */
+const char *itrace_outfile_temp(const struct itrace_outfile *o);
+
+/*
+ * itrace_outfile_publish - sync the temporary and rename it over the
+ * destination now; writing may go on through the same descriptor (a
+ * collector publishes its trace early, so that a kill leaves it).  A no-op
+ * after the first call and for files written in place.  Returns 0 or
+ * -ITRACE_E_IO (errno set; EEXIST with ITRACE_OUT_NO_CLOBBER).
+ */
+int itrace_outfile_publish(struct itrace_outfile *o);
+
+/*
+ * itrace_outfile_commit - publish, close and free.  NULL is a no-op.
+ * Returns 0 or -ITRACE_E_IO (errno set; the temporary is then removed).
+ */
+int itrace_outfile_commit(struct itrace_outfile *o);
+
+/*
+ * itrace_outfile_discard - close and free; an unpublished temporary is
+ * removed, so the destination stays as it was.  NULL is a no-op.
+ * errno is preserved.
+ */
+void itrace_outfile_discard(struct itrace_outfile *o);
+
+/*
+ * itrace_outfile_sweep - remove from directory `dir` the temporaries of
+ * processes that no longer exist (left by a kill), owned by this user.
+ * Returns how many were removed, or -ITRACE_E_IO.
+ */
+int itrace_outfile_sweep(const char *dir);
 
 /* ===== 4. Reader ======================================================== */
 

@@ -196,8 +196,8 @@ static int parse_meta(struct itrace_reader *r, const uint8_t *m, size_t len, siz
 {
 	size_t i, at = 0;
 
-	if (count > len)
-		return -ITRACE_E_CORRUPT;
+	if (count > len / 3)
+		return -ITRACE_E_CORRUPT; /* an entry takes at least "k=" and its NUL */
 	r->meta_blob = malloc(len + 1);
 	r->meta_key = calloc(count + 1, sizeof(char *));
 	r->meta_val = calloc(count + 1, sizeof(char *));
@@ -224,10 +224,15 @@ static int parse_meta(struct itrace_reader *r, const uint8_t *m, size_t len, siz
 	return 0;
 }
 
+static int grow(uint8_t **buf, size_t *cap, size_t n);
+static int read_growing(struct itrace_reader *r, uint8_t **buf, size_t *cap, size_t at,
+			size_t want, size_t *have);
+
 static int read_header(struct itrace_reader *r)
 {
 	uint8_t fixed[ITRACE_FILE_FIXED_SIZE];
 	uint8_t *all;
+	size_t cap;
 	uint32_t hsize, msize, crc;
 	uint16_t fsize;
 	size_t got = in_read(r, fixed, sizeof(fixed));
@@ -258,11 +263,16 @@ static int read_header(struct itrace_reader *r)
 	r->hdr.level = fixed[23];
 	r->hdr.flags = get_le32(fixed + 24);
 	r->hdr.header_size = hsize;
-	all = malloc(hsize);
-	if (!all)
+	all = NULL;
+	cap = 0;
+	/* grown as the bytes arrive: a short file claiming a large header
+	 * costs what it holds */
+	if (grow(&all, &cap, sizeof(fixed)) < 0 ||
+	    read_growing(r, &all, &cap, sizeof(fixed), hsize - sizeof(fixed), &got) < 0) {
+		free(all);
 		return -ITRACE_E_NOMEM;
+	}
 	memcpy(all, fixed, sizeof(fixed));
-	got = in_read(r, all + sizeof(fixed), hsize - sizeof(fixed));
 	if (got < hsize - sizeof(fixed)) {
 		free(all);
 		return fail(r, -ITRACE_E_TRUNCATED, r->pos, "file ends inside the header metadata");
@@ -360,11 +370,6 @@ static int reader_start(struct itrace_reader *r, struct itrace_reader **rp)
 	struct stat st;
 	int rc;
 
-	r->dctx = ZSTD_createDCtx();
-	if (!r->dctx) {
-		itrace_reader_close(r);
-		return -ITRACE_E_NOMEM;
-	}
 	if (r->mem) {
 		r->seekable = 1;
 		r->file_size = r->mem_len;
@@ -597,6 +602,23 @@ static size_t decompress_partial(struct itrace_reader *r, size_t have, size_t ra
 	return out.pos;
 }
 
+/*
+ * frame_can_fill - whether a zstd payload of `have` bytes can decompress to
+ * raw_size bytes: its frame header's content size, when present, must be
+ * raw_size; without one, a zstd block holds at most 128 KiB and costs at
+ * least 3 bytes.
+ */
+static int frame_can_fill(const uint8_t *payload, size_t have, size_t raw_size)
+{
+	unsigned long long fcs = ZSTD_getFrameContentSize(payload, have);
+
+	if (fcs == ZSTD_CONTENTSIZE_ERROR)
+		return have < 18; /* a cut-short frame header: the partial decoder decides */
+	if (fcs != ZSTD_CONTENTSIZE_UNKNOWN)
+		return fcs == raw_size;
+	return raw_size / ZSTD_BLOCKSIZE_MAX <= have / 3;
+}
+
 /* unpack_payload - set r->p/r->end to the chunk's records. */
 static int unpack_payload(struct itrace_reader *r, const uint8_t *h, size_t have)
 {
@@ -608,6 +630,16 @@ static int unpack_payload(struct itrace_reader *r, const uint8_t *h, size_t have
 		r->end = r->payload + have;
 		return 0;
 	}
+	/* The frame says how much it holds: a header whose raw_size the
+	 * payload cannot fill allocates nothing (ITRACE.md 5.4). */
+	if (!frame_can_fill(r->payload, have, raw_size))
+		return fail(r, -ITRACE_E_CORRUPT, r->chunk_off,
+			    "chunk %llu: payload does not decompress to its size",
+			    (unsigned long long)r->chunk_seq);
+	/* made at the first compressed chunk: a reader of stored chunks (or
+	 * of damaged ones) never pays for it */
+	if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
+		return -ITRACE_E_NOMEM;
 	if (grow(&r->raw, &r->raw_cap, raw_size ? raw_size : 1) < 0)
 		return -ITRACE_E_NOMEM;
 	if (r->chunk_partial) {

@@ -1,12 +1,16 @@
 /*
  * symbolizer.c - symbols and source lines by address, addresses by name.
  *
- * Per process, the image's resolved files are reported to a libdwfl session
- * at their load bias; libdwfl then does the symbol-table search, finds
- * separate debug info (by build-id under the debug directory, or
- * .gnu_debuglink) and reads the DWARF line tables.  When the image changes
- * the session is rebuilt; old sessions are kept until the symbolizer is
- * freed because the strings handed out point into them.
+ * Each file the image resolved is reported once to a libdwfl session of
+ * its own, at its link-time addresses; libdwfl then does the symbol-table
+ * search, finds separate debug info (by build-id under the debug
+ * directory, or .gnu_debuglink) and reads the DWARF line tables.  A lookup
+ * asks the image which file holds the address and at what bias, and asks
+ * that file's session about (address - bias).  So mappings that come and
+ * go (MMAP records, fork, exec) never rebuild a session: each file is
+ * opened and indexed once, and a lookup costs the image's binary search
+ * plus libdwfl's.  Sessions live until the symbolizer is freed, because
+ * the strings handed out point into them.
  */
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -18,38 +22,21 @@
 #include <unistd.h>
 
 #include "image_int.h"
+#include "internal.h"
 
-struct sym_proc {
-	uint32_t pid;
-	Dwfl *dwfl;
-	uint64_t generation;
+/* The session of one file (image module id). */
+struct sym_file {
+	uint32_t module;
+	Dwfl *dwfl; /* NULL: libdwfl could not open it */
 };
 
 struct itrace_symbolizer {
 	struct itrace_image *img;
 	char *debuginfo_path; /* libdwfl search list: ":.debug:DIR" */
 	Dwfl_Callbacks callbacks;
-	struct sym_proc *procs;
-	size_t nprocs, capprocs;
-	Dwfl **retired; /* superseded sessions, freed last */
-	size_t nretired, capretired;
+	struct sym_file *files; /* open addressing on module (0 = empty slot) */
+	size_t cap, n;
 };
-
-static int push(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 4;
-	p = realloc(*v, ncap * elem);
-	if (!p)
-		return -ITRACE_E_NOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
 
 int itrace_symbolizer_alloc(struct itrace_image *img, struct itrace_symbolizer **sp)
 {
@@ -79,81 +66,86 @@ void itrace_symbolizer_free(struct itrace_symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nprocs; i++)
-		dwfl_end(s->procs[i].dwfl);
-	for (size_t i = 0; i < s->nretired; i++)
-		dwfl_end(s->retired[i]);
-	free(s->procs);
-	free(s->retired);
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->files[i].module)
+			dwfl_end(s->files[i].dwfl);
+	free(s->files);
 	free(s->debuginfo_path);
 	free(s);
 }
 
-/* Report each resolved file of the process once, at its bias. */
-static Dwfl *build_session(struct itrace_symbolizer *s, uint32_t pid)
+static struct sym_file *file_slot(struct sym_file *v, size_t cap, uint32_t module)
 {
-	Dwfl *dwfl = dwfl_begin(&s->callbacks);
-	size_t n = image_mapping_count(s->img, pid);
-	uint32_t *seen = calloc(n ? n : 1, sizeof(*seen));
-	size_t nseen = 0;
+	size_t i = (module * 0x9E3779B9u) & (cap - 1);
 
-	if (!dwfl || !seen) {
-		dwfl_end(dwfl);
-		free(seen);
+	while (v[i].module && v[i].module != module)
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
+/* grow - keep the table at most half full. */
+static int grow(struct itrace_symbolizer *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 16;
+	struct sym_file *v;
+
+	if ((s->n + 1) * 2 <= s->cap)
+		return 0;
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -ITRACE_E_NOMEM;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->files[i].module)
+			*file_slot(v, cap, s->files[i].module) = s->files[i];
+	free(s->files);
+	s->files = v;
+	s->cap = cap;
+	return 0;
+}
+
+/*
+ * file_session - the session of file `module` (named `name` in the trace,
+ * opened as `path`), reported at its link-time addresses.  NULL when
+ * libdwfl cannot read it (or out of memory, *rc set).
+ */
+static Dwfl *file_session(struct itrace_symbolizer *s, uint32_t module, const char *name,
+			  const char *path, int *rc)
+{
+	struct sym_file *f;
+	Dwfl *dwfl;
+
+	*rc = 0;
+	if (s->cap && (f = file_slot(s->files, s->cap, module))->module)
+		return f->dwfl;
+	if (grow(s) < 0) {
+		*rc = -ITRACE_E_NOMEM;
+		return NULL;
+	}
+	dwfl = dwfl_begin(&s->callbacks);
+	if (!dwfl) {
+		*rc = -ITRACE_E_NOMEM;
 		return NULL;
 	}
 	dwfl_report_begin(dwfl);
-	for (size_t i = 0; i < n; i++) {
-		struct image_mapping_view v;
-		size_t j;
-
-		if (image_mapping_at(s->img, pid, i, &v) < 0 || v.status != 0)
-			continue;
-		for (j = 0; j < nseen && seen[j] != v.module; j++)
-			;
-		if (j < nseen)
-			continue;
-		seen[nseen++] = v.module;
-		/* A failure leaves that file unsymbolized, not the others. */
-		dwfl_report_elf(dwfl, v.path, v.file, -1, v.bias, true);
+	/* A failure leaves that file unsymbolized, not the others. */
+	if (!dwfl_report_elf(dwfl, name, path, -1, 0, true)) {
+		dwfl_end(dwfl);
+		dwfl = NULL;
+	} else {
+		dwfl_report_end(dwfl, NULL, NULL);
 	}
-	dwfl_report_end(dwfl, NULL, NULL);
-	free(seen);
+	f = file_slot(s->files, s->cap, module);
+	f->module = module;
+	f->dwfl = dwfl;
+	s->n++;
 	return dwfl;
 }
 
-static Dwfl *session(struct itrace_symbolizer *s, uint32_t pid)
-{
-	uint64_t gen = image_generation(s->img);
-	struct sym_proc *p = NULL;
-
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i].pid == pid)
-			p = &s->procs[i];
-	if (p && p->generation == gen)
-		return p->dwfl;
-	if (!p) {
-		if (push((void **)&s->procs, &s->capprocs, s->nprocs, sizeof(*p)) < 0)
-			return NULL;
-		p = &s->procs[s->nprocs++];
-		p->pid = pid;
-		p->dwfl = NULL;
-	} else if (p->dwfl) {
-		if (push((void **)&s->retired, &s->capretired, s->nretired, sizeof(Dwfl *)) < 0)
-			return NULL;
-		s->retired[s->nretired++] = p->dwfl;
-		p->dwfl = NULL;
-	}
-	p->dwfl = build_session(s, pid);
-	p->generation = gen;
-	return p->dwfl;
-}
-
-static void lookup_name(Dwfl_Module *mod, uint64_t addr, struct itrace_symbol *out)
+static void lookup_name(Dwfl_Module *mod, uint64_t addr, uint64_t bias, struct itrace_symbol *out)
 {
 	GElf_Off off;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	const char *name = dwfl_module_addrinfo(mod, addr - bias, &off, &sym, NULL, NULL, NULL);
 
 	if (!name)
 		return;
@@ -195,64 +187,84 @@ int itrace_symbolizer_lookup(struct itrace_symbolizer *s, uint32_t pid, uint64_t
 	out->module = loc.path;
 	if (rc < 0 || loc.file == NULL)
 		return rc;
-	dwfl = session(s, pid);
+	dwfl = file_session(s, loc.module, loc.path, loc.file, &rc);
 	if (!dwfl)
-		return -ITRACE_E_NOMEM;
-	mod = dwfl_addrmodule(dwfl, addr);
+		return rc;
+	mod = dwfl_addrmodule(dwfl, addr - loc.bias);
 	if (!mod)
 		return 0;
 	if (what & ITRACE_SYM_NAME)
-		lookup_name(mod, addr, out);
+		lookup_name(mod, addr, loc.bias, out);
 	if (what & ITRACE_SYM_LINE)
-		lookup_line(mod, addr, out);
+		lookup_line(mod, addr - loc.bias, out);
 	return 0;
 }
 
-struct find_ctx {
-	const char *name;
-	struct itrace_symbol *out;
-	int found;
-};
-
-static int find_in_module(Dwfl_Module *mod, void **user, const char *modname, Dwarf_Addr start,
-			  void *arg)
+/* find_in_module - `name` in mod's symbol table (link-time address). */
+static int find_in_module(Dwfl_Module *mod, const char *name, uint64_t bias,
+			  struct itrace_symbol *out)
 {
-	struct find_ctx *c = arg;
 	int n = dwfl_module_getsymtab(mod);
 
-	(void)user;
-	(void)start;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
 
-		if (!name || sym.st_shndx == SHN_UNDEF || strcmp(name, c->name) != 0)
+		if (!sname || sym.st_shndx == SHN_UNDEF || strcmp(sname, name) != 0)
 			continue;
-		c->out->name = name;
-		c->out->addr = addr;
-		c->out->size = sym.st_size;
-		c->out->module = modname;
-		c->found = 1;
-		return DWARF_CB_ABORT;
+		out->name = sname;
+		out->addr = addr + bias;
+		out->size = sym.st_size;
+		return 1;
 	}
-	return DWARF_CB_OK;
+	return 0;
+}
+
+/* first_module - dwfl_getmodules callback: the (only) module of a session. */
+static int first_module(Dwfl_Module *mod, void **user, const char *name, Dwarf_Addr start,
+			void *arg)
+{
+	(void)user;
+	(void)name;
+	(void)start;
+	*(Dwfl_Module **)arg = mod;
+	return DWARF_CB_ABORT;
 }
 
 int itrace_symbolizer_find(struct itrace_symbolizer *s, uint32_t pid, const char *name,
 			   struct itrace_symbol *out)
 {
-	struct find_ctx c = { name, out, 0 };
-	Dwfl *dwfl;
+	size_t n;
+	uint32_t last = 0;
 
 	if (!s || !name || !out)
 		return -ITRACE_E_INVAL;
 	memset(out, 0, sizeof(*out));
-	dwfl = session(s, pid);
-	if (!dwfl)
-		return -ITRACE_E_NOMEM;
-	dwfl_getmodules(dwfl, find_in_module, &c, 0);
-	return c.found ? 0 : -ITRACE_E_NOENT;
+	n = image_mapping_count(s->img, pid);
+	for (size_t i = 0; i < n; i++) {
+		struct image_mapping_view v;
+		Dwfl_Module *mod = NULL;
+		Dwfl *dwfl;
+		int rc;
+
+		/* Several mappings of one file follow each other: search it once. */
+		if (image_mapping_at(s->img, pid, i, &v) < 0 || v.status != 0 || v.module == last)
+			continue;
+		last = v.module;
+		dwfl = file_session(s, v.module, v.path, v.file, &rc);
+		if (!dwfl) {
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		dwfl_getmodules(dwfl, first_module, &mod, 0);
+		if (mod && find_in_module(mod, name, v.bias, out)) {
+			out->module = v.path;
+			return 0;
+		}
+	}
+	return -ITRACE_E_NOENT;
 }
 
 /*
@@ -264,21 +276,29 @@ int itrace_symbolizer_find(struct itrace_symbolizer *s, uint32_t pid, const char
 int itrace_symbolizer_functions(struct itrace_symbolizer *s, uint32_t pid, uint64_t addr,
 				itrace_symbolizer_function_fn fn, void *arg)
 {
-	Dwfl_Module *mod;
+	struct itrace_image_loc loc;
+	Dwfl_Module *mod = NULL;
+	Dwarf_Addr dwarf_bias;
 	Dwfl *dwfl;
-	Dwarf_Addr bias;
 	int n, rc;
 
 	if (!s || !fn)
 		return -ITRACE_E_INVAL;
-	dwfl = session(s, pid);
+	rc = itrace_image_lookup(s->img, pid, addr, &loc);
+	if (rc < 0)
+		return rc;
+	if (!loc.file)
+		return -ITRACE_E_NOENT;
+	dwfl = file_session(s, loc.module, loc.path, loc.file, &rc);
 	if (!dwfl)
-		return -ITRACE_E_NOMEM;
-	mod = dwfl_addrmodule(dwfl, addr);
+		return rc < 0 ? rc : -ITRACE_E_NOENT;
+	dwfl_getmodules(dwfl, first_module, &mod, 0);
 	if (!mod)
 		return -ITRACE_E_NOENT;
-	if (!dwfl_module_getdwarf(mod, &bias))
+	if (!dwfl_module_getdwarf(mod, &dwarf_bias))
 		return 0; /* no debug info: nothing to list */
+	/* The session holds the file at its link-time addresses: the
+	 * process sees them `loc.bias` higher. */
 	n = dwfl_module_getsymtab(mod);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -291,7 +311,7 @@ int itrace_symbolizer_functions(struct itrace_symbolizer *s, uint32_t pid, uint6
 			continue;
 		if (!dwfl_module_getsrc(mod, start))
 			continue;
-		if ((rc = fn(arg, start, sym.st_size, name)) < 0)
+		if ((rc = fn(arg, start + loc.bias, sym.st_size, name)) < 0)
 			return rc;
 	}
 	return 0;
@@ -345,7 +365,7 @@ static int search_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char
 	return -ITRACE_E_NOENT;
 }
 
-static int find_in_elf(Elf *elf, const char *name, struct itrace_elf_symbol *out)
+int elf_find_symbol(Elf *elf, const char *name, struct itrace_elf_symbol *out)
 {
 	static const Elf64_Word order[] = { SHT_SYMTAB, SHT_DYNSYM };
 
@@ -380,7 +400,7 @@ int itrace_elf_find_symbol(const char *path, const char *name, struct itrace_elf
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		rc = -ITRACE_E_ELF;
 	else
-		rc = find_in_elf(elf, name, out);
+		rc = elf_find_symbol(elf, name, out);
 	if (elf)
 		elf_end(elf);
 	close(fd);

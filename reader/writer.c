@@ -9,7 +9,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -20,9 +23,13 @@
 
 struct itrace_writer {
 	int fd;
-	int own_fd;
+	struct itrace_outfile *file; /* itrace_writer_open()'s file, else NULL */
+	int published;		/* file has its final name (tick) */
+	int out_is_pipe;	/* a pipe or socket: itrace_writer_tick() polls it */
 	int err; /* first error, sticky */
+	int err_errno; /* errno of an -ITRACE_E_IO err */
 	struct itrace_writer_options opts;
+	uint64_t dirty_since; /* ms when tick first saw records waiting, 0: none */
 
 	/* Current chunk. */
 	uint8_t *raw;
@@ -131,10 +138,26 @@ static int check_options(const struct itrace_writer_options *o)
 	return 0;
 }
 
+/* writer_err - the sticky error, with errno restored for -ITRACE_E_IO. */
+static int writer_err(const struct itrace_writer *w)
+{
+	if (w->err == -ITRACE_E_IO)
+		errno = w->err_errno;
+	return w->err;
+}
+
+/* writer_failed - make rc (a chunk_out error, errno set) the sticky error. */
+static int writer_failed(struct itrace_writer *w, int rc)
+{
+	w->err_errno = errno;
+	return w->err = rc;
+}
+
 /* start_chunk - fresh coding state; absolute state from the writer. */
 static void start_chunk(struct itrace_writer *w)
 {
 	w->raw_len = 0;
+	w->dirty_since = 0;
 	w->chunk_records = 0;
 	w->cur_pc = 0;
 	w->last_insn = 0;
@@ -193,15 +216,23 @@ static int writer_setup(struct itrace_writer *w, const struct itrace_writer_opti
 	return rc;
 }
 
+/* writer_free - free everything; an unpublished output file is removed. */
 static void writer_free(struct itrace_writer *w)
 {
 	if (!w)
 		return;
 	chunk_out_fini(&w->out);
-	if (w->own_fd && w->fd >= 0)
-		close(w->fd);
+	itrace_outfile_discard(w->file);
 	free(w->raw);
 	free(w);
+}
+
+/* is_pipe - output to a pipe or socket, whose reader may go away. */
+static int is_pipe(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
 int itrace_writer_open_fd(int fd, const struct itrace_writer_options *opts,
@@ -219,6 +250,7 @@ int itrace_writer_open_fd(int fd, const struct itrace_writer_options *opts,
 	if (!w)
 		return -ITRACE_E_NOMEM;
 	w->fd = fd;
+	w->out_is_pipe = is_pipe(fd);
 	w->thread_known = 1;
 	rc = writer_setup(w, opts);
 	if (rc < 0) {
@@ -232,25 +264,22 @@ int itrace_writer_open_fd(int fd, const struct itrace_writer_options *opts,
 int itrace_writer_open(const char *path, const struct itrace_writer_options *opts,
 		       struct itrace_writer **wp)
 {
-	int fd, rc, saved;
+	struct itrace_outfile *file;
+	int rc;
 
 	if (!path || !wp)
 		return -ITRACE_E_INVAL;
-	if (strcmp(path, "-") == 0)
-		return itrace_writer_open_fd(STDOUT_FILENO, opts, wp);
+	*wp = NULL;
 	if ((rc = check_options(opts)) < 0)
 		return rc;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -ITRACE_E_IO;
-	rc = itrace_writer_open_fd(fd, opts, wp);
+	if ((rc = itrace_outfile_open(path, opts->out_flags, &file)) < 0)
+		return rc;
+	rc = itrace_writer_open_fd(itrace_outfile_fd(file), opts, wp);
 	if (rc < 0) {
-		saved = errno;
-		close(fd);
-		errno = saved;
+		itrace_outfile_discard(file);
 		return rc;
 	}
-	(*wp)->own_fd = 1;
+	(*wp)->file = file;
 	return 0;
 }
 
@@ -258,9 +287,10 @@ int itrace_writer_open(const char *path, const struct itrace_writer_options *opt
 static int finish_chunk(struct itrace_writer *w)
 {
 	struct chunk_job j;
+	int rc;
 
 	if (w->err)
-		return w->err;
+		return writer_err(w);
 	if (w->raw_len == 0)
 		return 0;
 	j.seq = w->seq;
@@ -273,8 +303,8 @@ static int finish_chunk(struct itrace_writer *w)
 	j.first_branch = w->chunk_first_branch;
 	j.raw = w->raw;
 	j.raw_len = w->raw_len;
-	if ((w->err = chunk_out_submit(&w->out, &j, &w->raw, &w->raw_cap)) < 0)
-		return w->err;
+	if ((rc = chunk_out_submit(&w->out, &j, &w->raw, &w->raw_cap)) < 0)
+		return writer_failed(w, rc);
 	w->seq++;
 	start_chunk(w);
 	return 0;
@@ -378,7 +408,7 @@ static int flush_run(struct itrace_writer *w)
 	if (!run->n)
 		return 0;
 	if (reserve(w, 12 + ITRACE_RUN_MAX) < 0)
-		return w->err;
+		return writer_err(w);
 	slot = run_slot(run->start, run->n);
 	t = &w->runs[slot];
 	w->cur_pc = w->pending_end;
@@ -417,7 +447,7 @@ int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, cons
 	if (!w || len == 0 || len > ITRACE_INSN_MAX_LEN)
 		return -ITRACE_E_INVAL;
 	if (w->err)
-		return w->err;
+		return writer_err(w);
 	if (!bytes && w->pending.n && addr == w->pending_end && w->pending.n < ITRACE_RUN_MAX) {
 		w->pending.len[w->pending.n++] = (uint8_t)len;
 		w->pending_end += len;
@@ -426,7 +456,7 @@ int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, cons
 		return 0;
 	}
 	if (flush_run(w) < 0 || chunk_boundary(w) < 0)
-		return w->err;
+		return writer_err(w);
 	w->st.insns++;
 	w->st.records++;
 	if (!bytes) {
@@ -437,7 +467,7 @@ int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, cons
 		return 0;
 	}
 	if (reserve(w, 12 + len) < 0)
-		return w->err;
+		return writer_err(w);
 	start = w->raw_len;
 	q = start + 2;
 	q += put_varint(w->raw + q, zigzag((int64_t)(addr - w->cur_pc)));
@@ -460,14 +490,14 @@ static inline int append_insns(struct itrace_writer *w, uint64_t addr, size_t n,
 	struct itrace_run *run = &w->pending;
 
 	if (w->err)
-		return w->err;
+		return writer_err(w);
 	while (n) {
 		size_t take;
 		uint64_t bytes;
 
 		if (!run->n || addr != w->pending_end || run->n == ITRACE_RUN_MAX) {
 			if (flush_run(w) < 0 || chunk_boundary(w) < 0)
-				return w->err;
+				return writer_err(w);
 			run->start = addr;
 			w->pending_end = addr;
 		}
@@ -525,7 +555,7 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 	if (!w || kind > ITRACE_BK_MAX || (flags & ~(unsigned)ITRACE_BF_KNOWN_MASK))
 		return -ITRACE_E_INVAL;
 	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 || reserve(w, 24) < 0)
-		return w->err;
+		return writer_err(w);
 	w->st.branches++;
 	w->st.records++;
 	kf = (uint8_t)(kind | flags << 4);
@@ -556,7 +586,7 @@ int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsi
 	if (!w || (flags & ~(unsigned)ITRACE_MF_KNOWN_MASK))
 		return -ITRACE_E_INVAL;
 	if (w->err || flush_run(w) < 0 || reserve(w, 24) < 0)
-		return w->err;
+		return writer_err(w);
 	w->st.mems++;
 	w->st.records++;
 	start = w->raw_len;
@@ -737,7 +767,7 @@ int itrace_writer_write(struct itrace_writer *w, const struct itrace_record *rec
 	if ((rc = context_payload_max(rec, &max)) < 0)
 		return rc;
 	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 || reserve(w, max) < 0)
-		return w->err;
+		return writer_err(w);
 	start = w->raw_len;
 	if ((rc = encode_context(w, rec, &end)) < 0)
 		return rc;
@@ -748,7 +778,7 @@ int itrace_writer_write(struct itrace_writer *w, const struct itrace_record *rec
 int writer_end_chunk(struct itrace_writer *w)
 {
 	if (w->err || flush_run(w) < 0 || finish_chunk(w) < 0)
-		return w->err;
+		return writer_err(w);
 	return 0;
 }
 
@@ -801,7 +831,7 @@ int writer_segment_end(struct itrace_writer *w)
 	struct writer_segment *s = w->out.capture;
 
 	if (writer_end_chunk(w) < 0)
-		return w->err;
+		return writer_err(w);
 	s->records = w->st.records;
 	s->insns = w->st.insns;
 	s->branches = w->st.branches;
@@ -832,16 +862,17 @@ void writer_segment_release(struct writer_segment *s)
 int writer_append_segment(struct itrace_writer *w, struct writer_segment *s)
 {
 	struct segment_base base;
+	int rc;
 
 	if (writer_end_chunk(w) < 0)
-		return w->err;
+		return writer_err(w);
 	base.seq = w->seq;
 	base.insns = w->st.insns;
 	base.branches = w->st.branches;
 	base.tid = w->tid;
 	base.pid = w->pid;
-	if ((w->err = chunk_out_splice(&w->out, s, &base)) < 0)
-		return w->err;
+	if ((rc = chunk_out_splice(&w->out, s, &base)) < 0)
+		return writer_failed(w, rc);
 	w->seq += s->nchunks;
 	w->st.records += s->records;
 	w->st.insns += s->insns;
@@ -860,11 +891,71 @@ int writer_append_segment(struct itrace_writer *w, struct writer_segment *s)
 
 int itrace_writer_flush(struct itrace_writer *w)
 {
+	int rc;
+
 	if (!w)
 		return -ITRACE_E_INVAL;
 	if (w->err || flush_run(w) < 0 || finish_chunk(w) < 0)
-		return w->err;
-	return w->err = chunk_out_wait(&w->out);
+		return writer_err(w);
+	if ((rc = chunk_out_wait(&w->out)) < 0)
+		return writer_failed(w, rc);
+	if (w->file && (rc = itrace_outfile_publish(w->file)) < 0)
+		return writer_failed(w, rc);
+	return 0;
+}
+
+/* now_ms - a cheap monotonic clock (the coarse one: no need for better). */
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* reader_gone - the pipe's reading end is closed (poll says POLLERR). */
+static int reader_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+int itrace_writer_tick(struct itrace_writer *w)
+{
+	uint64_t now;
+	int rc;
+
+	if (!w)
+		return -ITRACE_E_INVAL;
+	if (w->err)
+		return writer_err(w);
+	if (w->out_is_pipe && reader_gone(w->fd)) {
+		errno = EPIPE;
+		return writer_failed(w, -ITRACE_E_IO);
+	}
+	if (!w->opts.flush_ms)
+		return 0;
+	if (w->file && !w->published) {
+		uint64_t chunks, raw, bytes;
+
+		/* full chunks are out (async: some may still be in flight): the
+		 * file takes its name now, so that a kill leaves them */
+		chunk_out_counts(&w->out, &chunks, &raw, &bytes);
+		if (chunks && (rc = itrace_outfile_publish(w->file)) < 0)
+			return writer_failed(w, rc);
+		w->published = chunks > 0;
+	}
+	if (w->raw_len == 0 && w->pending.n == 0)
+		return 0;
+	now = now_ms() | 1; /* never 0, which means "nothing waiting" */
+	if (!w->dirty_since) {
+		w->dirty_since = now;
+		return 0;
+	}
+	if (now - w->dirty_since < w->opts.flush_ms)
+		return 0;
+	return itrace_writer_flush(w);
 }
 
 void itrace_writer_stats(const struct itrace_writer *w, struct itrace_writer_stats *st)
@@ -885,7 +976,7 @@ static int write_footer(struct itrace_writer *w, int end, int status)
 	int rc;
 
 	if ((rc = chunk_out_wait(&w->out)) < 0)
-		return w->err = rc;
+		return writer_failed(w, rc);
 	size = ITRACE_FOOTER_FIXED_SIZE + 16 * o->index_len + 4 + ITRACE_TRAILER_SIZE;
 	f = calloc(1, size);
 	if (!f)
@@ -916,21 +1007,32 @@ static int write_footer(struct itrace_writer *w, int end, int status)
 
 int itrace_writer_close(struct itrace_writer *w, int end, int status)
 {
-	int rc;
+	int rc, saved;
 
 	if (!w)
 		return 0;
 	if (end < ITRACE_END_UNKNOWN || end > ITRACE_END_DETACHED)
 		end = ITRACE_END_UNKNOWN;
 	rc = itrace_writer_flush(w);
-	if (rc >= 0)
-		rc = write_footer(w, end, status);
+	if (rc >= 0 && (rc = write_footer(w, end, status)) < 0)
+		writer_failed(w, rc);
 	chunk_out_fini(&w->out); /* its thread may not outlive the descriptor */
-	if (w->own_fd && close(w->fd) < 0 && rc >= 0)
-		rc = -ITRACE_E_IO;
-	w->own_fd = 0;
-	writer_free(w);
-	return rc < 0 ? rc : 0;
+	if (w->file && rc < 0 && w->opts.flush_ms) {
+		/* a recorder keeps the chunks it wrote before the error */
+		itrace_outfile_commit(w->file);
+		w->file = NULL;
+	} else if (w->file && rc >= 0) {
+		rc = itrace_outfile_commit(w->file);
+		if (rc < 0)
+			writer_failed(w, rc);
+		w->file = NULL;
+	}
+	rc = rc < 0 ? writer_err(w) : 0;
+	saved = w->err_errno;
+	writer_free(w); /* removes the file of a failed, unpublished writer */
+	if (rc == -ITRACE_E_IO)
+		errno = saved;
+	return rc;
 }
 
 void itrace_writer_abandon(struct itrace_writer *w)

@@ -33,6 +33,15 @@ struct chunk_async {
 	uint64_t chunks, raw_bytes, file_bytes;
 };
 
+/* out_err - the sticky error, with errno restored when it is an I/O error
+ * (which may have happened on the output thread, whose errno is its own). */
+static int out_err(const struct chunk_out *o)
+{
+	if (o->err == -ITRACE_E_IO)
+		errno = o->err_errno;
+	return o->err;
+}
+
 /* write_all - write every byte of the iovecs, retrying short writes. */
 static int write_all(struct chunk_out *o, struct iovec *iov, int iovcnt)
 {
@@ -42,6 +51,7 @@ static int write_all(struct chunk_out *o, struct iovec *iov, int iovcnt)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			o->err_errno = errno;
 			return o->err = -ITRACE_E_IO;
 		}
 		o->file_bytes += (uint64_t)n;
@@ -133,7 +143,7 @@ static int emit(struct chunk_out *o, const struct chunk_job *j)
 	uint8_t comp;
 
 	if (o->err)
-		return o->err;
+		return out_err(o);
 	payload = compress(o, j, &plen, &comp);
 	memcpy(h, ITRACE_CHUNK_MAGIC, 4);
 	put_le32(h + 4, ITRACE_CHUNK_HEADER_SIZE);
@@ -157,7 +167,7 @@ static int emit(struct chunk_out *o, const struct chunk_job *j)
 		if (capture(o, j, iov) < 0)
 			return o->err;
 	} else if (index_append(o, o->offset, j->first_insn) < 0 || write_all(o, iov, 2) < 0) {
-		return o->err;
+		return out_err(o);
 	}
 	o->raw_bytes += j->raw_len;
 	o->chunks++;
@@ -258,7 +268,7 @@ int chunk_out_wait(struct chunk_out *o)
 			pthread_cond_wait(&a->cv, &a->mu);
 		pthread_mutex_unlock(&a->mu);
 	}
-	return o->err;
+	return out_err(o);
 }
 
 int chunk_out_submit(struct chunk_out *o, const struct chunk_job *j, uint8_t **raw, size_t *raw_cap)
@@ -309,7 +319,7 @@ int chunk_out_write(struct chunk_out *o, const void *buf, size_t len)
 	iov.iov_base = (void *)buf;
 	iov.iov_len = len;
 	if (write_all(o, &iov, 1) < 0)
-		return o->err;
+		return out_err(o);
 	o->offset += len;
 	publish_counts(o);
 	return 0;
@@ -340,7 +350,7 @@ int chunk_out_splice(struct chunk_out *o, struct writer_segment *s, const struct
 	iov.iov_base = s->data;
 	iov.iov_len = s->len;
 	if (write_all(o, &iov, 1) < 0)
-		return o->err;
+		return out_err(o);
 	o->offset += s->len;
 	o->chunks += s->nchunks;
 	o->raw_bytes += s->raw_bytes;

@@ -74,9 +74,26 @@ static const char *target_path = ""; /* for messages */
 
 /* ---- SQL helpers --------------------------------------------------------- */
 
+/* os_error - " (No space left on device)" when SQLite failed on a system
+ * call, so the real errno is said, else "". */
+static const char *os_error(struct exporter *x)
+{
+	static char buf[160];
+	int e = sqlite3_system_errno(x->db);
+
+	/* SQLite keeps no errno for SQLITE_FULL: it is a write's ENOSPC */
+	if (!e && (sqlite3_errcode(x->db) & 0xff) == SQLITE_FULL)
+		e = ENOSPC;
+	if (!e)
+		return "";
+	snprintf(buf, sizeof(buf), " (%s)", strerror(e));
+	return buf;
+}
+
 static int sql_fail(struct exporter *x, const char *what)
 {
-	cli_error("cannot write '%s': SQLite: %s: %s", target_path, what, sqlite3_errmsg(x->db));
+	cli_error("cannot write '%s': SQLite: %s: %s%s", target_path, what, sqlite3_errmsg(x->db),
+		  os_error(x));
 	return -1;
 }
 
@@ -85,8 +102,8 @@ static int exec_sql(struct exporter *x, const char *sql)
 	char *err = NULL;
 
 	if (sqlite3_exec(x->db, sql, NULL, NULL, &err) != SQLITE_OK) {
-		cli_error("cannot write '%s': SQLite: %s", target_path,
-			  err ? err : sqlite3_errmsg(x->db));
+		cli_error("cannot write '%s': SQLite: %s%s", target_path,
+			  err ? err : sqlite3_errmsg(x->db), os_error(x));
 		sqlite3_free(err);
 		return -1;
 	}

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,17 +117,201 @@ void cli_progress_end(struct cli_progress *p)
 		fprintf(stderr, "\r\033[K");
 }
 
-int cli_parse_u64(const char *s, uint64_t *out)
+/* parse_number - decimal or 0x hex, with a K/M/G (1024-based, then an
+ * optional B) suffix when `suffix` is set.  0 or -1. */
+static int parse_number(const char *s, uint64_t *out, int suffix)
 {
 	char *end;
 	unsigned long long v;
+	unsigned shift = 0;
 
-	if (!s || !*s || *s == '-')
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (errno || *end)
+	if (errno || end == s)
 		return -1;
-	*out = v;
+	if (suffix) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; end++; break;
+		case 'm': case 'M': shift = 20; end++; break;
+		case 'g': case 'G': shift = 30; end++; break;
+		}
+		if (*end == 'b' || *end == 'B')
+			end++;
+	}
+	if (*end || (shift && v > UINT64_MAX >> shift))
+		return -1;
+	*out = v << shift;
 	return 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	return parse_number(s, out, 0);
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	return parse_number(s, out, 1);
+}
+
+const char *cli_errstr(int code)
+{
+	return code == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(code);
+}
+
+/* ---- Output files ------------------------------------------------------ */
+
+static unsigned output_flags;
+
+void cli_set_no_clobber(int on)
+{
+	output_flags = on ? ITRACE_OUT_NO_CLOBBER : 0;
+}
+
+unsigned cli_output_flags(void)
+{
+	return output_flags;
+}
+
+/*
+ * The temporaries being written, copied so that a signal handler can read
+ * them at any moment (a slot is cleared before its file is finished).
+ */
+#define MAX_OUTPUTS 64
+static struct {
+	const struct itrace_outfile *o;
+	char temp[4352];
+} outputs[MAX_OUTPUTS];
+
+static void remove_temps_and_die(int sig)
+{
+	for (int i = 0; i < MAX_OUTPUTS; i++)
+		if (outputs[i].o && outputs[i].temp[0])
+			unlink(outputs[i].temp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void track(const struct itrace_outfile *o)
+{
+	static int handlers;
+	const char *temp = itrace_outfile_temp(o);
+
+	if (!temp || strlen(temp) >= sizeof(outputs[0].temp))
+		return; /* in place: nothing to remove */
+	if (!handlers) {
+		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = remove_temps_and_die;
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+			struct sigaction old;
+
+			/* a tool that handles the signal itself cleans up itself */
+			if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+				sigaction(sigs[i], &sa, NULL);
+		}
+		handlers = 1;
+	}
+	for (int i = 0; i < MAX_OUTPUTS; i++)
+		if (!outputs[i].o) {
+			strcpy(outputs[i].temp, temp);
+			outputs[i].o = o;
+			return;
+		}
+}
+
+static void untrack(const struct itrace_outfile *o)
+{
+	for (int i = 0; i < MAX_OUTPUTS; i++)
+		if (outputs[i].o == o) {
+			outputs[i].temp[0] = '\0';
+			outputs[i].o = NULL;
+		}
+}
+
+struct itrace_outfile *cli_output_create(const char *path)
+{
+	struct itrace_outfile *o;
+	int rc = itrace_outfile_open(path, output_flags, &o);
+
+	if (rc < 0) {
+		if (rc == -ITRACE_E_IO && errno == EEXIST)
+			cli_error("'%s' exists; not replaced (--no-clobber)", path);
+		else
+			cli_error("cannot create '%s': %s", path, cli_errstr(rc));
+		return NULL;
+	}
+	track(o);
+	return o;
+}
+
+int cli_output_finish(struct itrace_outfile *o, int ok)
+{
+	char path[4096];
+	int rc;
+
+	if (!o)
+		return 0;
+	untrack(o);
+	if (!ok) {
+		itrace_outfile_discard(o);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s", itrace_outfile_path(o));
+	rc = itrace_outfile_commit(o);
+	if (rc < 0) {
+		if (rc == -ITRACE_E_IO && errno == EEXIST)
+			cli_error("'%s' appeared meanwhile; not replaced (--no-clobber)", path);
+		else
+			cli_error("cannot write '%s': %s", path, cli_errstr(rc));
+		return -1;
+	}
+	return 0;
+}
+
+FILE *cli_output_fopen(const char *path, struct itrace_outfile **op)
+{
+	int fd;
+	FILE *fp;
+
+	*op = NULL;
+	if (!path || strcmp(path, "-") == 0)
+		return stdout;
+	*op = cli_output_create(path);
+	if (!*op)
+		return NULL;
+	fd = dup(itrace_outfile_fd(*op));
+	fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!fp) {
+		cli_error("cannot create '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		cli_output_finish(*op, 0);
+		*op = NULL;
+	}
+	return fp;
+}
+
+int cli_output_fclose(FILE *fp, struct itrace_outfile *o, const char *path, int ok)
+{
+	int bad = fflush(fp) != 0 || ferror(fp);
+	int saved = errno;
+
+	if (fp != stdout && fclose(fp) != 0 && !bad) {
+		bad = 1;
+		saved = errno;
+	}
+	if (bad) {
+		if (fp == stdout)
+			cli_error("cannot write to stdout: %s", strerror(saved ? saved : EIO));
+		else
+			cli_error("cannot write '%s': %s", path, strerror(saved ? saved : EIO));
+		cli_output_finish(o, 0);
+		return -1;
+	}
+	return cli_output_finish(o, ok) < 0 || !ok ? -1 : 0;
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "itrace.h"
+
 /* Exit codes shared by all tools. */
 #define CLI_EXIT_BAD_INPUT 1
 #define CLI_EXIT_USAGE 2
@@ -33,6 +35,52 @@ void cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), 
  */
 const char *cli_output_path(const char *path, int binary);
 
+/*
+ * Output files.  Every file a tool writes goes through libitrace's output
+ * files (itrace.h, section 3b): a hidden temporary beside the destination,
+ * renamed over it when complete, never written through a symlink.  The
+ * tools register what they write here, so that SIGINT, SIGTERM and SIGHUP
+ * remove the temporaries before the tool dies (SIGKILL cannot be caught:
+ * the next run in that directory removes them).
+ */
+
+/* cli_set_no_clobber - --no-clobber: refuse to replace existing outputs. */
+void cli_set_no_clobber(int on);
+
+/* cli_output_flags - the itrace_outfile flags the options ask for. */
+unsigned cli_output_flags(void);
+
+/*
+ * cli_output_create - start writing output `path` ("-" = stdout).  Prints
+ * "cannot create 'path': why" and returns NULL on failure.
+ */
+struct itrace_outfile *cli_output_create(const char *path);
+
+/*
+ * cli_output_finish - complete the output when `ok` (sync, rename into
+ * place), else discard it (the previous file stays).  Prints the error and
+ * returns -1 if completing fails, else 0 (also when discarding).
+ */
+int cli_output_finish(struct itrace_outfile *o, int ok);
+
+/*
+ * cli_output_fopen - cli_output_create() as a stdio stream (stdout for
+ * "-").  *op receives the output to pass to cli_output_fclose().
+ */
+FILE *cli_output_fopen(const char *path, struct itrace_outfile **op);
+
+/*
+ * cli_output_fclose - flush and close fp (not stdout, which is flushed),
+ * then cli_output_finish(o, ok and no write error).  Prints "cannot write
+ * 'path': why" on a write error.  Returns 0, or -1 when the output is not
+ * complete.
+ */
+int cli_output_fclose(FILE *fp, struct itrace_outfile *o, const char *path, int ok);
+
+/* cli_errstr - text for a libitrace code: strerror(errno) for an I/O
+ * error (libitrace keeps errno), else itrace_errstr(). */
+const char *cli_errstr(int code);
+
 /* cli_stderr_is_tty - progress is shown only when this is true. */
 int cli_stderr_is_tty(void);
 
@@ -55,5 +103,12 @@ double cli_now(void);
 
 /* cli_parse_u64 - strict decimal/hex (0x) parse; returns 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * cli_parse_size - cli_parse_u64 with an optional K, M or G suffix (powers
+ * of 1024, any case, an optional B after it): "32K", "1MB", "1G",
+ * "64".  The one parser of sizes in options and core descriptions.
+ */
+int cli_parse_size(const char *s, uint64_t *out);
 
 #endif

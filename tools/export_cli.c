@@ -13,7 +13,7 @@
 
 #include "cli.h"
 
-enum { OPT_SYSROOT = 0x1000, OPT_DEBUG_DIR, OPT_HELP, OPT_VERSION };
+enum { OPT_SYSROOT = 0x1000, OPT_DEBUG_DIR, OPT_HELP, OPT_VERSION, OPT_NO_CLOBBER };
 
 static const struct option common_longopts[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -23,6 +23,7 @@ static const struct option common_longopts[] = {
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
+	{"no-clobber", no_argument, NULL, OPT_NO_CLOBBER},
 };
 
 #define NCOMMON (sizeof(common_longopts) / sizeof(*common_longopts))
@@ -49,6 +50,7 @@ void export_parse_args(int argc, char **argv, const struct export_tool *t, struc
 		case 'v': o->verbose = 1; break;
 		case OPT_SYSROOT: o->sysroot = optarg; break;
 		case OPT_DEBUG_DIR: o->debug_dir = optarg; break;
+		case OPT_NO_CLOBBER: cli_set_no_clobber(1); break;
 		case OPT_HELP: t->usage(); exit(0);
 		case OPT_VERSION: printf("%s %s\n", cli_progname(), ITRACE_VERSION_STRING); exit(0);
 		case '?':
@@ -144,135 +146,51 @@ struct itrace_analysis *export_analyse(const struct export_opts *o, struct itrac
 	return a;
 }
 
-/* ---- temporary outputs ---------------------------------------------------- */
+/* ---- outputs ------------------------------------------------------------------ */
 
-static char tmp_path[PATH_MAX];
-
-static void remove_tmp_and_die(int sig)
-{
-	if (tmp_path[0])
-		unlink(tmp_path); /* async-signal-safe */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
+/*
+ * The exporters' outputs are the tools' output files (tools/cli.h over
+ * libitrace's itrace_outfile): a hidden temporary beside the target,
+ * removed on SIGINT/SIGTERM/SIGHUP and swept by the next run after a
+ * SIGKILL, renamed into place only when complete.  One at a time.
+ */
+static struct itrace_outfile *out_file;
 
 const char *export_tmp_create(const char *target)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-	struct sigaction sa;
-	char copy[PATH_MAX];
-	const char *base;
-	size_t i;
-	int fd;
-
-	base = strrchr(target, '/');
-	base = base ? base + 1 : target;
-	snprintf(copy, sizeof(copy), "%s", target);
-	if (strlen(target) >= sizeof(copy) ||
-	    snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.tmp-XXXXXX", dirname(copy), base) >=
-		    (int)sizeof(tmp_path)) {
-		tmp_path[0] = '\0';
-		cli_error("output path too long: '%s'", target);
-		return NULL;
+	out_file = cli_output_create(target);
+	if (out_file && !itrace_outfile_temp(out_file)) {
+		cli_error("cannot write a database to '%s': not a regular file", target);
+		cli_output_finish(out_file, 0);
+		out_file = NULL;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = remove_tmp_and_die;
-	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
-		sigaction(sigs[i], &sa, NULL);
-	fd = mkstemp(tmp_path);
-	if (fd < 0) {
-		cli_error("cannot write '%s': %s", target, strerror(errno));
-		tmp_path[0] = '\0';
-		return NULL;
-	}
-	/* closed again: the caller opens it its own way (SQLite must hold the
-	 * only descriptor, or closing ours would drop its POSIX locks) */
-	close(fd);
-	return tmp_path;
-}
-
-/* sync_path - fsync a file or directory. */
-static int sync_path(const char *path, int flags)
-{
-	int fd = open(path, flags | O_CLOEXEC);
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
-static mode_t current_umask(void)
-{
-	mode_t m = umask(0);
-
-	umask(m);
-	return m;
+	return out_file ? itrace_outfile_temp(out_file) : NULL;
 }
 
 int export_tmp_publish(const char *target)
 {
-	char copy[PATH_MAX];
+	struct itrace_outfile *o = out_file;
 
-	/* the permissions a new file would get, not mkstemp's 0600 */
-	if (chmod(tmp_path, 0666 & ~current_umask()) < 0 || sync_path(tmp_path, O_RDONLY) < 0 ||
-	    rename(tmp_path, target) < 0) {
-		cli_error("cannot write '%s': %s", target, strerror(errno));
-		export_tmp_discard();
-		return -1;
-	}
-	tmp_path[0] = '\0';
-	snprintf(copy, sizeof(copy), "%s", target);
-	sync_path(dirname(copy), O_RDONLY | O_DIRECTORY); /* best effort */
-	return 0;
+	(void)target; /* cli_output_finish() names it in its message */
+	out_file = NULL;
+	return cli_output_finish(o, 1);
 }
 
 void export_tmp_discard(void)
 {
-	if (tmp_path[0])
-		unlink(tmp_path);
-	tmp_path[0] = '\0';
+	cli_output_finish(out_file, 0);
+	out_file = NULL;
 }
 
 FILE *export_output_open(const char *path)
 {
-	const char *tmp;
-	FILE *fp;
-
-	if (strcmp(path, "-") == 0)
-		return stdout;
-	tmp = export_tmp_create(path);
-	if (!tmp)
-		return NULL;
-	fp = fopen(tmp, "w");
-	if (!fp) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		export_tmp_discard();
-	}
-	return fp;
+	return cli_output_fopen(path, &out_file);
 }
 
 int export_output_close(FILE *fp, const char *path, int failed)
 {
-	int err = 0;
+	struct itrace_outfile *o = out_file;
 
-	if (fflush(fp) != 0 || ferror(fp))
-		err = errno ? errno : EIO;
-	if (fp == stdout) {
-		if (failed || err) {
-			cli_error("cannot write to stdout: %s", err ? strerror(err) : "writer failed");
-			return -1;
-		}
-		return 0;
-	}
-	if (fclose(fp) != 0 && !err)
-		err = errno;
-	if (failed || err) {
-		cli_error("cannot write '%s': %s", path, err ? strerror(err) : "writer failed");
-		export_tmp_discard();
-		return -1;
-	}
-	return export_tmp_publish(path);
+	out_file = NULL;
+	return cli_output_fclose(fp, o, path, !failed);
 }

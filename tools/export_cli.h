@@ -44,6 +44,7 @@ void export_parse_args(int argc, char **argv, const struct export_tool *t, struc
 
 /* Usage lines of the common options, for the tools' --help texts. */
 #define EXPORT_COMMON_USAGE                                                              \
+	"      --no-clobber      never replace an existing output file\n"                 \
 	"      --sysroot DIR     find the traced binaries under DIR\n"                     \
 	"      --debug-dir DIR   separate debug info root (default /usr/lib/debug)\n"      \
 	"  -q, --quiet           no progress line, no warnings\n"                          \

@@ -31,7 +31,9 @@ static void usage(FILE *fp)
 		"by decoding the traced program's code between the recorded branches.\n"
 		"\n"
 		"  -o, --output FILE   write to FILE ('-' = stdout; the default when\n"
-		"                      stdout is not a terminal)\n"
+		"                      stdout is not a terminal), replaced only once\n"
+		"                      complete\n"
+		"      --no-clobber    never replace an existing FILE\n"
 		"      --text          print a listing instead of an itrace file\n"
 		"      --symbols       in the listing: symbol+offset and file:line\n"
 		"      --bytes         store instruction bytes in the output trace\n"
@@ -48,7 +50,8 @@ static void usage(FILE *fp)
 
 static void parse_args(int argc, char **argv, struct args *a)
 {
-	enum { O_TEXT = 256, O_SYMBOLS, O_BYTES, O_SYSROOT, O_DEBUG_DIR, O_NAIVE, O_HELP, O_VERSION };
+	enum { O_TEXT = 256, O_SYMBOLS, O_BYTES, O_SYSROOT, O_DEBUG_DIR, O_NAIVE, O_HELP, O_VERSION,
+	       O_NO_CLOBBER };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "text", no_argument, NULL, O_TEXT },
@@ -58,6 +61,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "debug-dir", required_argument, NULL, O_DEBUG_DIR },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "naive", no_argument, NULL, O_NAIVE },
+		{ "no-clobber", no_argument, NULL, O_NO_CLOBBER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, O_HELP },
@@ -78,6 +82,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case O_SYSROOT: a->sysroot = optarg; break;
 		case O_DEBUG_DIR: a->debug_dir = optarg; break;
 		case O_NAIVE: a->naive = 1; break;
+		case O_NO_CLOBBER: cli_set_no_clobber(1); break;
 		case 'q': a->quiet = 1; break;
 		case 'v': a->verbose = 1; break;
 		case 'j':
@@ -321,9 +326,17 @@ static int run_fill(const struct args *a, struct itrace_reader *r, itrace_fill_o
 	return rc;
 }
 
+/* produced - the fill delivered what the input holds (damaged or not). */
+static int produced(int rc)
+{
+	return rc == 0 || rc == -ITRACE_E_NOFOOTER || rc == -ITRACE_E_TRUNCATED ||
+	       rc == -ITRACE_E_CORRUPT;
+}
+
 static int fill_to_text(const struct args *a, struct itrace_reader *r)
 {
 	struct itrace_filler *f = NULL;
+	struct itrace_outfile *o;
 	struct listing l;
 	int rc, status;
 
@@ -332,18 +345,16 @@ static int fill_to_text(const struct args *a, struct itrace_reader *r)
 		listing_close(&l);
 		return CLI_EXIT_BAD_INPUT;
 	}
-	l.fp = stdout;
-	if (a->output && strcmp(a->output, "-") != 0 && !(l.fp = fopen(a->output, "w"))) {
-		cli_error("cannot create '%s': %s", a->output, strerror(errno));
+	l.fp = cli_output_fopen(a->output, &o);
+	if (!l.fp) {
 		listing_close(&l);
 		return CLI_EXIT_BAD_INPUT;
 	}
 	rc = run_fill(a, r, listing_output, &l, &f);
-	status = f ? report(a, f, rc) : CLI_EXIT_BAD_INPUT;
-	if ((l.fp != stdout ? fclose(l.fp) : fflush(l.fp)) != 0 && status == 0) {
-		cli_error("cannot write the listing: %s", strerror(errno));
+	/* a write error is reported by cli_output_fclose(), with its errno */
+	status = ferror(l.fp) ? CLI_EXIT_BAD_INPUT : f ? report(a, f, rc) : CLI_EXIT_BAD_INPUT;
+	if (cli_output_fclose(l.fp, o, a->output, f && produced(rc)) < 0 && status == 0)
 		status = CLI_EXIT_BAD_INPUT;
-	}
 	itrace_filler_free(f);
 	listing_close(&l);
 	return status;
@@ -356,31 +367,43 @@ static int fill_to_trace(const struct args *a, struct itrace_reader *r)
 	struct itrace_writer_options wo;
 	struct itrace_filler *f = NULL;
 	struct itrace_writer *w;
+	struct itrace_outfile *o;
 	struct itrace_footer foot;
 	const char *out = cli_output_path(a->output, 1);
-	int rc, status;
+	int rc, wrc, status;
 
 	if (!out || !meta) {
 		free(meta);
 		return out ? CLI_EXIT_BAD_INPUT : CLI_EXIT_USAGE;
 	}
+	o = cli_output_create(out);
+	if (!o) {
+		free(meta);
+		return CLI_EXIT_BAD_INPUT;
+	}
 	itrace_fill_writer_options(r, a->bytes ? ITRACE_FILL_BYTES : 0, &wo, meta, h->meta_count);
-	rc = itrace_writer_open(out, &wo, &w);
+	rc = itrace_writer_open_fd(itrace_outfile_fd(o), &wo, &w);
 	free(meta);
 	if (rc < 0) {
-		cli_error("cannot create '%s': %s", out, rc == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(rc));
+		cli_error("cannot write '%s': %s", out, cli_errstr(rc));
+		cli_output_finish(o, 0);
 		return CLI_EXIT_BAD_INPUT;
 	}
 	rc = run_fill(a, r, itrace_fill_output_writer, w, &f);
-	status = f ? report(a, f, rc) : CLI_EXIT_BAD_INPUT;
+	/* Closing first: a failed write (ENOSPC, EPIPE) is reported as such,
+	 * with its errno, not as a failed fill. */
 	if (itrace_reader_footer(r, &foot) == 0)
-		rc = itrace_writer_close(w, foot.end_reason, foot.end_status);
+		wrc = itrace_writer_close(w, foot.end_reason, foot.end_status);
 	else
-		rc = itrace_writer_close(w, ITRACE_END_UNKNOWN, 0);
-	if (rc < 0 && status == 0) {
-		cli_error("cannot write '%s': %s", out, itrace_errstr(rc));
+		wrc = itrace_writer_close(w, ITRACE_END_UNKNOWN, 0);
+	if (wrc < 0) {
+		cli_error("cannot write '%s': %s", out, cli_errstr(wrc));
 		status = CLI_EXIT_BAD_INPUT;
+	} else {
+		status = f ? report(a, f, rc) : CLI_EXIT_BAD_INPUT;
 	}
+	if (cli_output_finish(o, wrc == 0 && f && produced(rc)) < 0)
+		status = CLI_EXIT_BAD_INPUT;
 	itrace_filler_free(f);
 	return status;
 }
@@ -398,7 +421,7 @@ int main(int argc, char **argv)
 		if (rc == -ITRACE_E_IO)
 			cli_error("cannot open '%s': %s", a.input, strerror(errno));
 		else
-			cli_error("cannot read '%s': %s", a.input, itrace_errstr(rc));
+			cli_error("cannot read '%s': %s", a.input, cli_errstr(rc));
 		return CLI_EXIT_BAD_INPUT;
 	}
 	status = a.text ? fill_to_text(&a, r) : fill_to_trace(&a, r);

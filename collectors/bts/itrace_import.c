@@ -39,7 +39,9 @@ static void usage(void)
 	       "or perf record -e branches:u -c 1 -d) into a branch-level itrace file\n"
 	       "(taken branches only; run itrace-fill on it for the instruction stream).\n"
 	       "\n"
-	       "  -o FILE      output file ('-' = stdout, the default when not a terminal)\n"
+	       "  -o FILE      output file ('-' = stdout, the default when not a terminal),\n"
+	       "               replaced only once complete\n"
+	       "  --no-clobber never replace an existing output file\n"
 	       "  --user       keep user-space branches (default)\n"
 	       "  --kernel     keep kernel branches (with --user: both)\n"
 	       "  --buildid-dir DIR  perf's build-id cache, where the vDSO of the\n"
@@ -58,6 +60,7 @@ static void parse_args(int argc, char **argv, struct import_opts *o)
 		{"user", no_argument, NULL, 'U'},    {"kernel", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},    {"version", no_argument, NULL, 'V'},
 		{"output", required_argument, NULL, 'o'}, {"buildid-dir", required_argument, NULL, 'B'},
+		{"no-clobber", no_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
 	unsigned user = 0, kernel = 0;
@@ -73,6 +76,7 @@ static void parse_args(int argc, char **argv, struct import_opts *o)
 		case 'U': user = 1; break;
 		case 'K': kernel = 1; break;
 		case 'B': o->buildid_dir = optarg; break;
+		case 'N': cli_set_no_clobber(1); break;
 		case 'h': usage(); exit(0);
 		case 'V': printf("itrace-import %s\n", itrace_version()); exit(0);
 		default: cli_usage_error("unknown option '%s'", argv[optind - 1]);
@@ -186,10 +190,11 @@ static int import(const struct import_opts *o, const uint8_t *buf, size_t len)
 	struct perfdata_stats st;
 	struct itrace_writer_options wo;
 	struct itrace_writer *w;
+	struct itrace_outfile *file;
 	struct import_ctx ic;
 	struct bts_sink *sink = &ic.sink;
 	char err[512], err2[512];
-	int check, rc;
+	int check, rc, wrc;
 	const char *out = cli_output_path(o->output, 1);
 
 	if (!out)
@@ -210,9 +215,13 @@ static int import(const struct import_opts *o, const uint8_t *buf, size_t len)
 	bts_writer_options(&wo);
 	wo.meta = meta;
 	wo.meta_count = sizeof meta / sizeof *meta;
-	rc = itrace_writer_open(out, &wo, &w);
+	file = cli_output_create(out);
+	if (!file)
+		return CLI_EXIT_BAD_INPUT;
+	rc = itrace_writer_open_fd(itrace_outfile_fd(file), &wo, &w);
 	if (rc) {
-		cli_error("cannot create '%s': %s", out, rc == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(rc));
+		cli_error("cannot write '%s': %s", out, cli_errstr(rc));
+		cli_output_finish(file, 0);
 		return CLI_EXIT_BAD_INPUT;
 	}
 	/* Pass 2: the same parse, now writing. */
@@ -224,21 +233,30 @@ static int import(const struct import_opts *o, const uint8_t *buf, size_t len)
 	cli_progress_end(&ic.progress);
 	bts_sink_fini(sink);
 	if (rc && rc == check) {
-		itrace_writer_close(w, ITRACE_END_ERROR, -rc);
+		/* damaged input: what came before the damage is kept */
+		wrc = itrace_writer_close(w, ITRACE_END_ERROR, -rc);
+		if (wrc < 0)
+			cli_error("cannot write '%s': %s", out, cli_errstr(wrc));
+		if (cli_output_finish(file, wrc == 0) < 0 || wrc < 0)
+			return CLI_EXIT_BAD_INPUT;
 		cli_error("%s: %s (the %llu branches before it were written)", o->input, err,
 			  (unsigned long long)sink->branches);
 		return CLI_EXIT_BAD_INPUT;
 	}
 	if (rc) {
 		itrace_writer_abandon(w);
-		cli_error("cannot write '%s': %s", out, err2[0] ? err2 : itrace_errstr(rc));
+		cli_error("cannot write '%s': %s", out, err2[0] ? err2 : cli_errstr(rc));
+		cli_output_finish(file, 0);
 		return CLI_EXIT_BAD_INPUT;
 	}
 	rc = itrace_writer_close(w, ITRACE_END_COMPLETE, 0);
 	if (rc) {
-		cli_error("cannot write '%s': %s", out, rc == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(rc));
+		cli_error("cannot write '%s': %s", out, cli_errstr(rc));
+		cli_output_finish(file, 0);
 		return CLI_EXIT_BAD_INPUT;
 	}
+	if (cli_output_finish(file, 1) < 0)
+		return CLI_EXIT_BAD_INPUT;
 	if (o->verbose)
 		print_stats(&st, sink);
 	if (!o->quiet && st.bts.trailing)

@@ -36,6 +36,7 @@
 
 
 #include "../backend.h"
+#include "../collect_writer.h"
 #include "../maps.h"
 #include "cli.h"
 #include "arch_ppc.h"
@@ -310,6 +311,8 @@ static int open_writer(struct gdb_session *s)
 	wo.level = (uint8_t)o->level;
 	wo.flags = o->level == ITRACE_LEVEL_INSN ? ITRACE_FF_MEM | ITRACE_FF_INSN_BYTES : 0;
 	wo.compression = o->compression;
+	wo.out_flags = cli_output_flags();
+	wo.flush_ms = COLLECT_FLUSH_MS;
 	wo.meta = meta;
 	wo.meta_count = n;
 	rc = itrace_writer_open(o->output, &wo, &s->w);
@@ -328,7 +331,7 @@ static int write_rec(struct gdb_session *s, struct itrace_record *rec)
 	int rc = itrace_writer_write(s->w, rec);
 
 	if (rc < 0)
-		cli_error("cannot write the trace '%s': %s", s->opts->output, itrace_errstr(rc));
+		cli_error("cannot write the trace '%s': %s", s->opts->output, cli_errstr(rc));
 	return rc < 0 ? -1 : 0;
 }
 
@@ -784,7 +787,7 @@ static int resume(struct gdb_session *s, int step, struct gdb_stop *st)
 	int sig = s->pending_sig;
 
 	s->pending_sig = 0;
-	if (gdb_target_resume(&s->t, step, sig, step ? 30000 : -1, st) < 0) {
+	if (gdb_target_resume(&s->t, step, sig, step ? 0 : -1, st) < 0) {
 		if (collect_interrupted)
 			return end_interrupted(s);
 		cli_error("%s", s->t.err);
@@ -984,6 +987,11 @@ static int trace_loop(struct gdb_session *s)
 	while (rc == 0) {
 		if (collect_interrupted)
 			return end_interrupted(s);
+		/* once a second to the file; a closed output pipe stops us */
+		if ((rc = itrace_writer_tick(s->w)) < 0) {
+			cli_error("cannot write the trace '%s': %s", s->opts->output, cli_errstr(rc));
+			return -1;
+		}
 		rc = s->stepping ? step_one(s, &st) : run_free(s, &st);
 	}
 	return rc;
@@ -1153,7 +1161,7 @@ static int gdb_run(const struct collect_options *opts, struct collect_result *re
 		itrace_writer_stats(s.w, &res->stats);
 		crc = itrace_writer_close(s.w, s.end_reason, s.end_status);
 		if (crc < 0 && rc >= 0) {
-			cli_error("cannot write the trace '%s': %s", opts->output, itrace_errstr(crc));
+			cli_error("cannot write the trace '%s': %s", opts->output, cli_errstr(crc));
 			rc = -1;
 		}
 	}

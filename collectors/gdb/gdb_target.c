@@ -93,8 +93,14 @@ static int load_tdesc(struct gdb_target *t, uint16_t elf_machine)
 	char *xml = NULL;
 	size_t len = 0;
 
-	if (rsp_supports(t->rsp, "qXfer:features:read"))
+	if (rsp_supports(t->rsp, "qXfer:features:read")) {
 		xml = rsp_xfer_read(t->rsp, "features", "target.xml", &len);
+		if (!xml && *rsp_error(t->rsp)) { /* not "no such object": a failure */
+			snprintf(t->err, sizeof(t->err), "cannot read the target description: %s",
+				 rsp_error(t->rsp));
+			return -1;
+		}
+	}
 	if (xml) {
 		int rc = tdesc_parse(xml, len, fetch_feature, &ctx, &t->td, t->err,
 				     sizeof(t->err));
@@ -176,11 +182,6 @@ int gdb_target_attach(struct gdb_target *t, struct rsp *rsp, uint16_t elf_machin
 
 	memset(t, 0, sizeof(*t));
 	t->rsp = rsp;
-	t->cache = calloc(GDB_CODE_LINES, sizeof(*t->cache));
-	if (!t->cache) {
-		snprintf(t->err, sizeof(t->err), "out of memory");
-		return -1;
-	}
 	if (rsp_start_noack(rsp) < 0)
 		return fail(t, "gdb stub handshake failed");
 	reply = rsp_command(rsp, "?", NULL);
@@ -268,6 +269,9 @@ int gdb_target_code(struct gdb_target *t, uint64_t addr, uint8_t *buf, size_t wa
 {
 	size_t got = 0;
 
+	/* made at the first use: 80 KB that a failed handshake never needs */
+	if (!t->cache && !(t->cache = calloc(GDB_CODE_LINES, sizeof(*t->cache))))
+		return fail(t, "out of memory");
 	while (got < want) {
 		uint64_t a = addr + got, base = a & ~(uint64_t)(GDB_CODE_LINE - 1);
 		struct gdb_code_line *line = &t->cache[(base / GDB_CODE_LINE) % GDB_CODE_LINES];
@@ -352,7 +356,7 @@ int gdb_target_resume(struct gdb_target *t, int step, int sig, int timeout_ms,
 		snprintf(cmd, sizeof(cmd), "vCont;%s", action);
 	rsp_set_timeout(t->rsp, timeout_ms);
 	reply = rsp_command(t->rsp, cmd, NULL);
-	rsp_set_timeout(t->rsp, 30000);
+	rsp_set_timeout(t->rsp, 0);
 	if (!reply)
 		return fail(t, step ? "single-step failed" : "continue failed");
 	return parse_stop(t, reply, st);

@@ -69,7 +69,8 @@ int gdb_target_code(struct gdb_target *t, uint64_t addr, uint8_t *buf, size_t wa
 
 /*
  * gdb_target_resume - "s"/"c" (or "S sig"/"C sig" to deliver `sig`) and
- * wait for the stop.  Returns 0 or -1.  timeout_ms < 0 waits forever.
+ * wait for the stop.  Returns 0 or -1.  timeout_ms < 0 waits forever, 0
+ * is the connection's default (rsp_set_timeout).
  */
 int gdb_target_resume(struct gdb_target *t, int step, int sig, int timeout_ms,
 		      struct gdb_stop *st);

@@ -16,21 +16,37 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * Limits on what a stub can make us wait for or hold: a reply of at most
+ * RSP_MAX_PACKET decoded bytes, a qXfer object of at most RSP_MAX_XFER,
+ * at most RSP_MAX_NOISE bytes outside packets while waiting for one, and
+ * one deadline for each command (the reply timeout, not per byte: a stub
+ * that trickles bytes does not keep us waiting longer).
+ */
 #define RSP_MAX_PACKET (1u << 20)
+#define RSP_MAX_XFER (4u << 20)
+#define RSP_MAX_NOISE (64u << 10)
 #define RSP_DEFAULT_PACKET 4096
+#define RSP_DEFAULT_TIMEOUT_MS 30000
 #define RSP_RETRIES 3
+#define RSP_IN_BYTES 65536
 
 struct rsp {
 	int fd;
 	int noack;
-	int timeout_ms;
+	int timeout_ms;	     /* for the current command; < 0: none */
+	int default_timeout_ms; /* RSP_DEFAULT_TIMEOUT_MS or $ITRACE_RSP_TIMEOUT_MS */
+	int64_t deadline;    /* ms (CLOCK_MONOTONIC) the reply is due, 0: none */
+	size_t noise;	     /* bytes outside packets since the command */
 	size_t packet_size;  /* stub's PacketSize */
 	volatile sig_atomic_t *interrupt; /* see rsp_set_interrupt */
 	int break_sent;
 	int debug;	     /* ITRACE_RSP_DEBUG set: log packets on stderr */
 	char *features;      /* qSupported reply */
-	uint8_t in[65536];   /* receive buffer */
+	uint8_t *in;	     /* receive buffer (RSP_IN_BYTES; none in memory mode) */
 	size_t in_pos, in_len;
+	const uint8_t *mem;  /* rsp_open_mem: the stub's bytes, else NULL */
+	size_t mem_len, mem_pos;
 	char *reply;	     /* decoded reply */
 	size_t reply_cap;
 	char *out;	     /* framed packet being sent */
@@ -61,7 +77,43 @@ void rsp_set_interrupt(struct rsp *r, volatile sig_atomic_t *flag)
 
 void rsp_set_timeout(struct rsp *r, int ms)
 {
-	r->timeout_ms = ms;
+	r->timeout_ms = ms ? ms : r->default_timeout_ms;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* begin_wait - a command starts: its reply is due within the timeout. */
+static void begin_wait(struct rsp *r)
+{
+	r->deadline = r->timeout_ms < 0 ? 0 : now_ms() + r->timeout_ms;
+	r->noise = 0;
+	r->error[0] = '\0';
+}
+
+/* wait_ms - how long poll may wait now (-1: forever). */
+static int wait_ms(const struct rsp *r)
+{
+	int64_t left;
+
+	if (!r->deadline)
+		return -1;
+	left = r->deadline - now_ms();
+	return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+/* noise - one more byte that is not part of a packet; -1 past the limit. */
+static int noise(struct rsp *r)
+{
+	if (++r->noise <= RSP_MAX_NOISE)
+		return 0;
+	set_err(r, "the gdb stub sent over %u bytes that are not packets", RSP_MAX_NOISE);
+	return -1;
 }
 
 int rsp_hex_value(int c)
@@ -171,24 +223,44 @@ int rsp_connect(const char *hostport, int wait_ms, struct rsp **rp, char *err, s
 		return -1;
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r) {
+	if (!r || !(r->in = malloc(RSP_IN_BYTES))) {
+		free(r);
 		close(fd);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	r->fd = fd;
 	r->debug = getenv("ITRACE_RSP_DEBUG") != NULL;
-	r->timeout_ms = 30000;
+	r->default_timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
+	if (getenv("ITRACE_RSP_TIMEOUT_MS") && atoi(getenv("ITRACE_RSP_TIMEOUT_MS")) > 0)
+		r->default_timeout_ms = atoi(getenv("ITRACE_RSP_TIMEOUT_MS"));
+	r->timeout_ms = r->default_timeout_ms;
 	r->packet_size = RSP_DEFAULT_PACKET;
 	*rp = r;
 	return 0;
+}
+
+struct rsp *rsp_open_mem(const void *bytes, size_t len)
+{
+	struct rsp *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	r->mem = bytes;
+	r->mem_len = len;
+	r->default_timeout_ms = r->timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
+	r->packet_size = RSP_DEFAULT_PACKET;
+	return r;
 }
 
 void rsp_close(struct rsp *r)
 {
 	if (!r)
 		return;
-	close(r->fd);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->in);
 	free(r->features);
 	free(r->reply);
 	free(r->out);
@@ -199,6 +271,8 @@ void rsp_close(struct rsp *r)
 
 static int write_all(struct rsp *r, const char *p, size_t n)
 {
+	if (r->mem)
+		return 0; /* rsp_open_mem: nobody listens */
 	while (n > 0) {
 		ssize_t k = send(r->fd, p, n, MSG_NOSIGNAL);
 
@@ -217,6 +291,12 @@ static int write_all(struct rsp *r, const char *p, size_t n)
 /* get_byte - the next byte from the stub, or -1 on error/timeout/EOF. */
 static int get_byte(struct rsp *r)
 {
+	if (r->mem) {
+		if (r->mem_pos < r->mem_len)
+			return r->mem[r->mem_pos++];
+		set_err(r, "the gdb stub closed the connection");
+		return -1;
+	}
 	if (r->in_pos == r->in_len) {
 		struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
 		ssize_t k;
@@ -225,9 +305,10 @@ static int get_byte(struct rsp *r)
 		for (;;) {
 			/* After a break, give the stub a second: qemu-user
 			 * does not read the connection while the target runs. */
-			int ms = r->break_sent && (r->timeout_ms < 0 || r->timeout_ms > 1000)
-					 ? 1000 : r->timeout_ms;
+			int ms = wait_ms(r);
 
+			if (r->break_sent && (ms < 0 || ms > 1000))
+				ms = 1000;
 			rc = poll(&pfd, 1, ms);
 			if (rc >= 0 || errno != EINTR)
 				break;
@@ -237,12 +318,15 @@ static int get_byte(struct rsp *r)
 			}
 		}
 		if (rc == 0) {
-			set_err(r, r->break_sent ? "the target did not stop when interrupted"
-						 : "the gdb stub did not answer in time");
+			if (r->break_sent)
+				set_err(r, "the target did not stop when interrupted");
+			else
+				set_err(r, "the gdb stub did not answer within %d ms%s", r->timeout_ms,
+					r->noise ? " (it sent bytes that are not packets)" : "");
 			return -1;
 		}
 		do
-			k = recv(r->fd, r->in, sizeof(r->in), 0);
+			k = recv(r->fd, r->in, RSP_IN_BYTES, 0);
 		while (k < 0 && errno == EINTR);
 		if (k <= 0) {
 			set_err(r, "the gdb stub closed the connection%s%s", k < 0 ? ": " : "",
@@ -325,7 +409,8 @@ static int read_packet(struct rsp *r, size_t *len)
 		int c, good;
 
 		while ((c = get_byte(r)) >= 0 && c != '$')
-			; /* stray '+' acks and noise before the packet */
+			if (noise(r) < 0) /* stray '+' acks and noise before the packet */
+				return -1;
 		if (c < 0)
 			return -1;
 		good = read_packet_body(r, len);
@@ -377,6 +462,8 @@ static int wait_ack(struct rsp *r)
 			return 1;
 		if (c == '-')
 			return 0;
+		if (noise(r) < 0)
+			return -1;
 	}
 	return -1;
 }
@@ -387,6 +474,7 @@ int rsp_send(struct rsp *r, const char *cmd)
 
 	if (frame(r, cmd, &n) < 0)
 		return -1;
+	begin_wait(r);
 	if (r->debug)
 		fprintf(stderr, "rsp -> %.200s\n", cmd);
 	for (int tries = 0; tries < RSP_RETRIES; tries++) {
@@ -496,6 +584,12 @@ char *rsp_xfer_read(struct rsp *r, const char *object, const char *annex, size_t
 				return NULL;
 			}
 			buf = p;
+		}
+		if (have + n > RSP_MAX_XFER) {
+			set_err(r, "the gdb stub's %s object is larger than %u bytes", object,
+				RSP_MAX_XFER);
+			free(buf);
+			return NULL;
 		}
 		memcpy(buf + have, reply + 1, n - 1);
 		have += n - 1;

@@ -23,6 +23,13 @@ struct rsp;
  */
 int rsp_connect(const char *hostport, int wait_ms, struct rsp **rp, char *err, size_t errlen);
 
+/*
+ * rsp_open_mem - a connection whose stub sends `bytes` (kept by the caller
+ * until rsp_close) and then closes; what we send is dropped.  For the fuzz
+ * target of the protocol code (tests/fuzz/fuzz_gdb_stub.c).
+ */
+struct rsp *rsp_open_mem(const void *bytes, size_t len);
+
 /* rsp_close - close the connection and free; NULL is a no-op. */
 void rsp_close(struct rsp *r);
 
@@ -70,7 +77,14 @@ const char *rsp_error(const struct rsp *r);
  */
 void rsp_set_interrupt(struct rsp *r, volatile sig_atomic_t *flag);
 
-/* rsp_set_timeout - reply timeout in milliseconds (default 30000). */
+/*
+ * rsp_set_timeout - reply timeout in milliseconds for the next commands:
+ * -1 waits forever (a target running freely), 0 restores the default
+ * (30000, or $ITRACE_RSP_TIMEOUT_MS).  Each command has one deadline,
+ * however the stub spreads its bytes, and a stub that sends more than
+ * 64 KiB that is not a packet while we wait, a reply above 1 MiB or a
+ * qXfer object above 4 MiB gets an error (rsp_error) instead of memory.
+ */
 void rsp_set_timeout(struct rsp *r, int ms);
 
 /* hex helpers shared with the backend */

@@ -10,6 +10,7 @@
  * shown only when it fails, so the program's stdout and stderr are its own.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -346,6 +347,40 @@ static void close_channels(struct vg_child *c, int fds[5])
 	c->shm = NULL;
 }
 
+/*
+ * sweep_logdirs - remove the log directories that collectors killed with
+ * SIGKILL left in `tmp`: "itrace-vg.PID.XXXXXX" of a PID that no longer
+ * exists, owned by us, holding at most valgrind.log.
+ */
+static void sweep_logdirs(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[PATH_MAX], log[PATH_MAX + 16];
+		struct stat st;
+		char *end;
+		long pid;
+
+		if (strncmp(e->d_name, "itrace-vg.", 10) != 0)
+			continue;
+		pid = strtol(e->d_name + 10, &end, 10);
+		if (pid <= 0 || *end != '.' || pid == getpid() || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		snprintf(log, sizeof(log), "%s/valgrind.log", path);
+		unlink(log);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
 static int start_valgrind(const struct collect_options *o, const struct vg_setup *s,
 			  const char *prog, struct vg_child *c)
 {
@@ -357,9 +392,11 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	pid_t parent = getpid();
 	char **argv;
 
-	if (!tmp || !*tmp || strlen(tmp) > sizeof(c->logdir) - 24)
+	if (!tmp || !*tmp || strlen(tmp) > sizeof(c->logdir) - 40)
 		tmp = "/tmp";
-	snprintf(c->logdir, sizeof(c->logdir), "%s/itrace-vg.XXXXXX", tmp);
+	sweep_logdirs(tmp);
+	/* our pid in the name: a later run removes it if we are killed */
+	snprintf(c->logdir, sizeof(c->logdir), "%s/itrace-vg.%d.XXXXXX", tmp, (int)getpid());
 	if (!mkdtemp(c->logdir)) {
 		cli_error("cannot create a temporary directory in %s: %s", tmp, strerror(errno));
 		return -1;
@@ -393,6 +430,9 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	add_arg(argv, &argc, logarg);
 	/* Valgrind runs libc's and libstdc++'s cleanup at exit, which the
 	 * program alone does not: off, so the trace is the program's. */
+	/* No gdbserver: its FIFOs in $TMPDIR outlive a valgrind killed with
+	 * the collector (SIGKILL), and nothing here talks to it. */
+	add_arg(argv, &argc, "--vgdb=no");
 	add_arg(argv, &argc, "--run-libc-freeres=no");
 	add_arg(argv, &argc, "--run-cxx-freeres=no");
 	add_arg(argv, &argc, fdarg);
@@ -515,6 +555,12 @@ static int pump(struct vg_convert *conv, const struct vg_child *c, struct cli_pr
 			kill(c->pid, SIGKILL);
 			return 1;
 		}
+		/* Once a second the trace reaches the file, also while the
+		 * program sleeps (the ticker's SIGALRM interrupts the read). */
+		if ((rc = itrace_writer_tick(conv->w)) < 0) {
+			snprintf(conv->error, sizeof(conv->error), "%s", strerror(errno));
+			return rc;
+		}
 		n = read(c->rd, (char *)notes + have, sizeof(notes) - have);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -597,7 +643,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	struct cli_progress prog;
 	struct itrace_meta extra[1];
 	char err[512], prog_path[PATH_MAX], real_path[PATH_MAX];
-	int rc, status = 0, end, end_status, ret, e;
+	int rc, status = 0, end, end_status, ret, e, io_errno;
 	uint32_t flags = 0;
 	double t0 = now_seconds();
 
@@ -629,8 +675,11 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 			   realpath(prog_path, real_path) ? real_path : prog_path);
 	vg_convert_init(&conv, w, o->only_module != NULL);
 	cli_progress_init(&prog, "words", 0, o->quiet);
+	collect_ticker_start();
 	if (rc >= 0)
 		rc = pump(&conv, &child, &prog);
+	io_errno = errno;
+	collect_ticker_stop();
 	cli_progress_end(&prog);
 	close(child.rd);
 	close(child.ack);
@@ -661,7 +710,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		else
 			cli_error("cannot write '%s': %s", o->output, conv.error);
 		end = ITRACE_END_ERROR;
-		end_status = rc == -ITRACE_E_IO ? EIO : EPROTO;
+		end_status = rc == -ITRACE_E_IO ? io_errno : EPROTO;
 		ret = -1;
 	} else if (!conv.hello) {
 		/* Valgrind never started the tool: its log says why. */
@@ -684,7 +733,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	itrace_writer_stats(w, &res->stats);
 	rc = itrace_writer_close(w, end, end_status);
 	if (rc < 0 && ret >= 0) {
-		cli_error("cannot write '%s': %s", o->output, itrace_errstr(rc));
+		cli_error("cannot write '%s': %s", o->output, cli_errstr(rc));
 		ret = -1;
 	}
 	remove_logdir(&child);

@@ -1,6 +1,7 @@
 /* vg_convert.c - the Valgrind tool's raw words -> itrace records (see vg_convert.h). */
 #include "vg_convert.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,7 +503,9 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			break;
 		}
 		if (rc < 0) {
-			if (!c->error[0])
+			if (rc == -ITRACE_E_IO) /* the writer failed: ENOSPC, EPIPE, ... */
+				snprintf(c->error, sizeof(c->error), "%s", strerror(errno));
+			else if (!c->error[0])
 				snprintf(c->error, sizeof(c->error), "tool word %llu (%#llx): %s",
 					 (unsigned long long)(c->words + i), (unsigned long long)x,
 					 itrace_errstr(rc));

@@ -17,7 +17,9 @@ SIZE=$(wc -c <"$TMP/big.itr")
 kill_at() {
 	rm -f "$TMP/fifo"
 	mkfifo "$TMP/fifo"
-	"$SQL" -q - -o "$TMP/out.db" <"$TMP/fifo" 2>/dev/null &
+	# a background job of a script ignores SIGINT, and tools keep signals
+	# that were ignored ignored: reset it, as an interactive shell would
+	env --default-signal=INT "$SQL" -q - -o "$TMP/out.db" <"$TMP/fifo" 2>/dev/null &
 	pid=$!
 	exec 3>"$TMP/fifo"
 	head -c "$2" "$TMP/big.itr" >&3
@@ -36,7 +38,7 @@ for n in 0 $QUARTER $ALL_BUT_ONE; do
 	kill_at KILL "$n"
 	check_eq "SIGKILL after $n of $SIZE bytes, no previous db: no target" "" "$(ls "$TMP/out.db" 2>/dev/null)"
 done
-rm -f "$TMP"/.out.db.tmp-*
+rm -f "$TMP"/.out.db.itrace-tmp.*
 
 # With a previous database: it stays, intact, until a run completes.
 "$SQL" -q "$TMP/small.itr" -o "$TMP/out.db"
@@ -49,12 +51,12 @@ for n in 0 $QUARTER $HALF $ALL_BUT_ONE; do
 done
 # SIGKILL cannot be cleaned up after: the leftovers are hidden temporaries
 check_eq "only hidden temporaries left by SIGKILL" "" \
-	"$(cd "$TMP" && ls -A | grep -v -e '^\.out\.db\.tmp-' -e '^out.db$' -e '\.itr$')"
-rm -f "$TMP"/.out.db.tmp-*
+	"$(cd "$TMP" && ls -A | grep -v -e '^\.out\.db\.itrace-tmp\.' -e '^out.db$' -e '\.itr$')"
+rm -f "$TMP"/.out.db.itrace-tmp.*
 for sig in TERM INT; do
 	kill_at "$sig" "$HALF"
 	check_eq "SIG$sig: previous db intact and temporary removed" "101|" \
-		"$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")|$(ls -A "$TMP" | grep '^\.out\.db\.tmp-')"
+		"$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")|$(ls -A "$TMP" | grep '^\.out\.db\.itrace-tmp\.')"
 done
 
 # A write failure (file size limit: EFBIG, like a full disk) is reported,
@@ -63,7 +65,7 @@ done
 check_eq "write failure: exit 1" 1 $?
 check "write failure: SQLite's error reported" grep -q "^itrace-sqlite: cannot write '.*out.db': SQLite: " "$TMP/efbig.err"
 check_eq "write failure: previous db intact, no temporary" "101|" \
-	"$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")|$(ls -A "$TMP" | grep '^\.out\.db\.tmp-')"
+	"$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")|$(ls -A "$TMP" | grep '^\.out\.db\.itrace-tmp\.')"
 
 # A run that completes replaces it.
 check "complete run" "$SQL" -q "$TMP/big.itr" -o "$TMP/out.db"

@@ -75,7 +75,7 @@ check_eq "missing input: exit 1, one line" "1|itrace-xml: cannot open '$TMP/nope
 out=$("$XML" -q "$TMP/s.itr" 2>&1 >/dev/full); rc=$?
 check_eq "full disk: exit 1, one line" "1|itrace-xml: cannot write to stdout: No space left on device" "$rc|$out"
 out=$("$XML" -q "$TMP/s.itr" -o "$TMP/no/such/dir.xml" 2>&1); rc=$?
-check_eq "unwritable target: exit 1, one line" "1|itrace-xml: cannot write '$TMP/no/such/dir.xml': No such file or directory" "$rc|$out"
+check_eq "unwritable target: exit 1, one line" "1|itrace-xml: cannot create '$TMP/no/such/dir.xml': No such file or directory" "$rc|$out"
 (ulimit -f 1; trap '' XFSZ; "$XML" -q "$TMP/s.itr" -o "$TMP/big.xml" 2>/dev/null)
 check_eq "write failure: exit 1, no file, no temporary left" "1|" "$?|$(ls -A "$TMP" | grep 'big.xml')"
 

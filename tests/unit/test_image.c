@@ -215,6 +215,77 @@ static void test_apply_records(void **state)
 	itrace_image_free(img);
 }
 
+/*
+ * CODE records that overlap by all but one byte, as a JIT rewriting code
+ * or a hostile trace may write them: each address shows the bytes of the
+ * last record over it, whatever the order of the earlier ones.
+ */
+static void test_code_records_shadowing(void **state)
+{
+	struct itrace_image *img = new_image(NULL, NULL);
+	struct itrace_image_loc loc;
+	static uint8_t bytes[4096];
+	enum { N = 2000 };
+
+	(void)state;
+	for (unsigned i = 0; i < N; i++) {
+		struct itrace_code c = { 0x100000 + i, bytes, sizeof(bytes) };
+
+		memset(bytes, (int)(i & 0xff), sizeof(bytes));
+		assert_int_equal(itrace_image_add_code(img, 9, &c), 0);
+	}
+	for (unsigned i = 0; i < N; i++) {
+		assert_int_equal(itrace_image_lookup(img, 9, 0x100000 + i, &loc), 0);
+		assert_int_equal(loc.bytes[0], i & 0xff);
+		assert_int_equal(loc.avail, i == N - 1 ? sizeof(bytes) : 1);
+	}
+	assert_int_equal(itrace_image_lookup(img, 9, 0x100000 + N - 1 + sizeof(bytes), &loc),
+			 -ITRACE_E_NOENT);
+	/* One record over all of them replaces them all. */
+	{
+		static uint8_t big[N + 4096];
+		struct itrace_code c = { 0x100000, big, sizeof(big) };
+
+		memset(big, 0xee, sizeof(big));
+		assert_int_equal(itrace_image_add_code(img, 9, &c), 0);
+		assert_int_equal(itrace_image_lookup(img, 9, 0x100000 + 77, &loc), 0);
+		assert_int_equal(loc.bytes[0], 0xee);
+		assert_int_equal(loc.avail, sizeof(big) - 77);
+	}
+	itrace_image_free(img);
+}
+
+/* A mapping punched by many others keeps the right offsets in each piece. */
+static void test_mappings_replace(void **state)
+{
+	struct itrace_image *img = new_image(NULL, NULL);
+	struct itrace_image_loc loc;
+	struct itrace_mmap m;
+
+	(void)state;
+	assert_int_equal(test_text_mmap(prog, "func", 0x1000, &m), 0);
+	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
+	/* 16-byte anonymous holes every 64 bytes of the text mapping */
+	for (uint64_t a = m.start; a + 16 <= m.start + m.len; a += 64) {
+		struct itrace_mmap h = { .start = a, .len = 16, .pid = m.pid, .path = "[anon]", .path_len = 6 };
+
+		assert_int_equal(itrace_image_add_mmap(img, &h), 0);
+	}
+	for (uint64_t a = m.start; a < m.start + m.len; a += 8) {
+		int rc = itrace_image_lookup(img, m.pid, a, &loc);
+
+		if ((a - m.start) % 64 < 16) {
+			assert_int_equal(rc, -ITRACE_E_IO);
+			assert_string_equal(loc.path, "[anon]");
+		} else {
+			assert_int_equal(rc, 0);
+			assert_int_equal(loc.offset, m.pgoff + (a - m.start));
+			assert_true(loc.avail <= 48);
+		}
+	}
+	itrace_image_free(img);
+}
+
 static void test_build_id(void **state)
 {
 	uint8_t id[64], small[2];
@@ -238,6 +309,8 @@ int main(void)
 		cmocka_unit_test(test_deleted_suffix),
 		cmocka_unit_test(test_sysroot_and_debug_dir),
 		cmocka_unit_test(test_code_records),
+		cmocka_unit_test(test_code_records_shadowing),
+		cmocka_unit_test(test_mappings_replace),
 		cmocka_unit_test(test_apply_records),
 		cmocka_unit_test(test_build_id),
 	};

@@ -4,6 +4,7 @@
  * instruction writer, and report errors rather than lose them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -192,9 +193,131 @@ static void test_async_write_error(void **state)
 	for (int i = 0; i < 100000 && rc == 0; i++)
 		rc = itrace_write_branch(w, next(&g), next(&g), ITRACE_BRANCH_UNCOND, ITRACE_BRANCH_TAKEN);
 	assert_int_equal(rc, -ITRACE_E_IO);
+	/* the output thread's errno, not whatever the caller's thread had */
+	assert_int_equal(errno, EPIPE);
+	errno = 0;
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), -ITRACE_E_IO);
+	assert_int_equal(errno, EPIPE);
 	close(p[1]);
 	signal(SIGPIPE, old);
+}
+
+/* A pipe whose reader left is noticed by a tick, before any write. */
+static void test_tick_notices_closed_pipe(void **state)
+{
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	itrace_writer_options_init(&o);
+	assert_int_equal(itrace_writer_open_fd(p[1], &o, &w), 0);
+	assert_int_equal(itrace_writer_tick(w), 0);
+	close(p[0]);
+	assert_int_equal(itrace_writer_tick(w), -ITRACE_E_IO);
+	assert_int_equal(errno, EPIPE);
+	itrace_writer_abandon(w);
+	close(p[1]);
+}
+
+/* read_all - the file at path (NULL data if it does not exist). */
+static struct buf read_all(const char *path)
+{
+	struct buf b = { NULL, 0 };
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		b = buf_from_fd(fd);
+		close(fd);
+	}
+	return b;
+}
+
+/* A pid that is not running now, for a temporary "left by a kill". */
+static int dead_pid(void)
+{
+	for (int pid = 4000000; pid > 300; pid -= 997)
+		if (kill(pid, 0) < 0 && errno == ESRCH)
+			return pid;
+	return 0;
+}
+
+/*
+ * The output file: nothing appears before the commit, then the file at
+ * once; a discard leaves the previous file; --no-clobber refuses an
+ * existing one; a flush (or a tick after flush_ms) publishes a trace
+ * early, and what it holds is readable if the writer dies; the next open
+ * removes the temporaries of dead processes, and only those.
+ */
+static void test_output_file(void **state)
+{
+	char dir[] = "/tmp/itrace-outfile.XXXXXX", path[256], stale[300], live[300];
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+	struct itrace_outfile *f;
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	struct buf b;
+	int n = 0, rc;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.itr", dir);
+	snprintf(stale, sizeof(stale), "%s/.x.itrace-tmp.%d.1234abcd", dir, dead_pid());
+	snprintf(live, sizeof(live), "%s/.y.itrace-tmp.%d.1234abcd", dir, (int)getppid());
+	close(open(stale, O_WRONLY | O_CREAT, 0600));
+	close(open(live, O_WRONLY | O_CREAT, 0600));
+
+	/* open: the stale temporary is swept, the live one stays */
+	itrace_writer_options_init(&o);
+	assert_int_equal(itrace_writer_open(path, &o, &w), 0);
+	assert_int_equal(access(stale, F_OK), -1);
+	assert_int_equal(access(live, F_OK), 0);
+	assert_int_equal(itrace_write_insn(w, 0x1000, 4, NULL), 0);
+	assert_int_equal(access(path, F_OK), -1); /* not before the commit */
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+	b = read_all(path);
+	assert_true(b.len > 0);
+	free(b.data);
+
+	/* abandoned before any flush: the previous file stays */
+	assert_int_equal(itrace_writer_open(path, &o, &w), 0);
+	assert_int_equal(itrace_write_insn(w, 0x2000, 4, NULL), 0);
+	itrace_writer_abandon(w);
+	assert_int_equal(itrace_reader_open(path, &r), 0);
+	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(rec.u.insn.addr, 0x1000);
+	itrace_reader_close(r);
+
+	/* no clobbering */
+	o.out_flags = ITRACE_OUT_NO_CLOBBER;
+	assert_int_equal(itrace_writer_open(path, &o, &w), -ITRACE_E_IO);
+	assert_int_equal(errno, EEXIST);
+	assert_int_equal(itrace_outfile_open(path, ITRACE_OUT_NO_CLOBBER, &f), -ITRACE_E_IO);
+	o.out_flags = 0;
+
+	/* a recorder: the tick after flush_ms publishes what was written */
+	o.flush_ms = 1;
+	assert_int_equal(itrace_writer_open(path, &o, &w), 0);
+	assert_int_equal(itrace_write_insn(w, 0x3000, 4, NULL), 0);
+	assert_int_equal(itrace_writer_tick(w), 0); /* notes the waiting record */
+	usleep(20000);
+	assert_int_equal(itrace_writer_tick(w), 0); /* flushes and publishes */
+	assert_int_equal(itrace_reader_open(path, &r), 0);
+	while ((rc = itrace_reader_next(r, &rec)) == 0)
+		n += rec.type == ITRACE_REC_INSN && rec.u.insn.addr == 0x3000;
+	assert_int_equal(rc, -ITRACE_E_NOFOOTER); /* as if the writer had died */
+	assert_int_equal(n, 1);
+	itrace_reader_close(r);
+	itrace_writer_abandon(w); /* published: the chunks stay */
+	b = read_all(path);
+	assert_true(b.len > 0);
+	free(b.data);
+
+	unlink(path);
+	unlink(live);
+	assert_int_equal(rmdir(dir), 0); /* nothing else was left */
 }
 
 /* Abandoning an asynchronous writer with a chunk in flight is clean. */
@@ -365,6 +488,8 @@ int main(void)
 		cmocka_unit_test(test_async_equals_sync),
 		cmocka_unit_test(test_async_flush_and_stats),
 		cmocka_unit_test(test_async_write_error),
+		cmocka_unit_test(test_tick_notices_closed_pipe),
+		cmocka_unit_test(test_output_file),
 		cmocka_unit_test(test_async_abandon),
 		cmocka_unit_test(test_segments_equal_sequential),
 		cmocka_unit_test(test_segments_read_back),

@@ -1,0 +1,65 @@
+#!/bin/sh
+# A closed output pipe stops the collector within a second, with "Broken
+# pipe", and kills the program it traces (as a pipeline's SIGPIPE would):
+# when the reader goes away while the program sleeps and nothing is
+# written, and at random points of a busy program's trace.  The filters
+# (itrace-fill, qtrace-conv) stop too.
+. tests/lib.sh
+. "$ITRACE_ROOT/tests/helper/fault_lib.sh"
+B="$ITRACE_ROOT/$ITRACE_BUILD"
+
+# reader_leaves BACKEND: a reader that reads nothing and leaves after 1 s.
+reader_leaves() {
+	rm -f "$TMP/p"
+	mkfifo "$TMP/p"
+	sleep 1 <"$TMP/p" &
+	reader=$!
+	t0=$(date +%s.%N)
+	"$BIN/itrace-collect" -q --backend "$1" -o "$TMP/p" -- "$DATA/fault_spin" sleep \
+		>/dev/null 2>"$TMP/err" &
+	pid=$!
+	sleep 0.5
+	prog=$(ps -o pid= --ppid "$pid" | tr -d ' ' | head -1)
+	wait "$reader"
+	wait "$pid"
+	rc=$?
+	t1=$(date +%s.%N)
+	check_eq "$1, idle program: exit status 1" 1 "$rc"
+	check "$1, idle program: says Broken pipe" grep -q "Broken pipe" "$TMP/err"
+	took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a - 1 }')
+	check "$1, idle program: stopped ${took} s after the reader left" \
+		awk -v t="$took" 'BEGIN { exit !(t < 1.5) }'
+	check "$1, idle program: the program is killed" gone "$prog"
+}
+reader_leaves ptrace
+reader_leaves valgrind
+
+# A reader that leaves after a random number of bytes of a busy trace.
+for be in ptrace valgrind; do
+	n=$(random_below 100000)
+	rm -f "$TMP/p"
+	mkfifo "$TMP/p"
+	head -c "$n" <"$TMP/p" >/dev/null &
+	reader=$!
+	timeout 20 "$BIN/itrace-collect" -q --backend "$be" -o "$TMP/p" -- "$DATA/fault_spin" \
+		>/dev/null 2>"$TMP/err" &
+	pid=$!
+	sleep 0.5
+	prog=$(ps -o pid= --ppid "$pid" | tr -d ' ' | grep -v "^$" | head -1)
+	wait "$reader"
+	wait "$pid"
+	rc=$?
+	check_eq "$be, reader leaving after $n bytes: exit status 1" 1 "$rc"
+	check "$be, reader leaving after $n bytes: says Broken pipe" grep -q "Broken pipe" "$TMP/err"
+	[ -n "$prog" ] && check "$be, reader leaving after $n bytes: the program is killed" gone "$prog"
+done
+
+# Filters end when their reader leaves (by SIGPIPE, as filters do).
+"$B/tests/fill-gen" --extrapolate 200 -o "$TMP/branch.itr" "$DATA/fill_bench" >/dev/null 2>&1
+"$B/bench/qtrace_gen" 200000 "$TMP/ppc.itr" >/dev/null
+n=$(random_below 10000)
+check "itrace-fill | head -c $n ends" timeout 20 sh -c \
+	"'$BIN/itrace-fill' -q --text '$TMP/branch.itr' | head -c $n >/dev/null"
+check "qtrace-conv | head -c $n ends" timeout 20 sh -c \
+	"'$BIN/qtrace-conv' -q '$TMP/ppc.itr' -o - | head -c $n >/dev/null"
+done_testing

@@ -1,0 +1,36 @@
+# tests/helper/: programs the tests and benchmarks use, built, never installed.
+#  - hostile_gen: valid traces built to maximise what a reader allocates or
+#    spends (CODE records, mmap/munmap pairs, threads)
+# and the fault-injection suite tests/e2e/fault_*.sh.
+HOSTILE_GEN := $(BUILD)/tests/hostile_gen
+TEST_DATA += $(HOSTILE_GEN)
+$(HOSTILE_GEN): $(BUILD)/obj/tests/helper/hostile_gen.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
+E2E_TESTS += $(sort $(wildcard tests/e2e/fault_*.sh))
+
+# Benchmarks of bounded resources (bench/run-bench.sh prints their lines).
+BENCHES += bench/sim_scale.sh bench/mmap_pairs.sh
+
+# hostile_stub: a gdb stub that sends oversize packets, noise, silence.
+HOSTILE_STUB := $(BUILD)/tests/hostile_stub
+TEST_DATA += $(HOSTILE_STUB)
+$(HOSTILE_STUB): $(BUILD)/obj/tests/helper/hostile_stub.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+# Fuzz targets of the gdb backend's protocol code (any bytes as what a stub
+# sends) and of the image's ELF handling (any bytes as a mapped file).
+FUZZ_TARGETS += fuzz_gdb_stub fuzz_image
+GDB_FUZZ_SRCS := $(addprefix collectors/gdb/,rsp.c gdb_target.c tdesc.c gdb_arch.c arch_ppc.c) \
+	collectors/arch_x86.c
+FUZZ_EXTRA_SRCS_fuzz_gdb_stub := $(GDB_FUZZ_SRCS)
+FUZZ_LIBS_fuzz_gdb_stub := $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+$(BUILD)/fuzz-replay/fuzz_gdb_stub: $(patsubst %.c,$(BUILD)/obj/%.o,$(GDB_FUZZ_SRCS))
+
+# make check runs every fuzz target for a while under libFuzzer; make bench
+# prints their speed.
+E2E_TESTS += tests/e2e/fuzz_run.sh
+BENCHES += bench/fuzz_speed.sh
+E2E_TESTS += tests/e2e/mmap_paths.sh
