@@ -88,7 +88,7 @@ check: deps
 # make check links them with a replay main over tests/fuzz/corpus/<name>/.
 $(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FUZZ_LIBS_$*) $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(FUZZ_LIBS_$*) $(LIBITRACE_LIBS)
 
 # Each source is compiled once for all targets (coverage and sanitizers),
 # into $(BUILD)/fuzz/obj; a target links the objects of libitrace and of

@@ -129,7 +129,9 @@ int qtrace_writer_open_fd(int fd, const char *comment, struct qtrace_writer **wp
  * marked QTRACE_TERM_EXCEPTION, as qtwriter does.
  * Returns 0; -QTRACE_E_UNREPRESENTABLE for an instruction word of 0 (the
  * reader would take it for a header) or a 4-byte word that looks like a
- * POWER10 prefix (the reader would swallow the next record); the
+ * POWER10 prefix (the reader would swallow the next record), or an 8-byte
+ * prefixed instruction with a branch termination code (Power ISA 3.1 has
+ * no prefixed branch; only QTRACE_TERM_EXCEPTION can end a pair); the
  * instruction is then left out and the trace stays consistent (its
  * successor gets an explicit IAR).  -QTRACE_E_INVAL for a bad len or
  * term_code, -QTRACE_E_IO when writing fails.

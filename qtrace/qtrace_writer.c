@@ -201,6 +201,10 @@ static int representable(const struct qtrace_insn *in)
 		return 0; /* would swallow the next record */
 	if (in->len == 8 && !qtrace_power_is_prefix(in->insn))
 		return 0; /* the suffix would be read as an instruction */
+	/* Power ISA 3.1 has no prefixed branch: a pair ends only by an
+	 * exception or other discontinuity, which its suffix record marks. */
+	if (in->len == 8 && in->term_code != QTRACE_TERM_NONE && in->term_code != QTRACE_TERM_EXCEPTION)
+		return 0;
 	return 1;
 }
 

@@ -284,10 +284,11 @@ int itrace_symbolizer_functions(struct itrace_symbolizer *s, uint32_t pid, uint6
 
 	if (!s || !fn)
 		return -ITRACE_E_INVAL;
+	/* A file that cannot be used (now) has nothing to list: as unmapped. */
 	rc = itrace_image_lookup(s->img, pid, addr, &loc);
-	if (rc < 0)
+	if (rc == -ITRACE_E_NOMEM || rc == -ITRACE_E_INVAL)
 		return rc;
-	if (!loc.file)
+	if (rc < 0 || !loc.file)
 		return -ITRACE_E_NOENT;
 	dwfl = file_session(s, loc.module, loc.path, loc.file, &rc);
 	if (!dwfl)

@@ -23,8 +23,7 @@ $(HOSTILE_STUB): $(BUILD)/obj/tests/helper/hostile_stub.o
 # Fuzz targets of the gdb backend's protocol code (any bytes as what a stub
 # sends) and of the image's ELF handling (any bytes as a mapped file).
 FUZZ_TARGETS += fuzz_gdb_stub fuzz_image
-GDB_FUZZ_SRCS := $(addprefix collectors/gdb/,rsp.c gdb_target.c tdesc.c gdb_arch.c arch_ppc.c) \
-	collectors/arch_x86.c
+GDB_FUZZ_SRCS := $(addprefix collectors/gdb/,rsp.c gdb_target.c tdesc.c gdb_arch.c arch_ppc.c)
 FUZZ_EXTRA_SRCS_fuzz_gdb_stub := $(GDB_FUZZ_SRCS)
 FUZZ_LIBS_fuzz_gdb_stub := $(shell pkg-config --libs libxml-2.0 2>/dev/null)
 $(BUILD)/fuzz-replay/fuzz_gdb_stub: $(patsubst %.c,$(BUILD)/obj/%.o,$(GDB_FUZZ_SRCS))
