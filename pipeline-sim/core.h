@@ -44,6 +44,7 @@ struct sim_core {
 	unsigned width; /* slots per cycle */
 	uint64_t ring_mask;
 	uint64_t *ring_retire, *ring_dispatch, *ring_issue;
+	uint8_t *ring_cause; /* what held each in-flight instruction back longest */
 	uint64_t *iq_heap; /* issue cycles of the instructions in the issue queue (min-heap) */
 	unsigned iq_n;
 	uint64_t *ld_retire, *st_retire;
@@ -56,8 +57,15 @@ struct sim_core {
 	uint64_t *cal[SIM_MAX_PORTS];
 	uint64_t cal_word;
 	struct {
-		uint64_t gran, ready;
-	} stfwd[1024];
+		uint64_t gran, ready, seq;
+	} stfwd[1024]; /* recent stores by 8-byte granule: data ready, seq */
+	/* micro-op model */
+	struct sim_sem *prev_sem; /* the instruction before, for fusion and rep */
+	uint32_t prev_tid;
+	uint64_t rep_start;	  /* a rep string's data starts streaming */
+	uint64_t rep_bytes;	  /* bytes of its iterations so far */
+	uint64_t slots;		  /* retire slots used (fused pairs and rep
+				   * iterations after the first share one) */
 	/* pipeline state */
 	uint64_t seq, nloads, nstores;
 	uint64_t fetch_cycle, fetch_line;

@@ -6,7 +6,7 @@
 SIM_LIB := $(BUILD)/lib/libsim.a
 SIM_QTRACE_LIB := $(BUILD)/lib/libqtrace.a
 SIM_CLI_LIB := $(BUILD)/lib/libcli.a
-SIM_SRCS := $(addprefix pipeline-sim/,config.c sem.c bpred.c cache.c core.c input.c report.c)
+SIM_SRCS := $(addprefix pipeline-sim/,config.c sem.c bpred.c cache.c core.c input.c report.c host.c calibrate.c)
 SIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS)) $(BUILD)/obj/pipeline-sim/presets.o
 SIM_PRESETS := $(sort $(wildcard pipeline-sim/cores/*.core))
 SIM_TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/unit/test_sim*.c))

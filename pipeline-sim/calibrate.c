@@ -1,0 +1,484 @@
+/* calibrate.c - host microbenchmarks -> core description (see calibrate.h). */
+#include "calibrate.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "host.h"
+
+#if defined(__x86_64__)
+
+#define ITERS 4096 /* loop iterations per timing: short, so that one
+		    * run rarely sees another process */
+
+static double ns_per_cycle;
+
+/* cycles_per_op - the best of `runs` timings, in cycles per operation. */
+static double cycles_per_op(void (*fn)(uint64_t, void *), void *arg, uint64_t iters, unsigned ops,
+			    int runs)
+{
+	double best = 0;
+
+	fn(iters, arg); /* warm caches and predictors */
+	for (int i = 0; i < runs; i++) {
+		uint64_t t0 = sim_host_now_ns();
+		double ns;
+
+		fn(iters, arg);
+		ns = (double)(sim_host_now_ns() - t0);
+		if (!best || ns < best)
+			best = ns;
+	}
+	return best / ns_per_cycle / (double)iters / (double)ops;
+}
+
+/* ---- the kernels: 8 operations per loop iteration ------------------------ */
+
+#define X8(s) s s s s s s s s
+
+/* Dependency chains: each operation reads the previous one's result. */
+static void lat_add(uint64_t n, void *a)
+{
+	uint64_t x = 1;
+
+	(void)a;
+	__asm__ volatile("1:\n\t" X8("add %0, %0\n\t") "dec %1\n\tjnz 1b" : "+r"(x), "+r"(n) : : "cc");
+}
+
+static void lat_div64(uint64_t n, void *a)
+{
+	uint64_t q = 0x123456789ull, d = 1, r;
+
+	(void)a;
+	__asm__ volatile("1:\n\t" X8("xor %%edx, %%edx\n\tdiv %3\n\t") "dec %1\n\tjnz 1b"
+			 : "+a"(q), "+r"(n), "=&d"(r)
+			 : "r"(d)
+			 : "cc");
+}
+
+static void lat_div32(uint64_t n, void *a)
+{
+	uint32_t q = 0x1234567, d = 1, r;
+
+	(void)a;
+	__asm__ volatile("1:\n\t" X8("xor %%edx, %%edx\n\tdivl %3\n\t") "dec %1\n\tjnz 1b"
+			 : "+a"(q), "+r"(n), "=&d"(r)
+			 : "r"(d)
+			 : "cc");
+}
+
+/* FP and vector chains on xmm0, with xmm1 = 1.0 (or 1) and xmm2 = 0 */
+#define FP_CHAIN(name, insn)                                                                   \
+	static void name(uint64_t n, void *a)                                                   \
+	{                                                                                       \
+		(void)a;                                                                        \
+		__asm__ volatile("mov $1, %%eax\n\tvcvtsi2sd %%eax, %%xmm1, %%xmm1\n\t"         \
+				 "vmovapd %%xmm1, %%xmm0\n\tvxorpd %%xmm2, %%xmm2, %%xmm2\n\t"  \
+				 "1:\n\t" X8(insn "\n\t") "dec %0\n\tjnz 1b"                    \
+				 : "+r"(n)                                                      \
+				 :                                                              \
+				 : "rax", "xmm0", "xmm1", "xmm2", "cc");                        \
+	}
+FP_CHAIN(lat_fadd, "vaddsd %%xmm2, %%xmm0, %%xmm0")
+FP_CHAIN(lat_fmul, "vmulsd %%xmm1, %%xmm0, %%xmm0")
+FP_CHAIN(lat_fma, "vfmadd213sd %%xmm2, %%xmm1, %%xmm0")
+FP_CHAIN(lat_fdiv, "vdivsd %%xmm1, %%xmm0, %%xmm0")
+FP_CHAIN(lat_vec, "vpaddq %%xmm2, %%xmm0, %%xmm0")
+FP_CHAIN(lat_vmul, "vpmuludq %%xmm1, %%xmm0, %%xmm0")
+FP_CHAIN(lat_shuf, "vpshufd $0x4e, %%xmm0, %%xmm0")
+
+/* Throughput blocks: eight independent operations (registers 8..15). */
+#define TP_INT(name, insn)                                                                     \
+	static void name(uint64_t n, void *a)                                                   \
+	{                                                                                       \
+		(void)a;                                                                        \
+		__asm__ volatile("mov $3, %%eax\n\t"                                            \
+				 "1:\n\t" insn(r8) insn(r9) insn(r10) insn(r11) insn(r12)       \
+					 insn(r13) insn(r14) insn(r15) "dec %0\n\tjnz 1b"       \
+				 : "+r"(n)                                                      \
+				 :                                                              \
+				 : "rax", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", \
+				   "cc");                                                       \
+	}
+#define ADD_R(r) "add %%rax, %%" #r "\n\t"
+#define IMUL_R(r) "imul %%rax, %%" #r "\n\t"
+#define LOAD_R(r) "mov (%%rsp), %%" #r "\n\t"
+TP_INT(tp_add, ADD_R)
+TP_INT(tp_mul, IMUL_R)
+TP_INT(tp_load, LOAD_R)
+
+static void tp_store(uint64_t n, void *a)
+{
+	__asm__ volatile("1:\n\t"
+			 "mov %0, (%1)\n\tmov %0, 8(%1)\n\tmov %0, 16(%1)\n\tmov %0, 24(%1)\n\t"
+			 "mov %0, 32(%1)\n\tmov %0, 40(%1)\n\tmov %0, 48(%1)\n\tmov %0, 56(%1)\n\t"
+			 "dec %0\n\tjnz 1b"
+			 : "+r"(n)
+			 : "r"(a)
+			 : "memory", "cc");
+}
+
+#define TP_VEC(name, insn)                                                                     \
+	static void name(uint64_t n, void *a)                                                   \
+	{                                                                                       \
+		(void)a;                                                                        \
+		__asm__ volatile("vxorpd %%xmm15, %%xmm15, %%xmm15\n\t"                         \
+				 "1:\n\t" insn(0) insn(1) insn(2) insn(3) insn(4) insn(5)       \
+					 insn(6) insn(7) "dec %0\n\tjnz 1b"                     \
+				 : "+r"(n)                                                      \
+				 :                                                              \
+				 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",      \
+				   "xmm7", "xmm15", "cc");                                      \
+	}
+#define FADD_X(i) "vaddsd %%xmm15, %%xmm" #i ", %%xmm" #i "\n\t"
+#define FMUL_X(i) "vmulsd %%xmm15, %%xmm" #i ", %%xmm" #i "\n\t"
+#define FMA_X(i) "vfmadd213sd %%xmm15, %%xmm15, %%xmm" #i "\n\t"
+#define VEC_X(i) "vpaddq %%xmm15, %%xmm" #i ", %%xmm" #i "\n\t"
+#define VMUL_X(i) "vpmuludq %%xmm15, %%xmm" #i ", %%xmm" #i "\n\t"
+#define SHUF_X(i) "vpshufd $0x4e, %%xmm" #i ", %%xmm" #i "\n\t"
+#define FDIV_X(i) "vdivsd %%xmm15, %%xmm" #i ", %%xmm" #i "\n\t"
+TP_VEC(tp_fadd, FADD_X)
+TP_VEC(tp_fmul, FMUL_X)
+TP_VEC(tp_fma, FMA_X)
+TP_VEC(tp_vec, VEC_X)
+TP_VEC(tp_vmul, VMUL_X)
+TP_VEC(tp_shuf, SHUF_X)
+TP_VEC(tp_fdiv, FDIV_X)
+
+/* Pointer chase: every load's address is the previous load's data. */
+static void chase(uint64_t n, void *a)
+{
+	void *p = *(void **)a;
+
+	__asm__ volatile("1:\n\t" X8("mov (%0), %0\n\t") "dec %1\n\tjnz 1b" : "+r"(p), "+r"(n) : : "cc");
+	*(void **)a = p;
+}
+
+/* Store forwarding chain: store a value, load it back, store that. */
+static void store_forward(uint64_t n, void *a)
+{
+	uint64_t x = 1;
+
+	__asm__ volatile("1:\n\t" X8("mov %0, (%2)\n\tmov (%2), %0\n\t") "dec %1\n\tjnz 1b"
+			 : "+r"(x), "+r"(n)
+			 : "r"(a)
+			 : "memory", "cc");
+}
+
+/* A branch on bit i of a table: random bits mispredict half the time. */
+static void branchy(uint64_t n, void *a)
+{
+	const uint8_t *bits = a;
+	uint64_t i = 0, acc = 0;
+
+	__asm__ volatile("1:\n\t"
+			 "movzbl (%3,%0), %%eax\n\t"
+			 "test %%eax, %%eax\n\t"
+			 "jz 2f\n\t"
+			 "add $1, %1\n\t"
+			 "2:\n\t"
+			 "add $1, %0\n\t"
+			 "and $65535, %0\n\t"
+			 "dec %2\n\tjnz 1b"
+			 : "+r"(i), "+r"(acc), "+r"(n)
+			 : "r"(bits)
+			 : "rax", "cc");
+}
+
+/* ---- building the description -------------------------------------------- */
+
+/* ring - a random cyclic permutation of the cache lines of buf (so that
+ * neither the line order nor a prefetcher helps); returns its start. */
+static void *ring(char *buf, size_t size)
+{
+	size_t n = size / 64;
+	size_t *order = malloc(n * sizeof(*order));
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+
+	if (!order)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j;
+
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		j = (size_t)(s % (i + 1));
+		size_t t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		*(void **)(buf + order[i] * 64) = buf + order[(i + 1) % n] * 64;
+	free(order);
+	return buf;
+}
+
+/* load_to_use - cycles per load of a chase through `size` bytes. */
+static double load_to_use(size_t size, int runs)
+{
+	char *buf = aligned_alloc(4096, size);
+	void *p;
+	double c;
+	uint64_t steps = size / 64 > ITERS ? size / 64 / 8 : ITERS;
+
+	if (!buf)
+		return 0;
+	p = ring(buf, size);
+	if (!p) {
+		free(buf);
+		return 0;
+	}
+	/* a pass through everything first, then timings of a pass each */
+	c = cycles_per_op(chase, &p, steps, 8, runs);
+	free(buf);
+	return c;
+}
+
+static unsigned rounded(double v)
+{
+	return v < 0.5 ? 0 : (unsigned)(v + 0.5);
+}
+
+/* set_ports - keep the first n ports of a class (a measured throughput
+ * of n per cycle); more than the base preset has are noted, not made up. */
+static void set_ports(struct sim_core_cfg *c, int cls, double per_cycle, FILE *log)
+{
+	unsigned n = rounded(per_cycle), have = (unsigned)__builtin_popcount(c->cls[cls].port_mask);
+	uint32_t m = c->cls[cls].port_mask, keep = 0;
+
+	if (n == 0)
+		n = 1;
+	if (n > have) {
+		if (log)
+			fprintf(log, "  %s: %.2f per cycle, more than the %u ports of the base preset: kept %u\n",
+				sim_class_name(cls), per_cycle, have, have);
+		return;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		uint32_t low = m & -m;
+
+		keep |= low;
+		m &= ~low;
+	}
+	c->cls[cls].port_mask = keep;
+}
+
+/* sysfs_cache - size (bytes) and ways of the data/unified cache of `level`. */
+static int sysfs_cache(int level, uint64_t *size, unsigned *ways)
+{
+	for (int idx = 0; idx < 8; idx++) {
+		char path[128], buf[64];
+		FILE *f;
+		int lvl = 0;
+		unsigned long long kb = 0;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", idx);
+		if (!(f = fopen(path, "r")))
+			return -1;
+		if (fscanf(f, "%d", &lvl) != 1)
+			lvl = 0;
+		fclose(f);
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", idx);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+		if (lvl != level || !strncmp(buf, "Instruction", 11))
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fscanf(f, "%lluK", &kb) != 1)
+			kb = 0;
+		fclose(f);
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity", idx);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fscanf(f, "%u", ways) != 1)
+			*ways = 0;
+		fclose(f);
+		*size = kb << 10;
+		return kb ? 0 : -1;
+	}
+	return -1;
+}
+
+/* set_cache - geometry from sysfs when it is one the model takes. */
+static void set_cache(struct sim_cache_cfg *cc, int level)
+{
+	uint64_t size;
+	unsigned ways;
+	uint64_t sets;
+
+	if (sysfs_cache(level, &size, &ways) || !ways || ways > 64)
+		return;
+	sets = size / ((uint64_t)ways * cc->line);
+	if (sets && !(sets & (sets - 1)) && sets * ways * cc->line == size) {
+		cc->size = size;
+		cc->assoc = ways;
+	}
+}
+
+struct measure {
+	const char *what;
+	double v;
+};
+
+/*
+ * measure_llc - the last level as this process sees it: sysfs gives the
+ * silicon's size, but a VM or a busy neighbour may leave less.  Chase
+ * through doubling sizes from twice L2 to the sysfs size; the largest
+ * one served in less than three times L2's latency is the effective
+ * size, its latency the LLC's.
+ */
+static void measure_llc(struct sim_core_cfg *c, int runs, FILE *log)
+{
+	uint64_t best = 0;
+	double lat = 0;
+
+	for (uint64_t size = c->l2.size * 2; size <= c->llc.size; size *= 2) {
+		double l = load_to_use(size, runs > 3 ? 3 : runs);
+
+		if (log)
+			fprintf(log, "  chase through %6lluK          %7.2f\n", (unsigned long long)(size >> 10), l);
+		if (l > 3 * c->l2.latency)
+			break;
+		best = size;
+		lat = l;
+	}
+	if (!best) {
+		c->llc.enabled = 0;
+		return;
+	}
+	c->llc.size = best;
+	c->llc.latency = rounded(lat);
+}
+
+int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
+{
+	struct sim_host h;
+	struct sim_core_cfg c;
+	const char *base;
+	int exact;
+	char why[200];
+	static uint64_t scratch[64] __attribute__((aligned(64)));
+	uint8_t *bits;
+	uint64_t s = 88172645463325252ull;
+	double pred, rand, lat;
+	struct measure m[40];
+	int nm = 0;
+
+	if (sim_host_identify(&h) || !(base = sim_host_preset(&h, &exact, why, sizeof(why)))) {
+		snprintf(err, errlen, "--calibrate needs an x86-64 host");
+		return -1;
+	}
+	sim_config_init(&c);
+	if (sim_config_load(&c, base, err, errlen) || sim_config_validate(&c, err, errlen))
+		return -1;
+	ns_per_cycle = sim_host_ns_per_cycle(runs * 4);
+	if (log)
+		fprintf(log, "calibrate: %s (%s family 0x%x model 0x%x), base preset %s; %.3f GHz by the imul clock\n",
+			h.brand, h.vendor, h.family, h.model, base, 1.0 / ns_per_cycle);
+#define MEASURE(label, expr) (m[nm].what = (label), m[nm].v = (expr), \
+			      log ? fprintf(log, "  %-28s %7.2f\n", label, m[nm].v) : 0, m[nm++].v)
+	/* latencies */
+	c.cls[SIM_CLS_INT_ALU].latency = rounded(MEASURE("int_alu latency", cycles_per_op(lat_add, NULL, ITERS, 8, runs)));
+	c.cls[SIM_CLS_INT_DIV].latency =
+		rounded(MEASURE("int_div latency (64-bit)", cycles_per_op(lat_div64, NULL, ITERS / 8, 8, runs)));
+	c.cls[SIM_CLS_INT_DIV].latency32 =
+		rounded(MEASURE("int_div latency (32-bit)", cycles_per_op(lat_div32, NULL, ITERS / 8, 8, runs)));
+	c.cls[SIM_CLS_FP_ADD].latency = rounded(MEASURE("fp_add latency", cycles_per_op(lat_fadd, NULL, ITERS, 8, runs)));
+	c.cls[SIM_CLS_FP_MUL].latency = rounded(MEASURE("fp_mul latency", cycles_per_op(lat_fmul, NULL, ITERS, 8, runs)));
+	c.cls[SIM_CLS_FP_FMA].latency = rounded(MEASURE("fp_fma latency", cycles_per_op(lat_fma, NULL, ITERS, 8, runs)));
+	c.cls[SIM_CLS_FP_DIV].latency = rounded(MEASURE("fp_div latency", cycles_per_op(lat_fdiv, NULL, ITERS / 4, 8, runs)));
+	c.cls[SIM_CLS_VEC].latency = rounded(MEASURE("vec latency", cycles_per_op(lat_vec, NULL, ITERS, 8, runs)));
+	c.cls[SIM_CLS_VEC_MUL].latency = rounded(MEASURE("vec_mul latency", cycles_per_op(lat_vmul, NULL, ITERS, 8, runs)));
+	c.cls[SIM_CLS_VEC_SHUFFLE].latency =
+		rounded(MEASURE("vec_shuffle latency", cycles_per_op(lat_shuf, NULL, ITERS, 8, runs)));
+	/* throughputs: operations per cycle -> ports */
+	set_ports(&c, SIM_CLS_INT_ALU, MEASURE("int_alu per cycle", 1.0 / cycles_per_op(tp_add, NULL, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_INT_MUL, MEASURE("int_mul per cycle", 1.0 / cycles_per_op(tp_mul, NULL, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_LOAD, MEASURE("load per cycle", 1.0 / cycles_per_op(tp_load, NULL, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_STORE, MEASURE("store per cycle", 1.0 / cycles_per_op(tp_store, scratch, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_FP_ADD, MEASURE("fp_add per cycle", 1.0 / cycles_per_op(tp_fadd, NULL, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_FP_MUL, MEASURE("fp_mul per cycle", 1.0 / cycles_per_op(tp_fmul, NULL, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_FP_FMA, MEASURE("fp_fma per cycle", 1.0 / cycles_per_op(tp_fma, NULL, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_VEC, MEASURE("vec per cycle", 1.0 / cycles_per_op(tp_vec, NULL, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_VEC_MUL, MEASURE("vec_mul per cycle", 1.0 / cycles_per_op(tp_vmul, NULL, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_VEC_SHUFFLE,
+		  MEASURE("vec_shuffle per cycle", 1.0 / cycles_per_op(tp_shuf, NULL, ITERS, 8, runs)), log);
+	c.cls[SIM_CLS_FP_DIV].occupancy =
+		rounded(MEASURE("fp_div cycles per op", cycles_per_op(tp_fdiv, NULL, ITERS / 4, 8, runs)));
+	if (!c.cls[SIM_CLS_FP_DIV].occupancy)
+		c.cls[SIM_CLS_FP_DIV].occupancy = 1;
+	/* the memory hierarchy: sizes from sysfs, load-to-use by chasing
+	 * through half of each level (and 4x the last for memory) */
+	set_cache(&c.l1d, 1);
+	set_cache(&c.l2, 2);
+	set_cache(&c.llc, 3);
+	lat = MEASURE("L1D load-to-use", load_to_use(c.l1d.size / 2, runs));
+	c.l1d.latency = rounded(lat);
+	c.l2.latency = rounded(MEASURE("L2 load-to-use", load_to_use(c.l2.size / 2, runs)));
+	if (c.llc.enabled)
+		measure_llc(&c, runs, log);
+	c.mem_latency = rounded(MEASURE("memory load-to-use", load_to_use(c.llc.enabled ? c.llc.size * 8 : 256u << 20, 1)));
+	c.store_forward_latency = rounded(MEASURE("store forwarding", cycles_per_op(store_forward, scratch, ITERS, 8, runs)));
+	/* mispredict: a random branch against an all-taken one, half missed */
+	/* 64K random outcomes: more than a predictor learns by heart */
+	bits = malloc(65536);
+	if (!bits) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memset(bits, 0, 65536);
+	pred = cycles_per_op(branchy, bits, 65536, 1, runs);
+	for (int i = 0; i < 65536; i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		bits[i] = (uint8_t)(s & 1);
+	}
+	rand = cycles_per_op(branchy, bits, 65536, 1, runs);
+	free(bits);
+	lat = MEASURE("branch mispredict penalty", 2.0 * (rand - pred));
+	/* what a miss costs here is the branch's resolution (its byte load
+	 * and the test, hidden when predicted) plus, in the model, the
+	 * refetch `mispredict_penalty` after resolution, the front end's
+	 * depth and the cycle to issue */
+	{
+		unsigned fixed = c.frontend_depth + 1 + c.l1d.latency + 1;
+
+		c.mispredict_penalty = rounded(lat) > fixed ? rounded(lat) - fixed : 1;
+	}
+	fprintf(out, "# %s: measured by pipeline-sim --calibrate\n", h.brand[0] ? h.brand : h.vendor);
+	fprintf(out, "# %s family 0x%x model 0x%x, %.3f GHz by a dependent imul chain (3 cycles each);\n",
+		h.vendor, h.family, h.model, 1.0 / ns_per_cycle);
+	fprintf(out, "# latencies, throughputs, cache latencies, store forwarding and the mispredict\n"
+		     "# penalty are measured (best of %d runs); widths, queues, the predictor and\n"
+		     "# the rest come from the %s preset%s.\n", runs, base, exact ? "" : " (the nearest)");
+	fprintf(out, "# measured (cycles; 'per cycle' = operations per cycle):\n");
+	for (int i = 0; i < nm; i++)
+		fprintf(out, "#   %-28s %7.2f\n", m[i].what, m[i].v);
+	snprintf(c.name, sizeof(c.name), "host");
+	sim_config_print(out, &c);
+	return 0;
+}
+
+#else
+
+int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
+{
+	(void)out;
+	(void)log;
+	(void)runs;
+	snprintf(err, errlen, "--calibrate needs an x86-64 host");
+	return -1;
+}
+
+#endif
