@@ -120,6 +120,19 @@ static void tp_store(uint64_t n, void *a)
 			 : "memory", "cc");
 }
 
+static void tp_vstore(uint64_t n, void *a)
+{
+	__asm__ volatile("vxorpd %%xmm0, %%xmm0, %%xmm0\n\t"
+			 "1:\n\t"
+			 "vmovdqu %%xmm0, (%1)\n\tvmovdqu %%xmm0, 16(%1)\n\tvmovdqu %%xmm0, 32(%1)\n\t"
+			 "vmovdqu %%xmm0, 48(%1)\n\tvmovdqu %%xmm0, 64(%1)\n\tvmovdqu %%xmm0, 80(%1)\n\t"
+			 "vmovdqu %%xmm0, 96(%1)\n\tvmovdqu %%xmm0, 112(%1)\n\t"
+			 "dec %0\n\tjnz 1b"
+			 : "+r"(n)
+			 : "r"(a)
+			 : "xmm0", "memory", "cc");
+}
+
 #define TP_VEC(name, insn)                                                                     \
 	static void name(uint64_t n, void *a)                                                   \
 	{                                                                                       \
@@ -156,14 +169,18 @@ static void chase(uint64_t n, void *a)
 	*(void **)a = p;
 }
 
-/* Store forwarding chain: store a value, load it back, store that. */
-static void store_forward(uint64_t n, void *a)
+/* Store forwarding chain: store a value, load it back through another
+ * register, add one, store that (the add keeps it a latency chain on a
+ * core that renames memory). */
+static void store_forward_other(uint64_t n, void *a)
 {
 	uint64_t x = 1;
+	void *b = a;
 
-	__asm__ volatile("1:\n\t" X8("mov %0, (%2)\n\tmov (%2), %0\n\t") "dec %1\n\tjnz 1b"
+	/* two named registers: the compiler would merge two "r" copies */
+	__asm__ volatile("1:\n\t" X8("mov %0, (%2)\n\tmov (%3), %0\n\tadd $1, %0\n\t") "dec %1\n\tjnz 1b"
 			 : "+r"(x), "+r"(n)
-			 : "r"(a)
+			 : "S"(a), "D"(b)
 			 : "memory", "cc");
 }
 
@@ -173,7 +190,7 @@ static void branchy(uint64_t n, void *a)
 	const uint8_t *bits = a;
 	uint64_t i = 0, acc = 0;
 
-	__asm__ volatile("1:\n\t"
+	__asm__ volatile(".p2align 5\n1:\n\t"
 			 "movzbl (%3,%0), %%eax\n\t"
 			 "test %%eax, %%eax\n\t"
 			 "jz 2f\n\t"
@@ -218,13 +235,16 @@ static void *ring(char *buf, size_t size)
 	return buf;
 }
 
-/* load_to_use - cycles per load of a chase through `size` bytes. */
-static double load_to_use(size_t size, int runs)
+/* load_to_use - cycles per load of a chase through `size` bytes, timed
+ * over `steps` loop iterations (8 loads each; 0: one pass). */
+static double load_to_use(size_t size, uint64_t steps, int runs)
 {
 	char *buf = aligned_alloc(4096, size);
 	void *p;
 	double c;
-	uint64_t steps = size / 64 > ITERS ? size / 64 / 8 : ITERS;
+
+	if (!steps)
+		steps = size / 64 > ITERS ? size / 64 / 8 : ITERS;
 
 	if (!buf)
 		return 0;
@@ -332,32 +352,33 @@ struct measure {
 
 /*
  * measure_llc - the last level as this process sees it: sysfs gives the
- * silicon's size, but a VM or a busy neighbour may leave less.  Chase
- * through doubling sizes from twice L2 to the sysfs size; the largest
- * one served in less than three times L2's latency is the effective
- * size, its latency the LLC's.
+ * silicon's size, but a VM or busy neighbours may leave less.  Chase
+ * through doubling sizes from twice L2 to the sysfs size: the latency of
+ * the first is the LLC's; the largest served nearer the LLC's latency
+ * than memory's is the effective size (mem_latency measured before).
  */
 static void measure_llc(struct sim_core_cfg *c, int runs, FILE *log)
 {
 	uint64_t best = 0;
-	double lat = 0;
+	double first = 0;
 
 	for (uint64_t size = c->l2.size * 2; size <= c->llc.size; size *= 2) {
-		double l = load_to_use(size, runs > 3 ? 3 : runs);
+		double l = load_to_use(size, 0, runs > 3 ? 3 : runs);
 
 		if (log)
 			fprintf(log, "  chase through %6lluK          %7.2f\n", (unsigned long long)(size >> 10), l);
-		if (l > 3 * c->l2.latency)
+		if (!first)
+			first = l;
+		if (l > (first + c->mem_latency) / 2)
 			break;
 		best = size;
-		lat = l;
 	}
-	if (!best) {
-		c->llc.enabled = 0;
+	if (!best || first > c->mem_latency / 2.0) {
+		c->llc.enabled = 0; /* nothing between L2 and memory */
 		return;
 	}
 	c->llc.size = best;
-	c->llc.latency = rounded(lat);
+	c->llc.latency = rounded(first);
 }
 
 int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
@@ -402,10 +423,13 @@ int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
 	c.cls[SIM_CLS_VEC_SHUFFLE].latency =
 		rounded(MEASURE("vec_shuffle latency", cycles_per_op(lat_shuf, NULL, ITERS, 8, runs)));
 	/* throughputs: operations per cycle -> ports */
-	set_ports(&c, SIM_CLS_INT_ALU, MEASURE("int_alu per cycle", 1.0 / cycles_per_op(tp_add, NULL, ITERS, 8, runs)), log);
+	/* eight adds and the loop's fused dec/jnz, an ALU op too */
+	set_ports(&c, SIM_CLS_INT_ALU, MEASURE("int_alu per cycle", 1.0 / cycles_per_op(tp_add, NULL, ITERS, 9, runs)), log);
 	set_ports(&c, SIM_CLS_INT_MUL, MEASURE("int_mul per cycle", 1.0 / cycles_per_op(tp_mul, NULL, ITERS, 8, runs)), log);
 	set_ports(&c, SIM_CLS_LOAD, MEASURE("load per cycle", 1.0 / cycles_per_op(tp_load, NULL, ITERS, 8, runs)), log);
 	set_ports(&c, SIM_CLS_STORE, MEASURE("store per cycle", 1.0 / cycles_per_op(tp_store, scratch, ITERS, 8, runs)), log);
+	set_ports(&c, SIM_CLS_VEC_STORE,
+		  MEASURE("vec_store per cycle (16 B)", 1.0 / cycles_per_op(tp_vstore, scratch, ITERS, 8, runs)), log);
 	set_ports(&c, SIM_CLS_FP_ADD, MEASURE("fp_add per cycle", 1.0 / cycles_per_op(tp_fadd, NULL, ITERS, 8, runs)), log);
 	set_ports(&c, SIM_CLS_FP_MUL, MEASURE("fp_mul per cycle", 1.0 / cycles_per_op(tp_fmul, NULL, ITERS, 8, runs)), log);
 	set_ports(&c, SIM_CLS_FP_FMA, MEASURE("fp_fma per cycle", 1.0 / cycles_per_op(tp_fma, NULL, ITERS, 8, runs)), log);
@@ -422,13 +446,25 @@ int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
 	set_cache(&c.l1d, 1);
 	set_cache(&c.l2, 2);
 	set_cache(&c.llc, 3);
-	lat = MEASURE("L1D load-to-use", load_to_use(c.l1d.size / 2, runs));
+	lat = MEASURE("L1D load-to-use", load_to_use(c.l1d.size / 2, 0, runs));
 	c.l1d.latency = rounded(lat);
-	c.l2.latency = rounded(MEASURE("L2 load-to-use", load_to_use(c.l2.size / 2, runs)));
+	/* a quarter of L2 stays within the first-level TLB's reach */
+	c.l2.latency = rounded(MEASURE("L2 load-to-use", load_to_use(c.l2.size / 4, 0, runs)));
+	/* memory: 64K loads at a time through 256 MiB, best of 15 (short
+	 * timings through a VM's memory came out far too fast) */
+	c.mem_latency = rounded(MEASURE("memory load-to-use", load_to_use(256u << 20, 8192, 15)));
 	if (c.llc.enabled)
 		measure_llc(&c, runs, log);
-	c.mem_latency = rounded(MEASURE("memory load-to-use", load_to_use(c.llc.enabled ? c.llc.size * 8 : 256u << 20, 1)));
-	c.store_forward_latency = rounded(MEASURE("store forwarding", cycles_per_op(store_forward, scratch, ITERS, 8, runs)));
+	{
+		/* a core that renames memory shows the add alone; then the
+		 * forwarding latency of unpredicted pairs is the base's */
+		double fwd = MEASURE("store, load, add", cycles_per_op(store_forward_other, scratch, ITERS, 8, runs));
+		unsigned alu = c.cls[SIM_CLS_INT_ALU].latency;
+
+		c.memory_renaming = fwd < alu + 1;
+		if (!c.memory_renaming)
+			c.store_forward_latency = rounded(fwd - alu);
+	}
 	/* mispredict: a random branch against an all-taken one, half missed */
 	/* 64K random outcomes: more than a predictor learns by heart */
 	bits = malloc(65536);

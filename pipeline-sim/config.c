@@ -11,7 +11,7 @@
 static const char *const class_names[SIM_CLS_COUNT] = {
 	"int_alu", "int_mul", "int_div", "branch", "load",    "store",	     "fp_add",
 	"fp_mul",  "fp_div",  "vec",	 "nop",	   "sys",     "fp_fma",	     "vec_mul",
-	"vec_shuffle", "vec_load",
+	"vec_shuffle", "vec_load", "vec_store",
 };
 
 const char *sim_class_name(int cls)
@@ -26,6 +26,7 @@ int sim_class_parent(int cls)
 	case SIM_CLS_VEC_MUL: return SIM_CLS_VEC;
 	case SIM_CLS_VEC_SHUFFLE: return SIM_CLS_VEC;
 	case SIM_CLS_VEC_LOAD: return SIM_CLS_LOAD;
+	case SIM_CLS_VEC_STORE: return SIM_CLS_STORE;
 	default: return -1;
 	}
 }
@@ -226,7 +227,7 @@ static const struct uint_key uint_keys[] = {
 	UK(store_forward_latency), UK(bpred_bits), UK(ghist_bits), UK(btb_entries),
 	UK(ras_entries), UK(mem_latency), UK(prefetch_degree), UK(macro_fusion),
 	UK(move_elimination), UK(zero_idioms), UK(immediate_folding), UK(rep_startup),
-	UK(rep_bytes_per_cycle),
+	UK(rep_bytes_per_cycle), UK(store_port_bytes), UK(memory_renaming),
 };
 
 /* apply - one key with its (trimmed, writable) value. */
@@ -422,9 +423,10 @@ int sim_config_validate(struct sim_core_cfg *c, char *err, size_t errlen)
 	if (!c->mem_latency)
 		return fail(err, errlen, "mem_latency must be set");
 	if (c->macro_fusion > 1 || c->move_elimination > 1 || c->zero_idioms > 1 ||
-	    c->immediate_folding > 1)
-		return fail(err, errlen, "macro_fusion, move_elimination, zero_idioms and immediate_folding are 0 or 1");
-	if (c->rep_startup > 10000 || c->rep_bytes_per_cycle > 4096)
+	    c->immediate_folding > 1 || c->memory_renaming > 1)
+		return fail(err, errlen, "macro_fusion, move_elimination, zero_idioms, immediate_folding and "
+					 "memory_renaming are 0 or 1");
+	if (c->rep_startup > 10000 || c->rep_bytes_per_cycle > 4096 || c->store_port_bytes > 4096)
 		return fail(err, errlen, "rep_startup at most 10000, rep_bytes_per_cycle at most 4096");
 	if (c->prefetch != SIM_PF_NONE && (c->prefetch_degree == 0 || c->prefetch_degree > 16))
 		return fail(err, errlen, "prefetch_degree must be 1..16 with prefetch = stride");
@@ -508,8 +510,10 @@ void sim_config_print(FILE *out, const struct sim_core_cfg *c)
 	fprintf(out, "mispredict_penalty = %u\nstore_forward_latency = %u\n", c->mispredict_penalty,
 	       c->store_forward_latency);
 	fprintf(out, "macro_fusion = %u\nmove_elimination = %u\nzero_idioms = %u\nimmediate_folding = %u\n",
-	       c->macro_fusion, c->move_elimination, c->zero_idioms, c->immediate_folding);
-	fprintf(out, "rep_startup = %u\nrep_bytes_per_cycle = %u\nports =", c->rep_startup, c->rep_bytes_per_cycle);
+		c->macro_fusion, c->move_elimination, c->zero_idioms, c->immediate_folding);
+	fprintf(out, "memory_renaming = %u\n", c->memory_renaming);
+	fprintf(out, "rep_startup = %u\nrep_bytes_per_cycle = %u\nstore_port_bytes = %u\nports =",
+		c->rep_startup, c->rep_bytes_per_cycle, c->store_port_bytes);
 	for (int p = 0; p < c->nports; p++)
 		fprintf(out, " %s", c->port_names[p]);
 	fprintf(out, "\n");

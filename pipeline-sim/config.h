@@ -49,6 +49,11 @@ struct sim_core_cfg {
 	unsigned rep_startup;	    /* rep string: cycles before the first iteration's data */
 	unsigned rep_bytes_per_cycle; /* rep string: bytes per cycle after it (0: one
 				       * iteration as an ordinary load/store) */
+	unsigned memory_renaming;   /* a load that forwards from the same store
+				     * instruction as last time gets the data at
+				     * once (no forwarding latency) */
+	unsigned store_port_bytes;  /* bytes a store port writes per cycle: a wider
+				     * store keeps it longer (0: any width in one) */
 	int nports;
 	char port_names[SIM_MAX_PORTS][16];
 	struct sim_class_cfg cls[SIM_CLS_COUNT];

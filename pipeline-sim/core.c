@@ -486,12 +486,19 @@ static unsigned stfwd_slot(uint64_t gran)
 	return (unsigned)((gran * 0x9e3779b97f4a7c15ull) >> 54);
 }
 
-/* forwarded_at - when the data of an in-flight store that a load reads
- * is ready (0 when it reads none): the load's result follows it by
- * store_forward_latency. */
-static uint64_t forwarded_at(const struct sim_core *c, const struct sim_dyn *dy)
+/*
+ * forwarded_at - when the data of an in-flight store that a load reads
+ * is ready (0 when it reads none).  *renamed: the core predicted the
+ * pair, because this load took its data from the same store instruction
+ * the last time it forwarded: AMD's memory renaming and predictive
+ * store forwarding (Zen 3 and later; AMD, "Security Analysis of AMD
+ * Predictive Store Forwarding") hand it the store's data at once.
+ */
+static uint64_t forwarded_at(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy,
+			     int *renamed)
 {
-	uint64_t at = 0;
+	uint64_t at = 0, from = 0;
+	struct sim_psf *p = &c->psf[(s->addr >> 1) & 255];
 
 	for (unsigned i = 0; i < dy->nmem; i++) {
 		uint64_t g = dy->mem[i].addr >> 3;
@@ -499,8 +506,15 @@ static uint64_t forwarded_at(const struct sim_core *c, const struct sim_dyn *dy)
 
 		/* in flight: within a ROB's worth of instructions */
 		if (!dy->mem[i].store && c->stfwd[h].gran == g + 1 && c->stfwd[h].ready > at &&
-		    c->seq - c->stfwd[h].seq < c->cfg.rob)
+		    c->seq - c->stfwd[h].seq < c->cfg.rob) {
 			at = c->stfwd[h].ready;
+			from = c->stfwd[h].pc;
+		}
+	}
+	if (at && c->cfg.memory_renaming) {
+		*renamed = p->load == s->addr && p->store == from;
+		p->load = s->addr;
+		p->store = from;
 	}
 	return at;
 }
@@ -526,7 +540,8 @@ static int data_access(struct sim_core *c, const struct sim_sem *s, const struct
 	return lvl;
 }
 
-static void record_stores(struct sim_core *c, const struct sim_dyn *dy, uint64_t ready)
+static void record_stores(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy,
+			  uint64_t ready)
 {
 	for (unsigned i = 0; i < dy->nmem; i++) {
 		if (dy->mem[i].store) {
@@ -536,6 +551,7 @@ static void record_stores(struct sim_core *c, const struct sim_dyn *dy, uint64_t
 			c->stfwd[h].gran = g + 1;
 			c->stfwd[h].ready = ready;
 			c->stfwd[h].seq = c->seq;
+			c->stfwd[h].pc = s->addr;
 		}
 	}
 }
@@ -714,7 +730,8 @@ static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 	struct sim_sem *s = st->s;
 	int port, lvl = st->lvl;
 	uint64_t at = issue_on(c, lc->port_mask, t, lc->occupancy, &port);
-	uint64_t fwd = forwarded_at(c, st->dy);
+	int renamed = 0;
+	uint64_t fwd = forwarded_at(c, s, st->dy, &renamed);
 
 	add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, s);
 	st->issue = st->last_issue = at;
@@ -724,12 +741,14 @@ static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 	if (fwd) {
 		/* store-to-load forwarding: the store's data, then the
 		 * forwarding latency; the cache is not waited for */
+		unsigned lat = renamed ? 0 : c->cfg.store_forward_latency;
+
 		if (fwd > at)
 			add_comp(&st->cs, SIM_CAUSE_DEP_MEM, fwd - at, s);
 		else
 			fwd = at;
-		add_own(&st->cs, SIM_CAUSE_DEP_MEM, c->cfg.store_forward_latency, s);
-		return fwd + c->cfg.store_forward_latency;
+		add_own(&st->cs, SIM_CAUSE_DEP_MEM, lat, s);
+		return fwd + lat;
 	}
 	t = at + lc->latency + c->mem.lat[lvl];
 	add_own(&st->cs, SIM_CAUSE_DEP_MEM, lc->latency + c->mem.lat[SIM_LVL_L1], s);
@@ -754,11 +773,14 @@ static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 static uint64_t exec_op(struct sim_core *c, struct step *st, uint64_t t)
 {
 	const struct sim_class_cfg *xc = &c->cfg.cls[st->s->cls];
+	/* the first half of a macro-fused pair issues where branches do */
+	uint32_t ports = (st->s->uop & SIM_UOP_FUSES) && c->cfg.macro_fusion ?
+				 c->cfg.cls[SIM_CLS_BRANCH].port_mask : xc->port_mask;
 	int narrow = (st->s->uop & SIM_UOP_NARROW) != 0;
 	unsigned lat = narrow && xc->latency32 ? xc->latency32 : xc->latency;
 	unsigned occ = narrow && xc->occupancy32 ? xc->occupancy32 : xc->occupancy;
 	int port;
-	uint64_t at = issue_on(c, xc->port_mask, t, occ, &port);
+	uint64_t at = issue_on(c, ports, t, occ, &port);
 
 	if (port >= 0)
 		add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, st->s);
@@ -773,9 +795,19 @@ static uint64_t exec_op(struct sim_core *c, struct step *st, uint64_t t)
  * port; younger loads of the same bytes forward from `t`. */
 static void exec_store(struct sim_core *c, struct step *st, uint64_t t)
 {
-	const struct sim_class_cfg *sc = &c->cfg.cls[SIM_CLS_STORE];
+	int sc_id = (st->s->uop & SIM_UOP_VEC_STORE) ? SIM_CLS_VEC_STORE : SIM_CLS_STORE;
+	const struct sim_class_cfg *sc = &c->cfg.cls[sc_id];
+	unsigned occ = sc->occupancy, bytes = 0;
 	int port;
-	uint64_t at = issue_on(c, sc->port_mask, t, sc->occupancy, &port);
+	uint64_t at;
+
+	/* a store wider than the port's path takes it for more cycles */
+	for (unsigned i = 0; i < st->dy->nmem; i++)
+		if (st->dy->mem[i].store && st->dy->mem[i].size > bytes)
+			bytes = st->dy->mem[i].size;
+	if (c->cfg.store_port_bytes && bytes > c->cfg.store_port_bytes)
+		occ *= (bytes + c->cfg.store_port_bytes - 1) / c->cfg.store_port_bytes;
+	at = issue_on(c, sc->port_mask, t, occ, &port);
 
 	if (st->s->cls == SIM_CLS_STORE) {
 		add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, st->s);
@@ -785,7 +817,7 @@ static void exec_store(struct sim_core *c, struct step *st, uint64_t t)
 	}
 	if (at > st->last_issue)
 		st->last_issue = at;
-	record_stores(c, st->dy, t);
+	record_stores(c, st->s, st->dy, t);
 }
 
 /* eliminated - done at rename, no port: register moves, zero idioms and
@@ -850,7 +882,8 @@ static void exec_inorder(struct sim_core *c, struct step *st)
 }
 
 /* exec_fused - a jcc fused with the flag-setting instruction before it:
- * one operation, done when the flags are. */
+ * one operation, which the flag-setting half issued on a branch port
+ * (SIM_UOP_FUSES); the jcc is done when the flags are. */
 static void exec_fused(struct sim_core *c, struct step *st)
 {
 	uint64_t t = regs_ready(c, st->s->src, st->s->nsrc, st->d + 1, &st->cs, st->s);
@@ -878,7 +911,7 @@ static void exec_rep_more(struct sim_core *c, struct step *st)
 		st->done = st->d;
 	st->issue = st->last_issue = st->done;
 	add_own(&st->cs, SIM_CAUSE_DEP_MEM, st->done - st->d, st->s);
-	record_stores(c, st->dy, st->done);
+	record_stores(c, st->s, st->dy, st->done);
 }
 
 /* stage_execute - operands, ports, caches: sets issue and done. */
@@ -1020,11 +1053,14 @@ static void keep_timeline(struct sim_core *c, const struct step *st, uint64_t lo
  * rep string iteration after the first: both share a slot. */
 static void classify(struct sim_core *c, struct step *st)
 {
-	const struct sim_sem *s = st->s, *p = c->prev_sem;
+	const struct sim_sem *s = st->s;
+	struct sim_sem *p = c->prev_sem;
 	int same_thread = p && c->prev_tid == st->dy->tid;
 
 	st->fused = c->cfg.macro_fusion && (s->flags & SIM_SEM_COND) && same_thread &&
 		    (p->uop & SIM_UOP_FUSIBLE) && p->addr + p->len == s->addr;
+	if (st->fused)
+		p->uop |= SIM_UOP_FUSES; /* from its next execution on */
 	st->rep_more = c->cfg.rep_bytes_per_cycle && (s->uop & SIM_UOP_REP) && same_thread && p == s;
 	st->slots = st->fused || st->rep_more ? 0 : 1;
 }

@@ -57,8 +57,12 @@ struct sim_core {
 	uint64_t *cal[SIM_MAX_PORTS];
 	uint64_t cal_word;
 	struct {
-		uint64_t gran, ready, seq;
-	} stfwd[1024]; /* recent stores by 8-byte granule: data ready, seq */
+		uint64_t gran, ready, seq, pc;
+	} stfwd[1024]; /* recent stores by 8-byte granule: data ready, seq,
+			* the store instruction */
+	struct sim_psf {
+		uint64_t load, store;
+	} psf[256]; /* per load instruction, the store it forwarded from last */
 	/* micro-op model */
 	struct sim_sem *prev_sem; /* the instruction before, for fusion and rep */
 	uint32_t prev_tid;

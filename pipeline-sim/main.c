@@ -28,8 +28,9 @@ static const char usage_text[] =
 	"instruction, by cause.\n"
 	"\n"
 	"  --core NAME|FILE   core description: a bundled preset (--list-cores),\n"
-	"                     'host' (the preset of the CPU this runs on, from\n"
-	"                     CPUID), or a file in the same format (default " SIM_DEFAULT_PRESET ")\n"
+	"                     'host' (the file $ITRACE_HOST_CORE names, else the\n"
+	"                     preset of the CPU this runs on, from CPUID), or a\n"
+	"                     file in the same format (default " SIM_DEFAULT_PRESET ")\n"
 	"  --set KEY=VALUE    override one key of the core description (repeatable)\n"
 	"  --list-cores       print the bundled presets and exit\n"
 	"  --print-core       print the core description in use and exit\n"
@@ -180,14 +181,22 @@ static void parse_args(int argc, char **argv, struct options *o)
 	o->trace = argv[optind];
 }
 
-/* host_preset - the preset --core host stands for, said on stderr. */
+/* host_preset - what --core host stands for, said on stderr: the file in
+ * ITRACE_HOST_CORE (a --calibrate output), else the CPU's preset. */
 static const char *host_preset(const struct options *o)
 {
 	struct sim_host h;
 	const char *name;
 	char why[200];
 	int exact;
+	const char *saved = getenv("ITRACE_HOST_CORE");
 
+	/* a description --calibrate measured on this machine comes first */
+	if (saved && *saved) {
+		if (!o->quiet)
+			fprintf(stderr, "pipeline-sim: --core host: %s (ITRACE_HOST_CORE)\n", saved);
+		return saved;
+	}
 	if (sim_host_identify(&h) || !(name = sim_host_preset(&h, &exact, why, sizeof(why)))) {
 		cli_error("--core host: no preset models this machine's CPU; "
 			  "'pipeline-sim --calibrate -o host.core' measures one for --core host.core");
@@ -291,7 +300,7 @@ static int calibrate(const struct options *o)
 			return CLI_EXIT_BAD_INPUT;
 		}
 	}
-	rc = sim_calibrate(out, o->quiet ? NULL : stderr, 7, err, sizeof(err));
+	rc = sim_calibrate(out, o->quiet ? NULL : stderr, 31, err, sizeof(err));
 	if (out == stdout)
 		return rc ? (cli_error("%s", err), CLI_EXIT_USAGE) : 0;
 	if (fclose(out) || rc || rename(tmp, o->output)) {

@@ -64,3 +64,18 @@ $(foreach f,$(SIM_FUZZ),\
 	$(eval $(BUILD)/fuzz-replay/$(f): $(SIM_UNIT_LIBS))\
 	$(eval $(BUILD)/fuzz/$(f): $(BUILD)/gen/pipeline-sim/presets.c)\
 	$(eval $(BUILD)/fuzz/$(f) $(BUILD)/obj/tests/fuzz/$(f).o: ALL_CPPFLAGS += -Ipipeline-sim -Iqtrace))
+
+# bench/accuracy: loop kernels measured on the host and simulated with
+# --core host (bench/accuracy/run.sh).  The driver is built without
+# sanitizers: it times the kernels and runs under valgrind.
+ACC_DRIVER := $(BUILD)/bench/accuracy_driver
+$(BUILD)/obj/bench/accuracy/driver.o: ALL_CPPFLAGS += -Ipipeline-sim
+$(BUILD)/obj/bench/accuracy/kernels.o: bench/accuracy/kernels.S
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -c $< -o $@
+$(ACC_DRIVER): $(BUILD)/obj/bench/accuracy/driver.o $(BUILD)/obj/bench/accuracy/kernels.o \
+		$(BUILD)/obj/pipeline-sim/host.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+BENCHES += bench/accuracy/run.sh
+bench: $(ACC_DRIVER)

@@ -306,9 +306,9 @@ static uint16_t branch_flags(const struct itrace_insn_info *in)
 }
 
 /* uop_facts - what a micro-op model needs beyond class and registers. */
-static uint8_t uop_facts(const struct itrace_insn_info *in, uint16_t flags)
+static uint16_t uop_facts(const struct itrace_insn_info *in, uint16_t flags)
 {
-	uint8_t u = 0;
+	uint16_t u = 0;
 
 	if (in->attrs & ITRACE_ATTR_REG_MOVE)
 		u |= SIM_UOP_MOVE;
@@ -320,6 +320,8 @@ static uint8_t uop_facts(const struct itrace_insn_info *in, uint16_t flags)
 		u |= SIM_UOP_FUSIBLE;
 	if ((flags & SIM_SEM_LOAD) && uses_vector_registers(in))
 		u |= SIM_UOP_VEC_LOAD;
+	if ((flags & SIM_SEM_STORE) && uses_vector_registers(in))
+		u |= SIM_UOP_VEC_STORE;
 	if (in->op_bits && in->op_bits <= 32)
 		u |= SIM_UOP_NARROW;
 	if (in->d.flags & ITRACE_DECODED_REP)

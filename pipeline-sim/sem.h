@@ -40,6 +40,9 @@ enum sim_sem_uop {
 	SIM_UOP_VEC_LOAD = 1u << 4, /* its load goes to a vector register */
 	SIM_UOP_NARROW = 1u << 5,   /* integer operands of 32 bits or less */
 	SIM_UOP_REP = 1u << 6,	    /* rep string: one iteration */
+	SIM_UOP_VEC_STORE = 1u << 7, /* its store comes from a vector register */
+	SIM_UOP_FUSES = 1u << 8,    /* seen macro-fused with the jcc after it:
+				     * the pair issues as one op on a branch port */
 };
 
 #define SIM_SEM_MAX_SRC 8
@@ -54,7 +57,7 @@ struct sim_sem {
 	uint16_t flags; /* enum sim_sem_flags */
 	uint8_t nsrc, ndst;
 	uint8_t has_bytes;
-	uint8_t uop;	/* enum sim_sem_uop */
+	uint16_t uop;	/* enum sim_sem_uop */
 	uint8_t naddr;	/* registers that form memory addresses: the load
 			 * micro-op waits only for these */
 	uint8_t addr_src[SIM_SEM_MAX_ADDR];

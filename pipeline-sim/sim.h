@@ -28,6 +28,8 @@ enum sim_class {
 	SIM_CLS_VEC_SHUFFLE, /* permute, shuffle, pack, insert (parent vec) */
 	SIM_CLS_VEC_LOAD,    /* the load micro-op of a vector or FP load:
 			      * latency added to the cache level's (parent load) */
+	SIM_CLS_VEC_STORE,   /* the store micro-op of a vector or FP store
+			      * (parent store) */
 	SIM_CLS_COUNT
 };
 
