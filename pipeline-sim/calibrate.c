@@ -455,6 +455,8 @@ int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
 	c.mem_latency = rounded(MEASURE("memory load-to-use", load_to_use(256u << 20, 8192, 15)));
 	if (c.llc.enabled)
 		measure_llc(&c, runs, log);
+	MEASURE("LLC load-to-use (0: none)", c.llc.enabled ? (double)c.llc.latency : 0.0);
+	MEASURE("LLC size seen (KiB)", c.llc.enabled ? (double)(c.llc.size >> 10) : 0.0);
 	{
 		/* a core that renames memory shows the add alone; then the
 		 * forwarding latency of unpredicted pairs is the base's */

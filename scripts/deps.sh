@@ -7,6 +7,7 @@ libxml2-dev libxml2-utils libsqlite3-dev sqlite3 libcmocka-dev valgrind \
 clang libclang-rt-14-dev qemu-user gcc-powerpc64le-linux-gnu \
 binutils-powerpc64le-linux-gnu libc6-dev-ppc64el-cross gdbserver"
 PKGS="$PKGS libzydis-dev g++ python3 gzip"
+PKGS="$PKGS llvm-19"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
