@@ -206,35 +206,6 @@ static void branchy(uint64_t n, void *a)
 
 /* ---- building the description -------------------------------------------- */
 
-/* ring - a random cyclic permutation of the cache lines of buf (so that
- * neither the line order nor a prefetcher helps); returns its start. */
-static void *ring(char *buf, size_t size)
-{
-	size_t n = size / 64;
-	size_t *order = malloc(n * sizeof(*order));
-	uint64_t s = 0x9e3779b97f4a7c15ull;
-
-	if (!order)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	for (size_t i = n - 1; i > 0; i--) {
-		size_t j;
-
-		s ^= s << 13;
-		s ^= s >> 7;
-		s ^= s << 17;
-		j = (size_t)(s % (i + 1));
-		size_t t = order[i];
-		order[i] = order[j];
-		order[j] = t;
-	}
-	for (size_t i = 0; i < n; i++)
-		*(void **)(buf + order[i] * 64) = buf + order[(i + 1) % n] * 64;
-	free(order);
-	return buf;
-}
-
 /* load_to_use - cycles per load of a chase through `size` bytes, timed
  * over `steps` loop iterations (8 loads each; 0: one pass). */
 static double load_to_use(size_t size, uint64_t steps, int runs)
@@ -248,11 +219,11 @@ static double load_to_use(size_t size, uint64_t steps, int runs)
 
 	if (!buf)
 		return 0;
-	p = ring(buf, size);
-	if (!p) {
+	if (sim_host_chase_ring(buf, size, 0x9e3779b97f4a7c15ull)) {
 		free(buf);
 		return 0;
 	}
+	p = buf;
 	/* a pass through everything first, then timings of a pass each */
 	c = cycles_per_op(chase, &p, steps, 8, runs);
 	free(buf);
@@ -288,43 +259,39 @@ static void set_ports(struct sim_core_cfg *c, int cls, double per_cycle, FILE *l
 	c->cls[cls].port_mask = keep;
 }
 
+/* sysfs_field - the first line of cpu0's cache index<idx>/<field> in
+ * buf; -1 when the file is not there. */
+static int sysfs_field(int idx, const char *field, char *buf, size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/%s", idx, field);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	return 0;
+}
+
 /* sysfs_cache - size (bytes) and ways of the data/unified cache of `level`. */
 static int sysfs_cache(int level, uint64_t *size, unsigned *ways)
 {
 	for (int idx = 0; idx < 8; idx++) {
-		char path[128], buf[64];
-		FILE *f;
-		int lvl = 0;
-		unsigned long long kb = 0;
+		char lvl[16], type[32], kb[32], w[16];
 
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", idx);
-		if (!(f = fopen(path, "r")))
+		if (sysfs_field(idx, "level", lvl, sizeof(lvl)))
 			return -1;
-		if (fscanf(f, "%d", &lvl) != 1)
-			lvl = 0;
-		fclose(f);
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", idx);
-		if (!(f = fopen(path, "r")))
+		if (sysfs_field(idx, "type", type, sizeof(type)) || atoi(lvl) != level ||
+		    !strncmp(type, "Instruction", 11))
 			continue;
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		if (lvl != level || !strncmp(buf, "Instruction", 11))
+		if (sysfs_field(idx, "size", kb, sizeof(kb)) ||
+		    sysfs_field(idx, "ways_of_associativity", w, sizeof(w)))
 			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
-		if (!(f = fopen(path, "r")))
-			continue;
-		if (fscanf(f, "%lluK", &kb) != 1)
-			kb = 0;
-		fclose(f);
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity", idx);
-		if (!(f = fopen(path, "r")))
-			continue;
-		if (fscanf(f, "%u", ways) != 1)
-			*ways = 0;
-		fclose(f);
-		*size = kb << 10;
-		return kb ? 0 : -1;
+		*size = strtoull(kb, NULL, 10) << 10; /* "32K" */
+		*ways = (unsigned)atoi(w);
+		return *size ? 0 : -1;
 	}
 	return -1;
 }
@@ -344,6 +311,44 @@ static void set_cache(struct sim_cache_cfg *cc, int level)
 		cc->assoc = ways;
 	}
 }
+
+/* The class microbenchmarks: latency chains and throughput blocks. */
+enum bench_kind { LATENCY, LATENCY32, PER_CYCLE };
+
+struct class_bench {
+	int cls;
+	enum bench_kind what;
+	const char *label;
+	void (*fn)(uint64_t, void *);
+	uint64_t iters;
+	unsigned ops; /* measured operations per iteration */
+	int arg;      /* needs the scratch buffer */
+};
+
+static const struct class_bench class_benches[] = {
+	{ SIM_CLS_INT_ALU, LATENCY, "int_alu latency", lat_add, ITERS, 8, 0 },
+	{ SIM_CLS_INT_DIV, LATENCY, "int_div latency (64-bit)", lat_div64, ITERS / 8, 8, 0 },
+	{ SIM_CLS_INT_DIV, LATENCY32, "int_div latency (32-bit)", lat_div32, ITERS / 8, 8, 0 },
+	{ SIM_CLS_FP_ADD, LATENCY, "fp_add latency", lat_fadd, ITERS, 8, 0 },
+	{ SIM_CLS_FP_MUL, LATENCY, "fp_mul latency", lat_fmul, ITERS, 8, 0 },
+	{ SIM_CLS_FP_FMA, LATENCY, "fp_fma latency", lat_fma, ITERS, 8, 0 },
+	{ SIM_CLS_FP_DIV, LATENCY, "fp_div latency", lat_fdiv, ITERS / 4, 8, 0 },
+	{ SIM_CLS_VEC, LATENCY, "vec latency", lat_vec, ITERS, 8, 0 },
+	{ SIM_CLS_VEC_MUL, LATENCY, "vec_mul latency", lat_vmul, ITERS, 8, 0 },
+	{ SIM_CLS_VEC_SHUFFLE, LATENCY, "vec_shuffle latency", lat_shuf, ITERS, 8, 0 },
+	/* eight adds and the loop's fused dec/jnz, an ALU op too */
+	{ SIM_CLS_INT_ALU, PER_CYCLE, "int_alu per cycle", tp_add, ITERS, 9, 0 },
+	{ SIM_CLS_INT_MUL, PER_CYCLE, "int_mul per cycle", tp_mul, ITERS, 8, 0 },
+	{ SIM_CLS_LOAD, PER_CYCLE, "load per cycle", tp_load, ITERS, 8, 0 },
+	{ SIM_CLS_STORE, PER_CYCLE, "store per cycle", tp_store, ITERS, 8, 1 },
+	{ SIM_CLS_VEC_STORE, PER_CYCLE, "vec_store per cycle (16 B)", tp_vstore, ITERS, 8, 1 },
+	{ SIM_CLS_FP_ADD, PER_CYCLE, "fp_add per cycle", tp_fadd, ITERS, 8, 0 },
+	{ SIM_CLS_FP_MUL, PER_CYCLE, "fp_mul per cycle", tp_fmul, ITERS, 8, 0 },
+	{ SIM_CLS_FP_FMA, PER_CYCLE, "fp_fma per cycle", tp_fma, ITERS, 8, 0 },
+	{ SIM_CLS_VEC, PER_CYCLE, "vec per cycle", tp_vec, ITERS, 8, 0 },
+	{ SIM_CLS_VEC_MUL, PER_CYCLE, "vec_mul per cycle", tp_vmul, ITERS, 8, 0 },
+	{ SIM_CLS_VEC_SHUFFLE, PER_CYCLE, "vec_shuffle per cycle", tp_shuf, ITERS, 8, 0 },
+};
 
 struct measure {
 	const char *what;
@@ -408,35 +413,18 @@ int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
 			h.brand, h.vendor, h.family, h.model, base, 1.0 / ns_per_cycle);
 #define MEASURE(label, expr) (m[nm].what = (label), m[nm].v = (expr), \
 			      log ? fprintf(log, "  %-28s %7.2f\n", label, m[nm].v) : 0, m[nm++].v)
-	/* latencies */
-	c.cls[SIM_CLS_INT_ALU].latency = rounded(MEASURE("int_alu latency", cycles_per_op(lat_add, NULL, ITERS, 8, runs)));
-	c.cls[SIM_CLS_INT_DIV].latency =
-		rounded(MEASURE("int_div latency (64-bit)", cycles_per_op(lat_div64, NULL, ITERS / 8, 8, runs)));
-	c.cls[SIM_CLS_INT_DIV].latency32 =
-		rounded(MEASURE("int_div latency (32-bit)", cycles_per_op(lat_div32, NULL, ITERS / 8, 8, runs)));
-	c.cls[SIM_CLS_FP_ADD].latency = rounded(MEASURE("fp_add latency", cycles_per_op(lat_fadd, NULL, ITERS, 8, runs)));
-	c.cls[SIM_CLS_FP_MUL].latency = rounded(MEASURE("fp_mul latency", cycles_per_op(lat_fmul, NULL, ITERS, 8, runs)));
-	c.cls[SIM_CLS_FP_FMA].latency = rounded(MEASURE("fp_fma latency", cycles_per_op(lat_fma, NULL, ITERS, 8, runs)));
-	c.cls[SIM_CLS_FP_DIV].latency = rounded(MEASURE("fp_div latency", cycles_per_op(lat_fdiv, NULL, ITERS / 4, 8, runs)));
-	c.cls[SIM_CLS_VEC].latency = rounded(MEASURE("vec latency", cycles_per_op(lat_vec, NULL, ITERS, 8, runs)));
-	c.cls[SIM_CLS_VEC_MUL].latency = rounded(MEASURE("vec_mul latency", cycles_per_op(lat_vmul, NULL, ITERS, 8, runs)));
-	c.cls[SIM_CLS_VEC_SHUFFLE].latency =
-		rounded(MEASURE("vec_shuffle latency", cycles_per_op(lat_shuf, NULL, ITERS, 8, runs)));
-	/* throughputs: operations per cycle -> ports */
-	/* eight adds and the loop's fused dec/jnz, an ALU op too */
-	set_ports(&c, SIM_CLS_INT_ALU, MEASURE("int_alu per cycle", 1.0 / cycles_per_op(tp_add, NULL, ITERS, 9, runs)), log);
-	set_ports(&c, SIM_CLS_INT_MUL, MEASURE("int_mul per cycle", 1.0 / cycles_per_op(tp_mul, NULL, ITERS, 8, runs)), log);
-	set_ports(&c, SIM_CLS_LOAD, MEASURE("load per cycle", 1.0 / cycles_per_op(tp_load, NULL, ITERS, 8, runs)), log);
-	set_ports(&c, SIM_CLS_STORE, MEASURE("store per cycle", 1.0 / cycles_per_op(tp_store, scratch, ITERS, 8, runs)), log);
-	set_ports(&c, SIM_CLS_VEC_STORE,
-		  MEASURE("vec_store per cycle (16 B)", 1.0 / cycles_per_op(tp_vstore, scratch, ITERS, 8, runs)), log);
-	set_ports(&c, SIM_CLS_FP_ADD, MEASURE("fp_add per cycle", 1.0 / cycles_per_op(tp_fadd, NULL, ITERS, 8, runs)), log);
-	set_ports(&c, SIM_CLS_FP_MUL, MEASURE("fp_mul per cycle", 1.0 / cycles_per_op(tp_fmul, NULL, ITERS, 8, runs)), log);
-	set_ports(&c, SIM_CLS_FP_FMA, MEASURE("fp_fma per cycle", 1.0 / cycles_per_op(tp_fma, NULL, ITERS, 8, runs)), log);
-	set_ports(&c, SIM_CLS_VEC, MEASURE("vec per cycle", 1.0 / cycles_per_op(tp_vec, NULL, ITERS, 8, runs)), log);
-	set_ports(&c, SIM_CLS_VEC_MUL, MEASURE("vec_mul per cycle", 1.0 / cycles_per_op(tp_vmul, NULL, ITERS, 8, runs)), log);
-	set_ports(&c, SIM_CLS_VEC_SHUFFLE,
-		  MEASURE("vec_shuffle per cycle", 1.0 / cycles_per_op(tp_shuf, NULL, ITERS, 8, runs)), log);
+	/* latency chains and throughput blocks, class by class */
+	for (size_t i = 0; i < sizeof(class_benches) / sizeof(class_benches[0]); i++) {
+		const struct class_bench *b = &class_benches[i];
+		double v = cycles_per_op(b->fn, b->arg ? scratch : NULL, b->iters, b->ops, runs);
+
+		if (b->what == LATENCY)
+			c.cls[b->cls].latency = rounded(MEASURE(b->label, v));
+		else if (b->what == LATENCY32)
+			c.cls[b->cls].latency32 = rounded(MEASURE(b->label, v));
+		else
+			set_ports(&c, b->cls, MEASURE(b->label, 1.0 / v), log);
+	}
 	c.cls[SIM_CLS_FP_DIV].occupancy =
 		rounded(MEASURE("fp_div cycles per op", cycles_per_op(tp_fdiv, NULL, ITERS / 4, 8, runs)));
 	if (!c.cls[SIM_CLS_FP_DIV].occupancy)

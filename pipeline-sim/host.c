@@ -2,6 +2,7 @@
 #include "host.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,6 +16,32 @@ uint64_t sim_host_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int sim_host_chase_ring(char *buf, size_t size, uint64_t seed)
+{
+	size_t n = size / 64, *order = malloc((n ? n : 1) * sizeof(*order));
+	uint64_t s = seed | 1;
+
+	if (!order)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n - 1; n && i > 0; i--) { /* Fisher-Yates, xorshift64 */
+		size_t j, t;
+
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		j = (size_t)(s % (i + 1));
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		*(void **)(buf + order[i] * 64) = buf + order[(i + 1) % n] * 64;
+	free(order);
+	return 0;
 }
 
 #if defined(__x86_64__)

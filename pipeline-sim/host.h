@@ -36,6 +36,14 @@ const char *sim_host_preset(const struct sim_host *h, int *exact, char *why, siz
  */
 double sim_host_ns_per_cycle(int runs);
 
+/*
+ * sim_host_chase_ring - link the cache lines of buf[0..size) into one
+ * random cycle (each line's first word points at the next line), so that
+ * a pointer chase through it defeats prefetchers.  `seed` picks the
+ * order.  Returns 0, or -1 when out of memory.
+ */
+int sim_host_chase_ring(char *buf, size_t size, uint64_t seed);
+
 /* sim_host_now_ns - a monotonic clock in nanoseconds. */
 uint64_t sim_host_now_ns(void);
 

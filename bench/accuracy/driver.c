@@ -102,26 +102,6 @@ static uint64_t rnd(void)
 	return rng;
 }
 
-/* ring - a random cycle through the buffer's cache lines. */
-static void ring(char *buf, size_t size)
-{
-	size_t n = size / 64, *order = malloc(n * sizeof(*order));
-
-	if (!order)
-		exit(1);
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	for (size_t i = n - 1; i > 0; i--) {
-		size_t j = (size_t)(rnd() % (i + 1)), t = order[i];
-
-		order[i] = order[j];
-		order[j] = t;
-	}
-	for (size_t i = 0; i < n; i++)
-		*(void **)(buf + order[i] * 64) = buf + order[(i + 1) % n] * 64;
-	free(order);
-}
-
 static void *setup(const struct kernel *k)
 {
 	char *buf;
@@ -137,7 +117,8 @@ static void *setup(const struct kernel *k)
 	switch (k->data) {
 	case D_RING:
 		/* the cursor lives in the line after the ring */
-		ring(buf, k->size);
+		if (sim_host_chase_ring(buf, k->size, rnd()))
+			exit(1);
 		*(void **)(buf + k->size) = buf;
 		return buf + k->size;
 	case D_RANDOM_BITS:
