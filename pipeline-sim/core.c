@@ -69,8 +69,8 @@ int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t k
 	c->ld_retire = calloc(c->lq_mask + 1, sizeof(uint64_t));
 	c->iq_heap = calloc((size_t)cfg->iq + 1, sizeof(uint64_t));
 	c->st_retire = calloc(c->sq_mask + 1, sizeof(uint64_t));
-	if (!c->ring_retire || !c->ring_dispatch || !c->ring_issue || !c->ring_cause || !c->ld_retire || !c->st_retire ||
-	    !c->iq_heap)
+	if (!c->ring_retire || !c->ring_dispatch || !c->ring_issue || !c->ring_cause || !c->ld_retire ||
+	    !c->st_retire || !c->iq_heap)
 		goto fail;
 	for (int p = 0; p < cfg->nports; p++)
 		if (!(c->cal[p] = calloc(CAL_WORDS, sizeof(uint64_t))))
