@@ -11,7 +11,7 @@ static const char *const cause_names[SIM_CAUSE_PORT0] = {
 	"base",		"dep-int",     "dep-fp",      "dep-mem",    "rob-full",
 	"iq-full",	"lq-full",     "sq-full",     "serialize",  "branch-mispredict",
 	"icache-l2",	"icache-llc",  "icache-mem",  "dcache-l2",  "dcache-llc",
-	"dcache-mem",	"frontend",
+	"dcache-mem",	"frontend",    "fwd-mispredict",
 };
 
 const char *sim_cause_name(int cause)
@@ -323,8 +323,8 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, unsigned slot
 			f = t;
 	}
 	if (c->redirect_at > f) {
-		add_comp(cs, SIM_CAUSE_MISPREDICT, c->redirect_at - f, c->redirect_owner);
-		cs->fe_cause = SIM_CAUSE_MISPREDICT;
+		add_comp(cs, c->redirect_cause, c->redirect_at - f, c->redirect_owner);
+		cs->fe_cause = c->redirect_cause;
 		cs->fe_owner = c->redirect_owner;
 		f = c->redirect_at;
 	}
@@ -488,14 +488,17 @@ static unsigned stfwd_slot(uint64_t gran)
 
 /*
  * forwarded_at - when the data of an in-flight store that a load reads
- * is ready (0 when it reads none).  *renamed: the core predicted the
- * pair, because this load took its data from the same store instruction
- * the last time it forwarded: AMD's memory renaming and predictive
- * store forwarding (Zen 3 and later; AMD, "Security Analysis of AMD
- * Predictive Store Forwarding") hand it the store's data at once.
+ * is ready (0 when it reads none).  With memory_renaming the core
+ * predicts the store a load forwards from by the store it forwarded
+ * from last time (AMD's memory renaming and predictive store forwarding,
+ * Zen 3 and later; AMD, "Security Analysis of AMD Predictive Store
+ * Forwarding", 2021): *renamed when the prediction holds (the load gets
+ * the store's data at once), *wrong when it named another store (the
+ * load and everything younger are re-executed, as after a mispredicted
+ * branch).
  */
 static uint64_t forwarded_at(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy,
-			     int *renamed)
+			     int *renamed, int *wrong)
 {
 	uint64_t at = 0, from = 0;
 	struct sim_psf *p = &c->psf[(s->addr >> 1) & 255];
@@ -504,17 +507,28 @@ static uint64_t forwarded_at(struct sim_core *c, const struct sim_sem *s, const 
 		uint64_t g = dy->mem[i].addr >> 3;
 		unsigned h = stfwd_slot(g);
 
-		/* in flight: within a ROB's worth of instructions */
+		/* in flight (within a ROB's worth of instructions) and
+		 * overlapping the bytes the load reads */
 		if (!dy->mem[i].store && c->stfwd[h].gran == g + 1 && c->stfwd[h].ready > at &&
-		    c->seq - c->stfwd[h].seq < c->cfg.rob) {
+		    c->seq - c->stfwd[h].seq < c->cfg.rob &&
+		    c->stfwd[h].addr < dy->mem[i].addr + (dy->mem[i].size ? dy->mem[i].size : 1) &&
+		    dy->mem[i].addr < c->stfwd[h].addr + c->stfwd[h].size) {
 			at = c->stfwd[h].ready;
 			from = c->stfwd[h].pc;
 		}
 	}
 	if (at && c->cfg.memory_renaming) {
-		*renamed = p->load == s->addr && p->store == from;
-		p->load = s->addr;
-		p->store = from;
+		/* a pair is predicted once it has been seen twice in a row */
+		if (p->load == s->addr && p->store == from) {
+			*renamed = p->conf >= 1;
+			if (p->conf < 3)
+				p->conf++;
+		} else {
+			*wrong = p->load == s->addr && p->conf >= 2;
+			p->load = s->addr;
+			p->store = from;
+			p->conf = 0;
+		}
 	}
 	return at;
 }
@@ -552,6 +566,8 @@ static void record_stores(struct sim_core *c, const struct sim_sem *s, const str
 			c->stfwd[h].ready = ready;
 			c->stfwd[h].seq = c->seq;
 			c->stfwd[h].pc = s->addr;
+			c->stfwd[h].addr = dy->mem[i].addr;
+			c->stfwd[h].size = dy->mem[i].size ? dy->mem[i].size : 1;
 		}
 	}
 }
@@ -730,8 +746,8 @@ static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 	struct sim_sem *s = st->s;
 	int port, lvl = st->lvl;
 	uint64_t at = issue_on(c, lc->port_mask, t, lc->occupancy, &port);
-	int renamed = 0;
-	uint64_t fwd = forwarded_at(c, s, st->dy, &renamed);
+	int renamed = 0, wrong = 0;
+	uint64_t fwd = forwarded_at(c, s, st->dy, &renamed, &wrong);
 
 	add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, s);
 	st->issue = st->last_issue = at;
@@ -748,6 +764,12 @@ static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 		else
 			fwd = at;
 		add_own(&st->cs, SIM_CAUSE_DEP_MEM, lat, s);
+		if (wrong && fwd + lat + c->cfg.mispredict_penalty > c->redirect_at) {
+			c->redirect_at = fwd + lat + c->cfg.mispredict_penalty;
+			c->redirect_owner = s;
+			c->redirect_cause = SIM_CAUSE_FWD_MISPREDICT;
+			c->fwd_mispredicts++;
+		}
 		return fwd + lat;
 	}
 	t = at + lc->latency + c->mem.lat[lvl];
@@ -977,6 +999,7 @@ static void stage_branch(struct sim_core *c, struct step *st)
 			if (st->done + c->cfg.mispredict_penalty > c->redirect_at) {
 				c->redirect_at = st->done + c->cfg.mispredict_penalty;
 				c->redirect_owner = s;
+				c->redirect_cause = SIM_CAUSE_MISPREDICT;
 			}
 		}
 	}

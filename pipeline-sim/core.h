@@ -57,11 +57,13 @@ struct sim_core {
 	uint64_t *cal[SIM_MAX_PORTS];
 	uint64_t cal_word;
 	struct {
-		uint64_t gran, ready, seq, pc;
+		uint64_t gran, ready, seq, pc, addr;
+		uint32_t size;
 	} stfwd[1024]; /* recent stores by 8-byte granule: data ready, seq,
-			* the store instruction */
+			* the store instruction, its bytes */
 	struct sim_psf {
 		uint64_t load, store;
+		uint8_t conf; /* times in a row that pair was seen, up to 3 */
 	} psf[256]; /* per load instruction, the store it forwarded from last */
 	/* micro-op model */
 	struct sim_sem *prev_sem; /* the instruction before, for fusion and rep */
@@ -77,6 +79,7 @@ struct sim_core {
 	int group_ended;
 	uint64_t redirect_at;
 	struct sim_sem *redirect_owner;
+	uint8_t redirect_cause; /* what the redirect is charged to */
 	uint64_t dispatch_cycle, retire_cycle, last_retire;
 	unsigned dispatch_used, retire_used;
 	uint64_t last_issue;
@@ -99,6 +102,7 @@ struct sim_core {
 	uint64_t slot_clock;
 	double stack[SIM_CAUSE_COUNT]; /* lost slots by cause */
 	uint64_t insns, loads, stores, branches, mispredicts;
+	uint64_t fwd_mispredicts; /* wrong store-to-load forwarding predictions */
 	uint64_t load_level[4];
 	uint64_t beyond_horizon;
 	/* captured timeline of the first instructions */

@@ -57,6 +57,8 @@ enum sim_cause {
 	SIM_CAUSE_DCACHE_LLC,
 	SIM_CAUSE_DCACHE_MEM,
 	SIM_CAUSE_FRONTEND,
+	SIM_CAUSE_FWD_MISPREDICT, /* a predicted store-to-load forwarding was
+				   * wrong: the load and what follows re-run */
 	SIM_CAUSE_PORT0,
 	SIM_CAUSE_COUNT = SIM_CAUSE_PORT0 + SIM_MAX_PORTS
 };

@@ -478,6 +478,56 @@ static void test_store_forwarding(void **state)
 	assert_true(c > 7.9 && c < 8.3);
 }
 
+/* step - one instruction straight to the core, with one memory access */
+static void step(struct sim_core *c, struct sim_sem *s, uint64_t next, uint64_t mem, int store)
+{
+	struct sim_dyn d;
+
+	memset(&d, 0, sizeof(d));
+	d.addr = s->addr;
+	d.len = s->len;
+	d.next_addr = next;
+	d.nmem = mem != 0;
+	d.mem[0].addr = mem;
+	d.mem[0].size = 8;
+	d.mem[0].store = (uint8_t)store;
+	sim_core_step(c, s, &d);
+}
+
+static void test_forwarding_prediction(void **state)
+{
+	/* a load that forwarded from store A four times, then from store B:
+	 * the predicted pair was wrong and the load and what follows run
+	 * again, charged to fwd-mispredict */
+	struct sim_core_cfg cfg;
+	struct sim_core core;
+	struct sim_semtab *t = sim_semtab_open(SIM_ARCH_X86_64);
+	struct sim_sem *sa = sim_semtab_get(t, 0x401000, 3, (const uint8_t[]){ 0x48, 0x89, 0x06 });
+	struct sim_sem *sb = sim_semtab_get(t, 0x401003, 3, (const uint8_t[]){ 0x48, 0x89, 0x07 });
+	struct sim_sem *ld = sim_semtab_get(t, 0x401006, 3, (const uint8_t[]){ 0x48, 0x8b, 0x06 });
+
+	(void)state;
+	for (int renaming = 1; renaming >= 0; renaming--) {
+		const char *sets[] = { renaming ? "memory_renaming=1" : "memory_renaming=0", NULL };
+
+		load_cfg(&cfg, "zen4", sets);
+		assert_int_equal(sim_core_init(&core, &cfg, 0), 0);
+		for (int round = 0; round < 500; round++)
+			for (int k = 0; k < 5; k++) {
+				step(&core, k < 4 ? sa : sb, ld->addr, 0x20000000, 1);
+				step(&core, ld, k < 4 ? sa->addr : sb->addr, 0x20000000, 0);
+			}
+		if (renaming) {
+			assert_int_equal(core.fwd_mispredicts, 500);
+			assert_true(core.stack[SIM_CAUSE_FWD_MISPREDICT] > 0);
+		} else {
+			assert_int_equal(core.fwd_mispredicts, 0);
+		}
+		sim_core_free(&core);
+	}
+	sim_semtab_close(t);
+}
+
 static void test_vector_store_width(void **state)
 {
 	/* eight movdqu [rsi],xmm0: Zen 4 writes 16 bytes a cycle to L1 */
@@ -553,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_immediate_folding),
 		cmocka_unit_test(test_class_latencies),
 		cmocka_unit_test(test_store_forwarding),
+		cmocka_unit_test(test_forwarding_prediction),
 		cmocka_unit_test(test_vector_store_width),
 		cmocka_unit_test(test_rep_string_streams),
 	};
