@@ -529,7 +529,7 @@ static int kev_cmp(const void *a, const void *b)
 
 static int is_frontend_cause(int cause)
 {
-	return cause == SIM_CAUSE_MISPREDICT || cause == SIM_CAUSE_FRONTEND ||
+	return cause == SIM_CAUSE_MISPREDICT || cause == SIM_CAUSE_FWD_MISPREDICT || cause == SIM_CAUSE_FRONTEND ||
 	       (cause >= SIM_CAUSE_ICACHE_L2 && cause <= SIM_CAUSE_ICACHE_MEM);
 }
 
