@@ -19,19 +19,7 @@ static double ns_per_cycle;
 static double cycles_per_op(void (*fn)(uint64_t, void *), void *arg, uint64_t iters, unsigned ops,
 			    int runs)
 {
-	double best = 0;
-
-	fn(iters, arg); /* warm caches and predictors */
-	for (int i = 0; i < runs; i++) {
-		uint64_t t0 = sim_host_now_ns();
-		double ns;
-
-		fn(iters, arg);
-		ns = (double)(sim_host_now_ns() - t0);
-		if (!best || ns < best)
-			best = ns;
-	}
-	return best / ns_per_cycle / (double)iters / (double)ops;
+	return sim_host_best_ns(fn, arg, iters, runs, 0) / ns_per_cycle / (double)ops;
 }
 
 /* ---- the kernels: 8 operations per loop iteration ------------------------ */
@@ -219,13 +207,19 @@ static double load_to_use(size_t size, uint64_t steps, int runs)
 
 	if (!buf)
 		return 0;
+	/* fault the pages in address order first, as a program that fills
+	 * its data does (in a VM, pages first touched in random order came
+	 * out slower to chase through) */
+	memset(buf, 0, size);
 	if (sim_host_chase_ring(buf, size, 0x9e3779b97f4a7c15ull)) {
 		free(buf);
 		return 0;
 	}
 	p = buf;
-	/* a pass through everything first, then timings of a pass each */
-	c = cycles_per_op(chase, &p, steps, 8, runs);
+	/* a pass through everything first, then timings of a pass each;
+	 * through memory, a second apart (a VM's memory latency moves
+	 * within seconds with its neighbours' traffic) */
+	c = sim_host_best_ns(chase, &p, steps, runs, size > (64u << 20) ? 200 : 0) / ns_per_cycle / 8;
 	free(buf);
 	return c;
 }
@@ -438,13 +432,6 @@ int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
 	c.l1d.latency = rounded(lat);
 	/* a quarter of L2 stays within the first-level TLB's reach */
 	c.l2.latency = rounded(MEASURE("L2 load-to-use", load_to_use(c.l2.size / 4, 0, runs)));
-	/* memory: 64K loads at a time through 256 MiB, best of 15 (short
-	 * timings through a VM's memory came out far too fast) */
-	c.mem_latency = rounded(MEASURE("memory load-to-use", load_to_use(256u << 20, 8192, 15)));
-	if (c.llc.enabled)
-		measure_llc(&c, runs, log);
-	MEASURE("LLC load-to-use (0: none)", c.llc.enabled ? (double)c.llc.latency : 0.0);
-	MEASURE("LLC size seen (KiB)", c.llc.enabled ? (double)(c.llc.size >> 10) : 0.0);
 	{
 		/* a core that renames memory shows the add alone; then the
 		 * forwarding latency of unpredicted pairs is the base's */
@@ -482,6 +469,15 @@ int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
 
 		c.mispredict_penalty = rounded(lat) > fixed ? rounded(lat) - fixed : 1;
 	}
+	/* memory, then the LLC the process gets, last: a VM's neighbours move
+	 * them within seconds, so they are measured nearest to what follows.
+	 * 64K loads at a time through 256 MiB, best of 15 (short timings
+	 * through a VM's memory came out far too fast) */
+	c.mem_latency = rounded(MEASURE("memory load-to-use", load_to_use(256u << 20, 8192, 15)));
+	if (c.llc.enabled)
+		measure_llc(&c, runs, log);
+	MEASURE("LLC load-to-use (0: none)", c.llc.enabled ? (double)c.llc.latency : 0.0);
+	MEASURE("LLC size seen (KiB)", c.llc.enabled ? (double)(c.llc.size >> 10) : 0.0);
 	fprintf(out, "# %s: measured by pipeline-sim --calibrate\n", h.brand[0] ? h.brand : h.vendor);
 	fprintf(out, "# %s family 0x%x model 0x%x, %.3f GHz by a dependent imul chain (3 cycles each);\n",
 		h.vendor, h.family, h.model, 1.0 / ns_per_cycle);

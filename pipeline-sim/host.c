@@ -18,6 +18,29 @@ uint64_t sim_host_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+double sim_host_best_ns(void (*fn)(uint64_t iters, void *arg), void *arg, uint64_t iters, int runs,
+			unsigned gap_ms)
+{
+	double best = 0;
+
+	fn(iters, arg); /* warm caches, predictors, the clock frequency */
+	for (int i = 0; i < runs; i++) {
+		uint64_t t0 = sim_host_now_ns();
+		double ns;
+
+		fn(iters, arg);
+		ns = (double)(sim_host_now_ns() - t0);
+		if (!best || ns < best)
+			best = ns;
+		if (gap_ms) {
+			struct timespec gap = { (time_t)(gap_ms / 1000), (long)(gap_ms % 1000) * 1000000L };
+
+			nanosleep(&gap, NULL);
+		}
+	}
+	return best / (double)(iters ? iters : 1);
+}
+
 int sim_host_chase_ring(char *buf, size_t size, uint64_t seed)
 {
 	size_t n = size / 64, *order = malloc((n ? n : 1) * sizeof(*order));

@@ -148,29 +148,19 @@ static const struct kernel *find(const char *name)
 	exit(2);
 }
 
-/* cycles_per_iter - best of `runs` timings of k->iters iterations. */
+/* cycles_per_iter - best of `runs` timings of k->iters iterations;
+ * through memory, spread over a few seconds (a VM's memory latency moves
+ * with its neighbours' traffic). */
 static double cycles_per_iter(const struct kernel *k, void *arg, int runs)
 {
-	double ns_per_cycle = sim_host_ns_per_cycle(20), best = 0;
+	double ns_per_cycle = sim_host_ns_per_cycle(20);
+	int dram = k->data == D_RING && k->size > (64u << 20);
+	double ns = sim_host_best_ns(k->fn, arg, k->iters, runs, dram ? 200 : 0);
 
-	k->fn(k->iters, arg); /* warm caches, predictor, frequency */
-	for (int r = 0; r < runs; r++) {
-		uint64_t t0 = sim_host_now_ns();
-		double ns;
+	/* the clock again: the frequency may have moved */
+	double again = sim_host_ns_per_cycle(20);
 
-		k->fn(k->iters, arg);
-		ns = (double)(sim_host_now_ns() - t0);
-		if (!best || ns < best)
-			best = ns;
-		/* the clock again now and then: the frequency may move */
-		if (r % 8 == 7) {
-			double c = sim_host_ns_per_cycle(4);
-
-			if (c < ns_per_cycle)
-				ns_per_cycle = c;
-		}
-	}
-	return best / ns_per_cycle / (double)k->iters;
+	return ns / (again < ns_per_cycle ? again : ns_per_cycle);
 }
 
 int main(int argc, char **argv)
