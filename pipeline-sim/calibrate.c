@@ -157,6 +157,29 @@ static void chase(uint64_t n, void *a)
 	*(void **)a = p;
 }
 
+/* Independent loads from random lines: a = { uint32_t off[GATHER_N];
+ * then the buffer }, two loads an iteration. */
+#define GATHER_N 65536
+static void gather(uint64_t n, void *a)
+{
+	const uint32_t *off = a;
+	const char *buf = (const char *)a + GATHER_N * 4;
+	uint64_t i = 0, s0 = 0, s1 = 0;
+	uint64_t o0, o1; /* movl into their low halves zero-extends */
+
+	__asm__ volatile(".p2align 5\n1:\n\t"
+			 "movl (%5,%0,4), %k3\n\t"
+			 "add (%6,%3), %1\n\t"
+			 "movl 4(%5,%0,4), %k4\n\t"
+			 "add (%6,%4), %2\n\t"
+			 "add $2, %0\n\t"
+			 "and $65535, %0\n\t"
+			 "dec %7\n\tjnz 1b"
+			 : "+r"(i), "+r"(s0), "+r"(s1), "=&r"(o0), "=&r"(o1)
+			 : "r"(off), "r"(buf), "r"(n)
+			 : "cc", "memory");
+}
+
 /* Store forwarding chain: store a value, load it back through another
  * register, add one, store that (the add keeps it a latency chain on a
  * core that renames memory). */
@@ -251,6 +274,29 @@ static void set_ports(struct sim_core_cfg *c, int cls, double per_cycle, FILE *l
 		m &= ~low;
 	}
 	c->cls[cls].port_mask = keep;
+}
+
+/* fill_of - cycles per line of independent random loads through a
+ * buffer of `size` bytes: what the level that holds it delivers. */
+static double fill_of(size_t size, int runs)
+{
+	uint64_t s = 0x2545f4914f6cdd1dull, lines = size / 64;
+	char *a = aligned_alloc(4096, GATHER_N * 4 + size);
+	uint32_t *off = (uint32_t *)(void *)a;
+	double c;
+
+	if (!a)
+		return 0;
+	memset(a, 0, GATHER_N * 4 + size);
+	for (size_t i = 0; i < GATHER_N; i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		off[i] = (uint32_t)(s % lines * 64);
+	}
+	c = sim_host_best_ns(gather, a, GATHER_N / 2, runs, size > (64u << 20) ? 200 : 0) / ns_per_cycle / 2;
+	free(a);
+	return c;
 }
 
 /* sysfs_field - the first line of cpu0's cache index<idx>/<field> in
@@ -354,7 +400,8 @@ struct measure {
  * silicon's size, but a VM or busy neighbours may leave less.  Chase
  * through doubling sizes from twice L2 to the sysfs size: the latency of
  * the first is the LLC's; the largest served nearer the LLC's latency
- * than memory's is the effective size (mem_latency measured before).
+ * than memory's is the effective size (mem_latency measured before), at
+ * least twice L2.
  */
 static void measure_llc(struct sim_core_cfg *c, int runs, FILE *log)
 {
@@ -372,10 +419,8 @@ static void measure_llc(struct sim_core_cfg *c, int runs, FILE *log)
 			break;
 		best = size;
 	}
-	if (!best || first > c->mem_latency / 2.0) {
-		c->llc.enabled = 0; /* nothing between L2 and memory */
-		return;
-	}
+	if (!best)
+		best = c->l2.size * 2; /* the neighbours had it all just then */
 	c->llc.size = best;
 	c->llc.latency = rounded(first);
 }
@@ -478,6 +523,11 @@ int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
 		measure_llc(&c, runs, log);
 	MEASURE("LLC load-to-use (0: none)", c.llc.enabled ? (double)c.llc.latency : 0.0);
 	MEASURE("LLC size seen (KiB)", c.llc.enabled ? (double)(c.llc.size >> 10) : 0.0);
+	/* bandwidth: independent loads from random lines of each level */
+	c.l2.fill = rounded(MEASURE("L2 cycles per line", fill_of(c.l2.size / 4, runs)));
+	if (c.llc.enabled)
+		c.llc.fill = rounded(MEASURE("LLC cycles per line", fill_of(c.llc.size / 2, runs > 5 ? 5 : runs)));
+	c.mem_fill = rounded(MEASURE("memory cycles per line", fill_of(256u << 20, 5)));
 	fprintf(out, "# %s: measured by pipeline-sim --calibrate\n", h.brand[0] ? h.brand : h.vendor);
 	fprintf(out, "# %s family 0x%x model 0x%x, %.3f GHz by a dependent imul chain (3 cycles each);\n",
 		h.vendor, h.family, h.model, 1.0 / ns_per_cycle);

@@ -198,6 +198,8 @@ static int parse_cache(struct sim_cache_cfg *cc, const char *cname, char *value,
 			bad = parse_uint(w.val[i], &cc->line);
 		else if (strcmp(w.key[i], "latency") == 0)
 			bad = parse_uint(w.val[i], &cc->latency);
+		else if (strcmp(w.key[i], "fill") == 0)
+			bad = parse_uint(w.val[i], &cc->fill) || cc->fill > 10000;
 		else if (strcmp(w.key[i], "repl") == 0) {
 			if (strcmp(w.val[i], "lru") == 0)
 				cc->repl = SIM_REPL_LRU;
@@ -227,7 +229,7 @@ static const struct uint_key uint_keys[] = {
 	UK(store_forward_latency), UK(bpred_bits), UK(ghist_bits), UK(btb_entries),
 	UK(ras_entries), UK(mem_latency), UK(prefetch_degree), UK(macro_fusion),
 	UK(move_elimination), UK(zero_idioms), UK(immediate_folding), UK(rep_startup),
-	UK(rep_bytes_per_cycle), UK(store_port_bytes), UK(memory_renaming),
+	UK(rep_bytes_per_cycle), UK(store_port_bytes), UK(memory_renaming), UK(mem_fill),
 };
 
 /* apply - one key with its (trimmed, writable) value. */
@@ -422,6 +424,8 @@ int sim_config_validate(struct sim_core_cfg *c, char *err, size_t errlen)
 		return -1;
 	if (!c->mem_latency)
 		return fail(err, errlen, "mem_latency must be set");
+	if (c->mem_fill > 10000)
+		return fail(err, errlen, "mem_fill at most 10000");
 	if (c->macro_fusion > 1 || c->move_elimination > 1 || c->zero_idioms > 1 ||
 	    c->immediate_folding > 1 || c->memory_renaming > 1)
 		return fail(err, errlen, "macro_fusion, move_elimination, zero_idioms, immediate_folding and "
@@ -536,14 +540,20 @@ void sim_config_print(FILE *out, const struct sim_core_cfg *c)
 	fprintf(out, "bpred = %s\nbpred_bits = %u\nghist_bits = %u\nbtb_entries = %u\nras_entries = %u\n",
 	       bp[c->bpred], c->bpred_bits, c->ghist_bits, c->btb_entries, c->ras_entries);
 	for (int i = 0; i < 4; i++) {
-		if (!caches[i]->enabled)
+		if (!caches[i]->enabled) {
 			fprintf(out, "%s = none\n", cnames[i]);
-		else
-			fprintf(out, "%s = size=%llu assoc=%u line=%u latency=%u repl=%s\n", cnames[i],
-			       (unsigned long long)caches[i]->size, caches[i]->assoc, caches[i]->line,
-			       caches[i]->latency, repl[caches[i]->repl]);
+			continue;
+		}
+		fprintf(out, "%s = size=%llu assoc=%u line=%u latency=%u repl=%s", cnames[i],
+			(unsigned long long)caches[i]->size, caches[i]->assoc, caches[i]->line,
+			caches[i]->latency, repl[caches[i]->repl]);
+		if (caches[i]->fill)
+			fprintf(out, " fill=%u", caches[i]->fill);
+		fprintf(out, "\n");
 	}
 	fprintf(out, "mem_latency = %u\n", c->mem_latency);
+	if (c->mem_fill)
+		fprintf(out, "mem_fill = %u\n", c->mem_fill);
 	fprintf(out, "prefetch = %s\n", c->prefetch == SIM_PF_STRIDE ? "stride" : "none");
 	if (c->prefetch_degree)
 		fprintf(out, "prefetch_degree = %u\n", c->prefetch_degree);

@@ -21,6 +21,8 @@ struct sim_cache_cfg {
 	unsigned assoc;
 	unsigned line;	  /* bytes, power of two */
 	unsigned latency; /* load-to-use cycles on a hit at this level */
+	unsigned fill;	  /* cycles per line it delivers towards L1 (its
+			   * bandwidth); 0: no limit */
 	int repl;	  /* enum sim_repl */
 };
 
@@ -64,6 +66,8 @@ struct sim_core_cfg {
 	unsigned ras_entries;
 	struct sim_cache_cfg l1i, l1d, l2, llc;
 	unsigned mem_latency;
+	unsigned mem_fill;	/* cycles per line from memory (bandwidth, or
+				 * latency / outstanding misses); 0: no limit */
 	int prefetch;		  /* enum sim_prefetch */
 	unsigned prefetch_degree; /* lines fetched ahead of a stride */
 };

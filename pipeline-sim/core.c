@@ -72,7 +72,8 @@ int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t k
 	if (!c->ring_retire || !c->ring_dispatch || !c->ring_issue || !c->ring_cause || !c->ld_retire ||
 	    !c->st_retire || !c->iq_heap)
 		goto fail;
-	for (int p = 0; p < cfg->nports; p++)
+	c->ncal = cfg->nports + 3;
+	for (int p = 0; p < c->ncal; p++)
 		if (!(c->cal[p] = calloc(CAL_WORDS, sizeof(uint64_t))))
 			goto fail;
 	if (keep_timeline) {
@@ -101,7 +102,7 @@ void sim_core_free(struct sim_core *c)
 	free(c->iq_heap);
 	free(c->ld_retire);
 	free(c->st_retire);
-	for (int p = 0; p < SIM_MAX_PORTS; p++)
+	for (int p = 0; p < SIM_MAX_PORTS + 3; p++)
 		free(c->cal[p]);
 	free(c->tl);
 	sim_memsys_free(&c->mem);
@@ -129,11 +130,11 @@ static void cal_advance(struct sim_core *c, uint64_t now)
 	if (w <= c->cal_word)
 		return;
 	if (w - c->cal_word >= CAL_WORDS) {
-		for (int p = 0; p < c->cfg.nports; p++)
+		for (int p = 0; p < c->ncal; p++)
 			memset(c->cal[p], 0, CAL_WORDS * sizeof(uint64_t));
 	} else {
 		for (uint64_t i = c->cal_word; i < w; i++)
-			for (int p = 0; p < c->cfg.nports; p++)
+			for (int p = 0; p < c->ncal; p++)
 				c->cal[p][i & (CAL_WORDS - 1)] = 0;
 	}
 	c->cal_word = w;
@@ -736,6 +737,29 @@ static uint64_t inorder_gate(struct sim_core *c, struct step *st, uint64_t t)
 	return t;
 }
 
+/* fill_cycles - cycles per line the level delivers towards L1, 0: any. */
+static unsigned fill_cycles(const struct sim_core *c, int lvl)
+{
+	return lvl == SIM_LVL_L2 ? c->cfg.l2.fill : lvl == SIM_LVL_LLC ? c->cfg.llc.fill : c->cfg.mem_fill;
+}
+
+/* fill_line - a miss served by level lvl takes that level's fill path
+ * for fill_cycles, from cycle `at`: independent misses queue on it (the
+ * bandwidth of each level, or for memory the outstanding misses a core
+ * keeps); returns when this one's line starts coming. */
+static uint64_t fill_line(struct sim_core *c, struct step *st, int lvl, uint64_t at)
+{
+	unsigned occ = fill_cycles(c, lvl);
+	int port;
+	uint64_t from;
+
+	if (!occ)
+		return at;
+	from = issue_on(c, 1u << (c->cfg.nports + lvl - 1), at, occ, &port);
+	add_comp(&st->cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, from - at, st->s);
+	return from;
+}
+
 /* exec_load - the load micro-op: a load port once its address registers
  * are ready (t), then the hierarchy's latency, or the data of an older
  * in-flight store it reads; returns when the data is there. */
@@ -772,6 +796,8 @@ static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 		}
 		return fwd + lat;
 	}
+	if (lvl != SIM_LVL_L1)
+		at = fill_line(c, st, lvl, at);
 	t = at + lc->latency + c->mem.lat[lvl];
 	add_own(&st->cs, SIM_CAUSE_DEP_MEM, lc->latency + c->mem.lat[SIM_LVL_L1], s);
 	if (lvl != SIM_LVL_L1)

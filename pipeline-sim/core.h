@@ -54,7 +54,10 @@ struct sim_core {
 	uint64_t reg_producer[SIM_MAX_REGS]; /* seq + 1 of the last writer */
 	uint64_t last_producer;		     /* of the instruction in progress */
 	uint32_t last_tid;
-	uint64_t *cal[SIM_MAX_PORTS];
+	/* calendars: the ports, then the fill paths from L2, LLC and memory
+	 * (a line a `fill` cycles; ncal = nports + 3) */
+	uint64_t *cal[SIM_MAX_PORTS + 3];
+	int ncal;
 	uint64_t cal_word;
 	struct {
 		uint64_t gran, ready, seq, pc, addr;

@@ -30,6 +30,7 @@ void k_fma_tput(uint64_t, void *);
 void k_mul_tput(uint64_t, void *);
 void k_loadop(uint64_t, void *);
 void k_chase(uint64_t, void *);
+void k_gather(uint64_t, void *);
 void k_store_fwd(uint64_t, void *);
 void k_store_fwd_idx(uint64_t, void *);
 void k_branch(uint64_t, void *);
@@ -50,7 +51,7 @@ __attribute__((noinline)) void k_memcpy(uint64_t n, void *arg)
 	}
 }
 
-enum data { D_NONE, D_BUF, D_RING, D_ZERO_BITS, D_RANDOM_BITS, D_STREAM, D_KEYS };
+enum data { D_NONE, D_BUF, D_RING, D_GATHER, D_ZERO_BITS, D_RANDOM_BITS, D_STREAM, D_KEYS };
 
 struct kernel {
 	const char *name;
@@ -81,6 +82,11 @@ static const struct kernel kernels[] = {
 	/* long timings: on a VM short ones are served by something nearer
 	 * than DRAM after a while (not understood; see README) */
 	{ "chase_mem", k_chase, "chase", D_RING, 256 << 20, 16000, 1000, 2000 },
+	/* independent loads from random lines of each level (the index array
+	 * itself is 256 KiB more) */
+	{ "load_l2", k_gather, "gather", D_GATHER, 262144 + (256 << 10), 20000, 40000, 8000 },
+	{ "load_l3", k_gather, "gather", D_GATHER, 262144 + (2 << 20), 20000, 40000, 8000 },
+	{ "load_mem", k_gather, "gather", D_GATHER, 262144 + (256 << 20), 20000, 1000, 4000 },
 	{ "store_fwd", k_store_fwd, "store_fwd", D_BUF, 4096, 100000, 1000, 4000 },
 	{ "store_fwd_idx", k_store_fwd_idx, "store_fwd_idx", D_BUF, 4096, 100000, 1000, 4000 },
 	{ "branch_pred", k_branch, "branch", D_ZERO_BITS, 65536, 100000, 65536, 8000 },
@@ -121,6 +127,14 @@ static void *setup(const struct kernel *k)
 			exit(1);
 		*(void **)(buf + k->size) = buf;
 		return buf + k->size;
+	case D_GATHER: {
+		uint32_t *idx = (uint32_t *)(void *)buf;
+		uint64_t lines = (k->size - 262144) / 64;
+
+		for (size_t i = 0; i < 65536; i++)
+			idx[i] = (uint32_t)(rnd() % lines * 64);
+		break;
+	}
 	case D_RANDOM_BITS:
 		for (size_t i = 0; i < k->size; i++)
 			buf[i] = (char)(rnd() & 1);
@@ -154,7 +168,7 @@ static const struct kernel *find(const char *name)
 static double cycles_per_iter(const struct kernel *k, void *arg, int runs)
 {
 	double ns_per_cycle = sim_host_ns_per_cycle(20);
-	int dram = k->data == D_RING && k->size > (64u << 20);
+	int dram = (k->data == D_RING || k->data == D_GATHER) && k->size > (64u << 20);
 	double ns = sim_host_best_ns(k->fn, arg, k->iters, runs, dram ? 200 : 0);
 
 	/* the clock again: the frequency may have moved */

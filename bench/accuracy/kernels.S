@@ -206,6 +206,28 @@ KERNEL(chase)
 	ret
 END(chase)
 
+/* independent loads from random lines: arg is 64K 32-bit line offsets
+ * (256 KiB), then the buffer they index; two accumulators */
+KERNEL(gather)
+	xor	%eax, %eax
+	xor	%ecx, %ecx
+	xor	%r10d, %r10d
+	lea	262144(%rsi), %rdx
+	.p2align 5
+1:
+# LLVM-MCA-BEGIN gather
+	mov	(%rsi,%rcx,4), %r8d
+	add	(%rdx,%r8), %rax
+	mov	4(%rsi,%rcx,4), %r9d
+	add	(%rdx,%r9), %r10
+	add	$2, %rcx
+	and	$65535, %rcx
+	dec	%rdi
+	jnz	1b
+# LLVM-MCA-END
+	ret
+END(gather)
+
 /* store-to-load forwarding: a value goes through memory every step */
 KERNEL(store_fwd)
 	xor	%eax, %eax

@@ -528,6 +528,22 @@ static void test_forwarding_prediction(void **state)
 	sim_semtab_close(t);
 }
 
+static void test_fill_bandwidth(void **state)
+{
+	/* mov rax,[rsi] with a new random line of 64 MiB each time: the
+	 * loads are independent, so without a limit the misses overlap as
+	 * far as the ROB reaches; with mem_fill=20 a line comes every 20 */
+	struct kop ops[] = { OP(K_CHASE, 0x48, 0x8b, 0x06), DEC_RCX, LOOP_BRANCH };
+	const char *free_fill[] = { "mem_fill=0", "prefetch=none", NULL };
+	const char *fill20[] = { "mem_fill=20", "prefetch=none", NULL };
+	double unbound = cycles_per_iter("zen4", free_fill, ops, 3);
+	double bound = cycles_per_iter("zen4", fill20, ops, 3);
+
+	(void)state;
+	assert_true(unbound < 10);
+	assert_true(bound > 19.5 && bound < 22);
+}
+
 static void test_vector_store_width(void **state)
 {
 	/* eight movdqu [rsi],xmm0: Zen 4 writes 16 bytes a cycle to L1 */
@@ -604,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_class_latencies),
 		cmocka_unit_test(test_store_forwarding),
 		cmocka_unit_test(test_forwarding_prediction),
+		cmocka_unit_test(test_fill_bandwidth),
 		cmocka_unit_test(test_vector_store_width),
 		cmocka_unit_test(test_rep_string_streams),
 	};
