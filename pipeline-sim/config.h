@@ -21,9 +21,9 @@ struct sim_cache_cfg {
 	unsigned assoc;
 	unsigned line;	  /* bytes, power of two */
 	unsigned latency; /* load-to-use cycles on a hit at this level */
+	int repl;	  /* enum sim_repl */
 	unsigned fill;	  /* cycles per line it delivers towards L1 (its
 			   * bandwidth); 0: no limit */
-	int repl;	  /* enum sim_repl */
 };
 
 struct sim_class_cfg {
