@@ -524,9 +524,9 @@ int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
 	MEASURE("LLC load-to-use (0: none)", c.llc.enabled ? (double)c.llc.latency : 0.0);
 	MEASURE("LLC size seen (KiB)", c.llc.enabled ? (double)(c.llc.size >> 10) : 0.0);
 	/* bandwidth: independent loads from random lines of each level */
-	c.l2.fill = rounded(MEASURE("L2 cycles per line", fill_of(c.l2.size / 4, runs)));
+	c.l2_fill = rounded(MEASURE("L2 cycles per line", fill_of(c.l2.size / 4, runs)));
 	if (c.llc.enabled)
-		c.llc.fill = rounded(MEASURE("LLC cycles per line", fill_of(c.llc.size / 2, runs > 5 ? 5 : runs)));
+		c.llc_fill = rounded(MEASURE("LLC cycles per line", fill_of(c.llc.size / 2, runs > 5 ? 5 : runs)));
 	c.mem_fill = rounded(MEASURE("memory cycles per line", fill_of(256u << 20, 5)));
 	fprintf(out, "# %s: measured by pipeline-sim --calibrate\n", h.brand[0] ? h.brand : h.vendor);
 	fprintf(out, "# %s family 0x%x model 0x%x, %.3f GHz by a dependent imul chain (3 cycles each);\n",

@@ -175,12 +175,14 @@ static int parse_class(struct sim_core_cfg *c, const char *cname, char *value, c
 	return 0;
 }
 
-static int parse_cache(struct sim_cache_cfg *cc, const char *cname, char *value, char *err,
-		       size_t errlen)
+static int parse_cache(struct sim_cache_cfg *cc, unsigned *fill, const char *cname, char *value,
+		       char *err, size_t errlen)
 {
 	struct kv_words w;
 
 	memset(cc, 0, sizeof(*cc));
+	if (fill)
+		*fill = 0; /* the line describes the level whole */
 	if (strcmp(value, "none") == 0)
 		return 0;
 	if (split_words(value, &w))
@@ -198,8 +200,8 @@ static int parse_cache(struct sim_cache_cfg *cc, const char *cname, char *value,
 			bad = parse_uint(w.val[i], &cc->line);
 		else if (strcmp(w.key[i], "latency") == 0)
 			bad = parse_uint(w.val[i], &cc->latency);
-		else if (strcmp(w.key[i], "fill") == 0)
-			bad = parse_uint(w.val[i], &cc->fill) || cc->fill > 10000;
+		else if (fill && strcmp(w.key[i], "fill") == 0)
+			bad = parse_uint(w.val[i], fill) || *fill > 10000;
 		else if (strcmp(w.key[i], "repl") == 0) {
 			if (strcmp(w.val[i], "lru") == 0)
 				cc->repl = SIM_REPL_LRU;
@@ -282,13 +284,13 @@ static int apply(struct sim_core_cfg *c, const char *key, char *value, char *err
 	if (strncmp(key, "class.", 6) == 0)
 		return parse_class(c, key + 6, value, err, errlen);
 	if (strcmp(key, "l1i") == 0)
-		return parse_cache(&c->l1i, key, value, err, errlen);
+		return parse_cache(&c->l1i, NULL, key, value, err, errlen);
 	if (strcmp(key, "l1d") == 0)
-		return parse_cache(&c->l1d, key, value, err, errlen);
+		return parse_cache(&c->l1d, NULL, key, value, err, errlen);
 	if (strcmp(key, "l2") == 0)
-		return parse_cache(&c->l2, key, value, err, errlen);
+		return parse_cache(&c->l2, &c->l2_fill, key, value, err, errlen);
 	if (strcmp(key, "llc") == 0)
-		return parse_cache(&c->llc, key, value, err, errlen);
+		return parse_cache(&c->llc, &c->llc_fill, key, value, err, errlen);
 	return fail(err, errlen, "unknown key '%s'", key);
 }
 
@@ -504,6 +506,7 @@ void sim_config_print(FILE *out, const struct sim_core_cfg *c)
 	static const char *const bp[] = { "bimodal", "gshare", "tage" };
 	static const char *const repl[] = { "lru", "fifo", "random" };
 	const struct sim_cache_cfg *caches[4] = { &c->l1i, &c->l1d, &c->l2, &c->llc };
+	const unsigned fills[4] = { 0, 0, c->l2_fill, c->llc_fill };
 	static const char *const cnames[4] = { "l1i", "l1d", "l2", "llc" };
 
 	fprintf(out, "name = %s\nmodel = %s\n", c->name, c->inorder ? "inorder" : "ooo");
@@ -547,8 +550,8 @@ void sim_config_print(FILE *out, const struct sim_core_cfg *c)
 		fprintf(out, "%s = size=%llu assoc=%u line=%u latency=%u repl=%s", cnames[i],
 			(unsigned long long)caches[i]->size, caches[i]->assoc, caches[i]->line,
 			caches[i]->latency, repl[caches[i]->repl]);
-		if (caches[i]->fill)
-			fprintf(out, " fill=%u", caches[i]->fill);
+		if (fills[i])
+			fprintf(out, " fill=%u", fills[i]);
 		fprintf(out, "\n");
 	}
 	fprintf(out, "mem_latency = %u\n", c->mem_latency);

@@ -22,8 +22,6 @@ struct sim_cache_cfg {
 	unsigned line;	  /* bytes, power of two */
 	unsigned latency; /* load-to-use cycles on a hit at this level */
 	int repl;	  /* enum sim_repl */
-	unsigned fill;	  /* cycles per line it delivers towards L1 (its
-			   * bandwidth); 0: no limit */
 };
 
 struct sim_class_cfg {
@@ -66,8 +64,10 @@ struct sim_core_cfg {
 	unsigned ras_entries;
 	struct sim_cache_cfg l1i, l1d, l2, llc;
 	unsigned mem_latency;
-	unsigned mem_fill;	/* cycles per line from memory (bandwidth, or
-				 * latency / outstanding misses); 0: no limit */
+	/* fill paths: cycles per line L2, the LLC and memory deliver towards
+	 * L1 (bandwidth; for memory, latency / outstanding misses); 0: no
+	 * limit.  `fill=` in the l2 and llc lines, mem_fill. */
+	unsigned l2_fill, llc_fill, mem_fill;
 	int prefetch;		  /* enum sim_prefetch */
 	unsigned prefetch_degree; /* lines fetched ahead of a stride */
 };

@@ -740,7 +740,7 @@ static uint64_t inorder_gate(struct sim_core *c, struct step *st, uint64_t t)
 /* fill_cycles - cycles per line the level delivers towards L1, 0: any. */
 static unsigned fill_cycles(const struct sim_core *c, int lvl)
 {
-	return lvl == SIM_LVL_L2 ? c->cfg.l2.fill : lvl == SIM_LVL_LLC ? c->cfg.llc.fill : c->cfg.mem_fill;
+	return lvl == SIM_LVL_L2 ? c->cfg.l2_fill : lvl == SIM_LVL_LLC ? c->cfg.llc_fill : c->cfg.mem_fill;
 }
 
 /* fill_line - a miss served by level lvl takes that level's fill path

@@ -169,7 +169,7 @@ static void test_micro_op_keys(void **state)
 	assert_non_null(strstr(err, "are 0 or 1"));
 	expect_error("ports = a\nclass.int_div = ports=a latency32=x\n", "bad latency32 'x'");
 	assert_int_equal(sim_config_set(&c, "l2 = size=256K assoc=8 line=64 latency=12 fill=2", err, sizeof(err)), 0);
-	assert_int_equal(c.l2.fill, 2);
+	assert_int_equal(c.l2_fill, 2);
 	expect_error("l2 = size=256K assoc=8 line=64 latency=12 fill=x\n", "l2: bad fill 'x'");
 }
 
