@@ -744,19 +744,25 @@ static unsigned fill_cycles(const struct sim_core *c, int lvl)
 }
 
 /* fill_line - a miss served by level lvl takes that level's fill path
- * for fill_cycles, from cycle `at`: independent misses queue on it (the
- * bandwidth of each level, or for memory the outstanding misses a core
+ * for fill_cycles, from cycle `at`, and then L2's (a line from the LLC or
+ * memory comes into L1 through L2's path too): independent misses queue
+ * on each level's bandwidth (for memory, the outstanding misses a core
  * keeps); returns when this one's line starts coming. */
 static uint64_t fill_line(struct sim_core *c, struct step *st, int lvl, uint64_t at)
 {
-	unsigned occ = fill_cycles(c, lvl);
-	int port;
-	uint64_t from;
+	uint64_t from = at;
 
-	if (!occ)
-		return at;
-	from = issue_on(c, 1u << (c->cfg.nports + lvl - 1), at, occ, &port);
-	add_comp(&st->cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, from - at, st->s);
+	for (int l = lvl; l >= SIM_LVL_L2; l = l > SIM_LVL_L2 ? SIM_LVL_L2 : SIM_LVL_L1) {
+		unsigned occ = fill_cycles(c, l);
+		int port;
+
+		if (occ) {
+			uint64_t t = issue_on(c, 1u << (c->cfg.nports + l - 1), from, occ, &port);
+
+			add_comp(&st->cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, t - from, st->s);
+			from = t;
+		}
+	}
 	return from;
 }
 
