@@ -11,13 +11,26 @@
 #include <string.h>
 
 static const char *const class_names[SIM_CLS_COUNT] = {
-	"int_alu", "int_mul", "int_div", "branch", "load", "store",
-	"fp_add",  "fp_mul",  "fp_div",	 "vec",	   "nop",  "sys",
+	"int_alu", "int_mul", "int_div", "branch", "load",    "store",	     "fp_add",
+	"fp_mul",  "fp_div",  "vec",	 "nop",	   "sys",     "fp_fma",	     "vec_mul",
+	"vec_shuffle", "vec_load", "vec_store",
 };
 
 const char *sim_class_name(int cls)
 {
 	return cls >= 0 && cls < SIM_CLS_COUNT ? class_names[cls] : NULL;
+}
+
+int sim_class_parent(int cls)
+{
+	switch (cls) {
+	case SIM_CLS_FP_FMA: return SIM_CLS_FP_MUL;
+	case SIM_CLS_VEC_MUL: return SIM_CLS_VEC;
+	case SIM_CLS_VEC_SHUFFLE: return SIM_CLS_VEC;
+	case SIM_CLS_VEC_LOAD: return SIM_CLS_LOAD;
+	case SIM_CLS_VEC_STORE: return SIM_CLS_STORE;
+	default: return -1;
+	}
 }
 
 int sim_class_from_name(const char *name)
@@ -111,7 +124,7 @@ static int parse_class(struct sim_core_cfg *c, const char *cname, char *value, c
 {
 	int cls = sim_class_from_name(cname);
 	struct kv_words w;
-	struct sim_class_cfg cc = { 0, 1, 1 };
+	struct sim_class_cfg cc = { 0, 1, 1, 0, 0 };
 
 	if (cls < 0)
 		return fail(err, errlen, "unknown instruction class '%s'", cname);
@@ -132,6 +145,12 @@ static int parse_class(struct sim_core_cfg *c, const char *cname, char *value, c
 		} else if (strcmp(w.key[i], "occupancy") == 0) {
 			if (parse_uint(w.val[i], &cc.occupancy) || cc.occupancy == 0)
 				return fail(err, errlen, "class.%s: bad occupancy '%s'", cname, w.val[i]);
+		} else if (strcmp(w.key[i], "latency32") == 0) {
+			if (parse_uint(w.val[i], &cc.latency32))
+				return fail(err, errlen, "class.%s: bad latency32 '%s'", cname, w.val[i]);
+		} else if (strcmp(w.key[i], "occupancy32") == 0) {
+			if (parse_uint(w.val[i], &cc.occupancy32))
+				return fail(err, errlen, "class.%s: bad occupancy32 '%s'", cname, w.val[i]);
 		} else {
 			return fail(err, errlen, "class.%s: unknown field '%s'", cname, w.key[i]);
 		}
@@ -140,12 +159,14 @@ static int parse_class(struct sim_core_cfg *c, const char *cname, char *value, c
 	return 0;
 }
 
-static int parse_cache(struct sim_cache_cfg *cc, const char *cname, char *value, char *err,
-		       size_t errlen)
+static int parse_cache(struct sim_cache_cfg *cc, unsigned *fill, const char *cname, char *value,
+		       char *err, size_t errlen)
 {
 	struct kv_words w;
 
 	memset(cc, 0, sizeof(*cc));
+	if (fill)
+		*fill = 0; /* the line describes the level whole */
 	if (strcmp(value, "none") == 0)
 		return 0;
 	if (split_words(value, &w))
@@ -163,6 +184,8 @@ static int parse_cache(struct sim_cache_cfg *cc, const char *cname, char *value,
 			bad = parse_uint(w.val[i], &cc->line);
 		else if (strcmp(w.key[i], "latency") == 0)
 			bad = parse_uint(w.val[i], &cc->latency);
+		else if (fill && strcmp(w.key[i], "fill") == 0)
+			bad = parse_uint(w.val[i], fill) || *fill > 10000;
 		else if (strcmp(w.key[i], "repl") == 0) {
 			if (strcmp(w.val[i], "lru") == 0)
 				cc->repl = SIM_REPL_LRU;
@@ -190,7 +213,9 @@ static const struct uint_key uint_keys[] = {
 	UK(fetch_width), UK(dispatch_width), UK(retire_width), UK(frontend_depth),
 	UK(fetch_queue), UK(rob), UK(iq), UK(lq), UK(sq), UK(mispredict_penalty),
 	UK(store_forward_latency), UK(bpred_bits), UK(ghist_bits), UK(btb_entries),
-	UK(ras_entries), UK(mem_latency), UK(prefetch_degree),
+	UK(ras_entries), UK(mem_latency), UK(prefetch_degree), UK(macro_fusion),
+	UK(move_elimination), UK(zero_idioms), UK(immediate_folding), UK(rep_startup),
+	UK(rep_bytes_per_cycle), UK(store_port_bytes), UK(memory_renaming), UK(mem_fill),
 };
 
 /* apply - one key with its (trimmed, writable) value. */
@@ -243,13 +268,13 @@ static int apply(struct sim_core_cfg *c, const char *key, char *value, char *err
 	if (strncmp(key, "class.", 6) == 0)
 		return parse_class(c, key + 6, value, err, errlen);
 	if (strcmp(key, "l1i") == 0)
-		return parse_cache(&c->l1i, key, value, err, errlen);
+		return parse_cache(&c->l1i, NULL, key, value, err, errlen);
 	if (strcmp(key, "l1d") == 0)
-		return parse_cache(&c->l1d, key, value, err, errlen);
+		return parse_cache(&c->l1d, NULL, key, value, err, errlen);
 	if (strcmp(key, "l2") == 0)
-		return parse_cache(&c->l2, key, value, err, errlen);
+		return parse_cache(&c->l2, &c->l2_fill, key, value, err, errlen);
 	if (strcmp(key, "llc") == 0)
-		return parse_cache(&c->llc, key, value, err, errlen);
+		return parse_cache(&c->llc, &c->llc_fill, key, value, err, errlen);
 	return fail(err, errlen, "unknown key '%s'", key);
 }
 
@@ -348,8 +373,11 @@ static int check_cache(const struct sim_cache_cfg *cc, const char *name, char *e
 	return 0;
 }
 
-int sim_config_validate(const struct sim_core_cfg *c, char *err, size_t errlen)
+int sim_config_validate(struct sim_core_cfg *c, char *err, size_t errlen)
 {
+	for (int i = 0; i < SIM_CLS_COUNT; i++)
+		if (!c->cls[i].port_mask && sim_class_parent(i) >= 0)
+			c->cls[i] = c->cls[sim_class_parent(i)];
 	if (!c->fetch_width || !c->dispatch_width || !c->retire_width)
 		return fail(err, errlen, "fetch_width, dispatch_width and retire_width must be set");
 	if (!c->rob || !c->iq || !c->lq || !c->sq || !c->fetch_queue)
@@ -361,7 +389,8 @@ int sim_config_validate(const struct sim_core_cfg *c, char *err, size_t errlen)
 	for (int i = 0; i < SIM_CLS_COUNT; i++) {
 		if (i != SIM_CLS_NOP && !c->cls[i].port_mask)
 			return fail(err, errlen, "class.%s is not configured", class_names[i]);
-		if (c->cls[i].latency > 10000 || c->cls[i].occupancy > 1000)
+		if (c->cls[i].latency > 10000 || c->cls[i].occupancy > 1000 ||
+		    c->cls[i].latency32 > 10000 || c->cls[i].occupancy32 > 1000)
 			return fail(err, errlen, "class.%s: latency at most 10000, occupancy at most 1000",
 				    class_names[i]);
 	}
@@ -381,6 +410,14 @@ int sim_config_validate(const struct sim_core_cfg *c, char *err, size_t errlen)
 		return -1;
 	if (!c->mem_latency)
 		return fail(err, errlen, "mem_latency must be set");
+	if (c->mem_fill > 10000)
+		return fail(err, errlen, "mem_fill at most 10000");
+	if (c->macro_fusion > 1 || c->move_elimination > 1 || c->zero_idioms > 1 ||
+	    c->immediate_folding > 1 || c->memory_renaming > 1)
+		return fail(err, errlen, "macro_fusion, move_elimination, zero_idioms, immediate_folding and "
+					 "memory_renaming are 0 or 1");
+	if (c->rep_startup > 10000 || c->rep_bytes_per_cycle > 4096 || c->store_port_bytes > 4096)
+		return fail(err, errlen, "rep_startup at most 10000, rep_bytes_per_cycle at most 4096");
 	if (c->prefetch != SIM_PF_NONE && (c->prefetch_degree == 0 || c->prefetch_degree > 16))
 		return fail(err, errlen, "prefetch_degree must be 1..16 with prefetch = stride");
 	return 0;
@@ -446,4 +483,65 @@ int sim_config_load(struct sim_core_cfg *c, const char *name_or_path, char *err,
 	rc = sim_config_parse(c, text, name_or_path, err, errlen);
 	free(text);
 	return rc;
+}
+
+void sim_config_print(FILE *out, const struct sim_core_cfg *c)
+{
+	static const char *const bp[] = { "bimodal", "gshare", "tage" };
+	static const char *const repl[] = { "lru", "fifo", "random" };
+	const struct sim_cache_cfg *caches[4] = { &c->l1i, &c->l1d, &c->l2, &c->llc };
+	const unsigned fills[4] = { 0, 0, c->l2_fill, c->llc_fill };
+	static const char *const cnames[4] = { "l1i", "l1d", "l2", "llc" };
+
+	fprintf(out, "name = %s\nmodel = %s\n", c->name, c->inorder ? "inorder" : "ooo");
+	fprintf(out, "fetch_width = %u\ndispatch_width = %u\nretire_width = %u\n", c->fetch_width,
+	       c->dispatch_width, c->retire_width);
+	fprintf(out, "frontend_depth = %u\nfetch_queue = %u\nrob = %u\niq = %u\nlq = %u\nsq = %u\n",
+	       c->frontend_depth, c->fetch_queue, c->rob, c->iq, c->lq, c->sq);
+	fprintf(out, "mispredict_penalty = %u\nstore_forward_latency = %u\n", c->mispredict_penalty,
+	       c->store_forward_latency);
+	fprintf(out, "macro_fusion = %u\nmove_elimination = %u\nzero_idioms = %u\nimmediate_folding = %u\n",
+		c->macro_fusion, c->move_elimination, c->zero_idioms, c->immediate_folding);
+	fprintf(out, "memory_renaming = %u\n", c->memory_renaming);
+	fprintf(out, "rep_startup = %u\nrep_bytes_per_cycle = %u\nstore_port_bytes = %u\nports =",
+		c->rep_startup, c->rep_bytes_per_cycle, c->store_port_bytes);
+	for (int p = 0; p < c->nports; p++)
+		fprintf(out, " %s", c->port_names[p]);
+	fprintf(out, "\n");
+	for (int k = 0; k < SIM_CLS_COUNT; k++) {
+		int first = 1;
+
+		fprintf(out, "class.%s = ports=", sim_class_name(k));
+		for (int p = 0; p < c->nports; p++)
+			if (c->cls[k].port_mask & (1u << p)) {
+				fprintf(out, "%s%s", first ? "" : ",", c->port_names[p]);
+				first = 0;
+			}
+		fprintf(out, " latency=%u occupancy=%u", c->cls[k].latency, c->cls[k].occupancy);
+		if (c->cls[k].latency32)
+			fprintf(out, " latency32=%u", c->cls[k].latency32);
+		if (c->cls[k].occupancy32)
+			fprintf(out, " occupancy32=%u", c->cls[k].occupancy32);
+		fprintf(out, "\n");
+	}
+	fprintf(out, "bpred = %s\nbpred_bits = %u\nghist_bits = %u\nbtb_entries = %u\nras_entries = %u\n",
+	       bp[c->bpred], c->bpred_bits, c->ghist_bits, c->btb_entries, c->ras_entries);
+	for (int i = 0; i < 4; i++) {
+		if (!caches[i]->enabled) {
+			fprintf(out, "%s = none\n", cnames[i]);
+			continue;
+		}
+		fprintf(out, "%s = size=%llu assoc=%u line=%u latency=%u repl=%s", cnames[i],
+			(unsigned long long)caches[i]->size, caches[i]->assoc, caches[i]->line,
+			caches[i]->latency, repl[caches[i]->repl]);
+		if (fills[i])
+			fprintf(out, " fill=%u", fills[i]);
+		fprintf(out, "\n");
+	}
+	fprintf(out, "mem_latency = %u\n", c->mem_latency);
+	if (c->mem_fill)
+		fprintf(out, "mem_fill = %u\n", c->mem_fill);
+	fprintf(out, "prefetch = %s\n", c->prefetch == SIM_PF_STRIDE ? "stride" : "none");
+	if (c->prefetch_degree)
+		fprintf(out, "prefetch_degree = %u\n", c->prefetch_degree);
 }

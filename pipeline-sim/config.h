@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim.h"
 
@@ -27,6 +28,8 @@ struct sim_class_cfg {
 	uint32_t port_mask; /* bit p: may issue on port p */
 	unsigned latency;   /* result latency in cycles */
 	unsigned occupancy; /* cycles the port stays busy (1 = pipelined) */
+	unsigned latency32, occupancy32; /* for operands of 32 bits or less
+					  * (divides); 0 = as latency/occupancy */
 };
 
 struct sim_core_cfg {
@@ -37,7 +40,20 @@ struct sim_core_cfg {
 	unsigned fetch_queue;	 /* decoded instructions buffered before dispatch */
 	unsigned rob, iq, lq, sq;
 	unsigned mispredict_penalty; /* cycles from resolve to refetch */
-	unsigned store_forward_latency;
+	unsigned store_forward_latency; /* store data ready -> forwarded load's result */
+	/* micro-op model (0 = off, the default for descriptions without them) */
+	unsigned macro_fusion;	    /* cmp/test/add/sub/and/inc/dec + jcc: one op */
+	unsigned move_elimination;  /* register moves renamed, no port, no latency */
+	unsigned zero_idioms;	    /* xor r,r and friends renamed to zero, no port */
+	unsigned immediate_folding; /* add/sub/inc/dec reg, imm folded at rename */
+	unsigned rep_startup;	    /* rep string: cycles before the first iteration's data */
+	unsigned rep_bytes_per_cycle; /* rep string: bytes per cycle after it (0: one
+				       * iteration as an ordinary load/store) */
+	unsigned memory_renaming;   /* a load that forwards from the same store
+				     * instruction as last time gets the data at
+				     * once (no forwarding latency) */
+	unsigned store_port_bytes;  /* bytes a store port writes per cycle: a wider
+				     * store keeps it longer (0: any width in one) */
 	int nports;
 	char port_names[SIM_MAX_PORTS][16];
 	struct sim_class_cfg cls[SIM_CLS_COUNT];
@@ -48,6 +64,10 @@ struct sim_core_cfg {
 	unsigned ras_entries;
 	struct sim_cache_cfg l1i, l1d, l2, llc;
 	unsigned mem_latency;
+	/* fill paths: cycles per line L2, the LLC and memory deliver towards
+	 * L1 (bandwidth; for memory, latency / outstanding misses); 0: no
+	 * limit.  `fill=` in the l2 and llc lines, mem_fill. */
+	unsigned l2_fill, llc_fill, mem_fill;
 	int prefetch;		  /* enum sim_prefetch */
 	unsigned prefetch_degree; /* lines fetched ahead of a stride */
 };
@@ -68,14 +88,18 @@ int sim_config_parse(struct sim_core_cfg *c, const char *text, const char *origi
 /* sim_config_set - apply one "key=value" override (--set). */
 int sim_config_set(struct sim_core_cfg *c, const char *kv, char *err, size_t errlen);
 
-/* sim_config_validate - check completeness and ranges after parsing. */
-int sim_config_validate(const struct sim_core_cfg *c, char *err, size_t errlen);
+/* sim_config_validate - give the classes left out their parent's figures
+ * (sim_class_parent), then check completeness and ranges. */
+int sim_config_validate(struct sim_core_cfg *c, char *err, size_t errlen);
 
 /*
  * sim_config_load - NAME of a bundled preset or a file path.  Returns 0 or
  * -1 with err set.
  */
 int sim_config_load(struct sim_core_cfg *c, const char *name_or_path, char *err, size_t errlen);
+
+/* sim_config_print - the description as a core file that --core reads. */
+void sim_config_print(FILE *out, const struct sim_core_cfg *c);
 
 /* Bundled presets (generated from cores/NAME.core at build time). */
 struct sim_preset {

@@ -11,7 +11,7 @@ static const char *const cause_names[SIM_CAUSE_PORT0] = {
 	"base",		"dep-int",     "dep-fp",      "dep-mem",    "rob-full",
 	"iq-full",	"lq-full",     "sq-full",     "serialize",  "branch-mispredict",
 	"icache-l2",	"icache-llc",  "icache-mem",  "dcache-l2",  "dcache-llc",
-	"dcache-mem",	"frontend",
+	"dcache-mem",	"frontend",    "fwd-mispredict",
 };
 
 const char *sim_cause_name(int cause)
@@ -65,13 +65,15 @@ int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t k
 	c->ring_retire = calloc(ring, sizeof(uint64_t));
 	c->ring_dispatch = calloc(ring, sizeof(uint64_t));
 	c->ring_issue = calloc(ring, sizeof(uint64_t));
+	c->ring_cause = calloc(ring, 1);
 	c->ld_retire = calloc(c->lq_mask + 1, sizeof(uint64_t));
 	c->iq_heap = calloc((size_t)cfg->iq + 1, sizeof(uint64_t));
 	c->st_retire = calloc(c->sq_mask + 1, sizeof(uint64_t));
-	if (!c->ring_retire || !c->ring_dispatch || !c->ring_issue || !c->ld_retire || !c->st_retire ||
-	    !c->iq_heap)
+	if (!c->ring_retire || !c->ring_dispatch || !c->ring_issue || !c->ring_cause || !c->ld_retire ||
+	    !c->st_retire || !c->iq_heap)
 		goto fail;
-	for (int p = 0; p < cfg->nports; p++)
+	c->ncal = cfg->nports + 3;
+	for (int p = 0; p < c->ncal; p++)
 		if (!(c->cal[p] = calloc(CAL_WORDS, sizeof(uint64_t))))
 			goto fail;
 	if (keep_timeline) {
@@ -96,10 +98,11 @@ void sim_core_free(struct sim_core *c)
 	free(c->ring_retire);
 	free(c->ring_dispatch);
 	free(c->ring_issue);
+	free(c->ring_cause);
 	free(c->iq_heap);
 	free(c->ld_retire);
 	free(c->st_retire);
-	for (int p = 0; p < SIM_MAX_PORTS; p++)
+	for (int p = 0; p < SIM_MAX_PORTS + 3; p++)
 		free(c->cal[p]);
 	free(c->tl);
 	sim_memsys_free(&c->mem);
@@ -127,11 +130,11 @@ static void cal_advance(struct sim_core *c, uint64_t now)
 	if (w <= c->cal_word)
 		return;
 	if (w - c->cal_word >= CAL_WORDS) {
-		for (int p = 0; p < c->cfg.nports; p++)
+		for (int p = 0; p < c->ncal; p++)
 			memset(c->cal[p], 0, CAL_WORDS * sizeof(uint64_t));
 	} else {
 		for (uint64_t i = c->cal_word; i < w; i++)
-			for (int p = 0; p < c->cfg.nports; p++)
+			for (int p = 0; p < c->ncal; p++)
 				c->cal[p][i & (CAL_WORDS - 1)] = 0;
 	}
 	c->cal_word = w;
@@ -302,7 +305,7 @@ static int class_dep_cause(int cls)
 
 /* ---- pipeline stages ------------------------------------------------------ */
 
-static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, struct comps *cs)
+static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, unsigned slots, struct comps *cs)
 {
 	uint64_t f = c->fetch_cycle;
 	uint64_t first = s->addr >> c->l1i_shift;
@@ -321,8 +324,8 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, struct comps 
 			f = t;
 	}
 	if (c->redirect_at > f) {
-		add_comp(cs, SIM_CAUSE_MISPREDICT, c->redirect_at - f, c->redirect_owner);
-		cs->fe_cause = SIM_CAUSE_MISPREDICT;
+		add_comp(cs, c->redirect_cause, c->redirect_at - f, c->redirect_owner);
+		cs->fe_cause = c->redirect_cause;
 		cs->fe_owner = c->redirect_owner;
 		f = c->redirect_at;
 	}
@@ -343,7 +346,7 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, struct comps 
 		c->fetch_cycle = f;
 		c->fetch_used = 0;
 	}
-	c->fetch_used++;
+	c->fetch_used += slots;
 	return f;
 }
 
@@ -393,7 +396,8 @@ static uint64_t iq_free_at(struct sim_core *c, uint64_t d)
 	return iq_pop(c);
 }
 
-static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f, struct comps *cs)
+static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f, unsigned slots,
+			       struct comps *cs)
 {
 	const struct sim_core_cfg *g = &c->cfg;
 	uint64_t d = f + g->frontend_depth, need = 0, d0;
@@ -412,8 +416,12 @@ static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f
 	add_pipe(cs, d - d0, s); /* dispatch bandwidth */
 	/* the structure that frees last decides */
 	if (c->seq >= g->rob && c->ring_retire[(c->seq - g->rob) & c->ring_mask] > need) {
+		int head = c->ring_cause[(c->seq - g->rob) & c->ring_mask];
+
 		need = c->ring_retire[(c->seq - g->rob) & c->ring_mask];
-		cause = SIM_CAUSE_ROB;
+		/* a ROB full behind a data-cache miss at its head is that
+		 * miss's cost (memory-bound in Intel's top-down terms) */
+		cause = head >= SIM_CAUSE_DCACHE_L2 && head <= SIM_CAUSE_DCACHE_MEM ? head : SIM_CAUSE_ROB;
 	}
 	/* issue queue: wait for an entry once d is known (below) */
 	if ((s->flags & SIM_SEM_LOAD) && c->nloads >= g->lq &&
@@ -435,7 +443,7 @@ static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f
 		add_comp(cs, cause, need - d, s);
 		d = need;
 	}
-	if (!g->inorder) {
+	if (!g->inorder && slots) {
 		uint64_t q = iq_free_at(c, d);
 
 		if (q > d) {
@@ -447,45 +455,83 @@ static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f
 		c->dispatch_cycle = d;
 		c->dispatch_used = 0;
 	}
-	c->dispatch_used++;
+	c->dispatch_used += slots;
 	return d;
 }
 
-static uint64_t operands_ready(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy,
-			       uint64_t t, struct comps *cs, struct sim_sem *owner)
+/* regs_ready - the first cycle >= t when registers regs[0..n) are ready;
+ * a wait past t is added as a component labelled with what held the
+ * producer back. */
+static uint64_t regs_ready(struct sim_core *c, const uint8_t *regs, unsigned n, uint64_t t,
+			   struct comps *cs, struct sim_sem *owner)
 {
 	uint64_t base = t;
 	int cause = -1;
 
-	c->last_producer = 0;
-	for (unsigned i = 0; i < s->nsrc; i++) {
-		uint64_t r = c->reg_ready[s->src[i]];
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t r = c->reg_ready[regs[i]];
 
 		if (r > t) {
 			t = r;
-			cause = c->reg_cause[s->src[i]];
-			c->last_producer = c->reg_producer[s->src[i]];
-		}
-	}
-	/* a load that reads what an in-flight store wrote waits for its data */
-	if (s->flags & SIM_SEM_LOAD) {
-		for (unsigned i = 0; i < dy->nmem; i++) {
-			uint64_t g = dy->mem[i].addr >> 3;
-			unsigned h = (unsigned)((g * 0x9e3779b97f4a7c15ull) >> 54);
-
-			if (!dy->mem[i].store && c->stfwd[h].gran == g + 1) {
-				uint64_t r = c->stfwd[h].ready + c->cfg.store_forward_latency;
-
-				if (r > t) {
-					t = r;
-					cause = SIM_CAUSE_DEP_MEM;
-				}
-			}
+			cause = c->reg_cause[regs[i]];
+			c->last_producer = c->reg_producer[regs[i]];
 		}
 	}
 	if (cause >= 0)
 		add_comp(cs, cause, t - base, owner);
 	return t;
+}
+
+static unsigned stfwd_slot(uint64_t gran)
+{
+	return (unsigned)((gran * 0x9e3779b97f4a7c15ull) >> 54);
+}
+
+/*
+ * forwarded_at - when the data of an in-flight store that a load reads
+ * is ready (0 when it reads none).  With memory_renaming the core
+ * predicts the store a load forwards from by the store it forwarded
+ * from last time (AMD's memory renaming and predictive store forwarding,
+ * Zen 3 and later; AMD, "Security Analysis of AMD Predictive Store
+ * Forwarding", 2021): *renamed when the prediction holds (the load gets
+ * the store's data at once), *wrong when it named another store (the
+ * load and everything younger are re-executed, as after a mispredicted
+ * branch).
+ */
+static uint64_t forwarded_at(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy,
+			     int *renamed, int *wrong)
+{
+	uint64_t at = 0, from = 0;
+	struct sim_psf *p = &c->psf[(s->addr >> 1) & 255];
+
+	for (unsigned i = 0; i < dy->nmem; i++) {
+		uint64_t g = dy->mem[i].addr >> 3;
+		unsigned h = stfwd_slot(g);
+
+		/* in flight (within a ROB's worth of instructions) and
+		 * overlapping the bytes the load reads */
+		if (!dy->mem[i].store && c->stfwd[h].gran == g + 1 && c->stfwd[h].ready > at &&
+		    c->seq - c->stfwd[h].seq < c->cfg.rob &&
+		    c->stfwd[h].addr < dy->mem[i].addr + (dy->mem[i].size ? dy->mem[i].size : 1) &&
+		    dy->mem[i].addr < c->stfwd[h].addr + c->stfwd[h].size) {
+			at = c->stfwd[h].ready;
+			from = c->stfwd[h].pc;
+		}
+	}
+	if (at && c->cfg.memory_renaming) {
+		/* a pair is predicted once it has been seen twice in a row */
+		if (p->load == s->addr && p->store == from) {
+			*renamed = p->conf >= 1;
+			if (p->conf < 3)
+				p->conf++;
+		} else {
+			*wrong = p->load == s->addr && p->conf >= 2;
+			p->load = s->addr;
+			p->store = from;
+			p->conf = 0;
+		}
+	}
+	return at;
 }
 
 /* data_access - run the instruction's references through the hierarchy;
@@ -509,15 +555,20 @@ static int data_access(struct sim_core *c, const struct sim_sem *s, const struct
 	return lvl;
 }
 
-static void record_stores(struct sim_core *c, const struct sim_dyn *dy, uint64_t ready)
+static void record_stores(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy,
+			  uint64_t ready)
 {
 	for (unsigned i = 0; i < dy->nmem; i++) {
 		if (dy->mem[i].store) {
 			uint64_t g = dy->mem[i].addr >> 3;
-			unsigned h = (unsigned)((g * 0x9e3779b97f4a7c15ull) >> 54);
+			unsigned h = stfwd_slot(g);
 
 			c->stfwd[h].gran = g + 1;
 			c->stfwd[h].ready = ready;
+			c->stfwd[h].seq = c->seq;
+			c->stfwd[h].pc = s->addr;
+			c->stfwd[h].addr = dy->mem[i].addr;
+			c->stfwd[h].size = dy->mem[i].size ? dy->mem[i].size : 1;
 		}
 	}
 }
@@ -666,7 +717,10 @@ struct step {
 	struct sim_sem *s;
 	const struct sim_dyn *dy;
 	int is_load, is_store;
-	uint64_t f, d, issue, done, r;
+	int fused;	/* a jcc macro-fused with the instruction before it */
+	int rep_more;	/* a rep string iteration after the first */
+	unsigned slots; /* retire slots it takes: 0 when fused or rep_more */
+	uint64_t f, d, issue, last_issue, done, r;
 	int lvl, mispredict;
 	struct comps cs;
 };
@@ -683,17 +737,73 @@ static uint64_t inorder_gate(struct sim_core *c, struct step *st, uint64_t t)
 	return t;
 }
 
-/* exec_load - the load part: a load port, then the hierarchy's latency
- * (and a prefetch still in flight); returns when the data is there. */
+/* fill_cycles - cycles per line the level delivers towards L1, 0: any. */
+static unsigned fill_cycles(const struct sim_core *c, int lvl)
+{
+	return lvl == SIM_LVL_L2 ? c->cfg.l2_fill : lvl == SIM_LVL_LLC ? c->cfg.llc_fill : c->cfg.mem_fill;
+}
+
+/* fill_line - a miss served by level lvl takes that level's fill path
+ * for fill_cycles, from cycle `at`, and then L2's (a line from the LLC or
+ * memory comes into L1 through L2's path too): independent misses queue
+ * on each level's bandwidth (for memory, the outstanding misses a core
+ * keeps); returns when this one's line starts coming. */
+static uint64_t fill_line(struct sim_core *c, struct step *st, int lvl, uint64_t at)
+{
+	uint64_t from = at;
+
+	for (int l = lvl; l >= SIM_LVL_L2; l = l > SIM_LVL_L2 ? SIM_LVL_L2 : SIM_LVL_L1) {
+		unsigned occ = fill_cycles(c, l);
+		int port;
+
+		if (occ) {
+			uint64_t t = issue_on(c, 1u << (c->cfg.nports + l - 1), from, occ, &port);
+
+			add_comp(&st->cs, SIM_CAUSE_DCACHE_L2 + lvl - 1, t - from, st->s);
+			from = t;
+		}
+	}
+	return from;
+}
+
+/* exec_load - the load micro-op: a load port once its address registers
+ * are ready (t), then the hierarchy's latency, or the data of an older
+ * in-flight store it reads; returns when the data is there. */
 static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 {
-	const struct sim_class_cfg *lc = &c->cfg.cls[SIM_CLS_LOAD];
+	int lc_id = (st->s->uop & SIM_UOP_VEC_LOAD) ? SIM_CLS_VEC_LOAD : SIM_CLS_LOAD;
+	const struct sim_class_cfg *lc = &c->cfg.cls[lc_id];
 	struct sim_sem *s = st->s;
 	int port, lvl = st->lvl;
 	uint64_t at = issue_on(c, lc->port_mask, t, lc->occupancy, &port);
+	int renamed = 0, wrong = 0;
+	uint64_t fwd = forwarded_at(c, s, st->dy, &renamed, &wrong);
 
 	add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, s);
-	st->issue = at;
+	st->issue = st->last_issue = at;
+	c->load_level[lvl]++;
+	if (lvl != SIM_LVL_L1)
+		s->l1d_miss++;
+	if (fwd) {
+		/* store-to-load forwarding: the store's data, then the
+		 * forwarding latency; the cache is not waited for */
+		unsigned lat = renamed ? 0 : c->cfg.store_forward_latency;
+
+		if (fwd > at)
+			add_comp(&st->cs, SIM_CAUSE_DEP_MEM, fwd - at, s);
+		else
+			fwd = at;
+		add_own(&st->cs, SIM_CAUSE_DEP_MEM, lat, s);
+		if (wrong && fwd + lat + c->cfg.mispredict_penalty > c->redirect_at) {
+			c->redirect_at = fwd + lat + c->cfg.mispredict_penalty;
+			c->redirect_owner = s;
+			c->redirect_cause = SIM_CAUSE_FWD_MISPREDICT;
+			c->fwd_mispredicts++;
+		}
+		return fwd + lat;
+	}
+	if (lvl != SIM_LVL_L1)
+		at = fill_line(c, st, lvl, at);
 	t = at + lc->latency + c->mem.lat[lvl];
 	add_own(&st->cs, SIM_CAUSE_DEP_MEM, lc->latency + c->mem.lat[SIM_LVL_L1], s);
 	if (lvl != SIM_LVL_L1)
@@ -709,33 +819,49 @@ static uint64_t exec_load(struct sim_core *c, struct step *st, uint64_t t)
 		}
 		prefetch_train(c, s->addr, a, at);
 	}
-	c->load_level[lvl]++;
-	if (lvl != SIM_LVL_L1)
-		s->l1d_miss++;
 	return t;
 }
 
-/* exec_op - the operation itself on a port of its class, from cycle t. */
+/* exec_op - the operation micro-op on a port of its class, from cycle t
+ * (divides by operand size: latency32/occupancy32 for 32 bits or less). */
 static uint64_t exec_op(struct sim_core *c, struct step *st, uint64_t t)
 {
 	const struct sim_class_cfg *xc = &c->cfg.cls[st->s->cls];
+	/* the first half of a macro-fused pair issues where branches do */
+	uint32_t ports = (st->s->uop & SIM_UOP_FUSES) && c->cfg.macro_fusion ?
+				 c->cfg.cls[SIM_CLS_BRANCH].port_mask : xc->port_mask;
+	int narrow = (st->s->uop & SIM_UOP_NARROW) != 0;
+	unsigned lat = narrow && xc->latency32 ? xc->latency32 : xc->latency;
+	unsigned occ = narrow && xc->occupancy32 ? xc->occupancy32 : xc->occupancy;
 	int port;
-	uint64_t at = issue_on(c, xc->port_mask, t, xc->occupancy, &port);
+	uint64_t at = issue_on(c, ports, t, occ, &port);
 
 	if (port >= 0)
 		add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, st->s);
 	if (!st->is_load)
 		st->issue = at;
-	add_own(&st->cs, class_dep_cause(st->s->cls), xc->latency, st->s);
-	return at + xc->latency;
+	st->last_issue = at;
+	add_own(&st->cs, class_dep_cause(st->s->cls), lat, st->s);
+	return at + lat;
 }
 
-/* exec_store - the store part: a store port; stores forward from `t`. */
+/* exec_store - the store micro-ops once the data is ready at t: a store
+ * port; younger loads of the same bytes forward from `t`. */
 static void exec_store(struct sim_core *c, struct step *st, uint64_t t)
 {
-	const struct sim_class_cfg *sc = &c->cfg.cls[SIM_CLS_STORE];
+	int sc_id = (st->s->uop & SIM_UOP_VEC_STORE) ? SIM_CLS_VEC_STORE : SIM_CLS_STORE;
+	const struct sim_class_cfg *sc = &c->cfg.cls[sc_id];
+	unsigned occ = sc->occupancy, bytes = 0;
 	int port;
-	uint64_t at = issue_on(c, sc->port_mask, t, sc->occupancy, &port);
+	uint64_t at;
+
+	/* a store wider than the port's path takes it for more cycles */
+	for (unsigned i = 0; i < st->dy->nmem; i++)
+		if (st->dy->mem[i].store && st->dy->mem[i].size > bytes)
+			bytes = st->dy->mem[i].size;
+	if (c->cfg.store_port_bytes && bytes > c->cfg.store_port_bytes)
+		occ *= (bytes + c->cfg.store_port_bytes - 1) / c->cfg.store_port_bytes;
+	at = issue_on(c, sc->port_mask, t, occ, &port);
 
 	if (st->s->cls == SIM_CLS_STORE) {
 		add_comp(&st->cs, SIM_CAUSE_PORT0 + port, at - t, st->s);
@@ -743,26 +869,57 @@ static void exec_store(struct sim_core *c, struct step *st, uint64_t t)
 		st->issue = at;
 		st->done = at + sc->latency;
 	}
-	record_stores(c, st->dy, st->done);
+	if (at > st->last_issue)
+		st->last_issue = at;
+	record_stores(c, st->s, st->dy, t);
 }
 
-/* stage_execute - operands, ports, caches: sets issue and done. */
-static void stage_execute(struct sim_core *c, struct step *st)
+/* eliminated - done at rename, no port: register moves, zero idioms and
+ * folded immediate adds, on cores that do it. */
+static int eliminated(const struct sim_core *c, const struct sim_sem *s)
+{
+	const struct sim_core_cfg *g = &c->cfg;
+
+	if (s->flags & (SIM_SEM_LOAD | SIM_SEM_STORE | SIM_SEM_BRANCH))
+		return 0;
+	return ((s->uop & SIM_UOP_MOVE) && g->move_elimination) ||
+	       ((s->uop & SIM_UOP_ZERO) && g->zero_idioms) ||
+	       ((s->uop & SIM_UOP_ADD_IMM) && g->immediate_folding);
+}
+
+/* exec_uops - the micro-ops of an out-of-order core: the load waits only
+ * for its address registers, so a load-op's load overlaps with whatever
+ * computes its other operand; the operation waits for the load's data and
+ * its other sources; the store for the data.  Returns completion. */
+static uint64_t exec_uops(struct sim_core *c, struct step *st)
 {
 	struct sim_sem *s = st->s;
-	int exec_comps;
-	uint64_t t;
+	uint64_t t0 = st->d + 1, t = t0;
 
-	add_pipe(&st->cs, 1, s); /* dispatch to issue */
-	exec_comps = st->cs.n;
-	t = operands_ready(c, s, st->dy, st->d + 1, &st->cs, s);
-	uint8_t rc;
+	if (st->is_load)
+		t = exec_load(c, st, regs_ready(c, s->addr_src, s->naddr, t0, &st->cs, s));
+	st->done = t;
+	if (s->cls != SIM_CLS_LOAD && s->cls != SIM_CLS_STORE && s->cls != SIM_CLS_NOP) {
+		t = regs_ready(c, s->src, s->nsrc, t, &st->cs, s);
+		st->done = exec_op(c, st, t);
+	} else if (!st->is_load) {
+		t = regs_ready(c, s->src, s->nsrc, t, &st->cs, s);
+		st->done = t;
+		if (!st->is_store)
+			st->issue = st->last_issue = t;
+	}
+	if (st->is_store)
+		exec_store(c, st, st->done);
+	return st->done;
+}
 
-	if (c->cfg.inorder)
-		t = inorder_gate(c, st, t);
-	st->issue = t;
-	if (st->is_load || st->is_store)
-		st->lvl = data_access(c, s, st->dy);
+/* exec_inorder - an in-order pipe: every operand at issue, in order. */
+static void exec_inorder(struct sim_core *c, struct step *st)
+{
+	struct sim_sem *s = st->s;
+	uint64_t t = inorder_gate(c, st, regs_ready(c, s->src, s->nsrc, st->d + 1, &st->cs, s));
+
+	st->issue = st->last_issue = t;
 	if (st->is_load)
 		t = exec_load(c, st, t);
 	st->done = t;
@@ -770,13 +927,78 @@ static void stage_execute(struct sim_core *c, struct step *st)
 		st->done = exec_op(c, st, t);
 	if (st->is_store)
 		exec_store(c, st, t);
-	if (c->cfg.inorder) {
-		if (st->issue > c->last_issue) {
-			c->last_issue = st->issue;
-			c->issue_used = 0;
+	if (st->issue > c->last_issue) {
+		c->last_issue = st->issue;
+		c->issue_used = 0;
+	}
+	c->issue_used++;
+	c->last_cause = (uint8_t)(st->cs.n ? dominant(&st->cs) : SIM_CAUSE_DEP_INT);
+}
+
+/* exec_fused - a jcc fused with the flag-setting instruction before it:
+ * one operation, which the flag-setting half issued on a branch port
+ * (SIM_UOP_FUSES); the jcc is done when the flags are. */
+static void exec_fused(struct sim_core *c, struct step *st)
+{
+	uint64_t t = regs_ready(c, st->s->src, st->s->nsrc, st->d + 1, &st->cs, st->s);
+
+	st->issue = st->last_issue = st->done = t;
+}
+
+/*
+ * exec_rep_more - a rep string iteration after the first: the microcoded
+ * copy streams rep_bytes_per_cycle once started (Intel Optimization
+ * Reference Manual, "Enhanced REP MOVSB and STOSB"; AMD Software
+ * Optimization Guide, "Repeated String Instructions"), so each iteration
+ * adds its bytes' share of a cycle and takes no slot of its own.
+ */
+static void exec_rep_more(struct sim_core *c, struct step *st)
+{
+	uint32_t bytes = 0;
+
+	for (unsigned i = 0; i < st->dy->nmem; i++)
+		if (!st->dy->mem[i].store || st->dy->nmem == 1)
+			bytes += st->dy->mem[i].size;
+	c->rep_bytes += bytes;
+	st->done = c->rep_start + c->rep_bytes / c->cfg.rep_bytes_per_cycle;
+	if (st->done < st->d)
+		st->done = st->d;
+	st->issue = st->last_issue = st->done;
+	add_own(&st->cs, SIM_CAUSE_DEP_MEM, st->done - st->d, st->s);
+	record_stores(c, st->s, st->dy, st->done);
+}
+
+/* stage_execute - operands, ports, caches: sets issue and done. */
+static void stage_execute(struct sim_core *c, struct step *st)
+{
+	struct sim_sem *s = st->s;
+	int exec_comps;
+	uint8_t rc;
+
+	add_pipe(&st->cs, 1, s); /* dispatch to issue */
+	exec_comps = st->cs.n;
+	c->last_producer = 0;
+	if (st->is_load || st->is_store)
+		st->lvl = data_access(c, s, st->dy);
+	if (st->rep_more) {
+		exec_rep_more(c, st);
+	} else if (st->fused) {
+		exec_fused(c, st);
+	} else if (c->cfg.inorder) {
+		exec_inorder(c, st);
+	} else if (eliminated(c, s)) {
+		/* renamed: the result is its sources' (none for an idiom) */
+		st->done = regs_ready(c, s->src, s->nsrc, st->d, &st->cs, s);
+		st->issue = st->last_issue = st->done;
+	} else {
+		exec_uops(c, st);
+		if ((s->uop & SIM_UOP_REP) && c->cfg.rep_bytes_per_cycle) {
+			/* the first iteration starts the string engine */
+			c->rep_start = st->done + c->cfg.rep_startup;
+			c->rep_bytes = 0;
+			add_own(&st->cs, SIM_CAUSE_DEP_MEM, c->cfg.rep_startup, s);
+			st->done = c->rep_start;
 		}
-		c->issue_used++;
-		c->last_cause = (uint8_t)(st->cs.n ? dominant(&st->cs) : SIM_CAUSE_DEP_INT);
 	}
 	/*
 	 * results: a consumer that waits for them waits for whatever held
@@ -809,6 +1031,7 @@ static void stage_branch(struct sim_core *c, struct step *st)
 			if (st->done + c->cfg.mispredict_penalty > c->redirect_at) {
 				c->redirect_at = st->done + c->cfg.mispredict_penalty;
 				c->redirect_owner = s;
+				c->redirect_cause = SIM_CAUSE_MISPREDICT;
 			}
 		}
 	}
@@ -827,11 +1050,12 @@ static void stage_retire(struct sim_core *c, struct step *st)
 		c->retire_cycle = r;
 		c->retire_used = 0;
 	}
-	c->retire_used++;
+	c->retire_used += st->slots;
 	c->last_retire = r;
 	c->ring_retire[c->seq & c->ring_mask] = r;
 	c->ring_dispatch[c->seq & c->ring_mask] = st->d;
 	c->ring_issue[c->seq & c->ring_mask] = st->issue;
+	c->ring_cause[c->seq & c->ring_mask] = (uint8_t)dominant(&st->cs);
 	if (st->is_load)
 		c->ld_retire[c->nloads++ & c->lq_mask] = r;
 	if (st->is_store)
@@ -845,11 +1069,12 @@ static uint64_t account(struct sim_core *c, struct step *st)
 	uint64_t start = (uint64_t)c->width * st->r;
 	uint64_t lost = start > c->slot_clock ? start - c->slot_clock : 0;
 
-	c->slot_clock = (start > c->slot_clock ? start : c->slot_clock) + 1;
+	c->slot_clock = (start > c->slot_clock ? start : c->slot_clock) + st->slots;
 	if (lost)
 		charge(c, st->s, &st->cs, lost);
 	st->s->count++;
 	c->insns++;
+	c->slots += st->slots;
 	c->loads += (uint64_t)st->is_load;
 	c->stores += (uint64_t)st->is_store;
 	return lost;
@@ -879,6 +1104,22 @@ static void keep_timeline(struct sim_core *c, const struct step *st, uint64_t lo
 	c->tl_n = c->seq - c->tl_from + 1;
 }
 
+/* classify - a jcc that macro-fuses with the instruction before it, or a
+ * rep string iteration after the first: both share a slot. */
+static void classify(struct sim_core *c, struct step *st)
+{
+	const struct sim_sem *s = st->s;
+	struct sim_sem *p = c->prev_sem;
+	int same_thread = p && c->prev_tid == st->dy->tid;
+
+	st->fused = c->cfg.macro_fusion && (s->flags & SIM_SEM_COND) && same_thread &&
+		    (p->uop & SIM_UOP_FUSIBLE) && p->addr + p->len == s->addr;
+	if (st->fused)
+		p->uop |= SIM_UOP_FUSES; /* from its next execution on */
+	st->rep_more = c->cfg.rep_bytes_per_cycle && (s->uop & SIM_UOP_REP) && same_thread && p == s;
+	st->slots = st->fused || st->rep_more ? 0 : 1;
+}
+
 void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *dy)
 {
 	struct step st;
@@ -889,6 +1130,7 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 	st.is_store = (s->flags & SIM_SEM_STORE) != 0;
 	st.lvl = SIM_LVL_L1;
 	st.mispredict = 0;
+	st.issue = st.last_issue = 0;
 	st.cs.n = 0;
 	st.cs.fe_cause = -1;
 	st.cs.fe_owner = NULL;
@@ -898,14 +1140,23 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 			memset(c->reg_ready, 0, sizeof(c->reg_ready));
 		c->last_tid = dy->tid;
 	}
-	st.f = stage_fetch(c, s, &st.cs);
-	st.d = stage_dispatch(c, s, st.f, &st.cs);
+	classify(c, &st);
+	if (st.rep_more) {
+		/* the string engine runs on: nothing is fetched or dispatched */
+		st.f = c->fetch_cycle;
+		st.d = c->dispatch_cycle;
+	} else {
+		st.f = stage_fetch(c, s, st.slots, &st.cs);
+		st.d = stage_dispatch(c, s, st.f, st.slots, &st.cs);
+	}
 	cal_advance(c, st.d);
 	stage_execute(c, &st);
-	if (!c->cfg.inorder)
-		iq_push(c, st.issue);
+	if (!c->cfg.inorder && st.slots)
+		iq_push(c, st.last_issue);
 	stage_branch(c, &st);
 	stage_retire(c, &st);
 	keep_timeline(c, &st, account(c, &st));
+	c->prev_sem = s;
+	c->prev_tid = dy->tid;
 	c->seq++;
 }

@@ -44,6 +44,7 @@ struct sim_core {
 	unsigned width; /* slots per cycle */
 	uint64_t ring_mask;
 	uint64_t *ring_retire, *ring_dispatch, *ring_issue;
+	uint8_t *ring_cause; /* what held each in-flight instruction back longest */
 	uint64_t *iq_heap; /* issue cycles of the instructions in the issue queue (min-heap) */
 	unsigned iq_n;
 	uint64_t *ld_retire, *st_retire;
@@ -53,11 +54,27 @@ struct sim_core {
 	uint64_t reg_producer[SIM_MAX_REGS]; /* seq + 1 of the last writer */
 	uint64_t last_producer;		     /* of the instruction in progress */
 	uint32_t last_tid;
-	uint64_t *cal[SIM_MAX_PORTS];
+	/* calendars: the ports, then the fill paths from L2, LLC and memory
+	 * (a line a `fill` cycles; ncal = nports + 3) */
+	uint64_t *cal[SIM_MAX_PORTS + 3];
+	int ncal;
 	uint64_t cal_word;
 	struct {
-		uint64_t gran, ready;
-	} stfwd[1024];
+		uint64_t gran, ready, seq, pc, addr;
+		uint32_t size;
+	} stfwd[1024]; /* recent stores by 8-byte granule: data ready, seq,
+			* the store instruction, its bytes */
+	struct sim_psf {
+		uint64_t load, store;
+		uint8_t conf; /* times in a row that pair was seen, up to 3 */
+	} psf[256]; /* per load instruction, the store it forwarded from last */
+	/* micro-op model */
+	struct sim_sem *prev_sem; /* the instruction before, for fusion and rep */
+	uint32_t prev_tid;
+	uint64_t rep_start;	  /* a rep string's data starts streaming */
+	uint64_t rep_bytes;	  /* bytes of its iterations so far */
+	uint64_t slots;		  /* retire slots used (fused pairs and rep
+				   * iterations after the first share one) */
 	/* pipeline state */
 	uint64_t seq, nloads, nstores;
 	uint64_t fetch_cycle, fetch_line;
@@ -65,6 +82,7 @@ struct sim_core {
 	int group_ended;
 	uint64_t redirect_at;
 	struct sim_sem *redirect_owner;
+	uint8_t redirect_cause; /* what the redirect is charged to */
 	uint64_t dispatch_cycle, retire_cycle, last_retire;
 	unsigned dispatch_used, retire_used;
 	uint64_t last_issue;
@@ -87,6 +105,7 @@ struct sim_core {
 	uint64_t slot_clock;
 	double stack[SIM_CAUSE_COUNT]; /* lost slots by cause */
 	uint64_t insns, loads, stores, branches, mispredicts;
+	uint64_t fwd_mispredicts; /* wrong store-to-load forwarding predictions */
 	uint64_t load_level[4];
 	uint64_t beyond_horizon;
 	/* captured timeline of the first instructions */

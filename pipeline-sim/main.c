@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "calibrate.h"
 #include "callgrind_out.h"
 #include "cli.h"
 #include "config.h"
 #include "core.h"
+#include "host.h"
 #include "input.h"
 #include "report.h"
 #include "sem.h"
@@ -26,11 +29,15 @@ static const char usage_text[] =
 	"and report IPC, a CPI stack and the cycles lost per function and per\n"
 	"instruction, by cause.\n"
 	"\n"
-	"  --core NAME|FILE   core description: a bundled preset (--list-cores)\n"
-	"                     or a file in the same format (default " SIM_DEFAULT_PRESET ")\n"
+	"  --core NAME|FILE   core description: a bundled preset (--list-cores),\n"
+	"                     'host' (the file $ITRACE_HOST_CORE names, else the\n"
+	"                     preset of the CPU this runs on, from CPUID), or a\n"
+	"                     file in the same format (default " SIM_DEFAULT_PRESET ")\n"
 	"  --set KEY=VALUE    override one key of the core description (repeatable)\n"
 	"  --list-cores       print the bundled presets and exit\n"
 	"  --print-core       print the core description in use and exit\n"
+	"  --calibrate        measure this machine's core with microbenchmarks and\n"
+	"                     write a core description (-o FILE) for --core FILE\n"
 	"  --format F         auto (default), itrace or qtrace\n"
 	"  --top N            rows in the per-function and per-instruction tables (10)\n"
 	"  --json             machine-readable report\n"
@@ -59,7 +66,7 @@ static const char usage_text[] =
 enum {
 	OPT_CORE = 256, OPT_SET, OPT_LIST, OPT_PRINT, OPT_FORMAT, OPT_TOP, OPT_JSON, OPT_TIMELINE,
 	OPT_KANATA, OPT_KANATA_MAX, OPT_CALLGRIND, OPT_CALL_TIMELINE, OPT_FROM, OPT_MAX, OPT_SYSROOT, OPT_ELF,
-	OPT_NO_LINES, OPT_HELP, OPT_VERSION, OPT_NO_CLOBBER,
+	OPT_NO_LINES, OPT_HELP, OPT_VERSION, OPT_NO_CLOBBER, OPT_CALIBRATE,
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +74,7 @@ static const struct option long_opts[] = {
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "list-cores", no_argument, NULL, OPT_LIST },
 	{ "print-core", no_argument, NULL, OPT_PRINT },
+	{ "calibrate", no_argument, NULL, OPT_CALIBRATE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -93,7 +101,7 @@ struct options {
 	const char *sets[64];
 	const char *elfs[16];
 	int nelfs;
-	int nsets, format, json, quiet, verbose, lines, print_core;
+	int nsets, format, json, quiet, verbose, lines, print_core, calibrate;
 	uint64_t top, timeline, kanata_max, max_insns, from;
 };
 
@@ -122,50 +130,6 @@ static void list_cores(void)
 	}
 }
 
-static void print_core(const struct sim_core_cfg *c)
-{
-	static const char *const bp[] = { "bimodal", "gshare", "tage" };
-	static const char *const repl[] = { "lru", "fifo", "random" };
-	const struct sim_cache_cfg *caches[4] = { &c->l1i, &c->l1d, &c->l2, &c->llc };
-	static const char *const cnames[4] = { "l1i", "l1d", "l2", "llc" };
-
-	printf("name = %s\nmodel = %s\n", c->name, c->inorder ? "inorder" : "ooo");
-	printf("fetch_width = %u\ndispatch_width = %u\nretire_width = %u\n", c->fetch_width,
-	       c->dispatch_width, c->retire_width);
-	printf("frontend_depth = %u\nfetch_queue = %u\nrob = %u\niq = %u\nlq = %u\nsq = %u\n",
-	       c->frontend_depth, c->fetch_queue, c->rob, c->iq, c->lq, c->sq);
-	printf("mispredict_penalty = %u\nstore_forward_latency = %u\nports =", c->mispredict_penalty,
-	       c->store_forward_latency);
-	for (int p = 0; p < c->nports; p++)
-		printf(" %s", c->port_names[p]);
-	printf("\n");
-	for (int k = 0; k < SIM_CLS_COUNT; k++) {
-		int first = 1;
-
-		printf("class.%s = ports=", sim_class_name(k));
-		for (int p = 0; p < c->nports; p++)
-			if (c->cls[k].port_mask & (1u << p)) {
-				printf("%s%s", first ? "" : ",", c->port_names[p]);
-				first = 0;
-			}
-		printf(" latency=%u occupancy=%u\n", c->cls[k].latency, c->cls[k].occupancy);
-	}
-	printf("bpred = %s\nbpred_bits = %u\nghist_bits = %u\nbtb_entries = %u\nras_entries = %u\n",
-	       bp[c->bpred], c->bpred_bits, c->ghist_bits, c->btb_entries, c->ras_entries);
-	for (int i = 0; i < 4; i++) {
-		if (!caches[i]->enabled)
-			printf("%s = none\n", cnames[i]);
-		else
-			printf("%s = size=%llu assoc=%u line=%u latency=%u repl=%s\n", cnames[i],
-			       (unsigned long long)caches[i]->size, caches[i]->assoc, caches[i]->line,
-			       caches[i]->latency, repl[caches[i]->repl]);
-	}
-	printf("mem_latency = %u\n", c->mem_latency);
-	printf("prefetch = %s\n", c->prefetch == SIM_PF_STRIDE ? "stride" : "none");
-	if (c->prefetch_degree)
-		printf("prefetch_degree = %u\n", c->prefetch_degree);
-}
-
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	int ch;
@@ -185,6 +149,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_LIST: list_cores(); exit(0);
 		case OPT_PRINT: o->print_core = 1; break;
+		case OPT_CALIBRATE: o->calibrate = 1; break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "auto"))
 				o->format = SIM_FMT_AUTO;
@@ -224,19 +189,51 @@ static void parse_args(int argc, char **argv, struct options *o)
 		cli_usage_error("--top: at most 100000");
 	if (o->timeline > 100000 || o->kanata_max > 10000000)
 		cli_usage_error("--timeline at most 100000, --kanata-max at most 10000000");
-	if (o->print_core)
+	if (o->print_core || o->calibrate)
 		return;
 	if (optind + 1 != argc)
 		cli_usage_error(optind == argc ? "no trace given" : "more than one trace given");
 	o->trace = argv[optind];
 }
 
+/* host_preset - what --core host stands for, said on stderr: the file in
+ * ITRACE_HOST_CORE (a --calibrate output), else the CPU's preset. */
+static const char *host_preset(const struct options *o)
+{
+	struct sim_host h;
+	const char *name;
+	char why[200];
+	int exact;
+	const char *saved = getenv("ITRACE_HOST_CORE");
+
+	/* a description --calibrate measured on this machine comes first */
+	if (saved && *saved) {
+		if (!o->quiet)
+			fprintf(stderr, "pipeline-sim: --core host: %s (ITRACE_HOST_CORE)\n", saved);
+		return saved;
+	}
+	if (sim_host_identify(&h) || !(name = sim_host_preset(&h, &exact, why, sizeof(why)))) {
+		cli_error("--core host: no preset models this machine's CPU; "
+			  "'pipeline-sim --calibrate -o host.core' measures one for --core host.core");
+		exit(CLI_EXIT_USAGE);
+	}
+	if (!exact)
+		cli_warn("--core host: %s (%s); using %s, the nearest preset "
+			 "('pipeline-sim --calibrate -o host.core' measures this one)",
+			 h.brand, why, name);
+	else if (!o->quiet)
+		fprintf(stderr, "pipeline-sim: --core host: %s (%s family 0x%x model 0x%x): %s\n", h.brand,
+			h.vendor, h.family, h.model, name);
+	return name;
+}
+
 static void load_core(const struct options *o, struct sim_core_cfg *cfg)
 {
 	char err[512];
+	const char *core = strcmp(o->core, "host") ? o->core : host_preset(o);
 
 	sim_config_init(cfg);
-	if (sim_config_load(cfg, o->core, err, sizeof(err))) {
+	if (sim_config_load(cfg, core, err, sizeof(err))) {
 		cli_error("%s", err);
 		exit(CLI_EXIT_USAGE);
 	}
@@ -382,6 +379,25 @@ static int report_damage(const struct options *o, const struct sim_input *in, ui
 	return 1;
 }
 
+/* calibrate - --calibrate: measure, write the description through the
+ * output helper (a temporary renamed into place when complete). */
+static int calibrate(const struct options *o)
+{
+	struct itrace_outfile *of;
+	char err[256];
+	FILE *out = cli_output_fopen(o->output ? o->output : "-", &of);
+	int rc;
+
+	if (!out)
+		return CLI_EXIT_BAD_INPUT;
+	rc = sim_calibrate(out, o->quiet ? NULL : stderr, 31, err, sizeof(err));
+	if (rc)
+		cli_error("%s", err);
+	if (cli_output_fclose(out, of, o->output ? o->output : "-", rc == 0) < 0 && !rc)
+		return CLI_EXIT_BAD_INPUT;
+	return rc ? CLI_EXIT_USAGE : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -399,9 +415,11 @@ int main(int argc, char **argv)
 
 	cli_init(argv[0]);
 	parse_args(argc, argv, &o);
+	if (o.calibrate)
+		return calibrate(&o);
 	load_core(&o, &cfg);
 	if (o.print_core) {
-		print_core(&cfg);
+		sim_config_print(stdout, &cfg);
 		return 0;
 	}
 	if (sim_input_open(o.trace, o.format, o.sysroot, &in, err, sizeof(err))) {

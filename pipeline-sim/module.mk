@@ -6,7 +6,7 @@
 SIM_LIB := $(BUILD)/lib/libsim.a
 SIM_QTRACE_LIB := $(BUILD)/lib/libqtrace.a
 SIM_CLI_LIB := $(BUILD)/lib/libcli.a
-SIM_SRCS := $(addprefix pipeline-sim/,config.c sem.c bpred.c cache.c core.c input.c report.c)
+SIM_SRCS := $(addprefix pipeline-sim/,config.c sem.c bpred.c cache.c core.c input.c report.c host.c calibrate.c)
 SIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS)) $(BUILD)/obj/pipeline-sim/presets.o
 SIM_PRESETS := $(sort $(wildcard pipeline-sim/cores/*.core))
 SIM_TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/unit/test_sim*.c))
@@ -68,3 +68,18 @@ $(foreach f,$(SIM_FUZZ),\
 	$(eval $(BUILD)/fuzz-replay/$(f): $(SIM_UNIT_LIBS))\
 	$(eval $(BUILD)/fuzz/$(f): $(BUILD)/gen/pipeline-sim/presets.c)\
 	$(eval $(BUILD)/fuzz/$(f) $(BUILD)/obj/tests/fuzz/$(f).o: ALL_CPPFLAGS += -Ipipeline-sim -Iqtrace))
+
+# bench/accuracy: loop kernels measured on the host and simulated with
+# --core host (bench/accuracy/run.sh).  The driver is built without
+# sanitizers: it times the kernels and runs under valgrind.
+ACC_DRIVER := $(BUILD)/bench/accuracy_driver
+$(BUILD)/obj/bench/accuracy/driver.o: ALL_CPPFLAGS += -Ipipeline-sim
+$(BUILD)/obj/bench/accuracy/kernels.o: bench/accuracy/kernels.S
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -c $< -o $@
+$(ACC_DRIVER): $(BUILD)/obj/bench/accuracy/driver.o $(BUILD)/obj/bench/accuracy/kernels.o \
+		$(BUILD)/obj/pipeline-sim/host.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+BENCHES += bench/accuracy/run.sh
+bench: $(ACC_DRIVER)

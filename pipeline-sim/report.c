@@ -374,6 +374,8 @@ void sim_report_json(FILE *out, const struct sim_report *r)
 	fprintf(out, ",\"instructions\":%llu,\"cycles\":%llu,\"ipc\":%.6f,", (unsigned long long)c->insns,
 		(unsigned long long)cycles, cycles ? (double)c->insns / (double)cycles : 0.0);
 	fprintf(out, "\"loads\":%llu,\"stores\":%llu,", (unsigned long long)c->loads, (unsigned long long)c->stores);
+	/* retire slots used: base is slots / width (a fused pair is one) */
+	fprintf(out, "\"slots\":%llu,", (unsigned long long)c->slots);
 	fprintf(out, "\"cpi_stack\":{\"base\":%.3f,\"stalls\":", (double)cycles - cycles_of(c, stalls));
 	json_causes(out, c, c->stack);
 	fprintf(out, "},\"branches\":{\"executed\":%llu,\"mispredicted\":%llu,\"conditional\":%llu,"
@@ -527,7 +529,7 @@ static int kev_cmp(const void *a, const void *b)
 
 static int is_frontend_cause(int cause)
 {
-	return cause == SIM_CAUSE_MISPREDICT || cause == SIM_CAUSE_FRONTEND ||
+	return cause == SIM_CAUSE_MISPREDICT || cause == SIM_CAUSE_FWD_MISPREDICT || cause == SIM_CAUSE_FRONTEND ||
 	       (cause >= SIM_CAUSE_ICACHE_L2 && cause <= SIM_CAUSE_ICACHE_MEM);
 }
 

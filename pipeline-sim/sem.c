@@ -141,7 +141,8 @@ static void fill(struct sim_semtab *t, struct sim_sem *s, uint64_t addr, unsigne
 	s->len = (uint8_t)len;
 	s->cls = SIM_CLS_INT_ALU;
 	s->flags = SIM_SEM_UNDECODED;
-	s->nsrc = s->ndst = 0;
+	s->nsrc = s->ndst = s->naddr = 0;
+	s->uop = 0;
 	s->has_bytes = 0;
 	memset(&s->info, 0, sizeof(s->info));
 	snprintf(s->text, sizeof(s->text), "(no bytes)");
@@ -238,14 +239,17 @@ static uint8_t sim_class(const struct itrace_insn_info *in, uint16_t flags)
 	case ITRACE_CLASS_FP_ADD:
 		return SIM_CLS_FP_ADD;
 	case ITRACE_CLASS_FP_MUL:
-	case ITRACE_CLASS_FP_FMA:
 		return SIM_CLS_FP_MUL;
+	case ITRACE_CLASS_FP_FMA:
+		return SIM_CLS_FP_FMA;
 	case ITRACE_CLASS_FP_DIV:
 	case ITRACE_CLASS_FP_SQRT:
 		return SIM_CLS_FP_DIV;
-	case ITRACE_CLASS_VEC_ALU:
 	case ITRACE_CLASS_VEC_MUL:
+		return SIM_CLS_VEC_MUL;
 	case ITRACE_CLASS_VEC_SHUFFLE:
+		return SIM_CLS_VEC_SHUFFLE;
+	case ITRACE_CLASS_VEC_ALU:
 	case ITRACE_CLASS_CRYPTO:
 	case ITRACE_CLASS_MATRIX:
 		return SIM_CLS_VEC;
@@ -301,6 +305,30 @@ static uint16_t branch_flags(const struct itrace_insn_info *in)
 	}
 }
 
+/* uop_facts - what a micro-op model needs beyond class and registers. */
+static uint16_t uop_facts(const struct itrace_insn_info *in, uint16_t flags)
+{
+	uint16_t u = 0;
+
+	if (in->attrs & ITRACE_ATTR_REG_MOVE)
+		u |= SIM_UOP_MOVE;
+	if (in->attrs & ITRACE_ATTR_ZERO_IDIOM)
+		u |= SIM_UOP_ZERO;
+	if (in->attrs & ITRACE_ATTR_ADD_IMM)
+		u |= SIM_UOP_ADD_IMM;
+	if (in->attrs & ITRACE_ATTR_FUSIBLE)
+		u |= SIM_UOP_FUSIBLE;
+	if ((flags & SIM_SEM_LOAD) && uses_vector_registers(in))
+		u |= SIM_UOP_VEC_LOAD;
+	if ((flags & SIM_SEM_STORE) && uses_vector_registers(in))
+		u |= SIM_UOP_VEC_STORE;
+	if (in->op_bits && in->op_bits <= 32)
+		u |= SIM_UOP_NARROW;
+	if (in->d.flags & ITRACE_DECODED_REP)
+		u |= SIM_UOP_REP;
+	return u;
+}
+
 static void from_info(struct sim_sem *s, const struct itrace_insn_info *in)
 {
 	uint16_t flags = branch_flags(in);
@@ -315,6 +343,12 @@ static void from_info(struct sim_sem *s, const struct itrace_insn_info *in)
 		flags &= (uint16_t)~(SIM_SEM_LOAD | SIM_SEM_STORE);
 	s->flags = flags;
 	s->cls = sim_class(in, flags);
+	s->uop = uop_facts(in, flags);
+	for (unsigned i = 0; i < in->nmem; i++) {
+		add_reg(s->addr_src, &s->naddr, SIM_SEM_MAX_ADDR, in->mem[i].base);
+		if (!(in->mem[i].flags & ITRACE_MEMOP_LEN_REG))
+			add_reg(s->addr_src, &s->naddr, SIM_SEM_MAX_ADDR, in->mem[i].index);
+	}
 	/* a zero or ones idiom does not wait for its sources */
 	if (!(in->attrs & (ITRACE_ATTR_ZERO_IDIOM | ITRACE_ATTR_ONES_IDIOM)))
 		for (unsigned i = 0; i < in->nread; i++)
@@ -333,7 +367,8 @@ int sim_sem_decode(struct sim_semtab *t, struct sim_sem *s, uint64_t addr, const
 	s->addr = addr;
 	s->len = (uint8_t)len;
 	s->flags = 0;
-	s->nsrc = s->ndst = 0;
+	s->nsrc = s->ndst = s->naddr = 0;
+	s->uop = 0;
 	s->has_bytes = 1;
 	memcpy(s->bytes, bytes, len > 16 ? 16 : len);
 	/* the trace's length is the instruction's: decode no further */

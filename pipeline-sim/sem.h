@@ -30,7 +30,23 @@ enum sim_sem_flags {
 					* simulated, counted and reported */
 };
 
+/* Micro-op facts (struct sim_sem.uop), from the decoder's attributes;
+ * the core description says which of them the core exploits. */
+enum sim_sem_uop {
+	SIM_UOP_MOVE = 1u << 0,	    /* eliminable register move */
+	SIM_UOP_ZERO = 1u << 1,	    /* zero idiom (no sources) */
+	SIM_UOP_ADD_IMM = 1u << 2,  /* add/sub/inc/dec reg, imm */
+	SIM_UOP_FUSIBLE = 1u << 3,  /* may fuse with a following jcc */
+	SIM_UOP_VEC_LOAD = 1u << 4, /* its load goes to a vector register */
+	SIM_UOP_NARROW = 1u << 5,   /* integer operands of 32 bits or less */
+	SIM_UOP_REP = 1u << 6,	    /* rep string: one iteration */
+	SIM_UOP_VEC_STORE = 1u << 7, /* its store comes from a vector register */
+	SIM_UOP_FUSES = 1u << 8,    /* seen macro-fused with the jcc after it:
+				     * the pair issues as one op on a branch port */
+};
+
 #define SIM_SEM_MAX_SRC 8
+#define SIM_SEM_MAX_ADDR 4
 #define SIM_SEM_MAX_DST 6
 #define SIM_MAX_REGS 256 /* canonical register ids */
 
@@ -41,6 +57,10 @@ struct sim_sem {
 	uint16_t flags; /* enum sim_sem_flags */
 	uint8_t nsrc, ndst;
 	uint8_t has_bytes;
+	uint16_t uop;	/* enum sim_sem_uop */
+	uint8_t naddr;	/* registers that form memory addresses: the load
+			 * micro-op waits only for these */
+	uint8_t addr_src[SIM_SEM_MAX_ADDR];
 	uint8_t src[SIM_SEM_MAX_SRC];
 	uint8_t dst[SIM_SEM_MAX_DST];
 	uint8_t bytes[16];

@@ -21,6 +21,15 @@ enum sim_class {
 	SIM_CLS_VEC,   /* vector integer, logic, shuffle, moves */
 	SIM_CLS_NOP,
 	SIM_CLS_SYS,   /* serialising: syscall, cpuid, fences */
+	/* Classes added later; a core description may leave them out and
+	 * they then take the figures of the class sim_class_parent() names. */
+	SIM_CLS_FP_FMA,	     /* fused multiply-add (parent fp_mul) */
+	SIM_CLS_VEC_MUL,     /* vector integer multiply (parent vec) */
+	SIM_CLS_VEC_SHUFFLE, /* permute, shuffle, pack, insert (parent vec) */
+	SIM_CLS_VEC_LOAD,    /* the load micro-op of a vector or FP load:
+			      * latency added to the cache level's (parent load) */
+	SIM_CLS_VEC_STORE,   /* the store micro-op of a vector or FP store
+			      * (parent store) */
 	SIM_CLS_COUNT
 };
 
@@ -48,6 +57,8 @@ enum sim_cause {
 	SIM_CAUSE_DCACHE_LLC,
 	SIM_CAUSE_DCACHE_MEM,
 	SIM_CAUSE_FRONTEND,
+	SIM_CAUSE_FWD_MISPREDICT, /* a predicted store-to-load forwarding was
+				   * wrong: the load and what follows re-run */
 	SIM_CAUSE_PORT0,
 	SIM_CAUSE_COUNT = SIM_CAUSE_PORT0 + SIM_MAX_PORTS
 };
@@ -80,5 +91,8 @@ const char *sim_cause_name(int cause);
 /* sim_class_name - "int_alu", ...; NULL for an unknown class. */
 const char *sim_class_name(int cls);
 int sim_class_from_name(const char *name);
+/* sim_class_parent - the class whose figures a class left out of a core
+ * description takes; -1 for the classes every description must give. */
+int sim_class_parent(int cls);
 
 #endif

@@ -1094,6 +1094,33 @@ static unsigned vec_bits(const struct x86_ctx *x, unsigned cls)
 	return bits;
 }
 
+/*
+ * add/sub/inc/dec of a 32- or 64-bit register with an immediate: Golden
+ * Cove's renamer folds these into the register's mapping instead of
+ * executing them in order on an ALU (Intel Optimization Reference Manual,
+ * Golden Cove microarchitecture; chipsandcheese.com, "Popping the Hood on
+ * Golden Cove").  The decoder names the candidates; a core model decides.
+ */
+static int add_immediate(const struct x86_ctx *x)
+{
+	ZydisRegister r[4];
+	unsigned n;
+
+	switch (x->in->mnemonic) {
+	case ZYDIS_MNEMONIC_ADD: case ZYDIS_MNEMONIC_SUB:
+		if (!x->has_imm)
+			return 0;
+		break;
+	case ZYDIS_MNEMONIC_INC: case ZYDIS_MNEMONIC_DEC:
+		break;
+	default:
+		return 0;
+	}
+	n = visible_regs(x, r, 4);
+	return n == 1 && (ZydisRegisterGetClass(r[0]) == ZYDIS_REGCLASS_GPR64 ||
+			  ZydisRegisterGetClass(r[0]) == ZYDIS_REGCLASS_GPR32);
+}
+
 static void attributes(struct x86_ctx *x)
 {
 	const ZydisDecodedInstruction *in = x->in;
@@ -1142,7 +1169,10 @@ int dec_x86_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, ui
 	    (x.mem_read || x.mem_write))
 		out->cls = ITRACE_CLASS_ATOMIC; /* lock add [m], ... */
 	out->vec_bits = (uint16_t)vec_bits(&x, out->cls);
+	out->op_bits = (uint8_t)in.operand_width;
 	idioms(&x);
+	if (add_immediate(&x))
+		out->attrs |= ITRACE_ATTR_ADD_IMM;
 	return 0;
 }
 

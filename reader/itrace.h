@@ -869,6 +869,11 @@ enum itrace_insn_attr {
 					      * accessed (lea, prefetch,
 					      * nop, clflush; POWER dcbt);
 					      * it is not in mem[] */
+	ITRACE_ATTR_ADD_IMM = 1u << 13,	   /* x86 add, sub, inc or dec of a
+					    * 32/64-bit register with an
+					    * immediate (no memory operand):
+					    * a rename-time add candidate
+					    * (immediate folding) */
 };
 
 /* Flags of one memory operand. */
@@ -939,6 +944,9 @@ struct itrace_insn_info {
 	/* Memory operands, explicit ones first, then implicit (stack,
 	 * string); address-only operands (lea) are left out. */
 	struct itrace_insn_mem mem[ITRACE_INSN_MAX_MEM];
+	uint8_t op_bits;	 /* x86: the operation's operand size in bits
+				  * (8, 16, 32, 64; divide latency depends on
+				  * it); 0 when not known (POWER) */
 };
 
 struct itrace_decoder;

@@ -265,6 +265,14 @@ static void test_x86_registers(void **state)
 	assert_true(info(d, B(0x0f, 0x0b), 0).attrs & ITRACE_ATTR_TRAP);	  /* ud2 */
 	assert_true(info(d, B(0x0f, 0xa2), 0).attrs & ITRACE_ATTR_SERIALIZING);  /* cpuid */
 	assert_true(info(d, B(0x48, 0x8d, 0x04, 0x8f), 0).attrs & ITRACE_ATTR_ADDRESS_ONLY); /* lea */
+	/* immediate-folding candidates and operand sizes */
+	assert_true(info(d, B(0x48, 0x83, 0xc0, 0x01), 0).attrs & ITRACE_ATTR_ADD_IMM);  /* add $1,%rax */
+	assert_true(info(d, B(0xff, 0xc9), 0).attrs & ITRACE_ATTR_ADD_IMM);		 /* dec %ecx */
+	assert_false(info(d, B(0x48, 0x01, 0xd8), 0).attrs & ITRACE_ATTR_ADD_IMM);	 /* add %rbx,%rax */
+	assert_false(info(d, B(0x48, 0x83, 0x07, 0x01), 0).attrs & ITRACE_ATTR_ADD_IMM); /* addq $1,(%rdi) */
+	assert_false(info(d, B(0x48, 0xc1, 0xe0, 0x01), 0).attrs & ITRACE_ATTR_ADD_IMM); /* shl $1,%rax */
+	assert_int_equal(info(d, B(0x48, 0xf7, 0xf1), 0).op_bits, 64); /* div %rcx */
+	assert_int_equal(info(d, B(0xf7, 0xf1), 0).op_bits, 32);	/* div %ecx */
 	itrace_decoder_free(d);
 }
 

@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -116,6 +118,85 @@ static void test_missing_file(void **state)
 	assert_non_null(strstr(err, "zen4"));
 }
 
+/* A description written before the micro-op classes and keys existed. */
+static const char old_core[] =
+	"name = old\nmodel = ooo\nfetch_width = 4\ndispatch_width = 4\nretire_width = 4\n"
+	"frontend_depth = 4\nfetch_queue = 16\nrob = 64\niq = 32\nlq = 16\nsq = 16\n"
+	"mispredict_penalty = 10\nports = a b l s f\n"
+	"class.int_alu = ports=a,b latency=1\nclass.int_mul = ports=a latency=3\n"
+	"class.int_div = ports=a latency=20 occupancy=10\nclass.branch = ports=b latency=1\n"
+	"class.load = ports=l latency=0\nclass.store = ports=s latency=1\n"
+	"class.fp_add = ports=f latency=3\nclass.fp_mul = ports=f latency=5\n"
+	"class.fp_div = ports=f latency=20 occupancy=10\nclass.vec = ports=f latency=1\n"
+	"class.nop = ports=a latency=0\nclass.sys = ports=a latency=20 occupancy=20\n"
+	"bpred = gshare\nbpred_bits = 10\nghist_bits = 10\nbtb_entries = 256\nras_entries = 8\n"
+	"l1i = size=32K assoc=4 line=64 latency=1\nl1d = size=32K assoc=4 line=64 latency=3\n"
+	"l2 = none\nllc = none\nmem_latency = 100\n";
+
+static void test_new_classes_default_to_parents(void **state)
+{
+	struct sim_core_cfg c;
+	char err[256] = "";
+
+	(void)state;
+	sim_config_init(&c);
+	assert_int_equal(sim_config_parse(&c, old_core, "old.core", err, sizeof(err)), 0);
+	assert_int_equal(sim_config_validate(&c, err, sizeof(err)), 0);
+	assert_int_equal(c.cls[SIM_CLS_FP_FMA].latency, 5); /* fp_mul's */
+	assert_int_equal(c.cls[SIM_CLS_VEC_SHUFFLE].port_mask, c.cls[SIM_CLS_VEC].port_mask);
+	assert_int_equal(c.cls[SIM_CLS_VEC_LOAD].port_mask, c.cls[SIM_CLS_LOAD].port_mask);
+	assert_int_equal(c.cls[SIM_CLS_VEC_STORE].port_mask, c.cls[SIM_CLS_STORE].port_mask);
+	/* the micro-op features are off for it, as before they existed */
+	assert_int_equal(c.macro_fusion + c.move_elimination + c.zero_idioms + c.immediate_folding, 0);
+	assert_int_equal(c.memory_renaming + c.rep_bytes_per_cycle + c.store_port_bytes, 0);
+}
+
+static void test_micro_op_keys(void **state)
+{
+	struct sim_core_cfg c;
+	char err[256] = "";
+
+	(void)state;
+	sim_config_init(&c);
+	assert_int_equal(sim_config_parse(&c, old_core, "old.core", err, sizeof(err)), 0);
+	assert_int_equal(sim_config_set(&c, "class.int_div = ports=a latency=14 latency32=11 occupancy32=6",
+					err, sizeof(err)), 0);
+	assert_int_equal(c.cls[SIM_CLS_INT_DIV].latency32, 11);
+	assert_int_equal(c.cls[SIM_CLS_INT_DIV].occupancy32, 6);
+	assert_int_equal(sim_config_set(&c, "macro_fusion = 1", err, sizeof(err)), 0);
+	assert_int_equal(sim_config_set(&c, "immediate_folding = 2", err, sizeof(err)), 0);
+	assert_int_equal(sim_config_validate(&c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "are 0 or 1"));
+	expect_error("ports = a\nclass.int_div = ports=a latency32=x\n", "bad latency32 'x'");
+	assert_int_equal(sim_config_set(&c, "l2 = size=256K assoc=8 line=64 latency=12 fill=2", err, sizeof(err)), 0);
+	assert_int_equal(c.l2_fill, 2);
+	expect_error("l2 = size=256K assoc=8 line=64 latency=12 fill=x\n", "l2: bad fill 'x'");
+}
+
+static void test_print_reads_back(void **state)
+{
+	/* sim_config_print writes what --calibrate and --print-core give:
+	 * it must parse back to the same description */
+	for (size_t i = 0; i < sim_preset_count; i++) {
+		struct sim_core_cfg a, b;
+		char err[256] = "", *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		(void)state;
+		sim_config_init(&a);
+		assert_int_equal(sim_config_load(&a, sim_presets[i].name, err, sizeof(err)), 0);
+		assert_int_equal(sim_config_validate(&a, err, sizeof(err)), 0);
+		sim_config_print(f, &a);
+		fclose(f);
+		sim_config_init(&b);
+		if (sim_config_parse(&b, text, "printed", err, sizeof(err)) || sim_config_validate(&b, err, sizeof(err)))
+			fail_msg("%s: %s", sim_presets[i].name, err);
+		assert_memory_equal(&a, &b, sizeof(a));
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +206,9 @@ int main(void)
 		cmocka_unit_test(test_validate_catches_bad_geometry),
 		cmocka_unit_test(test_set_overrides),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_new_classes_default_to_parents),
+		cmocka_unit_test(test_micro_op_keys),
+		cmocka_unit_test(test_print_reads_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,7 @@
 #include "core.h"
 #include "sem.h"
 
-enum { K_PLAIN, K_CHASE, K_STREAM, K_RANDOM_BRANCH, K_ALTERNATING_BRANCH };
+enum { K_PLAIN, K_CHASE, K_STREAM, K_RANDOM_BRANCH, K_ALTERNATING_BRANCH, K_FIXED };
 
 struct kop {
 	uint8_t len;
@@ -102,6 +102,12 @@ static void run_loop(struct run *r, const char *preset, const char *const *sets,
 				d.mem[0].addr = 0x10000000 + stream;
 				d.mem[0].size = 8;
 				stream = (stream + 8) % (64ull << 20);
+			} else if (ops[i].kind == K_FIXED) {
+				/* one fixed quadword: stores to it forward to loads */
+				d.nmem = 1;
+				d.mem[0].addr = 0x20000000;
+				d.mem[0].size = 8;
+				d.mem[0].store = (r->sems[i]->flags & SIM_SEM_STORE) != 0;
 			} else if (ops[i].kind == K_RANDOM_BRANCH || ops[i].kind == K_ALTERNATING_BRANCH) {
 				int taken = ops[i].kind == K_RANDOM_BRANCH ? (int)(rnd() & 1) : (int)(it & 1);
 
@@ -124,6 +130,13 @@ static void run_free(struct run *r)
 static double ipc(const struct run *r)
 {
 	return (double)r->core.insns / (double)sim_core_cycles(&r->core);
+}
+
+/* slot_rate - slots per cycle: what the widths bound (a macro-fused
+ * dec/jnz pair is two instructions in one slot) */
+static double slot_rate(const struct run *r)
+{
+	return (double)r->core.slots / (double)sim_core_cycles(&r->core);
 }
 
 /* share - fraction of all lost slots charged to `cause`. */
@@ -152,9 +165,10 @@ static void check_stack_adds_up(const struct run *r)
 
 	for (int i = 1; i < SIM_CAUSE_COUNT; i++)
 		stalls += r->core.stack[i];
-	/* base (instructions / width) + stalls = cycles, up to the last cycle */
-	assert_true(((double)r->core.insns + stalls) / r->core.width <= cycles + 1);
-	assert_true(((double)r->core.insns + stalls) / r->core.width >= cycles * 0.99 - 1);
+	/* base (slots / width: a fused pair takes one) + stalls = cycles,
+	 * up to the last cycle */
+	assert_true(((double)r->core.slots + stalls) / r->core.width <= cycles + 1);
+	assert_true(((double)r->core.slots + stalls) / r->core.width >= cycles * 0.99 - 1);
 }
 
 #define ADD_RAX_RBX OP(K_PLAIN, 0x48, 0x01, 0xd8)
@@ -208,12 +222,13 @@ static void test_independent_adds_reach_width(void **state)
 	check_stack_adds_up(&r);
 	run_free(&r);
 	run_loop(&r, "zen4", w3, ops, 10, 20000);
-	assert_true(ipc(&r) > 3 * 0.98 && ipc(&r) <= 3.0);
+	assert_true(slot_rate(&r) > 3 * 0.98 && slot_rate(&r) <= 3.0);
+	assert_int_equal(r.core.slots, 20000 * 9); /* dec/jnz fused */
 	run_free(&r);
 	/* the preset dispatches 6 a cycle: with ALUs for every add and a fetch
 	 * that is not cut by the taken branch it gets there */
 	run_loop(&r, "zen4", w6, ops, 10, 20000);
-	assert_true(ipc(&r) > 6 * 0.97 && ipc(&r) <= 6.0);
+	assert_true(slot_rate(&r) > 6 * 0.97 && slot_rate(&r) <= 6.0);
 	run_free(&r);
 	run_loop(&r, "inorder", NULL, ops, 10, 20000);
 	assert_true(ipc(&r) > 2 * 0.95 && ipc(&r) <= 2.0);
@@ -281,7 +296,9 @@ static void test_stride_prefetch(void **state)
 	run_loop(&r, "zen4", NULL, ops, 4, 20000);
 	assert_true(r.core.prefetches > 2000);
 	assert_true(r.core.mem.l1d.misses < 20);
-	assert_true(sim_core_cycles(&r.core) * 3 < cycles_none);
+	/* without it, misses overlap as far as the ROB reaches (a load waits
+	 * only for its address register, not for the accumulator) */
+	assert_true(sim_core_cycles(&r.core) * 2 < cycles_none);
 	check_stack_adds_up(&r);
 	run_free(&r);
 }
@@ -299,7 +316,9 @@ static void test_branches(void **state)
 	rate = (double)r.sems[1]->branch_miss / (double)r.sems[1]->count;
 	assert_true(rate > 0.4 && rate < 0.6);
 	assert_true((double)r.sems[4]->branch_miss / (double)r.sems[4]->count < 0.01);
-	assert_true(share(&r, SIM_CAUSE_MISPREDICT) > 0.8);
+	/* the rest: fetch groups cut by the taken branches (the refetch
+	 * after resolution is Zen 4's 5 cycles, so those weigh in) */
+	assert_true(share(&r, SIM_CAUSE_MISPREDICT) > 0.75);
 	/* the mispredicting branch is charged, not the instructions after it */
 	assert_true(r.sems[1]->stall[SIM_CAUSE_MISPREDICT] > 0.99 * r.core.stack[SIM_CAUSE_MISPREDICT]);
 	check_stack_adds_up(&r);
@@ -341,6 +360,249 @@ static void test_inorder_dependent_adds(void **state)
 	run_free(&r);
 }
 
+/* cycles_per_iter - cycles per loop iteration of ops on a preset. */
+static double cycles_per_iter(const char *preset, const char *const *sets, struct kop *ops, int n)
+{
+	struct run r;
+	double c;
+
+	run_loop(&r, preset, sets, ops, n, 4000);
+	check_stack_adds_up(&r);
+	c = (double)sim_core_cycles(&r.core) / 4000;
+	run_free(&r);
+	return c;
+}
+
+static void test_load_op_splits(void **state)
+{
+	/* six loads folded into adds on two accumulators (issue #21): the
+	 * loads do not wait for the accumulators, so the chains of three
+	 * adds bound the loop, 3 cycles, not load latency plus add (15) */
+	struct kop ops[] = {
+		OP(K_FIXED, 0x48, 0x03, 0x06),	     OP(K_FIXED, 0x48, 0x03, 0x56, 0x08), /* add rax,[rsi]; add rdx,[rsi+8] */
+		OP(K_FIXED, 0x48, 0x03, 0x46, 0x10), OP(K_FIXED, 0x48, 0x03, 0x56, 0x18),
+		OP(K_FIXED, 0x48, 0x03, 0x46, 0x20), OP(K_FIXED, 0x48, 0x03, 0x56, 0x28),
+		DEC_RCX, LOOP_BRANCH,
+	};
+	double c = cycles_per_iter("zen4", NULL, ops, 8);
+
+	(void)state;
+	/* (the first I-cache and D-cache misses add ~0.2 over 4000) */
+	assert_true(c > 2.9 && c < 3.3);
+}
+
+static void test_macro_fusion_and_elimination(void **state)
+{
+	/* add rax,1 ; mov rbx,rax ; mov rax,rbx ; dec rcx ; jnz: eliminated
+	 * moves leave the one-cycle add chain */
+	struct kop moves[] = { OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01), OP(K_PLAIN, 0x48, 0x89, 0xc3),
+			       OP(K_PLAIN, 0x48, 0x89, 0xd8), DEC_RCX, LOOP_BRANCH };
+	/* xor eax,eax ; add rax,rbx (x4): the idiom cuts the chain each time */
+	struct kop zero[] = { OP(K_PLAIN, 0x31, 0xc0), ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX, ADD_RAX_RBX,
+			      DEC_RCX, LOOP_BRANCH };
+	const char *no_elim[] = { "move_elimination=0", NULL };
+	struct run r;
+
+	(void)state;
+	assert_true(cycles_per_iter("zen4", NULL, moves, 5) < 1.2);
+	assert_true(cycles_per_iter("zen4", no_elim, moves, 5) > 2.9);
+	assert_true(cycles_per_iter("zen4", NULL, zero, 7) < 4.3);
+	/* dec/jnz fuse: one slot; without fusion, two */
+	run_loop(&r, "zen4", NULL, moves, 5, 1000);
+	assert_int_equal(r.core.slots, 4 * 1000);
+	run_free(&r);
+	{
+		const char *no_fuse[] = { "macro_fusion=0", NULL };
+
+		run_loop(&r, "zen4", no_fuse, moves, 5, 1000);
+		assert_int_equal(r.core.slots, 5 * 1000);
+		run_free(&r);
+	}
+}
+
+static void test_immediate_folding(void **state)
+{
+	/* eight dependent add rax,1: one a cycle on Zen 4, folded at rename
+	 * on Golden Cove (then fetch bounds it: 9 slots, 8 a cycle) */
+	struct kop ops[] = { OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01), OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01),
+			     OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01), OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01),
+			     OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01), OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01),
+			     OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01), OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01),
+			     DEC_RCX, LOOP_BRANCH };
+
+	(void)state;
+	assert_true(cycles_per_iter("zen4", NULL, ops, 10) > 7.9);
+	assert_true(cycles_per_iter("goldencove", NULL, ops, 10) < 2.2);
+}
+
+static void test_class_latencies(void **state)
+{
+	/* vfmadd213sd xmm0,xmm1,xmm2 x4: 4 cycles each on both cores */
+	struct kop fma[] = { OP(K_PLAIN, 0xc4, 0xe2, 0xf1, 0xa9, 0xc2), OP(K_PLAIN, 0xc4, 0xe2, 0xf1, 0xa9, 0xc2),
+			     OP(K_PLAIN, 0xc4, 0xe2, 0xf1, 0xa9, 0xc2), OP(K_PLAIN, 0xc4, 0xe2, 0xf1, 0xa9, 0xc2),
+			     DEC_RCX, LOOP_BRANCH };
+	/* vaddsd xmm0,xmm0,xmm1 x4: 3 on Zen 4, 2 on Golden Cove */
+	struct kop fadd[] = { OP(K_PLAIN, 0xc5, 0xfb, 0x58, 0xc1), OP(K_PLAIN, 0xc5, 0xfb, 0x58, 0xc1),
+			      OP(K_PLAIN, 0xc5, 0xfb, 0x58, 0xc1), OP(K_PLAIN, 0xc5, 0xfb, 0x58, 0xc1),
+			      DEC_RCX, LOOP_BRANCH };
+	/* xor edx,edx ; div rcx (or div ecx): by operand size */
+	struct kop div64[] = { OP(K_PLAIN, 0x31, 0xd2), OP(K_PLAIN, 0x48, 0xf7, 0xf1), DEC_RCX, LOOP_BRANCH };
+	struct kop div32[] = { OP(K_PLAIN, 0x31, 0xd2), OP(K_PLAIN, 0xf7, 0xf1), DEC_RCX, LOOP_BRANCH };
+	double c;
+
+	(void)state;
+	c = cycles_per_iter("zen4", NULL, fma, 6);
+	assert_true(c > 15.9 && c < 16.5);
+	c = cycles_per_iter("goldencove", NULL, fma, 6);
+	assert_true(c > 15.9 && c < 16.5);
+	c = cycles_per_iter("zen4", NULL, fadd, 6);
+	assert_true(c > 11.9 && c < 12.5);
+	c = cycles_per_iter("goldencove", NULL, fadd, 6);
+	assert_true(c > 7.9 && c < 8.5);
+	assert_true(cycles_per_iter("zen4", NULL, div64, 4) > cycles_per_iter("zen4", NULL, div32, 4));
+}
+
+static void test_store_forwarding(void **state)
+{
+	/* mov [rsi],rax ; mov rax,[rsi] ; add rax,1: the value goes through
+	 * memory; renamed it costs the add alone, else the forwarding too */
+	struct kop ops[] = { OP(K_FIXED, 0x48, 0x89, 0x06), OP(K_FIXED, 0x48, 0x8b, 0x06),
+			     OP(K_PLAIN, 0x48, 0x83, 0xc0, 0x01), DEC_RCX, LOOP_BRANCH };
+	const char *plain[] = { "memory_renaming=0", "store_forward_latency=7", NULL };
+	double c;
+
+	(void)state;
+	c = cycles_per_iter("zen4", NULL, ops, 5);
+	assert_true(c > 0.9 && c < 1.3);
+	c = cycles_per_iter("zen4", plain, ops, 5);
+	assert_true(c > 7.9 && c < 8.3);
+}
+
+/* step - one instruction straight to the core, with one memory access */
+static void step(struct sim_core *c, struct sim_sem *s, uint64_t next, uint64_t mem, int store)
+{
+	struct sim_dyn d;
+
+	memset(&d, 0, sizeof(d));
+	d.addr = s->addr;
+	d.len = s->len;
+	d.next_addr = next;
+	d.nmem = mem != 0;
+	d.mem[0].addr = mem;
+	d.mem[0].size = 8;
+	d.mem[0].store = (uint8_t)store;
+	sim_core_step(c, s, &d);
+}
+
+static void test_forwarding_prediction(void **state)
+{
+	/* a load that forwarded from store A four times, then from store B:
+	 * the predicted pair was wrong and the load and what follows run
+	 * again, charged to fwd-mispredict */
+	struct sim_core_cfg cfg;
+	struct sim_core core;
+	struct sim_semtab *t = sim_semtab_open(SIM_ARCH_X86_64);
+	struct sim_sem *sa = sim_semtab_get(t, 0x401000, 3, (const uint8_t[]){ 0x48, 0x89, 0x06 });
+	struct sim_sem *sb = sim_semtab_get(t, 0x401003, 3, (const uint8_t[]){ 0x48, 0x89, 0x07 });
+	struct sim_sem *ld = sim_semtab_get(t, 0x401006, 3, (const uint8_t[]){ 0x48, 0x8b, 0x06 });
+
+	(void)state;
+	for (int renaming = 1; renaming >= 0; renaming--) {
+		const char *sets[] = { renaming ? "memory_renaming=1" : "memory_renaming=0", NULL };
+
+		load_cfg(&cfg, "zen4", sets);
+		assert_int_equal(sim_core_init(&core, &cfg, 0), 0);
+		for (int round = 0; round < 500; round++)
+			for (int k = 0; k < 5; k++) {
+				step(&core, k < 4 ? sa : sb, ld->addr, 0x20000000, 1);
+				step(&core, ld, k < 4 ? sa->addr : sb->addr, 0x20000000, 0);
+			}
+		if (renaming) {
+			assert_int_equal(core.fwd_mispredicts, 500);
+			assert_true(core.stack[SIM_CAUSE_FWD_MISPREDICT] > 0);
+		} else {
+			assert_int_equal(core.fwd_mispredicts, 0);
+		}
+		sim_core_free(&core);
+	}
+	sim_semtab_close(t);
+}
+
+static void test_fill_bandwidth(void **state)
+{
+	/* mov rax,[rsi] with a new random line of 64 MiB each time: the
+	 * loads are independent, so without a limit the misses overlap as
+	 * far as the ROB reaches; with mem_fill=20 a line comes every 20 */
+	struct kop ops[] = { OP(K_CHASE, 0x48, 0x8b, 0x06), DEC_RCX, LOOP_BRANCH };
+	const char *free_fill[] = { "mem_fill=0", "prefetch=none", NULL };
+	const char *fill20[] = { "mem_fill=20", "prefetch=none", NULL };
+	double unbound = cycles_per_iter("zen4", free_fill, ops, 3);
+	double bound = cycles_per_iter("zen4", fill20, ops, 3);
+
+	(void)state;
+	assert_true(unbound < 10);
+	assert_true(bound > 19.5 && bound < 22);
+}
+
+static void test_vector_store_width(void **state)
+{
+	/* eight movdqu [rsi],xmm0: Zen 4 writes 16 bytes a cycle to L1 */
+	struct kop ops[] = { OP(K_FIXED, 0xf3, 0x0f, 0x7f, 0x06), OP(K_FIXED, 0xf3, 0x0f, 0x7f, 0x06),
+			     OP(K_FIXED, 0xf3, 0x0f, 0x7f, 0x06), OP(K_FIXED, 0xf3, 0x0f, 0x7f, 0x06),
+			     OP(K_FIXED, 0xf3, 0x0f, 0x7f, 0x06), OP(K_FIXED, 0xf3, 0x0f, 0x7f, 0x06),
+			     OP(K_FIXED, 0xf3, 0x0f, 0x7f, 0x06), OP(K_FIXED, 0xf3, 0x0f, 0x7f, 0x06),
+			     DEC_RCX, LOOP_BRANCH };
+	double c = cycles_per_iter("zen4", NULL, ops, 10);
+
+	(void)state;
+	assert_true(c > 7.9 && c < 8.3);
+	c = cycles_per_iter("goldencove", NULL, ops, 10);
+	assert_true(c > 3.9 && c < 4.3);
+}
+
+static void test_rep_string_streams(void **state)
+{
+	/* rep movsb of 4096 bytes: 4096 one-byte iterations in the trace;
+	 * the string engine moves rep_bytes_per_cycle after its start-up */
+	struct sim_core_cfg cfg;
+	struct sim_core core;
+	struct sim_semtab *t = sim_semtab_open(SIM_ARCH_X86_64);
+	struct sim_sem *rep = sim_semtab_get(t, 0x401000, 2, (const uint8_t[]){ 0xf3, 0xa4 });
+	uint64_t fast, slow;
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *sets[] = { pass ? "rep_bytes_per_cycle=0" : "rep_startup=20", NULL };
+
+		load_cfg(&cfg, "zen4", sets);
+		assert_int_equal(sim_core_init(&core, &cfg, 0), 0);
+		for (int i = 0; i < 4096; i++) {
+			struct sim_dyn d;
+
+			memset(&d, 0, sizeof(d));
+			d.addr = 0x401000;
+			d.len = 2;
+			d.next_addr = i + 1 < 4096 ? 0x401000 : 0x401002;
+			d.nmem = 2;
+			d.mem[0].addr = 0x20000000 + (uint64_t)i;
+			d.mem[0].size = 1;
+			d.mem[1].addr = 0x30000000 + (uint64_t)i;
+			d.mem[1].size = 1;
+			d.mem[1].store = 1;
+			sim_core_step(&core, rep, &d);
+		}
+		if (pass)
+			slow = sim_core_cycles(&core);
+		else
+			fast = sim_core_cycles(&core);
+		sim_core_free(&core);
+	}
+	/* 20 + 4096 / 32 = 148 cycles plus the misses of 128 lines */
+	assert_true(fast < slow / 4);
+	assert_true(fast > 148);
+	sim_semtab_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +614,15 @@ int main(void)
 		cmocka_unit_test(test_branches),
 		cmocka_unit_test(test_predictor_kinds),
 		cmocka_unit_test(test_inorder_dependent_adds),
+		cmocka_unit_test(test_load_op_splits),
+		cmocka_unit_test(test_macro_fusion_and_elimination),
+		cmocka_unit_test(test_immediate_folding),
+		cmocka_unit_test(test_class_latencies),
+		cmocka_unit_test(test_store_forwarding),
+		cmocka_unit_test(test_forwarding_prediction),
+		cmocka_unit_test(test_fill_bandwidth),
+		cmocka_unit_test(test_vector_store_width),
+		cmocka_unit_test(test_rep_string_streams),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -195,9 +195,48 @@ static void test_new_instructions_and_undecodable(void **state)
 	sim_semtab_close(p);
 }
 
+static void test_x86_micro_op_facts(void **state)
+{
+	struct sim_semtab *t = sim_semtab_open(SIM_ARCH_X86_64);
+	struct sim_sem s;
+
+	(void)state;
+	/* add rax, [rsi+rcx*8]: the load waits for rsi and rcx only */
+	s = decode(t, (const uint8_t[]){ 0x48, 0x03, 0x04, 0xce }, 4);
+	assert_int_equal(s.naddr, 2);
+	assert_true(has(s.addr_src, s.naddr, ITRACE_REG_GPR(6)) && has(s.addr_src, s.naddr, ITRACE_REG_GPR(1)));
+	assert_false(has(s.addr_src, s.naddr, ITRACE_REG_GPR(0)));
+	assert_true(has(s.src, s.nsrc, ITRACE_REG_GPR(0)));
+	s = decode(t, (const uint8_t[]){ 0x48, 0x89, 0xd8 }, 3); /* mov rax, rbx */
+	assert_true(s.uop & SIM_UOP_MOVE);
+	s = decode(t, (const uint8_t[]){ 0x31, 0xc0 }, 2); /* xor eax, eax */
+	assert_true(s.uop & SIM_UOP_ZERO);
+	assert_int_equal(s.nsrc, 0);
+	s = decode(t, (const uint8_t[]){ 0x48, 0x83, 0xc0, 0x01 }, 4); /* add rax, 1 */
+	assert_true(s.uop & SIM_UOP_ADD_IMM);
+	s = decode(t, (const uint8_t[]){ 0x48, 0x39, 0xd8 }, 3); /* cmp rax, rbx */
+	assert_true(s.uop & SIM_UOP_FUSIBLE);
+	s = decode(t, (const uint8_t[]){ 0xc5, 0xfe, 0x6f, 0x06 }, 4); /* vmovdqu ymm0, [rsi] */
+	assert_true(s.uop & SIM_UOP_VEC_LOAD);
+	s = decode(t, (const uint8_t[]){ 0xf3, 0x0f, 0x7f, 0x06 }, 4); /* movdqu [rsi], xmm0 */
+	assert_true(s.uop & SIM_UOP_VEC_STORE);
+	s = decode(t, (const uint8_t[]){ 0xf7, 0xf1 }, 2); /* div ecx */
+	assert_true(s.uop & SIM_UOP_NARROW);
+	s = decode(t, (const uint8_t[]){ 0x48, 0xf7, 0xf1 }, 3); /* div rcx */
+	assert_false(s.uop & SIM_UOP_NARROW);
+	s = decode(t, (const uint8_t[]){ 0xf3, 0xa4 }, 2); /* rep movsb */
+	assert_true(s.uop & SIM_UOP_REP);
+	s = decode(t, (const uint8_t[]){ 0xc4, 0xe2, 0xf1, 0xa9, 0xc2 }, 5); /* vfmadd213sd */
+	assert_int_equal(s.cls, SIM_CLS_FP_FMA);
+	s = decode(t, (const uint8_t[]){ 0x66, 0x0f, 0x70, 0xc0, 0x4e }, 5); /* pshufd */
+	assert_int_equal(s.cls, SIM_CLS_VEC_SHUFFLE);
+	sim_semtab_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_x86_micro_op_facts),
 		cmocka_unit_test(test_x86_classes_and_registers),
 		cmocka_unit_test(test_ppc_classes),
 		cmocka_unit_test(test_table_caches_by_address),

@@ -1,0 +1,185 @@
+/* host.c - host identification and the calibrated cycle clock (see host.h). */
+#include "host.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+uint64_t sim_host_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double sim_host_best_ns(void (*fn)(uint64_t iters, void *arg), void *arg, uint64_t iters, int runs,
+			unsigned gap_ms)
+{
+	double best = 0;
+
+	fn(iters, arg); /* warm caches, predictors, the clock frequency */
+	for (int i = 0; i < runs; i++) {
+		uint64_t t0 = sim_host_now_ns();
+		double ns;
+
+		fn(iters, arg);
+		ns = (double)(sim_host_now_ns() - t0);
+		if (!best || ns < best)
+			best = ns;
+		if (gap_ms) {
+			struct timespec gap = { (time_t)(gap_ms / 1000), (long)(gap_ms % 1000) * 1000000L };
+
+			nanosleep(&gap, NULL);
+		}
+	}
+	return best / (double)(iters ? iters : 1);
+}
+
+int sim_host_chase_ring(char *buf, size_t size, uint64_t seed)
+{
+	size_t n = size / 64, *order = malloc((n ? n : 1) * sizeof(*order));
+	uint64_t s = seed | 1;
+
+	if (!order)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n - 1; n && i > 0; i--) { /* Fisher-Yates, xorshift64 */
+		size_t j, t;
+
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		j = (size_t)(s % (i + 1));
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		*(void **)(buf + order[i] * 64) = buf + order[(i + 1) % n] * 64;
+	free(order);
+	return 0;
+}
+
+#if defined(__x86_64__)
+
+int sim_host_identify(struct sim_host *h)
+{
+	unsigned a, b, c, d, fam, mod;
+
+	memset(h, 0, sizeof(*h));
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return -1;
+	memcpy(h->vendor, &b, 4);
+	memcpy(h->vendor + 4, &d, 4);
+	memcpy(h->vendor + 8, &c, 4);
+	__get_cpuid(1, &a, &b, &c, &d);
+	/* Intel SDM vol. 2, CPUID leaf 1: display family and model */
+	fam = (a >> 8) & 0xf;
+	mod = (a >> 4) & 0xf;
+	if (fam == 0xf)
+		fam += (a >> 20) & 0xff;
+	if (fam == 0x6 || fam >= 0xf)
+		mod |= ((a >> 16) & 0xf) << 4;
+	h->family = fam;
+	h->model = mod;
+	if (__get_cpuid(0x80000000, &a, &b, &c, &d) && a >= 0x80000004) {
+		unsigned *w = (unsigned *)(void *)h->brand;
+
+		for (unsigned leaf = 0; leaf < 3; leaf++)
+			__get_cpuid(0x80000002 + leaf, &w[leaf * 4], &w[leaf * 4 + 1], &w[leaf * 4 + 2],
+				    &w[leaf * 4 + 3]);
+		h->brand[48] = '\0';
+	}
+	return 0;
+}
+
+/* imul_chain - n dependent imul r64 (8 per loop iteration). */
+static void imul_chain(uint64_t iters)
+{
+	uint64_t x = 3;
+
+	__asm__ volatile("1:\n\t"
+			 "imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0\n\t"
+			 "imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0\n\t"
+			 "dec %1\n\tjnz 1b"
+			 : "+r"(x), "+r"(iters)
+			 :
+			 : "cc");
+}
+
+double sim_host_ns_per_cycle(int runs)
+{
+	const uint64_t iters = 1 << 17; /* 1M imuls, ~1 ms */
+	double best = 0;
+
+	imul_chain(iters); /* wake the core up */
+	for (int i = 0; i < runs; i++) {
+		uint64_t t0 = sim_host_now_ns();
+		double ns;
+
+		imul_chain(iters);
+		ns = (double)(sim_host_now_ns() - t0) / (double)(iters * 8 * 3);
+		if (!best || ns < best)
+			best = ns;
+	}
+	return best;
+}
+
+#else
+
+int sim_host_identify(struct sim_host *h)
+{
+	memset(h, 0, sizeof(*h));
+	return -1;
+}
+
+double sim_host_ns_per_cycle(int runs)
+{
+	(void)runs;
+	return 0;
+}
+
+#endif
+
+/* Zen 4: family 19h models 10h-1Fh (Genoa), 60h-7Fh (Raphael, Phoenix),
+ * A0h-AFh (Bergamo, Siena) (AMD, "Processor Programming Reference for
+ * Family 19h" of each model range). */
+static int is_zen4(unsigned fam, unsigned mod)
+{
+	return fam == 0x19 && ((mod >= 0x10 && mod <= 0x1f) || (mod >= 0x60 && mod <= 0x7f) ||
+			       (mod >= 0xa0 && mod <= 0xaf));
+}
+
+/* Golden Cove and its Raptor Cove refresh: family 6 models 8Fh (Sapphire
+ * Rapids), CFh (Emerald Rapids), 97h/9Ah (Alder Lake), B7h/BAh/BFh
+ * (Raptor Lake) (Intel SDM vol. 4, table 2-1). */
+static int is_goldencove(unsigned fam, unsigned mod)
+{
+	return fam == 6 && (mod == 0x8f || mod == 0xcf || mod == 0x97 || mod == 0x9a || mod == 0xb7 ||
+			    mod == 0xba || mod == 0xbf);
+}
+
+const char *sim_host_preset(const struct sim_host *h, int *exact, char *why, size_t len)
+{
+	int amd = !strcmp(h->vendor, "AuthenticAMD"), intel = !strcmp(h->vendor, "GenuineIntel");
+
+	*exact = 1;
+	why[0] = '\0';
+	if (amd && is_zen4(h->family, h->model))
+		return "zen4";
+	if (intel && is_goldencove(h->family, h->model))
+		return "goldencove";
+	if (!amd && !intel)
+		return NULL;
+	*exact = 0;
+	snprintf(why, len, "%s family 0x%x model 0x%x has no preset of its own", h->vendor, h->family,
+		 h->model);
+	return amd ? "zen4" : "goldencove";
+}

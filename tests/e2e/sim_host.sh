@@ -1,0 +1,46 @@
+#!/bin/sh
+# pipeline-sim on the machine it runs on: --core host names the preset it
+# took from CPUID; --calibrate measures this core and writes a description
+# that --core FILE (and --core host through ITRACE_HOST_CORE) accepts,
+# replacing its output atomically.
+. tests/lib.sh
+SIM="$BIN/pipeline-sim"
+GEN="$ITRACE_ROOT/$ITRACE_BUILD/bench/sim_gen"
+unset ITRACE_HOST_CORE
+
+check "generate a trace" "$GEN" mix 20000 "$TMP/mix.itr"
+vendor=$(sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -1)
+case "$vendor" in
+AuthenticAMD | GenuineIntel)
+	check "--core host" sh -c '"$1" --core host "$2" >"$3/host.txt" 2>"$3/host.err"' _ "$SIM" "$TMP/mix.itr" "$TMP"
+	name=$(sed -n 's/^Core \([a-z0-9]*\) .*/\1/p' "$TMP/host.txt")
+	if [ "$vendor" = AuthenticAMD ]; then want=zen4; else want=goldencove; fi
+	check_eq "--core host takes the $vendor preset" "$want" "$name"
+	check "--core host says which preset and why" grep -q "^pipeline-sim: --core host: .*$want" "$TMP/host.err"
+	# (a CPU with no preset of its own still gets its warning)
+	check_eq "-q keeps it quiet" "" "$("$SIM" -q --core host "$TMP/mix.itr" 2>&1 >/dev/null | grep -v 'warning: --core host')"
+
+	# --calibrate: a description of this core, read back by --core FILE
+	echo "not a core" >"$TMP/target"
+	ln -s "$TMP/target" "$TMP/host.core"
+	check "--calibrate -o FILE" "$SIM" --calibrate -q -o "$TMP/host.core"
+	check "the output replaced the symlink, not what it points to" sh -c '[ ! -L "$1/host.core" ] && grep -q "not a core" "$1/target"' _ "$TMP"
+	check "it says how it was measured" grep -q '^# .*measured by pipeline-sim --calibrate' "$TMP/host.core"
+	check "--core FILE reads it" "$SIM" -q --core "$TMP/host.core" -o "$TMP/cal.txt" "$TMP/mix.itr"
+	check_eq "its name is host" host "$(sed -n 's/^Core \([a-z0-9]*\) .*/\1/p' "$TMP/cal.txt")"
+	# what every x86-64 core of the last decade measures: add 1 cycle,
+	# L1 load-to-use 3 to 6 cycles, FMA 4 or 5
+	m() { sed -n "s/^#   $1  *\([0-9.]*\)\$/\1/p" "$TMP/host.core"; }
+	check_eq "int_alu latency measured 1" 1.00 "$(m 'int_alu latency')"
+	check "L1D load-to-use 3..6 ($(m 'L1D load-to-use'))" awk -v v="$(m 'L1D load-to-use')" 'BEGIN { exit !(v >= 3 && v <= 6.5) }'
+	check "fp_fma latency 4..5 ($(m 'fp_fma latency'))" awk -v v="$(m 'fp_fma latency')" 'BEGIN { exit !(v >= 3.5 && v <= 5.5) }'
+	ITRACE_HOST_CORE="$TMP/host.core" "$SIM" --core host "$TMP/mix.itr" >"$TMP/env.txt" 2>"$TMP/env.err"
+	check_eq "--core host takes ITRACE_HOST_CORE" host "$(sed -n 's/^Core \([a-z0-9]*\) .*/\1/p' "$TMP/env.txt")"
+	check "and says so" grep -q 'ITRACE_HOST_CORE' "$TMP/env.err"
+	check_fails "--calibrate into a missing directory fails" "$SIM" --calibrate -q -o "$TMP/no/such/dir/x.core"
+	;;
+*)
+	check_fails "--core host off x86-64 says there is no preset" "$SIM" -q --core host "$TMP/mix.itr"
+	;;
+esac
+done_testing
