@@ -3,10 +3,12 @@
  * run it and exit with the traced program's status.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
@@ -260,6 +262,27 @@ void collect_restore_signals(void)
 		sigaction(own_signals[i], &saved_actions[i], NULL);
 }
 
+/* In every child of the collector (see main). */
+static void child_stdout_to_stderr(void)
+{
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
+/*
+ * -o -: standard output carries the trace, so nothing the collector
+ * starts may write there.  Every process it forks, in whichever backend
+ * (the program, valgrind, qemu, gdbserver, perf), gets the collector's
+ * stderr as its stdout before it execs: the program's output cannot
+ * interleave with the trace, and no descriptor the program can reach
+ * refers to the trace stream.
+ */
+static int protect_trace_stdout(const char *output)
+{
+	if (strcmp(output, "-") != 0)
+		return 0;
+	return pthread_atfork(NULL, NULL, child_stdout_to_stderr) == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct collect_options opts = {0};
@@ -272,6 +295,10 @@ int main(int argc, char **argv)
 		return 0;
 	if (!cli_output_path(opts.output, 1))
 		return CLI_EXIT_USAGE;
+	if (protect_trace_stdout(opts.output)) {
+		cli_error("cannot protect the trace on standard output: %m");
+		return CLI_EXIT_BAD_INPUT;
+	}
 	b = choose_backend(&opts);
 	if (!b)
 		return CLI_EXIT_BAD_INPUT;

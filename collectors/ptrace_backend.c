@@ -74,8 +74,6 @@ static void exec_child(const struct collect_options *o, pid_t parent)
 	collect_restore_signals();
 	if (!o->aslr)
 		personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE);
-	if (strcmp(o->output, "-") == 0)
-		dup2(STDERR_FILENO, STDOUT_FILENO); /* stdout carries the trace */
 	raise(SIGSTOP);
 	execvp(o->argv[0], o->argv);
 	fprintf(stderr, "%s: cannot run '%s': %s\n", cli_progname(), o->argv[0], strerror(errno));
