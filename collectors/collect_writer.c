@@ -94,11 +94,41 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 	return 0;
 }
 
+int collect_final_end(const struct collect_options *opts, struct itrace_writer *w, int end,
+		      int *status)
+{
+	struct itrace_writer_stats st;
+
+	if (!opts->start_func && !opts->has_start_addr && !opts->only_module)
+		return end;
+	itrace_writer_stats(w, &st);
+	if (st.insns + st.branches > 0)
+		return end;
+	if (end == ITRACE_END_CRASHED)
+		*status = -*status;
+	else if (end != ITRACE_END_COMPLETE)
+		return end;
+	return ITRACE_END_NOT_TRIGGERED;
+}
+
+/* What a trace that is not complete lacks, as a warning (ITRACE.md 7.4). */
+static void warn_incomplete(const struct collect_options *opts, const struct collect_result *res)
+{
+	if (res->end_reason == ITRACE_END_NOT_TRIGGERED)
+		cli_warn("nothing of what was asked ran: %s%s%s; the trace '%s' is empty",
+			 opts->start_func || opts->has_start_addr ? "the start trigger never fired" : "",
+			 (opts->start_func || opts->has_start_addr) && opts->only_module ? ", or " : "",
+			 opts->only_module ? "the --only module never ran" : "", opts->output);
+	else if (res->end_reason == ITRACE_END_DETACHED)
+		cli_warn("the program went on untraced: the trace '%s' is not complete", opts->output);
+}
+
 void collect_print_summary(const struct collect_options *opts, const struct collect_result *res)
 {
 	const struct itrace_writer_stats *st = &res->stats;
 	double rate = res->seconds > 0 ? res->steps / res->seconds : 0;
 
+	warn_incomplete(opts, res);
 	if (opts->quiet)
 		return;
 	fprintf(stderr,

@@ -24,8 +24,20 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 			struct itrace_writer **wp);
 
 /*
+ * collect_final_end - the footer's end reason for a program that ended
+ * as `end` (COMPLETE: *status = exit code; CRASHED: *status = signal),
+ * given what `w` recorded: NOT_TRIGGERED (*status = code, or -signal)
+ * when a window or scope was asked for (--start, --start-addr, --only)
+ * and nothing of it ran (ITRACE.md 7.3).  Other ends are returned as is.
+ */
+int collect_final_end(const struct collect_options *opts, struct itrace_writer *w, int end,
+		      int *status);
+
+/*
  * collect_print_summary - the end-of-run line on stderr (unless -q):
- * records, bytes, time, steps per second.
+ * records, bytes, time, steps per second; and, even with -q, a warning
+ * when nothing of the window or scope ran, or the program went on
+ * untraced.
  */
 void collect_print_summary(const struct collect_options *opts, const struct collect_result *res);
 

@@ -307,5 +307,8 @@ int main(int argc, char **argv)
 	if (status < 0)
 		return CLI_EXIT_BAD_INPUT;
 	collect_print_summary(&opts, &res);
+	/* Asked for a window that never opened: say so in the status too. */
+	if (res.end_reason == ITRACE_END_NOT_TRIGGERED && status == 0)
+		return CLI_EXIT_BAD_INPUT;
 	return status;
 }

@@ -335,6 +335,7 @@ static int finish_trace(struct pt_session *s, struct collect_result *res)
 	} else {
 		end = ITRACE_END_COMPLETE, status = s->main_status;
 	}
+	end = collect_final_end(s->opts, s->w, end, &status);
 	itrace_writer_flush(s->w);
 	itrace_writer_stats(s->w, &res->stats);
 	res->end_reason = end;

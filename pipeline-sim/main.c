@@ -363,6 +363,8 @@ int main(int argc, char **argv)
 	}
 	if (sim_input_symbol_problem(in) && !o.quiet)
 		cli_warn("%s", sim_input_symbol_problem(in));
+	if (sim_input_itrace_read(in))
+		cli_warn_incomplete(sim_input_itrace_read(in), o.trace);
 	if (out != stdout && fclose(out)) {
 		cli_error("cannot write '%s': %s", o.output, strerror(errno));
 		status = CLI_EXIT_BAD_INPUT;

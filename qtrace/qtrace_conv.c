@@ -214,6 +214,7 @@ static int convert(const struct args *a)
 		return CLI_EXIT_BAD_INPUT;
 	}
 	status = convert_records(a, r, c);
+	cli_warn_incomplete(r, a->input);
 	if (conv_close(c, &st) < 0) {
 		cli_error("%s", conv_error(c));
 		status = CLI_EXIT_BAD_INPUT;

@@ -690,6 +690,7 @@ static int export(const struct options *o)
 			  itrace_errstr(rc), itrace_analysis_run_error(a));
 	}
 	warn_decode_failures(a, o->quiet);
+	cli_warn_incomplete(r, o->input);
 	if (write_aggregates(&x, o, r, a, damage) < 0 || exec_sql(&x, "COMMIT") < 0)
 		goto out;
 	if (close_db(&x) < 0 || publish(o->output) < 0)

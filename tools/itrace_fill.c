@@ -402,6 +402,7 @@ int main(int argc, char **argv)
 		return CLI_EXIT_BAD_INPUT;
 	}
 	status = a.text ? fill_to_text(&a, r) : fill_to_trace(&a, r);
+	cli_warn_incomplete(r, a.input);
 	itrace_reader_close(r);
 	return status;
 }

@@ -718,6 +718,7 @@ static int export(const struct options *opt)
 			  itrace_errstr(rc), itrace_analysis_run_error(a));
 	}
 	warn_decode_failures(a, opt->quiet);
+	cli_warn_incomplete(r, opt->input);
 	fp = open_output(path);
 	if (!fp)
 		goto out;
