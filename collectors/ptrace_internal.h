@@ -87,7 +87,6 @@ struct pt_thread {
 	int trap_gap;		/* TRACE_CTL off written for that stretch */
 	int in_syscall;		/* between syscall-enter and -exit stops */
 	int last_req;		/* ptrace request of the last resume */
-	uint64_t last_rep_addr; /* rep string insn already recorded (INSN once) */
 	int in_window;		/* between --start and --stop (always, without --start) */
 	uint64_t window_rsp;	/* --start without --stop: leave when rsp > this */
 	uint64_t reinsert_bp;	/* breakpoint lifted to step over it (0: none) */

@@ -211,6 +211,12 @@ static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t ri
 	const struct pt_pending *pd = &t->pending;
 	uint64_t next = pd->addr + pd->len;
 
+	if (pd->is_rep_string && rip == pd->addr) {
+		/* another iteration follows: the loop's branch to itself
+		 * (ITRACE.md 6.5.2) */
+		pt_emit_branch(s, t, pd->addr, pd->addr, ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN);
+		return;
+	}
 	if (pd->kind == ARCH_X86_NOT_BRANCH || pd->kind == ITRACE_BRANCH_SYSCALL ||
 	    pd->kind == ITRACE_BRANCH_INTERRUPT) {
 		/* straight-line unless the kernel sent it elsewhere (sigreturn) */
@@ -229,17 +235,16 @@ static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t ri
 		pt_emit_branch(s, t, pd->addr, rip, (unsigned)pd->kind, ITRACE_BRANCH_TAKEN);
 }
 
-/* Insn level: INSN (once per rep string instruction) and its MEMs. */
-static void commit_insn(struct pt_session *s, struct pt_thread *t, uint64_t rip)
+/* Insn level: INSN and its MEMs.  A step of a rep-prefixed string
+ * instruction is one iteration: one INSN each (ITRACE.md 6.5.2). */
+static void commit_insn(struct pt_session *s, struct pt_thread *t)
 {
 	const struct pt_pending *pd = &t->pending;
-	int rc = 0;
+	int rc;
 
 	pt_switch_to(s, t);
-	if (!(pd->is_rep_string && t->last_rep_addr == pd->addr))
-		/* without bytes, sequential instructions pack into runs (ITRACE.md) */
-		rc = itrace_write_insn(s->w, pd->addr, pd->len, s->opts->insn_bytes ? pd->bytes : NULL);
-	t->last_rep_addr = pd->is_rep_string && rip == pd->addr ? pd->addr : 0;
+	/* without bytes, sequential instructions pack into runs (ITRACE.md) */
+	rc = itrace_write_insn(s->w, pd->addr, pd->len, s->opts->insn_bytes ? pd->bytes : NULL);
 	for (int i = 0; rc >= 0 && i < pd->nmem; i++)
 		rc = itrace_write_mem(s->w, pd->mem[i].addr, pd->mem[i].size,
 				      pd->mem[i].store ? ITRACE_MEM_STORE : 0);
@@ -312,8 +317,9 @@ static int block_is_plain(struct pt_session *s, struct pt_process *p, uint64_t p
 		if (!ci || pt_bp_find(p, pc))
 			return 0;
 		kind = arch_x86_branch_kind(ci);
+		/* a rep string instruction too: each iteration is a step */
 		if (kind == ITRACE_BRANCH_SYSCALL || kind == ITRACE_BRANCH_INTERRUPT ||
-		    ci->id == X86_INS_UD2 || ci->id == X86_INS_INT1)
+		    ci->id == X86_INS_UD2 || ci->id == X86_INS_INT1 || arch_x86_is_rep_string(ci))
 			return 0;
 		if (kind != ARCH_X86_NOT_BRANCH && kind != ITRACE_BRANCH_COND)
 			return 1;
@@ -364,7 +370,7 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 	if (t->mode == PT_MODE_SILENT)
 		return;
 	if (s->opts->level == ITRACE_LEVEL_INSN)
-		commit_insn(s, t, rip);
+		commit_insn(s, t);
 	else if (returned)
 		commit_branch(s, t, rip);
 	if (pd->is_syscall && !s->ring_on) {

@@ -55,9 +55,7 @@ static int resolve_trigger(pid_t pid, const char *func, int has_addr, uint64_t a
 		return 0;
 	rc = symbols_lookup(pid, func, out);
 	if (rc < 0) {
-		cli_error("%s: no function '%s' in the program or its libraries "
-			  "(check the name with nm; static functions need a symbol table)",
-			  opt, func);
+		symbols_error_missing(opt, func);
 		return -1;
 	}
 	return 0;

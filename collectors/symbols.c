@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "itrace.h"
 #include "maps.h"
 
@@ -257,4 +258,21 @@ int symbols_functions_in(pid_t pid, uint64_t lo, uint64_t hi, uint64_t **addrs, 
 	*addrs = l.v;
 	*n = l.n;
 	return 0;
+}
+
+int symbols_defined_in(const char *const *paths, size_t n, const char *name)
+{
+	uint64_t off;
+
+	for (size_t i = 0; i < n; i++)
+		if (symbols_file_offset(paths[i], name, &off) == 0)
+			return 1;
+	return 0;
+}
+
+void symbols_error_missing(const char *opt, const char *func)
+{
+	cli_error("%s: no function '%s' in the program or its libraries "
+		  "(check the name with nm; static functions need a symbol table)",
+		  opt, func);
 }
