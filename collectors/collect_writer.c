@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,6 +95,43 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 	return 0;
 }
 
+void collect_warn_unprivileged(const char *path, uid_t euid, gid_t egid, const char *why)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return;
+	if ((st.st_mode & S_ISUID) && st.st_uid != euid)
+		cli_warn("'%s' is set-user-ID (uid %u) but runs as uid %u: %s, so it may fail or "
+			 "behave otherwise than untraced",
+			 path, (unsigned)st.st_uid, (unsigned)euid, why);
+	else if ((st.st_mode & S_ISGID) && st.st_gid != egid)
+		cli_warn("'%s' is set-group-ID (gid %u) but runs as gid %u: %s, so it may fail or "
+			 "behave otherwise than untraced",
+			 path, (unsigned)st.st_gid, (unsigned)egid, why);
+}
+
+int collect_process_ids(pid_t pid, uid_t *euid, gid_t *egid)
+{
+	char path[64], line[256];
+	unsigned r, e;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid: %u %u", &r, &e) == 2)
+			*euid = e, found |= 1;
+		else if (sscanf(line, "Gid: %u %u", &r, &e) == 2)
+			*egid = e, found |= 2;
+	}
+	fclose(f);
+	return found == 3 ? 0 : -1;
+}
+
 int collect_final_end(const struct collect_options *opts, struct itrace_writer *w, int end,
 		      int *status)
 {
@@ -119,8 +157,6 @@ static void warn_incomplete(const struct collect_options *opts, const struct col
 			 opts->start_func || opts->has_start_addr ? "the start trigger never fired" : "",
 			 (opts->start_func || opts->has_start_addr) && opts->only_module ? ", or " : "",
 			 opts->only_module ? "the --only module never ran" : "", opts->output);
-	else if (res->end_reason == ITRACE_END_DETACHED)
-		cli_warn("the program went on untraced: the trace '%s' is not complete", opts->output);
 }
 
 void collect_print_summary(const struct collect_options *opts, const struct collect_result *res)

@@ -24,6 +24,21 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 			struct itrace_writer **wp);
 
 /*
+ * collect_warn_unprivileged - the program `path` is set-user-ID or
+ * set-group-ID but runs traced as `euid`/`egid`, without the privileges
+ * its mode grants (`why`: who withholds them): say so on stderr, since it
+ * may fail or behave otherwise than untraced.  Nothing when it runs with
+ * them (a privileged tracer) or has none to get.
+ */
+void collect_warn_unprivileged(const char *path, uid_t euid, gid_t egid, const char *why);
+
+/*
+ * collect_process_ids - the effective uid and gid of process `pid`
+ * (/proc/PID/status).  Returns 0, or -1 if they cannot be read.
+ */
+int collect_process_ids(pid_t pid, uid_t *euid, gid_t *egid);
+
+/*
  * collect_final_end - the footer's end reason for a program that ended
  * as `end` (COMPLETE: *status = exit code; CRASHED: *status = signal),
  * given what `w` recorded: NOT_TRIGGERED (*status = code, or -signal)
@@ -36,8 +51,7 @@ int collect_final_end(const struct collect_options *opts, struct itrace_writer *
 /*
  * collect_print_summary - the end-of-run line on stderr (unless -q):
  * records, bytes, time, steps per second; and, even with -q, a warning
- * when nothing of the window or scope ran, or the program went on
- * untraced.
+ * when nothing of the window or scope ran.
  */
 void collect_print_summary(const struct collect_options *opts, const struct collect_result *res);
 

@@ -56,6 +56,8 @@ struct pt_process *pt_start_process(struct pt_session *s, pid_t pid)
 		return NULL;
 	}
 	pt_exe_path(pid, exe, sizeof(exe));
+	if (!s->attached)
+		pt_check_privileges(pid, exe);
 	if (s->opts->verbose)
 		fprintf(stderr, "%s: tracing process %d (%s) at %s level%s\n", cli_progname(), (int)pid,
 			exe, s->opts->level == ITRACE_LEVEL_INSN ? "insn" : "branch",
@@ -147,6 +149,61 @@ static int seize_new_threads(struct pt_session *s, struct pt_process *p)
 	return added;
 }
 
+/* A number from a /proc/sys file, or -1 if it does not exist. */
+static long sysctl_value(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Why PTRACE_SEIZE of `pid` failed (err), in one line: the process is
+ * gone, another tracer has it (TracerPid), Yama forbids it (where Yama
+ * exists), or it belongs to another user.
+ */
+static void explain_attach_failure(pid_t pid, int err)
+{
+	pid_t tracer = (pid_t)pt_status_value(pid, "TracerPid:", 10);
+	long yama = sysctl_value("/proc/sys/kernel/yama/ptrace_scope");
+	uid_t uid = (uid_t)pt_status_value(pid, "Uid:", 10);
+	char comm_path[64], comm[64] = "";
+	FILE *f;
+
+	if (err == ESRCH || (err == ENOENT && kill(pid, 0) != 0)) {
+		cli_error("cannot attach to process %d: no such process", (int)pid);
+		return;
+	}
+	if (tracer > 0) {
+		snprintf(comm_path, sizeof(comm_path), "/proc/%d/comm", (int)tracer);
+		f = fopen(comm_path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		cli_error("cannot attach to process %d: it is already traced by process %d%s%s%s, "
+			  "and a process has one tracer at a time: detach that one first",
+			  (int)pid, (int)tracer, comm[0] ? " (" : "", comm, comm[0] ? ")" : "");
+	} else if (err == EPERM && yama > 0) {
+		cli_error("cannot attach to process %d: not permitted by Yama "
+			  "(/proc/sys/kernel/yama/ptrace_scope is %ld; 0 allows it, or run as root)",
+			  (int)pid, yama);
+	} else if (err == EPERM && uid != geteuid() && geteuid() != 0) {
+		cli_error("cannot attach to process %d: it runs as uid %u and you are uid %u "
+			  "(tracing another user's process needs CAP_SYS_PTRACE)",
+			  (int)pid, (unsigned)uid, (unsigned)geteuid());
+	} else {
+		cli_error("cannot attach to process %d: %s", (int)pid, strerror(err));
+	}
+}
+
 /* -p PID: seize every thread, stop them, describe the process, go. */
 static int attach_program(struct pt_session *s, pid_t pid)
 {
@@ -154,7 +211,7 @@ static int attach_program(struct pt_session *s, pid_t pid)
 	int n, status;
 
 	if (!p || p->mem_fd < 0) {
-		cli_error("cannot attach to process %d: %m", (int)pid);
+		explain_attach_failure(pid, errno);
 		return -1;
 	}
 	s->main_pid = pid;
@@ -162,8 +219,7 @@ static int attach_program(struct pt_session *s, pid_t pid)
 	while ((n = seize_new_threads(s, p)) > 0)
 		;
 	if (n < 0 || p->nthreads == 0) {
-		cli_error("cannot attach to process %d: %m (see /proc/sys/kernel/yama/ptrace_scope)",
-			  (int)pid);
+		explain_attach_failure(pid, errno);
 		return -1;
 	}
 	for (struct pt_thread *t = s->threads; t; t = t->next) {
@@ -175,6 +231,7 @@ static int attach_program(struct pt_session *s, pid_t pid)
 		return -1;
 	for (struct pt_thread *t = s->threads; t; t = t->next) {
 		pt_set_initial_mode(s, t);
+		t->announce = 0; /* TRACE_ON attach says where it is */
 		if (t->mode == PT_MODE_STEP && pt_get_regs(t) == 0)
 			pt_write_ctl(s, t, 1, ITRACE_CTL_ATTACH, t->regs.rip);
 	}

@@ -80,11 +80,15 @@ struct pt_thread {
 	int last_kind;		/* branch kind of the last executed insn */
 	int regs_fresh;		/* t->regs read at this stop */
 	int deliver_sig;	/* signal of the current signal-delivery-stop */
-	/* SIGTRAP blocked (in a handler, or sigprocmask): a step trap would make
-	 * the kernel reset the program's SIGTRAP handler, so the thread runs
-	 * to its next syscall instead (PTRACE_SYSCALL) and is not recorded. */
+	/* SIGTRAP blocked while the program has a handler for it (in that
+	 * handler, or sigprocmask): a step trap would make the kernel reset the
+	 * handler, so the thread runs to its next syscall instead
+	 * (PTRACE_SYSCALL), and the trace has a GAP for that stretch.  With the
+	 * default action the trap only unblocks SIGTRAP: the thread is stepped. */
 	int trap_blocked;
-	int trap_gap;		/* TRACE_CTL off written for that stretch */
+	int trap_gap;		/* in such a stretch */
+	uint64_t trap_gap_from;	/* where it began (TRACE_CTL off written there) */
+	int announce;		/* a new thread or child: TRACE_ON start at its first step */
 	int in_syscall;		/* between syscall-enter and -exit stops */
 	int last_req;		/* ptrace request of the last resume */
 	int in_window;		/* between --start and --stop (always, without --start) */
@@ -149,6 +153,9 @@ void pt_fail_io(struct pt_session *s, int rc);
 
 /* ptrace_proc.c: processes and threads */
 void pt_exe_path(pid_t pid, char *buf, size_t len);
+/* After an exec: warn if a set-user/group-ID program runs without its
+ * privileges (collect_warn_unprivileged). */
+void pt_check_privileges(pid_t pid, const char *exe);
 int pt_open_mem(pid_t pid);
 struct pt_process *pt_find_process(struct pt_session *s, pid_t pid);
 struct pt_thread *pt_find_thread(struct pt_session *s, pid_t tid);
@@ -162,7 +169,8 @@ void pt_set_initial_mode(const struct pt_session *s, struct pt_thread *t);
 /* Field ("Tgid:", "SigBlk:", ...) of /proc/TID/status in `base`; 0 if absent. */
 unsigned long long pt_status_value(pid_t tid, const char *field, int base);
 int pt_signal_is_caught(pid_t tid, int sig);
-/* Is SIGTRAP in the blocked mask of thread tid? */
+/* Is SIGTRAP blocked in thread tid while the program handles it?  Then a
+ * step trap would reset the program's handler (see pt_thread.trap_blocked). */
 int pt_sigtrap_blocked(pid_t tid);
 
 /* ptrace_stop.c */

@@ -545,6 +545,24 @@ void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *b
 	}
 }
 
+/* The stretch that ran unstepped (SIGTRAP blocked with a handler) is
+ * missing from the trace: a GAP says so, from where it began to here. */
+static void write_trap_gap(struct pt_session *s, struct pt_thread *t)
+{
+	struct itrace_record rec;
+
+	if (s->ring_on || !t->trap_gap_from)
+		return;
+	pt_switch_to(s, t);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_GAP;
+	rec.u.gap.reason = ITRACE_GAP_TRACE_OFF;
+	rec.u.gap.addr = t->trap_gap_from;
+	rec.u.gap.resume = t->regs.rip;
+	pt_write(s, &rec);
+	t->trap_gap_from = 0;
+}
+
 int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 {
 	struct pt_process *p = t->proc;
@@ -557,6 +575,11 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 			pt_bp_insert(p, bp);
 		t->reinsert_bp = 0;
 	}
+	/* A new thread or followed child: where its first instruction is
+	 * (itrace-fill needs it at branch level). */
+	if (t->announce && t->mode == PT_MODE_STEP)
+		pt_write_ctl(s, t, 1, ITRACE_CTL_START, t->regs.rip);
+	t->announce = 0;
 	if (t->mode != PT_MODE_CONT)
 		update_mode(s, t);
 
@@ -569,14 +592,16 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 	if (t->mode == PT_MODE_CONT)
 		return t->reinsert_bp ? PTRACE_SINGLESTEP : PTRACE_CONT;
 	if (t->trap_blocked) {
-		if (!t->trap_gap && t->mode == PT_MODE_STEP)
+		if (!t->trap_gap && t->mode == PT_MODE_STEP) {
 			pt_write_ctl(s, t, 0, ITRACE_CTL_SCOPE, t->regs.rip);
+			t->trap_gap_from = t->regs.rip;
+		}
 		t->trap_gap = 1;
 		t->has_pending = 0;
 		return PTRACE_SYSCALL;
 	}
 	if (t->trap_gap && t->mode == PT_MODE_STEP)
-		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, t->regs.rip);
+		write_trap_gap(s, t);
 	t->trap_gap = 0;
 	s->steps++;
 	if (s->blockstep && t->mode == PT_MODE_STEP && !t->reinsert_bp &&

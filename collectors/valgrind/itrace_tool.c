@@ -57,7 +57,9 @@ extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, I
 extern UWord *VG_(client_auxv);
 /* And what following an execve needs (m_syswrap: an exec'd program runs
  * under the launcher VALGRIND_LAUNCHER names, with VG_(args_for_valgrind)
- * as its options, when VG_(clo_trace_children) is set). */
+ * as its options, when VG_(clo_trace_children) is set).  The tool sets
+ * that flag at each execve rather than with --trace-children=yes, with
+ * which Valgrind refuses to start a set-user-ID program at all. */
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 extern XArray *VG_(args_for_valgrind);
 extern Bool VG_(clo_trace_children);

@@ -239,6 +239,15 @@ static int resolve_program(const char *prog, char *out, size_t outlen)
 	return 0;
 }
 
+/* Set-user-ID or set-group-ID: Valgrind refuses to run it (it could not
+ * give it its privileges). */
+static int is_setid(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID));
+}
+
 /* Valgrind's and the tool's options (the program's arguments follow). */
 #define VG_MAX_OPTS 24
 
@@ -402,9 +411,6 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	 * program alone does not: off, so the trace is the program's. */
 	add_arg(argv, &argc, "--run-libc-freeres=no");
 	add_arg(argv, &argc, "--run-cxx-freeres=no");
-	/* An exec'd program runs under the tool too (itrace-vg-launch), unless
-	 * the tool says it cannot (set-user-ID, not x86-64). */
-	add_arg(argv, &argc, "--trace-children=yes");
 	add_arg(argv, &argc, fdarg);
 	add_arg(argv, &argc, ackarg);
 	add_arg(argv, &argc, shmarg);
@@ -750,6 +756,11 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	e = resolve_program(o->argv[0], prog_path, sizeof(prog_path));
 	if (e) {
 		cli_error("cannot run '%s': %s", o->argv[0], strerror(e));
+		return -1;
+	}
+	if (is_setid(prog_path)) {
+		cli_error("cannot run '%s' under valgrind: it is set-user-ID or set-group-ID, which "
+			  "Valgrind refuses (use --backend ptrace)", o->argv[0]);
 		return -1;
 	}
 	if (start_valgrind(o, &s, &child) != 0)

@@ -42,6 +42,11 @@ oracle() {
 			fail "$name: itrace-fill failed" "$(cat "$TMP/fill.err")"
 			return
 		fi
+		# (a trace with a stretch the collector could not trace, the
+		# SIGTRAP handler of "trap", is not complete: fill says so, rightly)
+		grep -v "is not complete: the program exited with status [0-9]*; [0-9]* gaps\$" \
+			"$TMP/fill.err" >"$TMP/fill.err2" || true
+		mv "$TMP/fill.err2" "$TMP/fill.err"
 		want=$(thread_sums "$TMP/i.itr")
 		got=$(thread_sums "$TMP/f.itr")
 		[ "$want" = "$got" ] && break
