@@ -96,6 +96,7 @@ struct pt_thread {
 	uint64_t reinsert_bp;	/* breakpoint lifted to step over it (0: none) */
 	struct pt_return returns[PT_RETURNS_MAX]; /* innermost last */
 	int nreturns;
+	uint64_t call_ret, call_slot; /* --only: the last call traced, its return address and slot */
 	int pending_sig;	/* signal whose handler address is learnt next stop */
 	struct itrace_signal pending_siginfo;
 	struct user_regs_struct regs;

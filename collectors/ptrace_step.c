@@ -369,6 +369,11 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 		pt_code_changed(s, t->proc);
 	if (t->mode == PT_MODE_SILENT)
 		return;
+	/* the module's last call: where its return address lies (leave_scope) */
+	if (returned && (pd->kind == ITRACE_BRANCH_CALL || pd->kind == ITRACE_BRANCH_INDIRECT_CALL)) {
+		t->call_ret = pd->addr + pd->len;
+		t->call_slot = t->regs.rsp;
+	}
 	if (s->opts->level == ITRACE_LEVEL_INSN)
 		commit_insn(s, t);
 	else if (returned)
@@ -439,17 +444,36 @@ static int outer_return_guarded(const struct pt_thread *t)
 	return 0;
 }
 
+/*
+ * The return address of the module's last call, if the thread is still
+ * inside that call: its stack slot is at most two words above rsp (a PLT
+ * stub and the lazy-binding PLT0 push one each before they jump out) and
+ * still holds it.  Returns it, or 0.
+ */
+static uint64_t pending_call_return(struct pt_thread *t)
+{
+	uint64_t ret = 0;
+
+	if (!t->call_slot || t->call_slot < t->regs.rsp || t->call_slot - t->regs.rsp > 16 ||
+	    pt_read_mem(t->proc, t->call_slot, &ret, 8) != 8 || ret != t->call_ret)
+		return 0;
+	return ret;
+}
+
 /* --only: the thread is outside the traced module.  Run at full speed
  * when every way back is guarded: it left by a call (its return address
- * gets a breakpoint), or by a ret from the module to excluded code whose
- * own caller chain is guarded; calls into the module hit its function-entry breakpoints.
- * Otherwise (a jump, lazy binding) step silently and look again after
- * each branch. */
+ * gets a breakpoint), by a jump of a PLT stub or of lazy binding (the
+ * return address of the call into the stub), or by a ret from the module
+ * to excluded code whose own caller chain is guarded; calls into the
+ * module hit its function-entry breakpoints.  Otherwise step silently; a
+ * later branch may show the way back (the lazy binder jumping to the
+ * function with the call's return address on top of the stack), never a
+ * guess from whatever is on the stack. */
 static void leave_scope(struct pt_session *s, struct pt_thread *t)
 {
 	struct pt_process *p = t->proc;
 	int leaving = t->mode == PT_MODE_STEP;
-	uint64_t ret = 0;
+	uint64_t ret = 0, slot = t->regs.rsp;
 
 	if (leaving)
 		pt_write_ctl(s, t, 0, ITRACE_CTL_SCOPE, t->regs.rip);
@@ -458,10 +482,14 @@ static void leave_scope(struct pt_session *s, struct pt_thread *t)
 		t->mode = PT_MODE_CONT;
 		return;
 	}
-	if (pt_read_mem(p, t->regs.rsp, &ret, 8) == 8 && in_scope(p, ret) && follows_call(p, ret) &&
-	    push_return(t, ret, t->regs.rsp + 8) == 0)
+	if ((ret = pending_call_return(t)) != 0 && (leaving || t->call_slot == t->regs.rsp)) {
+		slot = t->call_slot; /* a PLT stub, or lazy binding done */
+	} else if (!leaving || pt_read_mem(p, t->regs.rsp, &ret, 8) != 8 || !in_scope(p, ret) ||
+		   !follows_call(p, ret)) {
+		return; /* in excluded code, the top of the stack is anything */
+	}
+	if (push_return(t, ret, slot + 8) == 0)
 		t->mode = PT_MODE_CONT;
-
 }
 
 /* The trigger window closed: full speed until the next --start. */
