@@ -2,10 +2,11 @@
  * backend.h - the interface between itrace-collect and its backends.
  *
  * itrace-collect parses the command line into a struct collect_options,
- * picks a backend (--backend NAME; by default ptrace, or gdb when --remote
- * is given), checks that it supports the level and that probe() succeeds,
- * and calls run().  --list-backends shows every linked-in backend (in the
- * order ptrace, bts, gdb, valgrind) with its probe result.  The backend starts or attaches to the program, writes
+ * picks a backend (--backend NAME, or --backend auto, the default: see
+ * choose_backend() in itrace_collect.c), checks that it supports the level
+ * and that probe() succeeds, and calls run().  --list-backends shows every
+ * linked-in backend (in the order ptrace, bts, gdb, valgrind, qemu) with
+ * its probe result.  The backend starts or attaches to the program, writes
  * the trace through libitrace's writer and returns the program's exit
  * status.  Everything in the format (records, metadata, footer) goes through
  * reader/itrace.h; no backend writes trace bytes itself.
@@ -75,6 +76,8 @@ struct collect_options {
 	int compression;	/* enum itrace_compression */
 	int insn_bytes;		/* --insn-bytes: INSN records carry their bytes */
 	int user, kernel;	/* --user/--kernel: which branches (bts); user by default */
+	int no_pin;		/* --no-pin: ptrace leaves CPU affinity alone */
+	const char *backend_reason; /* why this backend (metadata backend_reason) */
 };
 
 /* Summary a backend fills in for the end-of-run line (all optional). */
@@ -126,5 +129,6 @@ extern const struct collect_backend collect_backend_ptrace;
 extern const struct collect_backend collect_backend_bts __attribute__((weak));
 extern const struct collect_backend collect_backend_gdb __attribute__((weak));
 extern const struct collect_backend collect_backend_valgrind __attribute__((weak));
+extern const struct collect_backend collect_backend_qemu __attribute__((weak));
 
 #endif /* ITRACE_COLLECT_BACKEND_H */

@@ -52,8 +52,8 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 	size_t n = 0;
 	int rc;
 
-	if (n_extra > sizeof(meta) / sizeof(meta[0]) - 12)
-		n_extra = sizeof(meta) / sizeof(meta[0]) - 12;
+	if (n_extra > sizeof(meta) / sizeof(meta[0]) - 13)
+		n_extra = sizeof(meta) / sizeof(meta[0]) - 13;
 	format_cmdline(opts, cmdline, sizeof(cmdline));
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
 	gethostname(host, sizeof(host) - 1);
@@ -70,6 +70,8 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 	meta[n++] = (struct itrace_meta){"start_time", start};
 	meta[n++] = (struct itrace_meta){"level", opts->level == ITRACE_LEVEL_INSN ? "insn" : "branch"};
 	meta[n++] = (struct itrace_meta){"aslr", opts->aslr ? "on" : "off"};
+	if (opts->backend_reason)
+		meta[n++] = (struct itrace_meta){"backend_reason", opts->backend_reason};
 	for (size_t i = 0; i < n_extra; i++)
 		meta[n++] = extra[i];
 

@@ -14,7 +14,8 @@
 /*
  * collect_writer_open - create opts->output and write its header.
  * Metadata: cmdline, pid, host, kernel, collector ("itrace-collect"),
- * backend, version, start_time (UTC, ISO 8601), level, aslr; then the
+ * backend, version, start_time (UTC, ISO 8601), level, aslr,
+ * backend_reason (opts->backend_reason, when set); then the
  * `n_extra` entries of `extra` (e.g. "singleblock=no").  `flags` are the
  * ITRACE_FF_* header flags.  Returns 0 with *wp set, or -1 after printing
  * the error.

@@ -132,6 +132,7 @@ struct pt_session {
 	uint32_t last_tid;	/* thread of the last record written */
 	int io_error;		/* writer failed: stop, report */
 	int singleblock;	/* PTRACE_SINGLEBLOCK honoured */
+	int pin_cpu;		/* CPU shared by the collector and a started program; -1 none */
 	int blockstep;		/* branch level steps by blocks */
 	int use_triggers;	/* --start/--stop/--only given */
 	uint64_t steps;

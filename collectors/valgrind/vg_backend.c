@@ -28,6 +28,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "collect_program.h"
 #include "collect_writer.h"
 #include "itrace.h"
 #include "maps.h"
@@ -44,30 +45,6 @@
 #define VG_SHM_BYTES ((size_t)VGW_SLOTS * VGW_SLOT_WORDS * 8)
 
 /* ---- Finding valgrind and the tool ---------------------------------------- */
-
-/* `name` searched in $PATH (or taken as is when it has a slash). */
-static int find_in_path(const char *name, char *out, size_t outlen)
-{
-	const char *path = getenv("PATH");
-	const char *p, *end;
-
-	if (strchr(name, '/')) {
-		snprintf(out, outlen, "%s", name);
-		return access(out, X_OK);
-	}
-	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		end = strchr(p, ':');
-		if (!end)
-			end = p + strlen(p);
-		snprintf(out, outlen, "%.*s/%s", (int)(end - p), p[0] == ':' || end == p ? "." : p,
-			 name);
-		if (end == p)
-			snprintf(out, outlen, "./%s", name);
-		if (access(out, X_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
 
 static const char *valgrind_name(void)
 {
@@ -159,7 +136,7 @@ struct vg_setup {
 
 static int vg_find(struct vg_setup *s, char *err, size_t errlen)
 {
-	if (find_in_path(valgrind_name(), s->launcher, sizeof(s->launcher)) != 0) {
+	if (collect_find_in_path(valgrind_name(), s->launcher, sizeof(s->launcher)) != 0) {
 		snprintf(err, errlen,
 			 "valgrind is not installed (apt-get install valgrind, or set ITRACE_VALGRIND)");
 		return -1;
@@ -213,6 +190,11 @@ static int vg_probe(const struct collect_options *o, char *err, size_t errlen)
 				      "itself, at the same addresses every run");
 		return -1;
 	}
+	if (o->insn_bytes) {
+		snprintf(err, errlen, "--insn-bytes is not supported by the valgrind backend "
+				      "(tools read the code from the mapped files); use --backend ptrace");
+		return -1;
+	}
 	if (o->remote) {
 		snprintf(err, errlen, "--remote needs --backend gdb");
 		return -1;
@@ -221,32 +203,6 @@ static int vg_probe(const struct collect_options *o, char *err, size_t errlen)
 }
 
 /* ---- Starting the program ------------------------------------------------- */
-
-/*
- * The program as execvp would find it: valgrind needs a path, and a clear
- * error here beats valgrind's own message.  Returns 0 or an errno.
- */
-static int resolve_program(const char *prog, char *out, size_t outlen)
-{
-	struct stat st;
-
-	if (find_in_path(prog, out, outlen) != 0)
-		return strchr(prog, '/') && access(prog, F_OK) == 0 ? EACCES : ENOENT;
-	if (stat(out, &st) != 0)
-		return errno;
-	if (S_ISDIR(st.st_mode))
-		return EISDIR;
-	return 0;
-}
-
-/* Set-user-ID or set-group-ID: Valgrind refuses to run it (it could not
- * give it its privileges). */
-static int is_setid(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID));
-}
 
 /* Valgrind's and the tool's options (the program's arguments follow). */
 #define VG_MAX_OPTS 24
@@ -753,12 +709,14 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		cli_error("%s", err);
 		return -1;
 	}
-	e = resolve_program(o->argv[0], prog_path, sizeof(prog_path));
+	/* The program as execvp would find it: valgrind needs a path, and a
+	 * clear error here beats valgrind's own message. */
+	e = collect_resolve_program(o->argv[0], prog_path, sizeof(prog_path));
 	if (e) {
 		cli_error("cannot run '%s': %s", o->argv[0], strerror(e));
 		return -1;
 	}
-	if (is_setid(prog_path)) {
+	if (collect_is_setid(prog_path)) {
 		cli_error("cannot run '%s' under valgrind: it is set-user-ID or set-group-ID, which "
 			  "Valgrind refuses (use --backend ptrace)", o->argv[0]);
 		return -1;

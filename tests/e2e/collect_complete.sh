@@ -79,7 +79,7 @@ check "--ring: not complete, with the lost branches counted" sh -c \
 # ptrace cannot step a program's own SIGTRAP handler (a step trap would
 # reset it): the stretch is a GAP, and the trace is not complete.  The rest
 # of a program that blocks SIGTRAP with the default action is stepped.
-"$COLLECT" -q --start main -o "$TMP/trap.itr" -- "$DATA/collect_prog" trap >/dev/null 2>&1
+"$COLLECT" -q --backend ptrace --start main -o "$TMP/trap.itr" -- "$DATA/collect_prog" trap >/dev/null 2>&1
 "$DUMP" --summary "$TMP/trap.itr" >"$TMP/trap.sum"
 check "ptrace, a SIGTRAP handler: GAP records, not complete" sh -c \
 	"grep -q '^  GAP ' '$TMP/trap.sum' && grep -q '^complete: no$' '$TMP/trap.sum'"

@@ -17,7 +17,7 @@ trace() {
 	shift 2
 	"$PROG" "$mode" >"$TMP/$mode.plain" 2>&1
 	prc=$?
-	"$COLLECT" -q --insn-bytes --level "$level" --start main "$@" -o "$TMP/$mode.$level.itr" -- \
+	"$COLLECT" --backend ptrace -q --insn-bytes --level "$level" --start main "$@" -o "$TMP/$mode.$level.itr" -- \
 		"$PROG" "$mode" >"$TMP/$mode.$level.out" 2>&1
 	trc=$?
 	if [ "$prc" = "$trc" ] && cmp -s "$TMP/$mode.plain" "$TMP/$mode.$level.out" &&
@@ -41,7 +41,7 @@ done
 # The block-step walk (forced; one instruction a block where the CPU
 # ignores PTRACE_SINGLEBLOCK) agrees with the insn traces too.
 for mode in work signal trap longjmp repmovs; do
-	ITRACE_COLLECT_BLOCKSTEP=1 "$COLLECT" -q --insn-bytes --level branch --start main -o "$TMP/$mode.block.itr" -- \
+	ITRACE_COLLECT_BLOCKSTEP=1 "$COLLECT" --backend ptrace -q --insn-bytes --level branch --start main -o "$TMP/$mode.block.itr" -- \
 		"$PROG" "$mode" >"$TMP/$mode.block.out" 2>&1 # a file, as above: libc checks
 	check "$mode: block-step branch trace agrees with the insn trace" \
 		"$TRACECHECK" agree "$TMP/$mode.insn.itr" "$TMP/$mode.block.itr"
@@ -79,7 +79,7 @@ check "threadexec: PROCESS exec record" sh -c "'$DUMP' '$TMP/threadexec.insn.itr
 check_eq "rep movsb: 64 INSN, 64 loads, 64 stores" "64 64 64" "$(cat "$TMP/rep.txt")"
 
 # --follow-fork: the child is traced as its own process.
-"$COLLECT" -q --insn-bytes --follow-fork --start main -o "$TMP/ff.itr" -- "$PROG" fork >/dev/null 2>&1
+"$COLLECT" --backend ptrace -q --insn-bytes --follow-fork --start main -o "$TMP/ff.itr" -- "$PROG" fork >/dev/null 2>&1
 check "follow-fork: PROCESS fork record" sh -c "'$DUMP' '$TMP/ff.itr' | grep -q ' PROCESS fork '"
 check "follow-fork: the child's exit status" sh -c \
 	"'$DUMP' '$TMP/ff.itr' | grep -q ' PROCESS exit pid=[0-9]* status=13'"

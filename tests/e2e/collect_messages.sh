@@ -43,7 +43,7 @@ check "valgrind, exec of one: the trace ends detached, not complete" sh -c \
 	 '$BIN/itrace-dump' --summary '$TMP/u/ve.itr' | grep -q '^complete: no$'"
 
 # Attaching to a process another tracer holds: its pid and name.
-"$COLLECT" -q -o "$TMP/a.itr" -- sleep 5 >/dev/null 2>&1 &
+"$COLLECT" -q --backend ptrace -o "$TMP/a.itr" -- sleep 5 >/dev/null 2>&1 &
 collector=$!
 sleep 1
 target=$(pgrep -P $collector)

@@ -174,7 +174,7 @@ printf '\267\000' | dd of="$TMP/badelf" bs=1 seek=18 conv=notrunc 2>/dev/null
 check_eq "program valgrind cannot run (aarch64 ELF): exit 1" 1 $?
 check "program valgrind cannot run: says so" grep -q "itrace-collect: valgrind could not run '$TMP/badelf'" "$TMP/e.err"
 
-for opt in "--ring 100" "--follow-fork" "--aslr"; do
+for opt in "--ring 100" "--follow-fork" "--aslr" "--insn-bytes"; do
 	# shellcheck disable=SC2086
 	"$COLLECT" -q --backend valgrind $opt -o "$TMP/e.itr" -- /bin/true 2>"$TMP/e.err"
 	check_eq "$opt: refused (exit 1)" 1 $?
