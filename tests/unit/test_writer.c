@@ -398,49 +398,39 @@ static struct itrace_footer footer_of(int end, int status, int n, uint64_t lost,
 /* ITRACE.md 7.3, 7.4: how a trace ended, and when it is complete. */
 static void test_end_reasons(void **state)
 {
+	static const struct {
+		int end, status, insns;
+		uint64_t lost;
+		int gaps, complete;
+		const char *how; /* NULL: not checked */
+	} cases[] = {
+		{ITRACE_END_COMPLETE, 3, 5, 0, 0, 1, "the program exited with status 3"},
+		{ITRACE_END_CRASHED, 11, 5, 0, 0, 1, "the program was killed by signal 11"},
+		{ITRACE_END_NOT_TRIGGERED, 0, 0, 0, 0, 0,
+		 "the start trigger never fired, nothing of the requested window or scope ran "
+		 "(the program exited with status 0); nothing recorded"},
+		{ITRACE_END_NOT_TRIGGERED, -9, 0, 0, 0, 0,
+		 "the start trigger never fired, nothing of the requested window or scope ran "
+		 "(the program was killed by signal 9); nothing recorded"},
+		{ITRACE_END_COMPLETE, 0, 0, 0, 0, 0, "the program exited with status 0; nothing recorded"},
+		{ITRACE_END_COMPLETE, 0, 5, 40, 0, 0, "the program exited with status 0; 40 lost (LOST records)"},
+		{ITRACE_END_COMPLETE, 0, 5, 0, 2, 0, "the program exited with status 0; 2 gaps"},
+		{ITRACE_END_INTERRUPTED, 2, 5, 0, 0, 0, "the collector was interrupted by signal 2"},
+		{ITRACE_END_DETACHED, 0, 5, 0, 0, 0, "the collector detached; the program went on untraced"},
+		{ITRACE_END_ERROR, ENOSPC, 5, 0, 0, 0, "the collector failed: No space left on device"},
+	};
 	struct itrace_footer f;
 	char why[256];
 
 	(void)state;
-	f = footer_of(ITRACE_END_COMPLETE, 3, 5, 0, 0);
-	assert_int_equal(f.end_status, 3);
-	assert_true(itrace_footer_is_complete(&f));
-	assert_string_equal(itrace_footer_describe(&f, why, sizeof(why)),
-			    "the program exited with status 3");
-	f = footer_of(ITRACE_END_CRASHED, 11, 5, 0, 0);
-	assert_true(itrace_footer_is_complete(&f));
-	assert_string_equal(itrace_footer_describe(&f, why, sizeof(why)),
-			    "the program was killed by signal 11");
-	/* written and read back as itself, not as UNKNOWN */
-	f = footer_of(ITRACE_END_NOT_TRIGGERED, 0, 0, 0, 0);
-	assert_int_equal(f.end_reason, ITRACE_END_NOT_TRIGGERED);
-	assert_false(itrace_footer_is_complete(&f));
-	assert_string_equal(itrace_footer_describe(&f, why, sizeof(why)),
-			    "the start trigger never fired, nothing of the requested window or "
-			    "scope ran (the program exited with status 0); nothing recorded");
-	f = footer_of(ITRACE_END_NOT_TRIGGERED, -9, 0, 0, 0);
-	assert_string_equal(strstr(itrace_footer_describe(&f, why, sizeof(why)), "("),
-			    "(the program was killed by signal 9); nothing recorded");
-	f = footer_of(ITRACE_END_COMPLETE, 0, 0, 0, 0); /* empty */
-	assert_false(itrace_footer_is_complete(&f));
-	f = footer_of(ITRACE_END_COMPLETE, 0, 5, 40, 0);
-	assert_false(itrace_footer_is_complete(&f));
-	assert_string_equal(itrace_footer_describe(&f, why, sizeof(why)),
-			    "the program exited with status 0; 40 lost (LOST records)");
-	f = footer_of(ITRACE_END_COMPLETE, 0, 5, 0, 2);
-	assert_false(itrace_footer_is_complete(&f));
-	assert_string_equal(itrace_footer_describe(&f, why, sizeof(why)),
-			    "the program exited with status 0; 2 gaps");
-	f = footer_of(ITRACE_END_INTERRUPTED, 2, 5, 0, 0);
-	assert_false(itrace_footer_is_complete(&f));
-	assert_string_equal(itrace_footer_describe(&f, why, sizeof(why)),
-			    "the collector was interrupted by signal 2");
-	f = footer_of(ITRACE_END_DETACHED, 0, 5, 0, 0);
-	assert_false(itrace_footer_is_complete(&f));
-	f = footer_of(ITRACE_END_ERROR, ENOSPC, 5, 0, 0);
-	assert_false(itrace_footer_is_complete(&f));
-	assert_string_equal(itrace_footer_describe(&f, why, sizeof(why)),
-			    "the collector failed: No space left on device");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = footer_of(cases[i].end, cases[i].status, cases[i].insns, cases[i].lost, cases[i].gaps);
+		/* written and read back as itself (6 too, not as UNKNOWN) */
+		assert_int_equal(f.end_reason, cases[i].end);
+		assert_int_equal(f.end_status, cases[i].status);
+		assert_int_equal(itrace_footer_is_complete(&f), cases[i].complete);
+		assert_string_equal(itrace_footer_describe(&f, why, sizeof(why)), cases[i].how);
+	}
 	f = footer_of(99, 0, 5, 0, 0); /* outside the known values: written as UNKNOWN */
 	assert_int_equal(f.end_reason, ITRACE_END_UNKNOWN);
 	assert_false(itrace_footer_is_complete(&f));
