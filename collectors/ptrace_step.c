@@ -373,6 +373,8 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 	if (returned && (pd->kind == ITRACE_BRANCH_CALL || pd->kind == ITRACE_BRANCH_INDIRECT_CALL)) {
 		t->call_ret = pd->addr + pd->len;
 		t->call_slot = t->regs.rsp;
+	} else if (pd->kind == ITRACE_BRANCH_RETURN && t->regs.rsp > t->call_slot) {
+		t->call_slot = 0; /* that call is over */
 	}
 	if (s->opts->level == ITRACE_LEVEL_INSN)
 		commit_insn(s, t);
