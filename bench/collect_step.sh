@@ -1,10 +1,12 @@
 #!/bin/sh
 # itrace-collect benchmarks, each against a baseline measured in this run:
-#  - collect_insn_rate: steps/s of itrace-collect --level insn (INSN + MEM
-#    records written) vs a bare PTRACE_SINGLESTEP+waitpid loop over the
-#    same program (target: at least 80%), unpinned and with tracer and
-#    tracee pinned to one CPU;
-#  - collect_pin: the bare loop pinned to one CPU vs unpinned;
+#  - collect_insn_rate: steps/s of itrace-collect --level insn --no-pin
+#    (INSN + MEM records written) vs a bare PTRACE_SINGLESTEP+waitpid loop
+#    over the same program (target: at least 80%), and the same with
+#    tracer and tracee on one CPU (itrace-collect's default; the bare loop
+#    under taskset);
+#  - collect_pin: itrace-collect's default (one CPU) vs --no-pin, and the
+#    bare loop pinned vs unpinned, with the microseconds per step;
 #  - collect_only_main: time of --start main vs --only main on a program
 #    that spends most of its time in libc (speed-up of --only).
 # Each time is the best of three runs.
@@ -40,16 +42,19 @@ spin="$DATA/collect_spin"
 steps=$("$BARE" "$spin" | awk '{ print $2 }')
 
 bare_t=$(elapsed "$BARE" "$spin")
-ours_t=$(elapsed "$BIN/itrace-collect" -q -o "$TMP/s.itr" -- "$spin")
+ours_t=$(elapsed "$BIN/itrace-collect" -q --backend ptrace --no-pin -o "$TMP/s.itr" -- "$spin")
 line collect_insn_rate "$(rate "$steps" "$ours_t")" steps/s "$(rate "$steps" "$bare_t")" steps/s ">= 0.80"
 
 pbare_t=$(elapsed taskset -c 0 "$BARE" "$spin")
-pours_t=$(elapsed taskset -c 0 "$BIN/itrace-collect" -q -o "$TMP/s.itr" -- "$spin")
+pours_t=$(elapsed "$BIN/itrace-collect" -q --backend ptrace -o "$TMP/s.itr" -- "$spin")
 line collect_insn_rate_pinned "$(rate "$steps" "$pours_t")" steps/s "$(rate "$steps" "$pbare_t")" steps/s ">= 0.80"
-line collect_pin "$(rate "$steps" "$pbare_t")" steps/s "$(rate "$steps" "$bare_t")" steps/s "> 1 to pin"
+line collect_pin "$(rate "$steps" "$pours_t")" steps/s "$(rate "$steps" "$ours_t")" steps/s "> 1 to pin"
+printf '%-24s %10.1f %-8s %10.1f %-8s (itrace-collect: one CPU, --no-pin)\n' collect_us_per_step \
+	"$(echo "$pours_t * 1000000 / $steps" | bc -l)" us "$(echo "$ours_t * 1000000 / $steps" | bc -l)" us
+line collect_pin_bare "$(rate "$steps" "$pbare_t")" steps/s "$(rate "$steps" "$bare_t")" steps/s "> 1 to pin"
 
 prog="$DATA/collect_prog"
-full_t=$(elapsed "$BIN/itrace-collect" -q --start main -o "$TMP/f.itr" -- "$prog" libc)
-only_t=$(elapsed "$BIN/itrace-collect" -q --only main -o "$TMP/o.itr" -- "$prog" libc)
+full_t=$(elapsed "$BIN/itrace-collect" -q --backend ptrace --start main -o "$TMP/f.itr" -- "$prog" libc)
+only_t=$(elapsed "$BIN/itrace-collect" -q --backend ptrace --only main -o "$TMP/o.itr" -- "$prog" libc)
 printf '%-24s %10.2f %-8s %10.2f %-8s ratio %.2f  (target > 1, speed-up)\n' collect_only_main \
 	"$only_t" s "$full_t" s "$(ratio "$full_t" "$only_t")"

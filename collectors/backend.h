@@ -2,10 +2,11 @@
  * backend.h - the interface between itrace-collect and its backends.
  *
  * itrace-collect parses the command line into a struct collect_options,
- * picks a backend (--backend NAME; by default ptrace, or gdb when --remote
- * is given), checks that it supports the level and that probe() succeeds,
- * and calls run().  --list-backends shows every linked-in backend (in the
- * order ptrace, bts, gdb, valgrind, qemu) with its probe result.  The backend starts or attaches to the program, writes
+ * picks a backend (--backend NAME, or --backend auto, the default: see
+ * choose_backend() in itrace_collect.c), checks that it supports the level
+ * and that probe() succeeds, and calls run().  --list-backends shows every
+ * linked-in backend (in the order ptrace, bts, gdb, valgrind, qemu) with
+ * its probe result.  The backend starts or attaches to the program, writes
  * the trace through libitrace's writer and returns the program's exit
  * status.  Everything in the format (records, metadata, footer) goes through
  * reader/itrace.h; no backend writes trace bytes itself.
@@ -78,6 +79,8 @@ struct collect_options {
 	int user, kernel;	/* --user/--kernel: which branches (bts); user by default */
 	const char *arch;	/* --arch NAME (qemu backend): the program's architecture */
 	const char *sysroot;	/* --sysroot DIR (qemu backend): its libraries' root */
+	int no_pin;		/* --no-pin: ptrace leaves CPU affinity alone */
+	const char *backend_reason; /* why this backend (metadata backend_reason) */
 };
 
 /* Summary a backend fills in for the end-of-run line (all optional). */

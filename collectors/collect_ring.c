@@ -24,11 +24,19 @@ void collect_ring_free(struct collect_ring *r)
 
 void collect_ring_push(struct collect_ring *r, const struct collect_ring_entry *e)
 {
-	struct collect_ring_entry *slot = &r->e[r->head % r->cap];
+	if (e->type != ITRACE_REC_BRANCH) {
+		uint64_t k = r->nsig % COLLECT_RING_SIGNALS;
 
-	if (r->head >= r->cap && slot->type == ITRACE_REC_BRANCH)
-		r->dropped++;
-	*slot = *e;
+		if (r->nsig >= COLLECT_RING_SIGNALS) {
+			r->sig_overwritten = 1;
+			r->sig_overwritten_pos = r->sig[k].pos;
+		}
+		r->sig[k].pos = r->head;
+		r->sig[k].e = *e;
+		r->nsig++;
+		return;
+	}
+	r->e[r->head % r->cap] = *e;
 	r->head++;
 }
 
@@ -48,10 +56,14 @@ static int write_switch(struct itrace_writer *w, const struct collect_ring_entry
 	return itrace_writer_write(w, &rec);
 }
 
-static int write_entry(struct itrace_writer *w, const struct collect_ring_entry *e)
+static int write_entry(struct itrace_writer *w, const struct collect_ring_entry *e,
+		       uint32_t *last_tid)
 {
 	struct itrace_record rec;
+	int rc = write_switch(w, e, last_tid);
 
+	if (rc < 0)
+		return rc;
 	if (e->type == ITRACE_REC_BRANCH)
 		return itrace_write_branch(w, e->u.branch.from, e->u.branch.to, e->u.branch.kind,
 					   e->u.branch.flags);
@@ -61,27 +73,38 @@ static int write_entry(struct itrace_writer *w, const struct collect_ring_entry 
 	return itrace_writer_write(w, &rec);
 }
 
+static int write_lost(struct itrace_writer *w, uint8_t unit, uint64_t count)
+{
+	struct itrace_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_LOST;
+	rec.u.lost.reason = ITRACE_LOST_OVERFLOW;
+	rec.u.lost.unit = unit;
+	rec.u.lost.count = count;
+	return itrace_writer_write(w, &rec);
+}
+
 int collect_ring_write(const struct collect_ring *r, struct itrace_writer *w, uint32_t *last_tid)
 {
-	uint64_t first = r->head > r->cap ? r->head - r->cap : 0;
+	uint64_t first = r->head > r->cap ? r->head - r->cap : 0; /* oldest branch kept */
+	uint64_t s = r->nsig > COLLECT_RING_SIGNALS ? r->nsig - COLLECT_RING_SIGNALS : 0;
 	int rc = 0;
 
-	if (r->dropped) {
-		struct itrace_record rec;
-
-		memset(&rec, 0, sizeof(rec));
-		rec.type = ITRACE_REC_LOST;
-		rec.u.lost.reason = ITRACE_LOST_OVERFLOW;
-		rec.u.lost.unit = ITRACE_UNIT_BRANCHES;
-		rec.u.lost.count = r->dropped;
-		rc = itrace_writer_write(w, &rec);
-	}
-	for (uint64_t i = first; rc >= 0 && i < r->head; i++) {
-		const struct collect_ring_entry *e = &r->e[i % r->cap];
-
-		rc = write_switch(w, e, last_tid);
-		if (rc >= 0)
-			rc = write_entry(w, e);
+	/* signals before the oldest kept branch go with the branches before it */
+	while (s < r->nsig && r->sig[s % COLLECT_RING_SIGNALS].pos < first)
+		s++;
+	if (first)
+		rc = write_lost(w, ITRACE_UNIT_BRANCHES, first);
+	/* more signals among the kept branches than the ring holds: how many
+	 * is unknown (count 0) */
+	if (rc >= 0 && r->sig_overwritten && r->sig_overwritten_pos >= first)
+		rc = write_lost(w, ITRACE_UNIT_RECORDS, 0);
+	for (uint64_t i = first; rc >= 0 && i <= r->head; i++) {
+		for (; rc >= 0 && s < r->nsig && r->sig[s % COLLECT_RING_SIGNALS].pos == i; s++)
+			rc = write_entry(w, &r->sig[s % COLLECT_RING_SIGNALS].e, last_tid);
+		if (rc >= 0 && i < r->head)
+			rc = write_entry(w, &r->e[i % r->cap], last_tid);
 	}
 	return rc < 0 ? rc : 0;
 }

@@ -20,25 +20,38 @@ struct collect_ring_entry {
 	} u;
 };
 
+/* Signals kept beside the branches (the last ones, with where they came). */
+#define COLLECT_RING_SIGNALS 256
+
 struct collect_ring {
-	struct collect_ring_entry *e;
-	uint64_t cap;	   /* branches kept */
-	uint64_t head;	   /* entries pushed so far */
-	uint64_t dropped;  /* branches overwritten */
+	struct collect_ring_entry *e; /* the branches */
+	uint64_t cap;	   /* branches kept: exactly the last `cap` */
+	uint64_t head;	   /* branches pushed so far */
+	struct {
+		uint64_t pos;	/* branches pushed before it */
+		struct collect_ring_entry e;
+	} sig[COLLECT_RING_SIGNALS];
+	uint64_t nsig;	   /* signals pushed so far */
+	int sig_overwritten; /* a signal was overwritten by a later one, */
+	uint64_t sig_overwritten_pos; /* the last of them came after this many branches */
 };
 
-/* collect_ring_init - room for `branches` entries.  Returns 0 or -ITRACE_E_NOMEM. */
+/* collect_ring_init - room for `branches` branches (signals take no room
+ * from them).  Returns 0 or -ITRACE_E_NOMEM. */
 int collect_ring_init(struct collect_ring *r, uint64_t branches);
 void collect_ring_free(struct collect_ring *r);
 
-/* collect_ring_push - append, overwriting the oldest entry when full. */
+/* collect_ring_push - append a branch (overwriting the oldest when full)
+ * or a signal. */
 void collect_ring_push(struct collect_ring *r, const struct collect_ring_entry *e);
 
 /*
  * collect_ring_write - write a LOST record for the overwritten branches,
- * then the kept entries oldest first, with THREAD switch records where
- * the thread changes.  *last_tid is the writer's current thread (updated).
- * Returns 0 or the writer's negative error.
+ * then the last `cap` branches oldest first, with the signals among them
+ * (those that came after the oldest kept branch's predecessor) in their
+ * place, and THREAD switch records where the thread changes.  *last_tid is
+ * the writer's current thread (updated).  Returns 0 or the writer's
+ * negative error.
  */
 int collect_ring_write(const struct collect_ring *r, struct itrace_writer *w, uint32_t *last_tid);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,8 +63,8 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 	size_t n = 0;
 	int rc;
 
-	if (n_extra > sizeof(meta) / sizeof(meta[0]) - 12)
-		n_extra = sizeof(meta) / sizeof(meta[0]) - 12;
+	if (n_extra > sizeof(meta) / sizeof(meta[0]) - 13)
+		n_extra = sizeof(meta) / sizeof(meta[0]) - 13;
 	format_cmdline(opts, cmdline, sizeof(cmdline));
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
 	gethostname(host, sizeof(host) - 1);
@@ -80,6 +81,8 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 	meta[n++] = (struct itrace_meta){"start_time", start};
 	meta[n++] = (struct itrace_meta){"level", opts->level == ITRACE_LEVEL_INSN ? "insn" : "branch"};
 	meta[n++] = (struct itrace_meta){"aslr", opts->aslr ? "on" : "off"};
+	if (opts->backend_reason)
+		meta[n++] = (struct itrace_meta){"backend_reason", opts->backend_reason};
 	for (size_t i = 0; i < n_extra; i++)
 		meta[n++] = extra[i];
 
@@ -133,11 +136,76 @@ void collect_ticker_stop(void)
 	setitimer(ITIMER_REAL, &off, NULL);
 }
 
+void collect_warn_unprivileged(const char *path, uid_t euid, gid_t egid, const char *why)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return;
+	if ((st.st_mode & S_ISUID) && st.st_uid != euid)
+		cli_warn("'%s' is set-user-ID (uid %u) but runs as uid %u: %s, so it may fail or "
+			 "behave otherwise than untraced",
+			 path, (unsigned)st.st_uid, (unsigned)euid, why);
+	else if ((st.st_mode & S_ISGID) && st.st_gid != egid)
+		cli_warn("'%s' is set-group-ID (gid %u) but runs as gid %u: %s, so it may fail or "
+			 "behave otherwise than untraced",
+			 path, (unsigned)st.st_gid, (unsigned)egid, why);
+}
+
+int collect_process_ids(pid_t pid, uid_t *euid, gid_t *egid)
+{
+	char path[64], line[256];
+	unsigned r, e;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid: %u %u", &r, &e) == 2)
+			*euid = e, found |= 1;
+		else if (sscanf(line, "Gid: %u %u", &r, &e) == 2)
+			*egid = e, found |= 2;
+	}
+	fclose(f);
+	return found == 3 ? 0 : -1;
+}
+
+int collect_final_end(const struct collect_options *opts, struct itrace_writer *w, int end,
+		      int *status)
+{
+	struct itrace_writer_stats st;
+
+	if (!opts->start_func && !opts->has_start_addr && !opts->only_module)
+		return end;
+	itrace_writer_stats(w, &st);
+	if (st.insns + st.branches > 0)
+		return end;
+	if (end == ITRACE_END_CRASHED)
+		*status = -*status;
+	else if (end != ITRACE_END_COMPLETE)
+		return end;
+	return ITRACE_END_NOT_TRIGGERED;
+}
+
+/* What a trace that is not complete lacks, as a warning (ITRACE.md 7.4). */
+static void warn_incomplete(const struct collect_options *opts, const struct collect_result *res)
+{
+	if (res->end_reason == ITRACE_END_NOT_TRIGGERED)
+		cli_warn("nothing of what was asked ran: %s%s%s; the trace '%s' is empty",
+			 opts->start_func || opts->has_start_addr ? "the start trigger never fired" : "",
+			 (opts->start_func || opts->has_start_addr) && opts->only_module ? ", or " : "",
+			 opts->only_module ? "the --only module never ran" : "", opts->output);
+}
+
 void collect_print_summary(const struct collect_options *opts, const struct collect_result *res)
 {
 	const struct itrace_writer_stats *st = &res->stats;
 	double rate = res->seconds > 0 ? res->steps / res->seconds : 0;
 
+	warn_incomplete(opts, res);
 	if (opts->quiet)
 		return;
 	fprintf(stderr,

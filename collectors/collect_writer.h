@@ -14,7 +14,8 @@
 /*
  * collect_writer_open - create opts->output and write its header.
  * Metadata: cmdline, pid, host, kernel, collector ("itrace-collect"),
- * backend, version, start_time (UTC, ISO 8601), level, aslr; then the
+ * backend, version, start_time (UTC, ISO 8601), level, aslr,
+ * backend_reason (opts->backend_reason, when set); then the
  * `n_extra` entries of `extra` (e.g. "singleblock=no").  `flags` are the
  * ITRACE_FF_* header flags.  Returns 0 with *wp set, or -1 after printing
  * the error.
@@ -53,8 +54,34 @@ void collect_ticker_start(void);
 void collect_ticker_stop(void);
 
 /*
+ * collect_warn_unprivileged - the program `path` is set-user-ID or
+ * set-group-ID but runs traced as `euid`/`egid`, without the privileges
+ * its mode grants (`why`: who withholds them): say so on stderr, since it
+ * may fail or behave otherwise than untraced.  Nothing when it runs with
+ * them (a privileged tracer) or has none to get.
+ */
+void collect_warn_unprivileged(const char *path, uid_t euid, gid_t egid, const char *why);
+
+/*
+ * collect_process_ids - the effective uid and gid of process `pid`
+ * (/proc/PID/status).  Returns 0, or -1 if they cannot be read.
+ */
+int collect_process_ids(pid_t pid, uid_t *euid, gid_t *egid);
+
+/*
+ * collect_final_end - the footer's end reason for a program that ended
+ * as `end` (COMPLETE: *status = exit code; CRASHED: *status = signal),
+ * given what `w` recorded: NOT_TRIGGERED (*status = code, or -signal)
+ * when a window or scope was asked for (--start, --start-addr, --only)
+ * and nothing of it ran (ITRACE.md 7.3).  Other ends are returned as is.
+ */
+int collect_final_end(const struct collect_options *opts, struct itrace_writer *w, int end,
+		      int *status);
+
+/*
  * collect_print_summary - the end-of-run line on stderr (unless -q):
- * records, bytes, time, steps per second.
+ * records, bytes, time, steps per second; and, even with -q, a warning
+ * when nothing of the window or scope ran.
  */
 void collect_print_summary(const struct collect_options *opts, const struct collect_result *res);
 

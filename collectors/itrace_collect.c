@@ -3,15 +3,20 @@
  * run it and exit with the traced program's status.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
+#include "collect_program.h"
 #include "collect_writer.h"
+
+#define EM_X86_64_MACHINE 62
 
 volatile sig_atomic_t collect_interrupted;
 
@@ -59,10 +64,14 @@ static void usage(void)
 	       "      --user, --kernel  branches to keep (bts backend; --user by default)\n"
 	       "      --ring N          flight recorder: keep the last N branches, write\n"
 	       "                        them when the program ends (implies --level branch)\n"
-	       "      --backend NAME    ptrace (default)");
-	for (size_t i = 1; backend_at(i); i++)
-		printf(", %s", backend_at(i)->name);
+	       "      --backend NAME    auto (default: valgrind for programs it starts,\n"
+	       "                        ptrace for -p or where valgrind cannot; -v says\n"
+	       "                        which and why), ");
+	for (size_t i = 0; backend_at(i); i++)
+		printf("%s%s", i ? ", " : "", backend_at(i)->name);
 	printf("\n"
+	       "      --no-pin          ptrace: leave the CPU affinity alone (by default the\n"
+	       "                        collector and the program it starts share one CPU)\n"
 	       "      --list-backends   show the backends and whether they work here\n"
 	       "      --remote HOST:PORT  gdb backend: connect to a gdb server\n"
 	       "      --arch ARCH       qemu backend: the program's architecture (ppc64le, x86-64)\n"
@@ -78,7 +87,7 @@ enum long_only {
 	OPT_START = 256, OPT_STOP, OPT_START_ADDR, OPT_STOP_ADDR, OPT_ONLY, OPT_FOLLOW_FORK,
 	OPT_ASLR, OPT_RING, OPT_BACKEND, OPT_REMOTE, OPT_HELP, OPT_VERSION, OPT_LIST,
 	OPT_NO_COMPRESS, OPT_USER_ONLY, OPT_INSN_BYTES, OPT_USER, OPT_KERNEL,
-	OPT_ARCH, OPT_SYSROOT, OPT_NO_CLOBBER,
+	OPT_ARCH, OPT_SYSROOT, OPT_NO_CLOBBER, OPT_NO_PIN,
 };
 
 static const struct option long_options[] = {
@@ -106,6 +115,7 @@ static const struct option long_options[] = {
 	{"arch", required_argument, NULL, OPT_ARCH},
 	{"sysroot", required_argument, NULL, OPT_SYSROOT},
 	{"no-clobber", no_argument, NULL, OPT_NO_CLOBBER},
+	{"no-pin", no_argument, NULL, OPT_NO_PIN},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -185,6 +195,7 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 		case OPT_ARCH: o->arch = optarg; break;
 		case OPT_SYSROOT: o->sysroot = optarg; break;
 		case OPT_NO_CLOBBER: cli_set_no_clobber(1); break;
+		case OPT_NO_PIN: o->no_pin = 1; break;
 		case OPT_HELP: usage(); return 1;
 		case OPT_VERSION: printf("itrace-collect %s\n", itrace_version()); return 1;
 		default: cli_usage_error("unknown option");
@@ -218,21 +229,100 @@ static const struct collect_backend *find_backend(const char *name)
 	return NULL;
 }
 
-/* The backend asked for, or the first one whose probe succeeds. */
-static const struct collect_backend *choose_backend(const struct collect_options *o)
+/* Names of the e_machine values of the architectures the backends know. */
+static const char *machine_name(int machine, int endian)
 {
+	switch (machine) {
+	case 3: return "i386";
+	case 8: return "MIPS";
+	case 20: return "ppc";
+	case 21: return endian == 2 ? "ppc64" : "ppc64le";
+	case 22: return "s390x";
+	case 40: return "ARM";
+	case 62: return "x86-64";
+	case 183: return "aarch64";
+	case 243: return "RISC-V";
+	default: return "foreign";
+	}
+}
+
+/*
+ * --backend auto: the fastest backend that traces `o` right, with the
+ * reason (why[len], "auto: ...").  -p: ptrace, the one that attaches.  A
+ * program of another architecture: the qemu backend.  Otherwise valgrind
+ * (dynamic translation, about a thousand times faster than
+ * single-stepping) when it can run the program with these options, else
+ * ptrace.  Returns NULL after an error.
+ */
+static const struct collect_backend *auto_backend(const struct collect_options *o, char *why,
+						  size_t len)
+{
+	const struct collect_backend *vg = find_backend("valgrind");
+	char path[4096], err[512];
+	int machine, endian = 1;
+
+	if (o->attach_pid) {
+		snprintf(why, len, "auto: -p attaches to a running process, which only ptrace does");
+		return &collect_backend_ptrace;
+	}
+	if (collect_resolve_program(o->argv[0], path, sizeof(path)) == 0 &&
+	    (machine = collect_elf_machine(path, &endian)) > 0 && machine != EM_X86_64_MACHINE) {
+		if (&collect_backend_qemu) {
+			snprintf(why, len, "auto: '%s' is a %s program: qemu runs it", o->argv[0],
+				 machine_name(machine, endian));
+			return &collect_backend_qemu;
+		}
+		cli_error("'%s' is a %s program and this itrace has no qemu backend to run it: "
+			  "use --backend gdb (it runs it under qemu-user's gdb stub)",
+			  o->argv[0], machine_name(machine, endian));
+		return NULL;
+	}
+	if (!vg)
+		snprintf(why, len, "auto: this itrace has no valgrind backend");
+	else if (o->ring || o->follow_fork || o->aslr || o->insn_bytes)
+		snprintf(why, len, "auto: %s needs the ptrace backend",
+			 o->ring ? "--ring" : o->follow_fork ? "--follow-fork" : o->aslr ? "--aslr"
+			 : "--insn-bytes");
+	else if (collect_is_setid(path))
+		snprintf(why, len, "auto: '%s' is set-user-ID or set-group-ID, which Valgrind cannot run",
+			 o->argv[0]);
+	else if (vg->probe(o, err, sizeof(err)) != 0)
+		snprintf(why, len, "auto: valgrind cannot be used here (%s)", err);
+	else {
+		snprintf(why, len, "auto: valgrind can run this x86-64 program, far faster than "
+			 "single-stepping");
+		return vg;
+	}
+	return &collect_backend_ptrace;
+}
+
+/* The backend asked for (or chosen by auto), with the reason in
+ * o->backend_reason. */
+static const struct collect_backend *choose_backend(struct collect_options *o)
+{
+	static char why[768];
 	const struct collect_backend *b;
 	char err[512];
 
-	if (!o->backend && o->remote)
+	if (o->backend && strcmp(o->backend, "auto") != 0) {
+		b = find_backend(o->backend);
+		snprintf(why, sizeof(why), "asked: --backend %s", o->backend);
+	} else if (o->remote) {
 		b = find_backend("gdb");
-	else
-		b = find_backend(o->backend ? o->backend : "ptrace");
+		snprintf(why, sizeof(why), "auto: --remote names a gdb stub");
+	} else {
+		b = auto_backend(o, why, sizeof(why));
+		if (!b)
+			return NULL;
+	}
 	if (!b) {
 		cli_error("no backend '%s' in this build (see --list-backends)",
 			  o->backend ? o->backend : "gdb");
 		return NULL;
 	}
+	o->backend_reason = why;
+	if (o->verbose)
+		fprintf(stderr, "%s: backend %s (%s)\n", cli_progname(), b->name, why);
 	if (!(b->levels & COLLECT_LEVEL_BIT(o->level))) {
 		cli_error("the %s backend cannot trace at %s level", b->name,
 			  o->level == ITRACE_LEVEL_INSN ? "insn" : "branch");
@@ -285,6 +375,27 @@ static int refuse_to_clobber(const char *output)
 	return 1;
 }
 
+/* In every child of the collector (see main). */
+static void child_stdout_to_stderr(void)
+{
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
+/*
+ * -o -: standard output carries the trace, so nothing the collector
+ * starts may write there.  Every process it forks, in whichever backend
+ * (the program, valgrind, qemu, gdbserver, perf), gets the collector's
+ * stderr as its stdout before it execs: the program's output cannot
+ * interleave with the trace, and no descriptor the program can reach
+ * refers to the trace stream.
+ */
+static int protect_trace_stdout(const char *output)
+{
+	if (strcmp(output, "-") != 0)
+		return 0;
+	return pthread_atfork(NULL, NULL, child_stdout_to_stderr) == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct collect_options opts = {0};
@@ -299,6 +410,10 @@ int main(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	if (refuse_to_clobber(opts.output))
 		return CLI_EXIT_BAD_INPUT;
+	if (protect_trace_stdout(opts.output)) {
+		cli_error("cannot protect the trace on standard output: %m");
+		return CLI_EXIT_BAD_INPUT;
+	}
 	b = choose_backend(&opts);
 	if (!b)
 		return CLI_EXIT_BAD_INPUT;
@@ -307,5 +422,8 @@ int main(int argc, char **argv)
 	if (status < 0)
 		return CLI_EXIT_BAD_INPUT;
 	collect_print_summary(&opts, &res);
+	/* Asked for a window that never opened: say so in the status too. */
+	if (res.end_reason == ITRACE_END_NOT_TRIGGERED && status == 0)
+		return CLI_EXIT_BAD_INPUT;
 	return status;
 }

@@ -280,8 +280,7 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Does mapping path `path` name `module` ("main" resolved to exe)? */
-static int module_matches(const char *path, const char *module, const char *exe)
+int maps_module_matches(const char *path, const char *module, const char *exe)
 {
 	if (strcmp(module, "main") == 0)
 		return strcmp(path, exe) == 0;
@@ -306,7 +305,7 @@ int maps_find_module(pid_t pid, const char *module, uint64_t *lo, uint64_t *hi)
 		return -ITRACE_E_IO;
 	while (fgets(line, sizeof(line), f)) {
 		if (maps_parse_line(line, &e) || !(e.prot & PROT_EXEC) ||
-		    !module_matches(e.path, module, exe))
+		    !maps_module_matches(e.path, module, exe))
 			continue;
 		if (!found || e.start < *lo)
 			*lo = e.start;

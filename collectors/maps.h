@@ -81,4 +81,11 @@ int maps_write_process(struct itrace_writer *w, pid_t pid, maps_read_fn read, vo
  */
 int maps_find_module(pid_t pid, const char *module, uint64_t *lo, uint64_t *hi);
 
+/*
+ * maps_module_matches - does the mapped file `path` belong to `module` as
+ * --only names it: "main" (then `exe` is the executable's path), a full
+ * path, or a basename?  Returns 1 or 0.
+ */
+int maps_module_matches(const char *path, const char *module, const char *exe);
+
 #endif

@@ -82,19 +82,23 @@ struct pt_thread {
 	int last_kind;		/* branch kind of the last executed insn */
 	int regs_fresh;		/* t->regs read at this stop */
 	int deliver_sig;	/* signal of the current signal-delivery-stop */
-	/* SIGTRAP blocked (in a handler, or sigprocmask): a step trap would make
-	 * the kernel reset the program's SIGTRAP handler, so the thread runs
-	 * to its next syscall instead (PTRACE_SYSCALL) and is not recorded. */
+	/* SIGTRAP blocked while the program has a handler for it (in that
+	 * handler, or sigprocmask): a step trap would make the kernel reset the
+	 * handler, so the thread runs to its next syscall instead
+	 * (PTRACE_SYSCALL), and the trace has a GAP for that stretch.  With the
+	 * default action the trap only unblocks SIGTRAP: the thread is stepped. */
 	int trap_blocked;
-	int trap_gap;		/* TRACE_CTL off written for that stretch */
+	int trap_gap;		/* in such a stretch */
+	uint64_t trap_gap_from;	/* where it began (TRACE_CTL off written there) */
+	int announce;		/* a new thread or child: TRACE_ON start at its first step */
 	int in_syscall;		/* between syscall-enter and -exit stops */
 	int last_req;		/* ptrace request of the last resume */
-	uint64_t last_rep_addr; /* rep string insn already recorded (INSN once) */
 	int in_window;		/* between --start and --stop (always, without --start) */
 	uint64_t window_rsp;	/* --start without --stop: leave when rsp > this */
 	uint64_t reinsert_bp;	/* breakpoint lifted to step over it (0: none) */
 	struct pt_return returns[PT_RETURNS_MAX]; /* innermost last */
 	int nreturns;
+	uint64_t call_ret, call_slot; /* --only: the last call traced, its return address and slot */
 	int pending_sig;	/* signal whose handler address is learnt next stop */
 	struct itrace_signal pending_siginfo;
 	struct user_regs_struct regs;
@@ -131,6 +135,7 @@ struct pt_session {
 	int io_error;		/* writer failed: stop, report */
 	int io_errno;		/* why (ENOSPC, EPIPE, ...), for the footer */
 	int singleblock;	/* PTRACE_SINGLEBLOCK honoured */
+	int pin_cpu;		/* CPU shared by the collector and a started program; -1 none */
 	int blockstep;		/* branch level steps by blocks */
 	int use_triggers;	/* --start/--stop/--only given */
 	uint64_t steps;
@@ -155,6 +160,9 @@ void pt_tick(struct pt_session *s);
 
 /* ptrace_proc.c: processes and threads */
 void pt_exe_path(pid_t pid, char *buf, size_t len);
+/* After an exec: warn if a set-user/group-ID program runs without its
+ * privileges (collect_warn_unprivileged). */
+void pt_check_privileges(pid_t pid, const char *exe);
 int pt_open_mem(pid_t pid);
 struct pt_process *pt_find_process(struct pt_session *s, pid_t pid);
 struct pt_thread *pt_find_thread(struct pt_session *s, pid_t tid);
@@ -168,7 +176,8 @@ void pt_set_initial_mode(const struct pt_session *s, struct pt_thread *t);
 /* Field ("Tgid:", "SigBlk:", ...) of /proc/TID/status in `base`; 0 if absent. */
 unsigned long long pt_status_value(pid_t tid, const char *field, int base);
 int pt_signal_is_caught(pid_t tid, int sig);
-/* Is SIGTRAP in the blocked mask of thread tid? */
+/* Is SIGTRAP blocked in thread tid while the program handles it?  Then a
+ * step trap would reset the program's handler (see pt_thread.trap_blocked). */
 int pt_sigtrap_blocked(pid_t tid);
 
 /* ptrace_stop.c */

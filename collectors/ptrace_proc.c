@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect_writer.h"
 #include "ptrace_internal.h"
 
 /* ---- records ----------------------------------------------------------- */
@@ -119,6 +120,17 @@ void pt_write_signal(struct pt_session *s, struct pt_thread *t, const struct itr
 
 /* ---- processes and threads ---------------------------------------------- */
 
+void pt_check_privileges(pid_t pid, const char *exe)
+{
+	uid_t euid;
+	gid_t egid;
+
+	if (collect_process_ids(pid, &euid, &egid) == 0)
+		collect_warn_unprivileged(exe, euid, egid,
+					  "the kernel does not give a traced program the privileges of "
+					  "its mode (unless the tracer has CAP_SYS_PTRACE)");
+}
+
 void pt_exe_path(pid_t pid, char *buf, size_t len)
 {
 	char link[64];
@@ -200,6 +212,7 @@ struct pt_thread *pt_new_thread(struct pt_session *s, struct pt_process *p, pid_
 		return NULL;
 	t->tid = tid;
 	t->proc = p;
+	t->announce = 1; /* cleared where the start is written otherwise (exec, attach) */
 	pt_set_initial_mode(s, t);
 	t->next = s->threads;
 	s->threads = t;
@@ -250,5 +263,10 @@ int pt_signal_is_caught(pid_t tid, int sig)
 
 int pt_sigtrap_blocked(pid_t tid)
 {
-	return (pt_status_value(tid, "SigBlk:", 16) >> (SIGTRAP - 1)) & 1;
+	unsigned long long bit = 1ull << (SIGTRAP - 1);
+
+	/* The kernel forces a step trap on a blocked SIGTRAP by resetting its
+	 * action to the default and unblocking it (force_sig_info): harmless
+	 * to a program that had the default action, fatal to a handler. */
+	return (pt_status_value(tid, "SigBlk:", 16) & bit) && (pt_status_value(tid, "SigCgt:", 16) & bit);
 }

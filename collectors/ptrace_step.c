@@ -223,6 +223,12 @@ static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t ri
 	const struct pt_pending *pd = &t->pending;
 	uint64_t next = pd->addr + pd->len;
 
+	if (pd->is_rep_string && rip == pd->addr) {
+		/* another iteration follows: the loop's branch to itself
+		 * (ITRACE.md 6.5.2) */
+		pt_emit_branch(s, t, pd->addr, pd->addr, ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN);
+		return;
+	}
 	if (pd->kind == PT_NOT_BRANCH || pd->kind == ITRACE_BRANCH_SYSCALL ||
 	    pd->kind == ITRACE_BRANCH_INTERRUPT) {
 		/* straight-line unless the kernel sent it elsewhere (sigreturn) */
@@ -241,17 +247,16 @@ static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t ri
 		pt_emit_branch(s, t, pd->addr, rip, (unsigned)pd->kind, ITRACE_BRANCH_TAKEN);
 }
 
-/* Insn level: INSN (once per rep string instruction) and its MEMs. */
-static void commit_insn(struct pt_session *s, struct pt_thread *t, uint64_t rip)
+/* Insn level: INSN and its MEMs.  A step of a rep-prefixed string
+ * instruction is one iteration: one INSN each (ITRACE.md 6.5.2). */
+static void commit_insn(struct pt_session *s, struct pt_thread *t)
 {
 	const struct pt_pending *pd = &t->pending;
-	int rc = 0;
+	int rc;
 
 	pt_switch_to(s, t);
-	if (!(pd->is_rep_string && t->last_rep_addr == pd->addr))
-		/* without bytes, sequential instructions pack into runs (ITRACE.md) */
-		rc = itrace_write_insn(s->w, pd->addr, pd->len, s->opts->insn_bytes ? pd->bytes : NULL);
-	t->last_rep_addr = pd->is_rep_string && rip == pd->addr ? pd->addr : 0;
+	/* without bytes, sequential instructions pack into runs (ITRACE.md) */
+	rc = itrace_write_insn(s->w, pd->addr, pd->len, s->opts->insn_bytes ? pd->bytes : NULL);
 	for (int i = 0; rc >= 0 && i < pd->nmem; i++)
 		rc = itrace_write_mem(s->w, pd->mem[i].addr, pd->mem[i].size,
 				      pd->mem[i].store ? ITRACE_MEM_STORE : 0);
@@ -322,7 +327,8 @@ static int block_is_plain(struct pt_session *s, struct pt_process *p, uint64_t p
 			return 0;
 		kind = branch_kind(&e->in);
 		if (kind == ITRACE_BRANCH_SYSCALL || kind == ITRACE_BRANCH_INTERRUPT ||
-		    (e->in.attrs & ITRACE_ATTR_TRAP))
+		    (e->in.attrs & ITRACE_ATTR_TRAP) ||
+		    (e->in.d.flags & ITRACE_DECODED_REP)) /* each iteration is a step */
 			return 0;
 		if (kind != PT_NOT_BRANCH && kind != ITRACE_BRANCH_COND)
 			return 1;
@@ -372,8 +378,15 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 		pt_code_changed(s, t->proc);
 	if (t->mode == PT_MODE_SILENT)
 		return;
+	/* the module's last call: where its return address lies (leave_scope) */
+	if (returned && (pd->kind == ITRACE_BRANCH_CALL || pd->kind == ITRACE_BRANCH_INDIRECT_CALL)) {
+		t->call_ret = pd->addr + pd->len;
+		t->call_slot = t->regs.rsp;
+	} else if (pd->kind == ITRACE_BRANCH_RETURN && t->regs.rsp > t->call_slot) {
+		t->call_slot = 0; /* that call is over */
+	}
 	if (s->opts->level == ITRACE_LEVEL_INSN)
-		commit_insn(s, t, rip);
+		commit_insn(s, t);
 	else if (returned)
 		commit_branch(s, t, rip);
 	if (pd->is_syscall && !s->ring_on) {
@@ -442,17 +455,36 @@ static int outer_return_guarded(const struct pt_thread *t)
 	return 0;
 }
 
+/*
+ * The return address of the module's last call, if the thread is still
+ * inside that call: its stack slot is at most two words above rsp (a PLT
+ * stub and the lazy-binding PLT0 push one each before they jump out) and
+ * still holds it.  Returns it, or 0.
+ */
+static uint64_t pending_call_return(struct pt_thread *t)
+{
+	uint64_t ret = 0;
+
+	if (!t->call_slot || t->call_slot < t->regs.rsp || t->call_slot - t->regs.rsp > 16 ||
+	    pt_read_mem(t->proc, t->call_slot, &ret, 8) != 8 || ret != t->call_ret)
+		return 0;
+	return ret;
+}
+
 /* --only: the thread is outside the traced module.  Run at full speed
  * when every way back is guarded: it left by a call (its return address
- * gets a breakpoint), or by a ret from the module to excluded code whose
- * own caller chain is guarded; calls into the module hit its function-entry breakpoints.
- * Otherwise (a jump, lazy binding) step silently and look again after
- * each branch. */
+ * gets a breakpoint), by a jump of a PLT stub or of lazy binding (the
+ * return address of the call into the stub), or by a ret from the module
+ * to excluded code whose own caller chain is guarded; calls into the
+ * module hit its function-entry breakpoints.  Otherwise step silently; a
+ * later branch may show the way back (the lazy binder jumping to the
+ * function with the call's return address on top of the stack), never a
+ * guess from whatever is on the stack. */
 static void leave_scope(struct pt_session *s, struct pt_thread *t)
 {
 	struct pt_process *p = t->proc;
 	int leaving = t->mode == PT_MODE_STEP;
-	uint64_t ret = 0;
+	uint64_t ret = 0, slot = t->regs.rsp;
 
 	if (leaving)
 		pt_write_ctl(s, t, 0, ITRACE_CTL_SCOPE, t->regs.rip);
@@ -461,10 +493,14 @@ static void leave_scope(struct pt_session *s, struct pt_thread *t)
 		t->mode = PT_MODE_CONT;
 		return;
 	}
-	if (pt_read_mem(p, t->regs.rsp, &ret, 8) == 8 && in_scope(p, ret) && follows_call(p, ret) &&
-	    push_return(t, ret, t->regs.rsp + 8) == 0)
+	if ((ret = pending_call_return(t)) != 0 && (leaving || t->call_slot == t->regs.rsp)) {
+		slot = t->call_slot; /* a PLT stub, or lazy binding done */
+	} else if (!leaving || pt_read_mem(p, t->regs.rsp, &ret, 8) != 8 || !in_scope(p, ret) ||
+		   !follows_call(p, ret)) {
+		return; /* in excluded code, the top of the stack is anything */
+	}
+	if (push_return(t, ret, slot + 8) == 0)
 		t->mode = PT_MODE_CONT;
-
 }
 
 /* The trigger window closed: full speed until the next --start. */
@@ -548,6 +584,24 @@ void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *b
 	}
 }
 
+/* The stretch that ran unstepped (SIGTRAP blocked with a handler) is
+ * missing from the trace: a GAP says so, from where it began to here. */
+static void write_trap_gap(struct pt_session *s, struct pt_thread *t)
+{
+	struct itrace_record rec;
+
+	if (s->ring_on || !t->trap_gap_from)
+		return;
+	pt_switch_to(s, t);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_GAP;
+	rec.u.gap.reason = ITRACE_GAP_TRACE_OFF;
+	rec.u.gap.addr = t->trap_gap_from;
+	rec.u.gap.resume = t->regs.rip;
+	pt_write(s, &rec);
+	t->trap_gap_from = 0;
+}
+
 int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 {
 	struct pt_process *p = t->proc;
@@ -560,6 +614,11 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 			pt_bp_insert(p, bp);
 		t->reinsert_bp = 0;
 	}
+	/* A new thread or followed child: where its first instruction is
+	 * (itrace-fill needs it at branch level). */
+	if (t->announce && t->mode == PT_MODE_STEP)
+		pt_write_ctl(s, t, 1, ITRACE_CTL_START, t->regs.rip);
+	t->announce = 0;
 	if (t->mode != PT_MODE_CONT)
 		update_mode(s, t);
 
@@ -572,14 +631,16 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 	if (t->mode == PT_MODE_CONT)
 		return t->reinsert_bp ? PTRACE_SINGLESTEP : PTRACE_CONT;
 	if (t->trap_blocked) {
-		if (!t->trap_gap && t->mode == PT_MODE_STEP)
+		if (!t->trap_gap && t->mode == PT_MODE_STEP) {
 			pt_write_ctl(s, t, 0, ITRACE_CTL_SCOPE, t->regs.rip);
+			t->trap_gap_from = t->regs.rip;
+		}
 		t->trap_gap = 1;
 		t->has_pending = 0;
 		return PTRACE_SYSCALL;
 	}
 	if (t->trap_gap && t->mode == PT_MODE_STEP)
-		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, t->regs.rip);
+		write_trap_gap(s, t);
 	t->trap_gap = 0;
 	s->steps++;
 	if (s->blockstep && t->mode == PT_MODE_STEP && !t->reinsert_bp &&

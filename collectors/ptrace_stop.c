@@ -55,9 +55,7 @@ static int resolve_trigger(pid_t pid, const char *func, int has_addr, uint64_t a
 		return 0;
 	rc = symbols_lookup(pid, func, out);
 	if (rc < 0) {
-		cli_error("%s: no function '%s' in the program or its libraries "
-			  "(check the name with nm; static functions need a symbol table)",
-			  opt, func);
+		symbols_error_missing(opt, func);
 		return -1;
 	}
 	return 0;
@@ -130,6 +128,7 @@ static int on_entry_breakpoint(struct pt_session *s, struct pt_thread *t, struct
 	if (pt_arm_triggers(s, p))
 		return -1;
 	pt_set_initial_mode(s, t);
+	t->announce = 0;
 	if (t->mode == PT_MODE_STEP)
 		pt_write_ctl(s, t, 1, ITRACE_CTL_START, t->regs.rip);
 	return 0;
@@ -430,12 +429,14 @@ static struct pt_thread *on_exec(struct pt_session *s, struct pt_thread *t)
 	} else {
 		pt_write_process(s, ITRACE_PROCESS_EXEC, p->pid, (uint64_t)former, 0, exe);
 		pt_code_changed(s, p);
+		pt_check_privileges(p->pid, exe);
 	}
 	if (plan_triggers(s, p, t->regs.rip)) {
 		s->io_error = 1;
 		return t;
 	}
 	pt_set_initial_mode(s, t);
+	t->announce = 0;
 	if (t->mode == PT_MODE_STEP)
 		pt_write_ctl(s, t, 1, ITRACE_CTL_START, t->regs.rip);
 	return t;

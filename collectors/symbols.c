@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "itrace.h"
 #include "maps.h"
 
@@ -184,6 +185,148 @@ static void add_addr(struct addr_list *l, uint64_t a)
 	l->v[l->n++] = a;
 }
 
+/* Add the run-time address of file virtual address `vaddr`, if mapping e
+ * holds it. */
+static void add_if_mapped(Elf *elf, uint64_t vaddr, const struct maps_entry *e,
+			  struct addr_list *l)
+{
+	uint64_t off;
+
+	if (vaddr_to_offset(elf, vaddr, &off) == 0 && off >= e->pgoff &&
+	    off < e->pgoff + (e->end - e->start))
+		add_addr(l, e->start + (off - e->pgoff));
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* DWARF exception-header pointer encodings (LSB, "Exception Frame Header"). */
+#define EH_PE_UDATA4 0x03
+#define EH_PE_SDATA4 0x0b
+#define EH_PE_PCREL 0x10
+#define EH_PE_DATAREL 0x30
+
+/*
+ * The start of every function that has unwind information: the initial
+ * locations of the FDEs, from the binary search table of .eh_frame_hdr
+ * (the PT_GNU_EH_FRAME segment, so section headers are not needed).  A
+ * stripped executable keeps it: compilers emit unwind tables for every
+ * function on x86-64.  Only the encodings linkers write are read: the
+ * count as udata4 or sdata4, the table as datarel|sdata4 pairs.  Returns
+ * the number of starts added.
+ */
+static size_t collect_fde_starts(Elf *elf, const struct maps_entry *e, struct addr_list *l)
+{
+	size_t phnum, rawsize, added = 0;
+	const unsigned char *raw = (const unsigned char *)elf_rawfile(elf, &rawsize), *h;
+	uint64_t count;
+
+	if (!raw || elf_getphdrnum(elf, &phnum))
+		return 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME ||
+		    ph.p_offset > rawsize || ph.p_filesz > rawsize - ph.p_offset || ph.p_filesz < 12)
+			continue;
+		h = raw + ph.p_offset;
+		/* version 1; eh_frame_ptr: any 4-byte form; the count; the table */
+		if (h[0] != 1 || ((h[1] & 0x0f) != EH_PE_SDATA4 && (h[1] & 0x0f) != EH_PE_UDATA4) ||
+		    (h[2] != EH_PE_UDATA4 && h[2] != EH_PE_SDATA4) ||
+		    h[3] != (EH_PE_DATAREL | EH_PE_SDATA4))
+			continue;
+		count = le32(h + 8);
+		if (count > (ph.p_filesz - 12) / 8)
+			continue;
+		for (uint64_t k = 0; k < count; k++)
+			add_if_mapped(elf, ph.p_vaddr + (uint64_t)(int64_t)(int32_t)le32(h + 12 + 8 * k), e, l);
+		added += count;
+	}
+	return added;
+}
+
+/* Load bias of the file of mapping e: run-time address - virtual address. */
+static int load_bias(Elf *elf, const struct maps_entry *e, uint64_t *bias)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -1;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    e->pgoff >= ph.p_offset && e->pgoff < ph.p_offset + ph.p_filesz) {
+			*bias = e->start - (ph.p_vaddr + (e->pgoff - ph.p_offset));
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The function pointers of an init/fini array of `pid`, as relocated. */
+static void add_array(pid_t pid, uint64_t addr, uint64_t bytes, const struct maps_entry *e,
+		      struct addr_list *l)
+{
+	uint64_t fn[64];
+
+	for (uint64_t done = 0; done < bytes && done < 64 * 1024;) {
+		size_t want = bytes - done < sizeof(fn) ? (size_t)(bytes - done) : sizeof(fn);
+		ssize_t n = maps_read_proc_mem((void *)(intptr_t)pid, addr + done, fn, want);
+
+		if (n < 8)
+			return;
+		for (ssize_t k = 0; k < n / 8; k++)
+			if (fn[k] >= e->start && fn[k] < e->end)
+				add_addr(l, fn[k]);
+		done += (uint64_t)n / 8 * 8;
+	}
+}
+
+/*
+ * What the dynamic loader and libc call in a module without a symbol:
+ * DT_INIT, DT_FINI (_init, _fini: no unwind information) and the
+ * functions of the init, fini and preinit arrays (read from `pid`, where
+ * they are relocated).
+ */
+static void collect_init_fini(Elf *elf, pid_t pid, const struct maps_entry *e, struct addr_list *l)
+{
+	uint64_t bias, arr[3] = {0}, sz[3] = {0};
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum) || load_bias(elf, e, &bias))
+		return;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_DYNAMIC)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_DYN);
+		for (size_t k = 0; d && k < ph.p_filesz / sizeof(GElf_Dyn); k++) {
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(d, (int)k, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			switch (dyn.d_tag) {
+			case DT_INIT: case DT_FINI: add_if_mapped(elf, dyn.d_un.d_ptr, e, l); break;
+			case DT_INIT_ARRAY: arr[0] = dyn.d_un.d_ptr; break;
+			case DT_INIT_ARRAYSZ: sz[0] = dyn.d_un.d_val; break;
+			case DT_FINI_ARRAY: arr[1] = dyn.d_un.d_ptr; break;
+			case DT_FINI_ARRAYSZ: sz[1] = dyn.d_un.d_val; break;
+			case DT_PREINIT_ARRAY: arr[2] = dyn.d_un.d_ptr; break;
+			case DT_PREINIT_ARRAYSZ: sz[2] = dyn.d_un.d_val; break;
+			default: break;
+			}
+		}
+	}
+	for (int k = 0; k < 3; k++)
+		if (arr[k] && sz[k])
+			add_array(pid, bias + arr[k], sz[k], e, l);
+}
+
 /* Functions of one symbol table, mapped through mapping e (pgoff-based). */
 static void collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			      const struct maps_entry *e, struct addr_list *l)
@@ -193,19 +336,18 @@ static void collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 
 	for (size_t i = 0; data && i < n; i++) {
 		GElf_Sym sym;
-		uint64_t off;
 
 		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0 ||
-		    vaddr_to_offset(elf, sym.st_value, &off) != 0)
+		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
 			continue;
-		if (off >= e->pgoff && off < e->pgoff + (e->end - e->start))
-			add_addr(l, e->start + (off - e->pgoff));
+		add_if_mapped(elf, sym.st_value, e, l);
 	}
 }
 
-/* The functions of `path` that lie in its executable mapping e. */
-static void functions_of_mapping(const struct maps_entry *e, struct addr_list *l)
+/* The functions of `path` that lie in its executable mapping e: those of
+ * its symbol table (.symtab, else .dynsym) and those with unwind
+ * information, so that a stripped file is covered too. */
+static void functions_of_mapping(pid_t pid, const struct maps_entry *e, struct addr_list *l)
 {
 	Elf_Scn *scn = NULL, *dyn = NULL;
 	GElf_Shdr sh, dynsh;
@@ -228,6 +370,10 @@ static void functions_of_mapping(const struct maps_entry *e, struct addr_list *l
 	}
 	if (!found && dyn)
 		collect_functions(elf, dyn, &dynsh, e, l);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		collect_fde_starts(elf, e, l);
+		collect_init_fini(elf, pid, e, l);
+	}
 	elf_end(elf);
 	close(fd);
 }
@@ -248,7 +394,7 @@ int symbols_functions_in(pid_t pid, uint64_t lo, uint64_t hi, uint64_t **addrs, 
 	while (fgets(line, sizeof(line), f))
 		if (maps_parse_line(line, &e) == 0 && e.path[0] == '/' && (e.prot & PROT_EXEC) &&
 		    e.start >= lo && e.end <= hi)
-			functions_of_mapping(&e, &l);
+			functions_of_mapping(pid, &e, &l);
 	fclose(f);
 	if (l.nomem) {
 		free(l.v);
@@ -257,4 +403,21 @@ int symbols_functions_in(pid_t pid, uint64_t lo, uint64_t hi, uint64_t **addrs, 
 	*addrs = l.v;
 	*n = l.n;
 	return 0;
+}
+
+int symbols_defined_in(const char *const *paths, size_t n, const char *name)
+{
+	uint64_t off;
+
+	for (size_t i = 0; i < n; i++)
+		if (symbols_file_offset(paths[i], name, &off) == 0)
+			return 1;
+	return 0;
+}
+
+void symbols_error_missing(const char *opt, const char *func)
+{
+	cli_error("%s: no function '%s' in the program or its libraries "
+		  "(check the name with nm; static functions need a symbol table)",
+		  opt, func);
 }

@@ -31,9 +31,24 @@ int symbols_file_offset(const char *path, const char *name, uint64_t *offset);
 /*
  * symbols_functions_in - run-time addresses of every function defined in
  * the ELF files mapped executable inside [lo, hi) of process `pid`
- * (.symtab, else .dynsym).  *addrs is malloc'd (caller frees), *n its
- * length.  Returns 0, -ITRACE_E_IO, -ITRACE_E_NOMEM.
+ * (.symtab, else .dynsym) and of every function with unwind information
+ * (the FDEs of .eh_frame_hdr: a stripped file has them).  *addrs is
+ * malloc'd (caller frees), *n its length; an address may appear twice.
+ * Returns 0, -ITRACE_E_IO, -ITRACE_E_NOMEM.
  */
 int symbols_functions_in(pid_t pid, uint64_t lo, uint64_t hi, uint64_t **addrs, size_t *n);
+
+/*
+ * symbols_defined_in - does one of the ELF files `paths[0..n)` define
+ * function `name` (.symtab, else .dynsym)?  Returns 1 or 0.
+ */
+int symbols_defined_in(const char *const *paths, size_t n, const char *name);
+
+/*
+ * symbols_error_missing - the one error line every backend prints for a
+ * trigger (`opt`: "--start", "--stop") naming a function no mapped file
+ * defines.
+ */
+void symbols_error_missing(const char *opt, const char *func);
 
 #endif

@@ -23,7 +23,7 @@
  */
 #define ITRACE_READ_MAJOR 2
 #define ITRACE_WRITE_MAJOR 2
-#define ITRACE_WRITE_MINOR 0
+#define ITRACE_WRITE_MINOR 1
 /* The oldest read version this library still reads (1: MEM deltas against
  * the previous access, see ITRACE.md 6.5.4). */
 #define ITRACE_READ_MAJOR_MIN 1
@@ -137,6 +137,7 @@ enum itrace_file_flags {
 #define ITRACE_END_CRASHED_DISK 3     /* program killed; status = signo */
 #define ITRACE_END_ERROR_DISK 4	      /* collector failed; status = errno */
 #define ITRACE_END_DETACHED_DISK 5    /* collector detached, program runs */
+#define ITRACE_END_NOT_TRIGGERED_DISK 6 /* (2.1) window/scope never entered */
 
 /* ---- Records ----------------------------------------------------------- */
 

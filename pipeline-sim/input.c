@@ -448,6 +448,11 @@ uint64_t sim_input_total(const struct sim_input *in)
 	return f.insn_count;
 }
 
+const struct itrace_reader *sim_input_itrace_read(const struct sim_input *in)
+{
+	return in->format == SIM_FMT_ITRACE && in->done ? in->ir : NULL;
+}
+
 struct sim_sem *sim_input_sem(struct sim_input *in, struct sim_semtab *t, const struct sim_dyn *d)
 {
 	struct sim_sem *s;

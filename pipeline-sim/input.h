@@ -83,6 +83,11 @@ int sim_input_has_mem(const struct sim_input *in);
 /* sim_input_total - instructions in the trace when its footer says, else 0. */
 uint64_t sim_input_total(const struct sim_input *in);
 
+/* sim_input_itrace_read - the itrace reader once read to its end (so its
+ * footer is known, for cli_warn_incomplete), else NULL (qtrace input, or
+ * the simulation stopped early). */
+const struct itrace_reader *sim_input_itrace_read(const struct sim_input *in);
+
 /* sim_input_symbol_problem - the first module whose symbols could not be
  * read (missing file, build-id mismatch), as a message; NULL if none. */
 const char *sim_input_symbol_problem(const struct sim_input *in);

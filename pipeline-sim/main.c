@@ -494,6 +494,8 @@ int main(int argc, char **argv)
 		status = CLI_EXIT_BAD_INPUT;
 	if (sim_input_symbol_problem(in) && !o.quiet)
 		cli_warn("%s", sim_input_symbol_problem(in));
+	if (sim_input_itrace_read(in))
+		cli_warn_incomplete(sim_input_itrace_read(in), o.trace);
 	if (cli_output_fclose(out, out_file, o.output, 1) < 0)
 		status = CLI_EXIT_BAD_INPUT;
 done:

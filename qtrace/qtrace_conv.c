@@ -232,6 +232,7 @@ static int convert(const struct args *a)
 	}
 	rc = convert_records(a, r, c);
 	status = rc ? CLI_EXIT_BAD_INPUT : 0;
+	cli_warn_incomplete(r, a->input);
 	if (conv_close(c, rc >= 0, &st) < 0) {
 		if (*conv_error(c))
 			cli_error("%s", conv_error(c));

@@ -315,7 +315,10 @@ enum itrace_end_reason {
 	ITRACE_END_INTERRUPTED = 2, /* collector got SIGINT/SIGTERM */
 	ITRACE_END_CRASHED = 3,	    /* status = fatal signal number */
 	ITRACE_END_ERROR = 4,	    /* status = errno-like code */
-	ITRACE_END_DETACHED = 5,
+	ITRACE_END_DETACHED = 5,    /* the program went on untraced */
+	ITRACE_END_NOT_TRIGGERED = 6, /* (format 2.1) the program ended but the
+				       * requested window or scope never began;
+				       * status = exit code, or -signo */
 };
 
 /* One key=value metadata entry. */
@@ -661,6 +664,27 @@ uint64_t itrace_reader_error_offset(const struct itrace_reader *r);
  * when not (yet) known or absent.
  */
 int itrace_reader_footer(const struct itrace_reader *r, struct itrace_footer *f);
+
+/*
+ * itrace_footer_is_complete - does the trace with footer `f` hold every
+ * instruction (or branch) of what was asked (ITRACE.md 7.4)?  Complete:
+ * the program ran to its end (COMPLETE or CRASHED), no LOST or GAP record,
+ * and at least one instruction or branch.  `f` NULL (no footer: the writer
+ * was killed or the file was cut) is never complete.  Returns 1 or 0.
+ */
+int itrace_footer_is_complete(const struct itrace_footer *f);
+
+/*
+ * itrace_footer_describe - how the trace ended, for people, into buf
+ * (at most len bytes, NUL-terminated): "the program exited with status 0",
+ * "the program was killed by signal 11", "the start trigger never fired
+ * (the program exited with status 0)", "the collector was interrupted by
+ * signal 2", "truncated: no footer (the writer was killed, or the file
+ * was cut)", ..., then what else makes it incomplete: "; 12 lost (LOST
+ * records)", "; 3 gaps", "; nothing recorded".  `f` NULL: no footer.
+ * Returns buf.
+ */
+const char *itrace_footer_describe(const struct itrace_footer *f, char *buf, size_t len);
 
 /*
  * itrace_reader_chunk_count - number of chunks in the index (seekable files

@@ -1,4 +1,9 @@
-/* names.c - error strings, record and enum names, the library version. */
+/* names.c - error strings, record and enum names, how a trace ended, the
+ * library version. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "itrace.h"
 
 static const char *const error_text[ITRACE_E_MAX_] = {
@@ -94,4 +99,83 @@ const char *itrace_lost_reason_name(int reason)
 	if (reason > 0 && reason < (int)(sizeof(names) / sizeof(names[0])) && names[reason])
 		return names[reason];
 	return "other";
+}
+
+/* ---- How a trace ended (ITRACE.md 7.3, 7.4) -------------------------------- */
+
+int itrace_footer_is_complete(const struct itrace_footer *f)
+{
+	return f && (f->end_reason == ITRACE_END_COMPLETE || f->end_reason == ITRACE_END_CRASHED) &&
+	       f->lost_count == 0 && f->gap_count == 0 && f->insn_count + f->branch_count > 0;
+}
+
+/* Append printf-style text at *used, never past len. */
+static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*used += (size_t)n < len - *used ? (size_t)n : len - *used - 1;
+}
+
+/* "exited with status N" or "was killed by signal N" (status < 0: -signo). */
+static void append_program_end(char *buf, size_t len, size_t *used, int status)
+{
+	if (status < 0)
+		append(buf, len, used, "the program was killed by signal %d", -status);
+	else
+		append(buf, len, used, "the program exited with status %d", status);
+}
+
+const char *itrace_footer_describe(const struct itrace_footer *f, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!buf || len == 0)
+		return buf;
+	buf[0] = '\0';
+	if (!f) {
+		append(buf, len, &used, "truncated: no footer (the writer was killed, or the file was cut)");
+		return buf;
+	}
+	switch (f->end_reason) {
+	case ITRACE_END_COMPLETE:
+		append_program_end(buf, len, &used, f->end_status);
+		break;
+	case ITRACE_END_CRASHED:
+		append_program_end(buf, len, &used, -f->end_status);
+		break;
+	case ITRACE_END_INTERRUPTED:
+		append(buf, len, &used, "the collector was interrupted by signal %d", f->end_status);
+		break;
+	case ITRACE_END_ERROR:
+		append(buf, len, &used, "the collector failed: %s", strerror(f->end_status));
+		break;
+	case ITRACE_END_DETACHED:
+		append(buf, len, &used, "the collector detached; the program went on untraced");
+		break;
+	case ITRACE_END_NOT_TRIGGERED:
+		append(buf, len, &used, "the start trigger never fired, nothing of the requested "
+					"window or scope ran (");
+		append_program_end(buf, len, &used, f->end_status);
+		append(buf, len, &used, ")");
+		break;
+	default:
+		append(buf, len, &used, "the end is unknown (reason %d)", f->end_reason);
+		break;
+	}
+	if (f->lost_count)
+		append(buf, len, &used, "; %llu lost (LOST records)", (unsigned long long)f->lost_count);
+	if (f->gap_count)
+		append(buf, len, &used, "; %llu gap%s", (unsigned long long)f->gap_count,
+		       f->gap_count == 1 ? "" : "s");
+	if (f->insn_count + f->branch_count == 0)
+		append(buf, len, &used, "; nothing recorded");
+	return buf;
 }

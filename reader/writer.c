@@ -1011,7 +1011,7 @@ int itrace_writer_close(struct itrace_writer *w, int end, int status)
 
 	if (!w)
 		return 0;
-	if (end < ITRACE_END_UNKNOWN || end > ITRACE_END_DETACHED)
+	if (end < ITRACE_END_UNKNOWN || end > ITRACE_END_NOT_TRIGGERED)
 		end = ITRACE_END_UNKNOWN;
 	rc = itrace_writer_flush(w);
 	if (rc >= 0 && (rc = write_footer(w, end, status)) < 0)

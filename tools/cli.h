@@ -111,4 +111,14 @@ int cli_parse_u64(const char *s, uint64_t *out);
  */
 int cli_parse_size(const char *s, uint64_t *out);
 
+struct itrace_reader;
+/*
+ * cli_warn_incomplete - every tool that reads a trace calls this once it
+ * has read to the end: unless the trace is complete (ITRACE.md 7.4), one
+ * line "prog: warning: 'NAME' is not complete: <how it ended>" on stderr
+ * (nothing more when the reader met damage: the tool reports that).
+ * Returns 1 if the trace is complete, 0 if not.  (tools/cli_trace.c)
+ */
+int cli_warn_incomplete(const struct itrace_reader *r, const char *name);
+
 #endif

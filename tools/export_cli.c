@@ -141,6 +141,15 @@ struct itrace_analysis *export_analyse(const struct export_opts *o, struct itrac
 		cli_error("'%s' records lost data (%llu lost, %llu gaps); the export covers what it "
 			  "kept", o->input, (unsigned long long)t.lost, (unsigned long long)t.gaps_lost);
 		*incomplete = text;
+	} else if (!itrace_footer_is_complete(itrace_reader_footer(r, &f) == 0 ? &f : NULL)) {
+		/* ended before its end, or never started (ITRACE.md 7.4) */
+		char why[256];
+
+		cli_warn_incomplete(r, o->input);
+		snprintf(text, sizeof(text), "incomplete: the trace is not complete: %s",
+			 itrace_footer_describe(itrace_reader_footer(r, &f) == 0 ? &f : NULL, why,
+						sizeof(why)));
+		*incomplete = text;
 	}
 	warn_decode_failures(a, o->quiet);
 	return a;

@@ -61,9 +61,10 @@ struct itrace_reader *export_open(const struct export_opts *o);
  * `progress` is 0.  Returns the finished analysis, or NULL after printing
  * why.  *incomplete receives NULL when the trace is whole, else the text
  * the output must carry: the trace is damaged or was cut (the analysis
- * covers the records before it), or it records lost data (LOST records,
- * gaps where instructions are unknown); a one-line message has then been
- * printed, and the tool exits 1.  Decode failures are warned about.
+ * covers the records before it), it records lost data (LOST records,
+ * gaps where instructions are unknown), or its footer says it is not
+ * complete (ITRACE.md 7.4: interrupted, start never triggered, empty, no
+ * footer); a one-line message has then been printed, and the tool exits 1.  Decode failures are warned about.
  */
 struct itrace_analysis *export_analyse(const struct export_opts *o, struct itrace_reader *r,
 				       const struct itrace_analysis_options *ao, unsigned flags,

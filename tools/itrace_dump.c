@@ -65,9 +65,10 @@ static const char *arch_name(unsigned machine, unsigned endian)
 static const char *end_name(int end)
 {
 	static const char *const n[] = { "unknown (no footer)", "complete", "interrupted",
-					 "target crashed", "collector error", "detached" };
+					 "target crashed", "collector error", "detached",
+					 "start never triggered" };
 
-	return end >= 0 && end <= 5 ? n[end] : "invalid";
+	return end >= 0 && end <= 6 ? n[end] : "invalid";
 }
 
 static void print_bytes(const uint8_t *b, size_t n)
@@ -250,6 +251,17 @@ static void count_thread(struct summary *s, const struct itrace_record *r)
 	s->threads[i].branches += r->type == ITRACE_REC_BRANCH;
 }
 
+/* "how: ..." in words, and "complete: yes" or "complete: no" (ITRACE.md 7.4). */
+static void print_how_it_ended(const struct itrace_reader *rd)
+{
+	struct itrace_footer f;
+	const struct itrace_footer *fp = itrace_reader_footer(rd, &f) == 0 ? &f : NULL;
+	char how[256];
+
+	printf("how: %s\ncomplete: %s\n", itrace_footer_describe(fp, how, sizeof(how)),
+	       itrace_footer_is_complete(fp) ? "yes" : "no");
+}
+
 static void print_summary(struct itrace_reader *rd, const struct summary *s, const char *path)
 {
 	struct itrace_footer f;
@@ -274,6 +286,7 @@ static void print_summary(struct itrace_reader *rd, const struct summary *s, con
 		       f.end_status, f.chunk_count);
 	else
 		printf("ended: unknown (no footer)\n");
+	print_how_it_ended(rd);
 	if (size) {
 		printf("file bytes: %" PRIu64 "\n", size);
 		printf("bytes per record: %.3f\n", s->records ? (double)size / s->records : 0.0);
@@ -358,6 +371,8 @@ int main(int argc, char **argv)
 	}
 	if (o.summary && !o.quiet)
 		print_summary(rd, &s, o.path);
+	else if (rc == ITRACE_EOF)
+		cli_warn_incomplete(rd, o.path); /* --summary says it in its "complete:" line */
 	itrace_reader_close(rd);
 	if (fflush(stdout) != 0) {
 		cli_error("cannot write output: %s", strerror(errno));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "itrace.h"
@@ -26,8 +27,9 @@ struct args {
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: itrace-fill [options] INPUT\n"
-		"Recover every instruction of a branch-level itrace (INPUT, '-' = stdin)\n"
+		"usage: itrace-fill [options] [INPUT]\n"
+		"Recover every instruction of a branch-level itrace (INPUT, '-' = stdin;\n"
+		"without INPUT, stdin when it is not a terminal)\n"
 		"by decoding the traced program's code between the recorded branches.\n"
 		"\n"
 		"  -o, --output FILE   write to FILE ('-' = stdout; the default when\n"
@@ -95,11 +97,12 @@ static void parse_args(int argc, char **argv, struct args *a)
 		default: fprintf(stderr, "try 'itrace-fill --help' for usage\n"); exit(CLI_EXIT_USAGE);
 		}
 	}
-	if (optind == argc)
-		cli_usage_error("no input trace given");
 	if (optind + 1 < argc)
 		cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
-	a->input = argv[optind];
+	/* In a pipeline (collect -o - | itrace-fill | qtrace-conv) the input is stdin. */
+	a->input = optind < argc ? argv[optind] : !isatty(STDIN_FILENO) ? "-" : NULL;
+	if (!a->input)
+		cli_usage_error("no input trace given");
 	if (a->symbols && !a->text)
 		cli_usage_error("--symbols only applies to --text");
 }
@@ -425,6 +428,7 @@ int main(int argc, char **argv)
 		return CLI_EXIT_BAD_INPUT;
 	}
 	status = a.text ? fill_to_text(&a, r) : fill_to_trace(&a, r);
+	cli_warn_incomplete(r, a.input);
 	itrace_reader_close(r);
 	return status;
 }

@@ -72,7 +72,7 @@ $(BUILD)/tests/test_qemu_convert: $(BUILD)/obj/collectors/qemu/qemu_convert.o \
 	$(BUILD)/obj/collectors/qemu/qemu_space.o $(BUILD)/obj/collectors/qemu/qemu_elf.o \
 	$(BUILD)/obj/collectors/qemu/qemu_wire.o $(BUILD)/obj/collectors/collect_ring.o \
 	$(BUILD)/obj/collectors/maps.o $(BUILD)/obj/collectors/symbols.o \
-	$(BUILD)/obj/collectors/gdb/gdb_elf.o
+	$(BUILD)/obj/collectors/gdb/gdb_elf.o $(BUILD)/lib/libcli.a
 UNIT_LIBS_qemu_convert := $(LIBITRACE)
 
 # make bench: the workload (bench/qemu_work.c) for ppc64le and x86-64.

@@ -635,6 +635,8 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 		qc_write_process(conv, ITRACE_PROCESS_EXIT, (uint32_t)child.pid,
 				 end.reason == ITRACE_END_CRASHED ? -(int64_t)end.status : end.status,
 				 NULL);
+	if (rc >= 0)
+		end.reason = collect_final_end(o, w, end.reason, &end.status);
 	qc_free(conv);
 	itrace_writer_stats(w, &res->stats);
 	rc = itrace_writer_close(w, end.reason, end.status);

@@ -36,6 +36,8 @@
 #include "pub_tool_transtab.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
+#include "pub_tool_xarray.h"
+#include "libvex_guest_amd64.h"
 
 #include "vg_wire.h"
 
@@ -53,6 +55,14 @@ extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, I
 /* Also exported by the core: the program's auxiliary vector (AT_ENTRY,
  * AT_SYSINFO_EHDR), which the tool interface does not offer. */
 extern UWord *VG_(client_auxv);
+/* And what following an execve needs (m_syswrap: an exec'd program runs
+ * under the launcher VALGRIND_LAUNCHER names, with VG_(args_for_valgrind)
+ * as its options, when VG_(clo_trace_children) is set).  The tool sets
+ * that flag at each execve rather than with --trace-children=yes, with
+ * which Valgrind refuses to start a set-user-ID program at all. */
+extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
+extern XArray *VG_(args_for_valgrind);
+extern Bool VG_(clo_trace_children);
 
 #define VGI_RESERVE_WORDS 8192		/* more than any superblock writes */
 #define VGI_MAX_THREADS 1024
@@ -136,6 +146,7 @@ static UInt vgi_slot;		/* current slot */
 static UInt vgi_outstanding;	/* slots handed over and not yet given back */
 static Int vgi_fd = -1;		/* -1 once the collector is gone or in a child */
 static Int vgi_ack_fd = -1;
+static Int vgi_shm_fd = -1;	/* kept open for a program exec'd under the tool */
 
 /* All ones while recording, zero while a trigger has recording off:
  * generated code commits `words * 8 & mask`. */
@@ -162,7 +173,9 @@ static void detach_collector(void)
 		VG_(close)(vgi_fd);
 	if (vgi_ack_fd >= 0)
 		VG_(close)(vgi_ack_fd);
-	vgi_fd = vgi_ack_fd = -1;
+	if (vgi_shm_fd >= 0)
+		VG_(close)(vgi_shm_fd);
+	vgi_fd = vgi_ack_fd = vgi_shm_fd = -1;
 	if (private_buf == NULL)
 		private_buf = VG_(malloc)("itrace.private", VGW_SLOT_WORDS * sizeof(ULong));
 	use_buffer(private_buf, VGW_SLOT_WORDS);
@@ -205,6 +218,27 @@ static void flush_buffer(void)
 		return;
 	}
 	use_buffer(vgi_shm + (SizeT)vgi_slot * VGW_SLOT_WORDS, VGW_SLOT_WORDS);
+}
+
+/*
+ * Hand over what is written and wait until the collector has converted
+ * every slot: it has then acted on every event so far (the entry point's
+ * checks, an exec).  Returns False if the collector is gone.
+ */
+static Bool sync_with_collector(void)
+{
+	UChar acks[VGW_SLOTS];
+
+	flush_buffer();
+	while (vgi_fd >= 0 && vgi_outstanding > 0) {
+		Int n = VG_(read)(vgi_ack_fd, acks, (Int)vgi_outstanding);
+		if (n <= 0) {
+			detach_collector();
+			break;
+		}
+		vgi_outstanding -= (UInt)n;
+	}
+	return vgi_fd >= 0;
 }
 
 /* Called from generated code (guarded) when the slot is nearly full. */
@@ -272,10 +306,21 @@ struct vgi_thread {
 	Addr ret_sp;	/* and the stack pointer at the entry (points at it) */
 	Bool exit_called; /* the thread called exit(exit_code) */
 	Int exit_code;
+	ULong last_rep;	/* rep instruction in mid-loop (see vgi_last_rep) */
 };
 static struct vgi_thread vgi_threads[VGI_MAX_THREADS];
 static ThreadId last_tid = VG_INVALID_THREADID;
 static Bool client_started = False;
+static Bool fatal_sent = False;		/* the FATAL event is written */
+/*
+ * The rep-prefixed string instruction whose loop the running thread is in
+ * (0: none).  Valgrind runs one iteration per entry of the instruction's
+ * superblock and enters it once more at the end only to find the count
+ * zero; generated code keeps this to tell that entry from a first one with
+ * a zero count (ITRACE.md 6.5.2: one INSN per iteration, one for a zero
+ * count).
+ */
+static ULong vgi_last_rep;
 static Bool group_exiting = False;	/* exit_group was called */
 static Int group_exit_code = 0;
 
@@ -293,6 +338,7 @@ static void put_thread(UInt kind, Int tid, ULong other)
 }
 
 static void first_client_code(ThreadId tid);
+static void put_trace_ctl(Bool on, UInt reason, Addr pc);
 
 /*
  * Valgrind runs one thread at a time; the scheduler calls this whenever a
@@ -309,17 +355,28 @@ static void thread_start_client_code(ThreadId tid, ULong blocks_done)
 		return;
 	if (tid == last_tid || tid >= VGI_MAX_THREADS)
 		return;
-	if (cur_thread())
+	if (cur_thread()) {
 		cur_thread()->mask = vgi_on_mask;
+		cur_thread()->last_rep = vgi_last_rep;
+	}
 	t = &vgi_threads[tid];
+	t->os_tid = VG_(gettid)();
+	vgi_last_rep = t->last_rep;
+	last_tid = tid;
 	if (!t->seen) {
 		t->seen = True;
 		t->mask = initial_mask();
+		t->last_rep = vgi_last_rep = 0;
+		vgi_on_mask = t->mask;
+		put_thread(2 /* switch */, t->os_tid, 0);
+		/* A new thread: where its first instruction is (itrace-fill
+		 * needs it at branch level). */
+		if (client_started && recording())
+			put_trace_ctl(True, 1 /* ITRACE_CTL_START */, VG_(get_IP)(tid));
+	} else {
+		vgi_on_mask = t->mask;
+		put_thread(2 /* switch */, t->os_tid, 0);
 	}
-	t->os_tid = VG_(gettid)();
-	vgi_on_mask = t->mask;
-	last_tid = tid;
-	put_thread(2 /* switch */, t->os_tid, 0);
 	if (!client_started)
 		first_client_code(tid);
 }
@@ -331,6 +388,14 @@ static void thread_pre_exit(ThreadId tid)
 	if (vgi_fd < 0 || tid >= VGI_MAX_THREADS || vgi_threads[tid].os_tid == 0)
 		return;
 	t = &vgi_threads[tid];
+	/* Killed with the process, and the thread that was running: it got
+	 * the fatal signal (Valgrind acts on a signal in the running thread),
+	 * here.  The collector learns the signal from waitpid. */
+	if (!group_exiting && !t->exit_called && tid == last_tid && !fatal_sent) {
+		ULong p[2] = { (ULong)t->os_tid, VG_(get_IP)(tid) };
+		put_event(VGW_EV_FATAL, p, 2);
+		fatal_sent = True;
+	}
 	/* The status is that of exit_group or the thread's exit; a thread
 	 * killed with the process by a signal has none yet: the collector
 	 * fills in what waitpid says (VGW_STATUS_UNKNOWN). */
@@ -353,24 +418,109 @@ static Addr sig_handler_pending[VGI_MAX_SIG];
 static ULong *sig_event_words;	/* payload of the SIGNAL event being built */
 static Addr sigreturn_from;	/* the rt_sigreturn instruction being run */
 
+/* ---- execve: following the new program ------------------------------- */
+
+/* Length of the client's string at `s` (0 if unreadable), at most max. */
+static SizeT client_strlen(const HChar *s, SizeT max)
+{
+	SizeT len = 0;
+
+	while (s != NULL && len < max && VG_(am_is_valid_for_client)((Addr)s + len, 1, VKI_PROT_READ) &&
+	       s[len] != '\0')
+		len++;
+	return len;
+}
+
 /*
- * Valgrind does not follow the new program of an execve (no
- * --trace-children): if it succeeds, the trace ends here.  Everything so
- * far is handed over now, with the path; a failed execve (a shell trying
- * each directory of $PATH) is taken back in post_syscall.
+ * Can Valgrind run the program execve starts, under this tool?  Not a
+ * set-user/group-ID program (Valgrind cannot give it its privileges and
+ * would make the execve fail: it runs natively instead, untraced), nor
+ * one that is not x86-64 (this tool is amd64 only).  A program that does
+ * not exist or cannot run gets its execve error either way: followed.
+ */
+static UInt exec_followable(const HChar *path)
+{
+	struct vg_stat st;
+	UChar hdr[20];
+	SysRes r;
+	Int fd, n;
+
+	if (path == NULL)
+		return VGW_EXEC_UNKNOWN;
+	r = VG_(stat)(path, &st);
+	if (sr_isError(r))
+		return VGW_EXEC_FOLLOW;
+	if (st.mode & (VKI_S_ISUID | VKI_S_ISGID))
+		return VGW_EXEC_SETUID;
+	r = VG_(open)(path, VKI_O_RDONLY, 0);
+	if (sr_isError(r))
+		return VGW_EXEC_FOLLOW;
+	fd = (Int)sr_Res(r);
+	n = VG_(read)(fd, hdr, sizeof(hdr));
+	VG_(close)(fd);
+	if (n >= 2 && hdr[0] == '#' && hdr[1] == '!')
+		return VGW_EXEC_FOLLOW; /* Valgrind runs its interpreter */
+	if (n == (Int)sizeof(hdr) && hdr[0] == 0x7f && hdr[1] == 'E' && hdr[2] == 'L' &&
+	    hdr[3] == 'F' && (hdr[4] != 2 /* ELFCLASS64 */ || hdr[18] != 62 || hdr[19] != 0))
+		return VGW_EXEC_FOREIGN;
+	return VGW_EXEC_FOLLOW;
+}
+
+/* Point the option `prefix` (--itrace-fd=, ...) of the next Valgrind at fd. */
+static void set_fd_option(const HChar *prefix, Int fd)
+{
+	SizeT plen = VG_(strlen)(prefix);
+	Word i;
+
+	for (i = 0; i < VG_(sizeXA)(VG_(args_for_valgrind)); i++) {
+		HChar **arg = VG_(indexXA)(VG_(args_for_valgrind), i);
+		HChar *s;
+
+		if (VG_(strncmp)(*arg, prefix, plen) != 0)
+			continue;
+		s = VG_(malloc)("itrace.execarg", plen + 16);
+		VG_(sprintf)(s, "%s%d", prefix, fd);
+		*arg = s;
+	}
+}
+
+/* Our descriptors survive this execve (on) or not (off, the default). */
+static void pass_channels(Bool on)
+{
+	Int fds[3] = { vgi_fd, vgi_ack_fd, vgi_shm_fd };
+	Int i;
+
+	for (i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			VG_(fcntl)(fds[i], VKI_F_SETFD, on ? 0 : VKI_FD_CLOEXEC);
+}
+
+/*
+ * execve, before it happens.  The collector gets the path and whether the
+ * new program will be traced, and converts everything so far before the
+ * execve goes on.  If it is followed, the next Valgrind (the launcher in
+ * VALGRIND_LAUNCHER, with our options) gets our channels, at the numbers
+ * they have now, and starts the stream again with a HELLO in slot 0 (every
+ * slot is free after the sync).  If not, the program runs natively and the
+ * stream ends.  A failed execve (a shell trying each directory of $PATH)
+ * is taken back in post_syscall.
  */
 static void announce_exec(const HChar *path)
 {
-	SizeT len = 0;
-	ULong head[1];
+	SizeT len = client_strlen(path, 4000);
+	UInt follow = exec_followable(path);
+	ULong head[2];
 
-	if (path != NULL && VG_(am_is_valid_for_client)((Addr)path, 1, VKI_PROT_READ))
-		while (len < 4000 && VG_(am_is_valid_for_client)((Addr)path + len, 1, VKI_PROT_READ) &&
-		       path[len] != '\0')
-			len++;
-	head[0] = len;
-	put_event_bytes(VGW_EV_EXEC, head, 1, len ? path : "", len);
-	flush_buffer();
+	VG_(clo_trace_children) = follow == VGW_EXEC_FOLLOW;
+	head[0] = follow;
+	head[1] = len;
+	put_event_bytes(VGW_EV_EXEC, head, 2, len ? path : "", len);
+	if (!sync_with_collector() || follow != VGW_EXEC_FOLLOW)
+		return;
+	set_fd_option("--itrace-fd=", vgi_fd);
+	set_fd_option("--itrace-ack-fd=", vgi_ack_fd);
+	set_fd_option("--itrace-shm-fd=", vgi_shm_fd);
+	pass_channels(True);
 }
 
 static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
@@ -399,8 +549,10 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 			p[2 + i] = i < n ? args[i] : 0;
 		put_event(VGW_EV_SYSCALL_ENTER, p, 8);
 	}
+	/* execveat: only a path relative to the working directory is known */
 	if ((nr == __NR_execve || nr == 322 /* execveat */) && vgi_fd >= 0)
-		announce_exec(nr == __NR_execve ? (const HChar *)args[0] : (const HChar *)args[1]);
+		announce_exec(nr == __NR_execve ? (const HChar *)args[0]
+			      : (Int)args[0] == VKI_AT_FDCWD ? (const HChar *)args[1] : NULL);
 }
 
 static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
@@ -413,8 +565,10 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes 
 		sig_handler[args[0]] = sig_handler_pending[args[0]];
 	if (vgi_fd < 0)
 		return;
-	if (nr == __NR_execve || nr == 322 /* execveat */)
+	if (nr == __NR_execve || nr == 322 /* execveat */) {
+		pass_channels(False);
 		put_event(VGW_EV_EXEC_FAILED, NULL, 0);
+	}
 	/* A new thread: named by the parent's clone, as the kernel does. */
 	if ((nr == __NR_clone || nr == 435 /* clone3 */) && !sr_isError(res) && sr_Res(res) != 0 &&
 	    (nr == 435 || (args[0] & VKI_CLONE_THREAD)))
@@ -562,8 +716,28 @@ static const HChar *base_name(const HChar *path)
 	return s ? s + 1 : path;
 }
 
-/* Does the code at `a` belong to the module named by --itrace-only (a full
- * path, or a base name; the collector resolves "main")? */
+static Addr client_auxv_value(UWord type);
+
+/*
+ * The executable, as mapped: the file of the mapping that holds the entry
+ * point (AT_ENTRY).  From the memory map, so a stripped program is scoped
+ * like any other, and an exec'd one is the new program.
+ */
+static const HChar *main_path(void)
+{
+	static HChar *path;
+	NSegment const *seg;
+	const HChar *p;
+	Addr entry;
+
+	if (path == NULL && (entry = client_auxv_value(9 /* AT_ENTRY */)) != 0 &&
+	    (seg = VG_(am_find_nsegment)(entry)) != NULL && (p = VG_(am_get_filename)(seg)) != NULL)
+		path = VG_(strdup)("itrace.main", p);
+	return path;
+}
+
+/* Does the code at `a` belong to the module named by --itrace-only: "main"
+ * (the executable), a full path, or a base name? */
 static Bool in_scope(Addr a)
 {
 	NSegment const *seg;
@@ -575,6 +749,8 @@ static Bool in_scope(Addr a)
 	path = seg ? VG_(am_get_filename)(seg) : NULL;
 	if (path == NULL)
 		return False;
+	if (VG_(strcmp)(clo_only, "main") == 0)
+		return main_path() != NULL && VG_(strcmp)(path, main_path()) == 0;
 	if (VG_(strchr)(clo_only, '/'))
 		return VG_(strcmp)(path, clo_only) == 0;
 	return VG_(strcmp)(base_name(path), clo_only) == 0;
@@ -678,6 +854,12 @@ static VG_REGPARM(0) void vgi_entry_helper(Addr pc, Addr sp)
 	if (triggers_armed || vgi_fd < 0 || pc != entry_addr)
 		return;
 	triggers_armed = True;
+	/* The collector checks --start/--stop/--only against what is mapped
+	 * now, before the program's own code runs: it kills the program
+	 * rather than let a trigger that exists nowhere pass unnoticed. */
+	put_event(VGW_EV_ENTRY, NULL, 0);
+	if (!sync_with_collector())
+		return;
 	if (!has_start())
 		recording_on(1 /* ITRACE_CTL_START */, pc);
 }
@@ -1108,18 +1290,137 @@ static ULong const_next(IRSB *in)
  * cannot tell: Valgrind folds a register target it can compute into a
  * constant.  As for the ptrace backend (libitrace's decoder), the instruction decides.
  */
+/* Legacy prefixes (segment, operand/address size, lock, rep/bnd) and REX
+ * at the start of an instruction: how many bytes. */
+static UInt prefix_bytes(const UChar *b, UInt len)
+{
+	UInt i = 0;
+
+	while (i < len && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 || b[i] == 0xf2 ||
+			   b[i] == 0xf3 || b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x26 ||
+			   b[i] == 0x36 || b[i] == 0x64 || b[i] == 0x65 || (b[i] & 0xf0) == 0x40))
+		i++;
+	return i;
+}
+
 static Bool is_indirect_transfer(Addr a, UInt len)
 {
 	const UChar *b = (const UChar *)a;
-	UInt i = 0;
+	UInt i = prefix_bytes(b, len);
 
-	/* legacy prefixes (segment, operand/address size, rep/bnd), REX */
-	while (i < len && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3 ||
-			   b[i] == 0x2e || b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36 ||
-			   b[i] == 0x64 || b[i] == 0x65 || (b[i] & 0xf0) == 0x40))
-		i++;
 	/* FF /2, /3 call; FF /4, /5 jmp (FF /0, /1, /6 are inc, dec, push) */
 	return i + 1 < len && b[i] == 0xff && ((b[i + 1] >> 3) & 7) >= 2 && ((b[i + 1] >> 3) & 7) <= 5;
+}
+
+/*
+ * A conditional branch (Jcc rel8/rel32, loop, loope, loopne, jrcxz/jecxz)?
+ * VEX folds a condition it can compute when it translates the code
+ * (`xor ecx,ecx; jrcxz` in one superblock), and the branch then leaves no
+ * side exit, or ends the superblock as a plain jump: the record must still
+ * say conditional, taken or not (ITRACE.md 6.5.1).
+ */
+static Bool is_cond_jump(Addr a, UInt len)
+{
+	const UChar *b = (const UChar *)a;
+	UInt i = prefix_bytes(b, len);
+
+	if (i >= len)
+		return False;
+	return (b[i] >= 0x70 && b[i] <= 0x7f) || (b[i] >= 0xe0 && b[i] <= 0xe3) ||
+	       (b[i] == 0x0f && i + 1 < len && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f);
+}
+
+/*
+ * A rep/repe/repne-prefixed string instruction (ins, outs, movs, cmps,
+ * stos, lods, scas)?  VEX runs it as a loop of one iteration per entry.
+ * Sets *addr32 when it counts in ecx (0x67 prefix).
+ */
+static Bool is_rep_string(Addr a, UInt len, Bool *addr32)
+{
+	const UChar *b = (const UChar *)a;
+	UInt i, n = prefix_bytes(b, len);
+	Bool rep = False;
+
+	*addr32 = False;
+	for (i = 0; i < n; i++) {
+		rep |= b[i] == 0xf2 || b[i] == 0xf3;
+		*addr32 |= b[i] == 0x67;
+	}
+	if (!rep || n >= len)
+		return False;
+	return (b[n] >= 0x6c && b[n] <= 0x6f) || (b[n] >= 0xa4 && b[n] <= 0xa7) ||
+	       (b[n] >= 0xaa && b[n] <= 0xaf);
+}
+
+/*
+ * The words of a rep-prefixed string instruction at `cur`, at its entry.
+ * Valgrind enters it once per iteration, and once more after the last
+ * iteration that ran the count out, only to find the count zero.  That
+ * entry (count zero, and the loop of this instruction under way) is not
+ * an execution: at insn level it gets no INSN word, so there is one per
+ * iteration, and one when the instruction runs with a zero count.  At
+ * branch level an entry that iterates again (count not zero, loop under
+ * way) is the loop's taken branch to itself.
+ */
+static void emit_rep_entry(struct sb *sb, Addr cur, UInt len, Bool addr32)
+{
+	Int off_rcx = __builtin_offsetof(VexGuestAMD64State, guest_RCX);
+	IRTemp rcx, last = new_tmp(sb, load_global(&vgi_last_rep));
+	IRTemp zero = newIRTemp(sb->out->tyenv, Ity_I1);
+	IRTemp again = newIRTemp(sb->out->tyenv, Ity_I1);
+	IRTemp cond = newIRTemp(sb->out->tyenv, Ity_I1);
+	IRTemp notzero = newIRTemp(sb->out->tyenv, Ity_I1);
+	IRTemp next;
+
+	if (addr32) {
+		IRTemp ecx = newIRTemp(sb->out->tyenv, Ity_I32);
+
+		addStmtToIRSB(sb->out, IRStmt_WrTmp(ecx, IRExpr_Get(off_rcx, Ity_I32)));
+		rcx = new_tmp(sb, IRExpr_Unop(Iop_32Uto64, IRExpr_RdTmp(ecx)));
+	} else {
+		rcx = new_tmp(sb, IRExpr_Get(off_rcx, Ity_I64));
+	}
+
+	addStmtToIRSB(sb->out, IRStmt_WrTmp(zero, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(rcx), u64(0))));
+	addStmtToIRSB(sb->out, IRStmt_WrTmp(again, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(last), u64(cur))));
+	if (clo_branch) {
+		/* the loop's branch: count not zero and the loop under way */
+		addStmtToIRSB(sb->out, IRStmt_WrTmp(notzero, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(zero))));
+		addStmtToIRSB(sb->out, IRStmt_WrTmp(cond, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(notzero),
+									IRExpr_RdTmp(again))));
+		if (fits(cur)) {
+			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond),
+				u64(tagged(VGW_BRANCH, (len & 0xf) | (0 /* COND */ << 4), cur)), u64(0)))));
+		} else {
+			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond),
+				u64(tagged(VGW_BRANCH_FULL, (len & 0xf) | (0 /* COND */ << 4), 0)), u64(0)))));
+			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(cur), u64(0)))));
+		}
+		emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(cur), u64(0)))));
+	} else {
+		/* the INSN word, unless this is the entry that finds the count run out */
+		addStmtToIRSB(sb->out, IRStmt_WrTmp(cond, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(zero),
+									IRExpr_RdTmp(again))));
+		if (fits(cur)) {
+			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(0),
+				u64(tagged(VGW_INSN, len | VGW_INSN_REP, cur))))));
+		} else {
+			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(0),
+				u64(tagged(VGW_INSN_FULL, len | VGW_INSN_REP, 0))))));
+			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(0), u64(cur)))));
+		}
+	}
+	/* leaving the loop (count zero) ends it; anything else is in it */
+	next = new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(zero), u64(0), u64(cur)));
+	addStmtToIRSB(sb->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&vgi_last_rep),
+					    IRExpr_RdTmp(next)));
+}
+
+/* A rep loop that ends by its condition (cmps, scas) falls through to the
+ * next instruction at the end of its superblock: the loop is over. */
+static void end_rep_loop(struct sb *sb)
+{
+	addStmtToIRSB(sb->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&vgi_last_rep), u64(0)));
 }
 
 /* Branch kind of the superblock's final jump, or -1 if it is not a branch. */
@@ -1179,7 +1480,8 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 	Int i, first = 0, n_imarks = 0;
 	Addr cur = 0, last = 0;
 	UInt cur_len = 0, last_len = 0;
-	Bool cur_in = False, scope_out_done = False, final_done = False;
+	Bool cur_in = False, scope_out_done = False, final_done = False, cur_rep = False, addr32 = False;
+	Bool cur_exit = False; /* the current instruction has a side exit */
 
 	(void)closure;
 	(void)vge;
@@ -1216,9 +1518,17 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 
 		if (st->tag == Ist_IMark) {
 			UInt trig;
+
+			/* The previous instruction, a conditional branch
+			 * VEX folded to "not taken": no exit, on it goes. */
+			if (clo_branch && cur_in && !cur_rep && !cur_exit && cur_len &&
+			    is_cond_jump(cur, cur_len))
+				emit_branch(&sb, cur, cur_len, 0 /* COND */, u64(cur + cur_len));
+			cur_exit = False;
 			cur = st->Ist.IMark.addr + st->Ist.IMark.delta;
 			cur_len = st->Ist.IMark.len;
 			cur_in = in_scope(cur);
+			cur_rep = cur == last && is_rep_string(cur, cur_len, &addr32);
 			sb.n_loads = 0;
 			if (!sb.open)
 				open_segment(&sb, True);
@@ -1229,11 +1539,11 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 				emit_word(&sb, u64(tagged(VGW_SCOPE_OUT, 0, fits(cur) ? cur : 0)));
 				scope_out_done = True;
 			}
-			if (cur_in && !clo_branch) {
-				/* rep-prefixed string instructions loop to
-				 * themselves: the collector records one INSN. */
-				Bool rep = cur == last && in->jumpkind == Ijk_Boring &&
-					   in->next->tag == Iex_Const && const_next(in) == cur;
+			if (cur_in && cur_rep) {
+				if (n_imarks > 0)
+					commit_segment(&sb);
+				emit_rep_entry(&sb, cur, cur_len, addr32);
+			} else if (cur_in && !clo_branch) {
 				/* A fault in an access must leave the earlier
 				 * instructions recorded and this one not (as
 				 * with single-stepping): commit before it. */
@@ -1241,7 +1551,7 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 					commit_segment(&sb);
 				if (!(cur == last && is_fault_jump(in->jumpkind) &&
 				      const_next(in) == cur))
-					emit_insn(&sb, cur, cur_len, rep);
+					emit_insn(&sb, cur, cur_len, False);
 			}
 			n_imarks++;
 			addStmtToIRSB(sb.out, st);
@@ -1250,18 +1560,26 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 		if (cur_in && !clo_branch && clo_mem)
 			emit_accesses(&sb, in->tyenv, st);
 		if (st->tag == Ist_Exit) {
-			if (clo_branch && cur_in)
+			if (clo_branch && cur_in && !cur_rep)
 				emit_cond_exit(&sb, in, st, cur, cur_len, last, &final_done);
+			cur_exit = True;
 			commit_segment(&sb);
 		}
 		addStmtToIRSB(sb.out, st);
 	}
 
-	if (clo_branch && in_scope(last) && !final_done) {
+	if (clo_branch && in_scope(last) && !final_done && !cur_rep) {
 		Int kind = final_branch_kind(in, last, last_len);
+
+		/* a conditional branch whose outcome VEX folded: the end of
+		 * the superblock is where it went */
+		if (!cur_exit && is_cond_jump(last, last_len))
+			kind = 0; /* COND */
 		if (kind >= 0)
 			emit_branch(&sb, last, last_len, (UInt)kind, in->next);
 	}
+	if (cur_rep && !(in->next->tag == Iex_Const && const_next(in) == cur))
+		end_rep_loop(&sb);
 	commit_segment(&sb);
 	return sb.out;
 }
@@ -1272,8 +1590,10 @@ static void fork_child(ThreadId tid)
 {
 	(void)tid;
 	/* The child is not traced: it must neither write into the shared
-	 * slots nor send the parent's unsent words. */
+	 * slots nor send the parent's unsent words, and a program it execs
+	 * runs natively (not under a tool without a collector). */
 	detach_collector();
+	VG_(clo_trace_children) = False;
 }
 
 static void itrace_post_clo_init(void)
@@ -1298,7 +1618,7 @@ static void itrace_post_clo_init(void)
 	}
 	shm = VG_(am_shared_mmap_file_float_valgrind)((SizeT)VGW_SLOTS * VGW_SLOT_WORDS * 8,
 						      VKI_PROT_READ | VKI_PROT_WRITE, shm_fd, 0);
-	VG_(close)(shm_fd);
+	vgi_shm_fd = shm_fd; /* for a program this one execs */
 	if (sr_isError(shm)) {
 		VG_(message)(Vg_UserMsg, "itrace: cannot map the buffer shared with itrace-collect\n");
 		VG_(exit)(1);

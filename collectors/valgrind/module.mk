@@ -14,6 +14,8 @@ VG_PKG_LIBS := $(shell pkg-config --libs valgrind 2>/dev/null)
 
 VG_TOOL_DIR := $(BUILD)/lib/itrace/valgrind
 VG_TOOL := $(VG_TOOL_DIR)/itrace-amd64-linux
+# The launcher Valgrind runs for a program the traced one execs (vg_launch.c).
+VG_LAUNCH := $(VG_TOOL_DIR)/itrace-vg-launch
 
 # Flags of Valgrind's Makefile.tool.am for amd64-linux: no libc, no
 # builtins, no stack protector, loaded at the tool address 0x58000000.
@@ -29,13 +31,18 @@ $(BUILD)/vgtool/%.o: collectors/valgrind/%.c collectors/valgrind/vg_wire.h
 	@$(if $(filter 0,$(V)),echo "  CC      $< (valgrind tool)")
 	$(Q)$(CC) $(VG_TOOL_CFLAGS) -c $< -o $@
 
-$(VG_TOOL): $(BUILD)/vgtool/itrace_tool.o
+# (the launcher comes with the tool: order-only, so both are always there)
+$(VG_TOOL): $(BUILD)/vgtool/itrace_tool.o | $(VG_LAUNCH)
 	@mkdir -p $(dir $@)
 	@$(if $(filter 0,$(V)),echo "  LD      $@")
 	$(Q)$(CC) $(VG_TOOL_LDFLAGS) -o $@ $^ $(VG_PKG_LIBS)
 
+$(VG_LAUNCH): $(BUILD)/obj/collectors/valgrind/vg_launch.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
 ifneq ($(VG_PKG_LIBS),)
-VG_TOOL_TARGET := $(VG_TOOL)
+VG_TOOL_TARGET := $(VG_TOOL) $(VG_LAUNCH)
 else
 VG_TOOL_TARGET :=
 endif
@@ -54,7 +61,7 @@ $(BUILD)/bin/itrace-collect: | $(VG_TOOL_TARGET)
 # <bindir>/../lib/itrace/valgrind/.
 ifneq ($(VG_TOOL_TARGET),)
 INSTALL_EXTRA += install -d $(DESTDIR)$(PREFIX)/lib/itrace/valgrind && \
-	install -m 755 $(VG_TOOL) $(DESTDIR)$(PREFIX)/lib/itrace/valgrind/ ;
+	install -m 755 $(VG_TOOL) $(VG_LAUNCH) $(DESTDIR)$(PREFIX)/lib/itrace/valgrind/ ;
 endif
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/valgrind_*.sh))

@@ -22,14 +22,19 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
+#include "collect_paths.h"
+#include "collect_program.h"
 #include "collect_writer.h"
 #include "itrace.h"
+#include "maps.h"
+#include "symbols.h"
 #include "vg_convert.h"
 #include "vg_wire.h"
 
@@ -38,33 +43,10 @@
 #endif
 
 #define VG_TOOL_NAME "itrace-amd64-linux"
+#define VG_LAUNCH_NAME "itrace-vg-launch" /* beside the tool: vg_launch.c */
 #define VG_SHM_BYTES ((size_t)VGW_SLOTS * VGW_SLOT_WORDS * 8)
 
 /* ---- Finding valgrind and the tool ---------------------------------------- */
-
-/* `name` searched in $PATH (or taken as is when it has a slash). */
-static int find_in_path(const char *name, char *out, size_t outlen)
-{
-	const char *path = getenv("PATH");
-	const char *p, *end;
-
-	if (strchr(name, '/')) {
-		snprintf(out, outlen, "%s", name);
-		return access(out, X_OK);
-	}
-	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		end = strchr(p, ':');
-		if (!end)
-			end = p + strlen(p);
-		snprintf(out, outlen, "%.*s/%s", (int)(end - p), p[0] == ':' || end == p ? "." : p,
-			 name);
-		if (end == p)
-			snprintf(out, outlen, "./%s", name);
-		if (access(out, X_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
 
 static const char *valgrind_name(void)
 {
@@ -118,11 +100,11 @@ static int same_release(const char *a, const char *b)
 }
 
 /*
- * The tool: $ITRACE_VALGRIND_LIB/itrace-amd64-linux, else beside our own
- * binary: <bindir>/../lib/itrace/valgrind/ (the build tree and `make
- * install` both lay it out so).
+ * A file of the tool's directory: $ITRACE_VALGRIND_LIB/NAME, else beside
+ * our own binary: <bindir>/../lib/itrace/valgrind/NAME (the build tree and
+ * `make install` both lay it out so).
  */
-static int find_tool(char *out, size_t outlen)
+static int find_tool_file(const char *name, char *out, size_t outlen)
 {
 	const char *env = getenv("ITRACE_VALGRIND_LIB");
 	char self[PATH_MAX];
@@ -130,7 +112,7 @@ static int find_tool(char *out, size_t outlen)
 	char *slash;
 
 	if (env && *env) {
-		if (snprintf(out, outlen, "%s/%s", env, VG_TOOL_NAME) >= (int)outlen)
+		if (snprintf(out, outlen, "%s/%s", env, name) >= (int)outlen)
 			return -1;
 		return access(out, X_OK);
 	}
@@ -142,7 +124,7 @@ static int find_tool(char *out, size_t outlen)
 	if (!slash)
 		return -1;
 	*slash = '\0';
-	if (snprintf(out, outlen, "%s/../lib/itrace/valgrind/%s", self, VG_TOOL_NAME) >= (int)outlen)
+	if (snprintf(out, outlen, "%s/../lib/itrace/valgrind/%s", self, name) >= (int)outlen)
 		return -1;
 	return access(out, X_OK);
 }
@@ -150,12 +132,13 @@ static int find_tool(char *out, size_t outlen)
 struct vg_setup {
 	char launcher[PATH_MAX];
 	char tool[PATH_MAX];
+	char launch[PATH_MAX];	/* itrace-vg-launch: runs the tool for exec'd programs */
 	char version[32];
 };
 
 static int vg_find(struct vg_setup *s, char *err, size_t errlen)
 {
-	if (find_in_path(valgrind_name(), s->launcher, sizeof(s->launcher)) != 0) {
+	if (collect_find_in_path(valgrind_name(), s->launcher, sizeof(s->launcher)) != 0) {
 		snprintf(err, errlen,
 			 "valgrind is not installed (apt-get install valgrind, or set ITRACE_VALGRIND)");
 		return -1;
@@ -176,11 +159,12 @@ static int vg_find(struct vg_setup *s, char *err, size_t errlen)
 			 s->version, ITRACE_VG_VERSION);
 		return -1;
 	}
-	if (find_tool(s->tool, sizeof(s->tool)) != 0) {
+	if (find_tool_file(VG_TOOL_NAME, s->tool, sizeof(s->tool)) != 0 ||
+	    find_tool_file(VG_LAUNCH_NAME, s->launch, sizeof(s->launch)) != 0) {
 		snprintf(err, errlen,
-			 "the itrace valgrind tool (%s) is not installed next to itrace-collect; "
+			 "the itrace valgrind tool (%s, %s) is not installed next to itrace-collect; "
 			 "build it with make or set ITRACE_VALGRIND_LIB",
-			 VG_TOOL_NAME);
+			 VG_TOOL_NAME, VG_LAUNCH_NAME);
 		return -1;
 	}
 	return 0;
@@ -208,6 +192,11 @@ static int vg_probe(const struct collect_options *o, char *err, size_t errlen)
 				      "itself, at the same addresses every run");
 		return -1;
 	}
+	if (o->insn_bytes) {
+		snprintf(err, errlen, "--insn-bytes is not supported by the valgrind backend "
+				      "(tools read the code from the mapped files); use --backend ptrace");
+		return -1;
+	}
 	if (o->remote) {
 		snprintf(err, errlen, "--remote needs --backend gdb");
 		return -1;
@@ -216,23 +205,6 @@ static int vg_probe(const struct collect_options *o, char *err, size_t errlen)
 }
 
 /* ---- Starting the program ------------------------------------------------- */
-
-/*
- * The program as execvp would find it: valgrind needs a path, and a clear
- * error here beats valgrind's own message.  Returns 0 or an errno.
- */
-static int resolve_program(const char *prog, char *out, size_t outlen)
-{
-	struct stat st;
-
-	if (find_in_path(prog, out, outlen) != 0)
-		return strchr(prog, '/') && access(prog, F_OK) == 0 ? EACCES : ENOENT;
-	if (stat(out, &st) != 0)
-		return errno;
-	if (S_ISDIR(st.st_mode))
-		return EISDIR;
-	return 0;
-}
 
 /* Valgrind's and the tool's options (the program's arguments follow). */
 #define VG_MAX_OPTS 24
@@ -252,13 +224,14 @@ static void add_arg(char **argv, int *argc, char *s)
 		argv[(*argc)++] = s;
 }
 
-/* The module --only names, as the tool will compare it with file names. */
-static void only_arg(const struct collect_options *o, const char *prog, char *buf, size_t len)
+/* The module --only names, as the tool will compare it with file names
+ * ("main": the tool finds the executable in the memory map). */
+static void only_arg(const struct collect_options *o, char *buf, size_t len)
 {
 	char real[PATH_MAX];
 
 	if (strcmp(o->only_module, "main") == 0)
-		snprintf(buf, len, "--itrace-only=%s", realpath(prog, real) ? real : prog);
+		snprintf(buf, len, "--itrace-only=main");
 	else if (strchr(o->only_module, '/') && realpath(o->only_module, real))
 		snprintf(buf, len, "--itrace-only=%s", real);
 	else
@@ -382,7 +355,7 @@ static void sweep_logdirs(const char *tmp)
 }
 
 static int start_valgrind(const struct collect_options *o, const struct vg_setup *s,
-			  const char *prog, struct vg_child *c)
+			  struct vg_child *c)
 {
 	char fdarg[32], ackarg[32], shmarg[32], logarg[320], levelarg[32], onlyarg[PATH_MAX + 20];
 	char startarg[300], stoparg[300], saddr[64], eaddr[64];
@@ -440,7 +413,7 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	add_arg(argv, &argc, shmarg);
 	add_arg(argv, &argc, levelarg);
 	if (o->only_module) {
-		only_arg(o, prog, onlyarg, sizeof(onlyarg));
+		only_arg(o, onlyarg, sizeof(onlyarg));
 		add_arg(argv, &argc, onlyarg);
 	}
 	if (o->start_func) {
@@ -492,7 +465,7 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
-		setenv("VALGRIND_LAUNCHER", s->launcher, 1);
+		setenv("VALGRIND_LAUNCHER", s->launch, 1);
 		unsetenv("VALGRIND_LIB");
 		execv(s->tool, argv);
 		fprintf(stderr, "%s: cannot run '%s': %s\n", cli_progname(), s->tool, strerror(errno));
@@ -536,10 +509,43 @@ static void remove_logdir(const struct vg_child *c)
 /* ---- The conversion loop ---------------------------------------------------- */
 
 /*
- * Convert the slots as the tool announces them, giving each back at once.
- * Returns 0 at the end of the notes, 1 if interrupted, or a negative code.
+ * At the program's entry point (the tool waits for this), as the ptrace
+ * backend checks there: a --start/--stop function defined by none of the
+ * files mapped executable, or an --only module not mapped, is an error
+ * before the program's own code runs.  Returns 0, or -1 after the error.
  */
-static int pump(struct vg_convert *conv, const struct vg_child *c, struct cli_progress *prog)
+static int check_at_entry(const struct collect_options *o, const struct vg_convert *c)
+{
+	const char *const *files = (const char *const *)c->code_files;
+	int found = 0;
+
+	if (o->start_func && !symbols_defined_in(files, c->n_code_files, o->start_func)) {
+		symbols_error_missing("--start", o->start_func);
+		return -1;
+	}
+	if (o->stop_func && !symbols_defined_in(files, c->n_code_files, o->stop_func)) {
+		symbols_error_missing("--stop", o->stop_func);
+		return -1;
+	}
+	if (!o->only_module || strcmp(o->only_module, "main") == 0)
+		return 0;
+	for (size_t i = 0; i < c->n_code_files && !found; i++)
+		found = maps_module_matches(c->code_files[i], o->only_module, "");
+	if (!found)
+		cli_error("--only: no executable mapping of '%s' in process %u", o->only_module, c->pid);
+	return found ? 0 : -1;
+}
+
+/* pump's answer when a check at the entry point failed (already said). */
+#define VG_FAILED_AT_ENTRY (-1000)
+
+/*
+ * Convert the slots as the tool announces them, giving each back at once.
+ * Returns 0 at the end of the notes, 1 if interrupted, VG_FAILED_AT_ENTRY,
+ * or a negative -ITRACE_E_* code.
+ */
+static int pump(const struct collect_options *o, struct vg_convert *conv, const struct vg_child *c,
+		struct cli_progress *prog)
 {
 	uint64_t notes[64];
 	uint8_t acks[64];
@@ -584,6 +590,11 @@ static int pump(struct vg_convert *conv, const struct vg_child *c, struct cli_pr
 		}
 		if (rc < 0)
 			return rc;
+		if (conv->at_entry) {
+			conv->at_entry = 0;
+			if (check_at_entry(o, conv) != 0)
+				return VG_FAILED_AT_ENTRY;
+		}
 		/* The tool may be waiting for a slot: give them back.  After
 		 * its last slot it has closed its end (EPIPE): nothing waits. */
 		if (count && write(c->ack, acks, count) < 0 && errno != EPIPE) {
@@ -626,6 +637,100 @@ static int write_process(struct itrace_writer *w, int event, uint32_t pid, int64
 	return itrace_writer_write(w, &rec);
 }
 
+/* ---- A fatal signal ----------------------------------------------------------- */
+
+/* Valgrind's words for the si_code of a fault (its default_action()). */
+static const struct fault_text {
+	int signo, code;
+	const char *text;
+} fault_texts[] = {
+	{SIGSEGV, 1, "Access not within mapped region"},
+	{SIGSEGV, 2, "Bad permissions for mapped region"},
+	{SIGSEGV, 0x80, "General Protection Fault"},
+	{SIGILL, 1, "Illegal opcode"},
+	{SIGILL, 2, "Illegal operand"},
+	{SIGILL, 3, "Illegal addressing mode"},
+	{SIGILL, 4, "Illegal trap"},
+	{SIGILL, 5, "Privileged opcode"},
+	{SIGILL, 6, "Privileged register"},
+	{SIGILL, 7, "Coprocessor error"},
+	{SIGILL, 8, "Internal stack error"},
+	{SIGFPE, 1, "Integer divide by zero"},
+	{SIGFPE, 2, "Integer overflow"},
+	{SIGFPE, 3, "FP divide by zero"},
+	{SIGFPE, 4, "FP overflow"},
+	{SIGFPE, 5, "FP underflow"},
+	{SIGFPE, 6, "FP inexact"},
+	{SIGFPE, 7, "FP invalid operation"},
+	{SIGFPE, 8, "FP subscript out of range"},
+	{SIGBUS, 1, "Invalid address alignment"},
+	{SIGBUS, 2, "Non-existent physical address"},
+	{SIGBUS, 3, "Hardware error"},
+};
+
+/*
+ * si_code and si_addr of the fault that killed the program: Valgrind
+ * reports a fatal signal from the kernel (even with -q) as "Process
+ * terminating with default action of signal N", then the fault in words
+ * and its address.  Returns 1 if the log has it.
+ */
+static int fault_from_log(const struct vg_child *c, int signo, struct itrace_signal *sig)
+{
+	char line[512], head[64];
+	FILE *f = fopen(c->logfile, "r");
+	int found = 0, armed = 0;
+
+	if (!f)
+		return 0;
+	snprintf(head, sizeof(head), "Process terminating with default action of signal %d ", signo);
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *text = strstr(line, "== "), *at;
+
+		text = text ? text + 3 : line;
+		if (strstr(text, head)) {
+			armed = 1;
+			continue;
+		}
+		if (!armed)
+			continue;
+		armed = 0;
+		while (*text == ' ')
+			text++;
+		for (size_t i = 0; i < sizeof(fault_texts) / sizeof(fault_texts[0]); i++) {
+			const struct fault_text *t = &fault_texts[i];
+
+			if (t->signo != signo || strncmp(text, t->text, strlen(t->text)) != 0)
+				continue;
+			sig->code = t->code;
+			at = strstr(text, " at address ");
+			sig->addr = at ? strtoull(at + 12, NULL, 16) : 0;
+			found = 1;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The SIGNAL record of the signal that killed the program, as the ptrace
+ * backend writes it: in the thread that got it (the tool's FATAL event),
+ * at its pc, no handler.  si_code and si_addr: a fault's from Valgrind's
+ * report; a signal the thread sent itself (abort, raise) SI_TKILL or
+ * SI_USER; else SI_USER, another process's kill.
+ */
+static int write_fatal_signal(struct vg_convert *conv, const struct vg_child *c, int signo)
+{
+	struct itrace_signal sig;
+
+	memset(&sig, 0, sizeof(sig));
+	sig.signo = (uint32_t)signo;
+	if (!fault_from_log(c, signo, &sig) && conv->kill_tid == conv->fatal_tid &&
+	    conv->kill_sig == (uint64_t)signo && conv->kill_nr != SYS_kill)
+		sig.code = SI_TKILL;
+	return vg_convert_fatal_signal(conv, &sig);
+}
+
 static double now_seconds(void)
 {
 	struct timespec ts;
@@ -651,12 +756,19 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		cli_error("%s", err);
 		return -1;
 	}
-	e = resolve_program(o->argv[0], prog_path, sizeof(prog_path));
+	/* The program as execvp would find it: valgrind needs a path, and a
+	 * clear error here beats valgrind's own message. */
+	e = collect_resolve_program(o->argv[0], prog_path, sizeof(prog_path));
 	if (e) {
 		cli_error("cannot run '%s': %s", o->argv[0], strerror(e));
 		return -1;
 	}
-	if (start_valgrind(o, &s, prog_path, &child) != 0)
+	if (collect_is_setid(prog_path)) {
+		cli_error("cannot run '%s' under valgrind: it is set-user-ID or set-group-ID, which "
+			  "Valgrind refuses (use --backend ptrace)", o->argv[0]);
+		return -1;
+	}
+	if (start_valgrind(o, &s, &child) != 0)
 		return -1;
 	if (o->level == ITRACE_LEVEL_INSN)
 		flags |= ITRACE_FF_MEM;
@@ -677,7 +789,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	cli_progress_init(&prog, "words", 0, o->quiet);
 	collect_ticker_start();
 	if (rc >= 0)
-		rc = pump(&conv, &child, &prog);
+		rc = pump(o, &conv, &child, &prog);
 	io_errno = errno;
 	collect_ticker_stop();
 	cli_progress_end(&prog);
@@ -687,6 +799,13 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	if (rc < 0 && rc != -ITRACE_E_CORRUPT)
 		kill(child.pid, SIGKILL);
 	wait_child(child.pid, &status);
+	if (rc == VG_FAILED_AT_ENTRY) {
+		vg_convert_free(&conv);
+		itrace_writer_stats(w, &res->stats);
+		itrace_writer_close(w, ITRACE_END_ERROR, ENOENT);
+		remove_logdir(&child);
+		return -1;
+	}
 
 	if (collect_interrupted) {
 		end = ITRACE_END_INTERRUPTED;
@@ -701,9 +820,22 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		end_status = WEXITSTATUS(status);
 		ret = end_status;
 	}
+	if (rc == 0 && !collect_interrupted && end == ITRACE_END_CRASHED && conv.fatal)
+		rc = write_fatal_signal(&conv, &child, end_status);
 	if (rc == 0 && !collect_interrupted)
 		rc = vg_convert_finish(&conv, end == ITRACE_END_CRASHED ? -(int64_t)end_status
 									: end_status);
+	if (rc == 0 && !collect_interrupted && conv.exec_seen) {
+		/* An exec'd program the tool could not run ran natively. */
+		cli_warn("'%s' was not traced (%s): it ran natively, and the trace ends at its execve",
+			 conv.exec_path,
+			 conv.exec_follow == VGW_EXEC_SETUID ? "set-user-ID or set-group-ID: Valgrind "
+							       "cannot give it its privileges"
+			 : conv.exec_follow == VGW_EXEC_FOREIGN ? "not an x86-64 program"
+			 : conv.exec_follow == VGW_EXEC_UNKNOWN ? "execveat relative to a directory"
+			 : "Valgrind did not start it");
+		end = ITRACE_END_DETACHED;
+	}
 	if (rc < 0) {
 		if (rc == -ITRACE_E_CORRUPT)
 			cli_error("%s", conv.error);
@@ -726,9 +858,11 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		end = ITRACE_END_ERROR;
 		end_status = EPROTO;
 	}
-	if (rc >= 0 && end != ITRACE_END_ERROR && end != ITRACE_END_INTERRUPTED)
+	if (rc >= 0 && (end == ITRACE_END_COMPLETE || end == ITRACE_END_CRASHED))
 		write_process(w, ITRACE_PROCESS_EXIT, (uint32_t)child.pid,
 			      end == ITRACE_END_CRASHED ? -(int64_t)end_status : end_status, NULL);
+	if (rc >= 0)
+		end = collect_final_end(o, w, end, &end_status);
 	vg_convert_free(&conv);
 	itrace_writer_stats(w, &res->stats);
 	rc = itrace_writer_close(w, end, end_status);

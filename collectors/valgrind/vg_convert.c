@@ -2,9 +2,12 @@
 #include "vg_convert.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "maps.h"
 #include "vg_wire.h"
@@ -17,11 +20,29 @@ void vg_convert_init(struct vg_convert *c, struct itrace_writer *w, int only_act
 	c->plain = 1;
 }
 
+static void forget_code_files(struct vg_convert *c)
+{
+	for (size_t i = 0; i < c->n_code_files; i++)
+		free(c->code_files[i]);
+	c->n_code_files = 0;
+}
+
 void vg_convert_free(struct vg_convert *c)
 {
 	for (size_t i = 0; i < c->n_buildids; i++)
 		free(c->buildids[i].path);
 	c->n_buildids = 0;
+	forget_code_files(c);
+}
+
+/* Remember a file mapped executable (once). */
+static void add_code_file(struct vg_convert *c, const char *path)
+{
+	for (size_t i = 0; i < c->n_code_files; i++)
+		if (strcmp(c->code_files[i], path) == 0)
+			return;
+	if (c->n_code_files < VG_MAX_CODE_FILES && (c->code_files[c->n_code_files] = strdup(path)))
+		c->n_code_files++;
 }
 
 /* Build-id of `path`, read once per file. */
@@ -148,6 +169,8 @@ static int event_mmap(struct vg_convert *c, const uint64_t *p, size_t n)
 	rec.u.mmap.path_len = strlen(path);
 	if (path[0] == '/')
 		rec.u.mmap.buildid_len = (uint8_t)buildid_of(c, path, rec.u.mmap.buildid);
+	if (path[0] == '/' && (rec.u.mmap.prot & 4))
+		add_code_file(c, path);
 	return write_rec(c, &rec);
 }
 
@@ -214,6 +237,11 @@ static int event_syscall(struct vg_convert *c, int enter, const uint64_t *p, siz
 	if (c->out_of_scope)
 		return 0;
 	TRY(switch_if_needed(c));
+	if (enter && n >= 5 && (p[0] == SYS_kill || p[0] == SYS_tkill || p[0] == SYS_tgkill)) {
+		c->kill_tid = c->cur_tid;
+		c->kill_nr = p[0];
+		c->kill_sig = p[0] == SYS_tgkill ? p[4] : p[3];
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_SYSCALL;
 	rec.u.syscall.nr = p[0];
@@ -270,16 +298,74 @@ static int event_trace_ctl(struct vg_convert *c, const uint64_t *p, size_t n)
 	return write_rec(c, &rec);
 }
 
+/* Records that name a process: the PROCESS exec of the image just traced
+ * (ptrace names it by /proc/PID/exe; here the path the program gave,
+ * made absolute from its working directory). */
+static int write_exec(struct vg_convert *c)
+{
+	char cwd_link[64], cwd[PATH_MAX], joined[PATH_MAX + ITRACE_PATH_MAX + 2], real[PATH_MAX];
+	const char *name = c->exec_path;
+	struct itrace_record rec;
+	ssize_t n;
+
+	if (name[0] != '/') {
+		snprintf(cwd_link, sizeof(cwd_link), "/proc/%u/cwd", c->pid);
+		n = readlink(cwd_link, cwd, sizeof(cwd) - 1);
+		if (n > 0) {
+			cwd[n] = '\0';
+			snprintf(joined, sizeof(joined), "%s/%s", cwd, name);
+			name = joined;
+		}
+	}
+	if (realpath(name, real))
+		name = real;
+	TRY(switch_if_needed(c));
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_PROCESS;
+	rec.u.process.event = ITRACE_PROCESS_EXEC;
+	rec.u.process.pid = c->pid;
+	rec.u.process.other = c->cur_tid;
+	rec.u.process.name = name;
+	rec.u.process.name_len = strlen(name);
+	return write_rec(c, &rec);
+}
+
+static int write_unknown_exits(struct vg_convert *c, int64_t status);
+
+/*
+ * The tool starts, or starts again in the program an execve it followed
+ * started: the old image's other threads are gone (exit status 0, as the
+ * ptrace backend says), the process runs a new program, and every record
+ * of the new image names its thread again.
+ */
+static int event_hello(struct vg_convert *c, const uint64_t *p, size_t n)
+{
+	if (n < 4 || p[0] != VGW_VERSION)
+		return corrupt(c, "tool of another version", p[-1]);
+	if (c->hello) {
+		if (!c->exec_seen || c->exec_follow != VGW_EXEC_FOLLOW || (uint32_t)p[1] != c->pid)
+			return corrupt(c, "a second HELLO without an execve", p[-1]);
+		TRY(write_unknown_exits(c, 0));
+		TRY(write_exec(c));
+		c->exec_seen = 0;
+		c->written_tid = 0;
+		c->out_of_scope = 0;
+		c->fatal = 0;
+		update_plain(c);
+		forget_code_files(c);
+	}
+	c->hello = 1;
+	c->images++;
+	c->pid = (uint32_t)p[1];
+	c->level = (int)p[2];
+	return 0;
+}
+
 static int event(struct vg_convert *c, unsigned type, const uint64_t *p, size_t n)
 {
 	switch (type) {
 	case VGW_EV_HELLO:
-		if (n < 4 || p[0] != VGW_VERSION)
-			return corrupt(c, "tool of another version", p[-1]);
-		c->hello = 1;
-		c->pid = (uint32_t)p[1];
-		c->level = (int)p[2];
-		return 0;
+		return event_hello(c, p, n);
 	case VGW_EV_THREAD:
 		return event_thread(c, p, n);
 	case VGW_EV_SYSCALL_ENTER:
@@ -300,10 +386,21 @@ static int event(struct vg_convert *c, unsigned type, const uint64_t *p, size_t 
 		c->exit_code = (int64_t)p[0];
 		return 0;
 	case VGW_EV_EXEC:
-		if (n < 1)
+		if (n < 2)
 			return corrupt(c, "short EXEC event", p[-1]);
-		payload_string(p + 1, n - 1, (size_t)p[0], c->exec_path, sizeof(c->exec_path));
+		payload_string(p + 2, n - 2, (size_t)p[1], c->exec_path, sizeof(c->exec_path));
+		c->exec_follow = (int)p[0];
 		c->exec_seen = 1;
+		return 0;
+	case VGW_EV_ENTRY:
+		c->at_entry = 1;
+		return 0;
+	case VGW_EV_FATAL:
+		if (n < 2)
+			return corrupt(c, "short FATAL event", p[-1]);
+		c->fatal = 1;
+		c->fatal_tid = (uint32_t)p[0];
+		c->fatal_pc = p[1];
 		return 0;
 	case VGW_EV_EXEC_FAILED:
 		c->exec_seen = 0;
@@ -355,20 +452,10 @@ static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to
 	return itrace_write_branch(c->w, from, to, kind, flags);
 }
 
-/*
- * A rep-prefixed string instruction runs once per iteration under
- * Valgrind; like the ptrace backend, the trace has one INSN for it (its
- * MEMs for every iteration).  aux bit 4 marks such instructions.
- */
+/* One instruction (a rep-prefixed string instruction has one word per
+ * iteration: ITRACE.md 6.5.2). */
 static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 {
-	if (aux & VGW_INSN_REP) {
-		if (c->last_rep == addr)
-			return 0;
-		c->last_rep = addr;
-	} else {
-		c->last_rep = 0;
-	}
 	TRY(switch_if_needed(c));
 	if (c->out_of_scope) {
 		int rc = scope_ctl(c, 1, addr);
@@ -376,6 +463,20 @@ static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 			return rc;
 	}
 	return itrace_write_insn(c->w, addr, aux & 0xf, NULL);
+}
+
+int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *sig)
+{
+	struct itrace_record rec;
+
+	c->cur_tid = c->fatal_tid;
+	TRY(switch_if_needed(c));
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_SIGNAL;
+	rec.u.signal = *sig;
+	rec.u.signal.pc = c->fatal_pc;
+	rec.u.signal.handler = 0;
+	return write_rec(c, &rec);
 }
 
 /* THREAD exit records whose status only waitpid knew. */
@@ -403,14 +504,7 @@ int vg_convert_finish(struct vg_convert *c, int64_t status)
 	TRY(write_unknown_exits(c, status));
 	if (!c->exec_seen)
 		return 0;
-	TRY(switch_if_needed(c));
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_PROCESS;
-	rec.u.process.event = ITRACE_PROCESS_EXEC;
-	rec.u.process.pid = c->pid;
-	rec.u.process.name = c->exec_path;
-	rec.u.process.name_len = strlen(c->exec_path);
-	TRY(write_rec(c, &rec));
+	TRY(write_exec(c));
 	memset(&rec, 0, sizeof(rec));
 	rec.type = ITRACE_REC_TRACE_CTL;
 	rec.u.ctl.on = 0;
@@ -454,7 +548,6 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 		switch (VGW_TAG(x)) {
 		case VGW_INSN:
 			if (c->plain && !(VGW_AUX(x) & VGW_INSN_REP)) {
-				c->last_rep = 0;
 				k = sequential_insns(w + i, n - i, lens);
 				rc = itrace_write_insns(c->w, x & VGW_ADDR_MASK, k, lens);
 				i += k;

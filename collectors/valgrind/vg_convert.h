@@ -23,6 +23,9 @@ struct vg_buildid_entry {
 	int len;
 };
 
+/* Files mapped executable in the current image, for the entry checks. */
+#define VG_MAX_CODE_FILES 512
+
 struct vg_convert {
 	struct itrace_writer *w;
 	int only_active;	/* --only given: SCOPE_OUT words are meaningful */
@@ -37,9 +40,20 @@ struct vg_convert {
 	uint32_t cur_tid;	/* thread running now (tool's last switch) */
 	uint32_t written_tid;	/* thread of the last THREAD switch written */
 	int plain;		/* no THREAD switch or scope record pending */
-	uint64_t last_rep;	/* rep instruction whose INSN was written last */
 	int exec_seen;		/* an execve is under way: if the stream ends now, it worked */
+	int exec_follow;	/* enum vgw_exec of that execve */
 	char exec_path[ITRACE_PATH_MAX];
+	int images;		/* programs traced (1 + the exec'd ones followed) */
+	int at_entry;		/* ENTRY seen since the caller last cleared it */
+	int fatal;		/* FATAL seen: the thread and pc of a fatal signal */
+	uint32_t fatal_tid;
+	uint64_t fatal_pc;
+	/* The last kill/tkill/tgkill per the stream (abort() and raise() send
+	 * the fatal signal to themselves this way). */
+	uint32_t kill_tid;
+	uint64_t kill_nr, kill_sig;
+	char *code_files[VG_MAX_CODE_FILES];
+	size_t n_code_files;
 	char error[256];	/* ERROR event text, or a stream problem */
 
 	uint32_t unknown_exits[VG_MAX_UNKNOWN_EXITS]; /* threads killed with the process */
@@ -65,11 +79,20 @@ void vg_convert_free(struct vg_convert *c);
 int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *used);
 
 /*
+ * vg_convert_fatal_signal - the SIGNAL record of a fatal signal (signo,
+ * si_code, si_addr filled in by the caller), in the thread the FATAL event
+ * named, at its pc, with no handler.  Call before vg_convert_finish, only
+ * if c->fatal.  Returns 0 or a writer error.
+ */
+int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *sig);
+
+/*
  * vg_convert_finish - at the end of the stream, with the program's status
  * as the trace records it (exit code, or -signo if a signal killed it):
  * THREAD exit records of threads that died with the process, and, if the
  * stream ended in a successful execve, PROCESS exec with the new
- * program's path and TRACE_CTL off (detach): the trace stops there.
+ * program's path and TRACE_CTL off (detach): the trace stops there (the
+ * exec'd program was not followed, c->exec_follow says why).
  * Returns 0 or a writer error.
  */
 int vg_convert_finish(struct vg_convert *c, int64_t status);

@@ -38,7 +38,9 @@ enum vgw_tag {
 	VGW_EVENT = 15,	    /* aux = enum vgw_event; bits 31..0 = payload words */
 };
 
-/* INSN aux bit: a rep-prefixed string instruction (one word per iteration). */
+/* INSN aux bit: a rep-prefixed string instruction.  It has one INSN word
+ * per iteration (ITRACE.md 6.5.2), and one when it runs with a zero count;
+ * the tool drops Valgrind's extra entry that only tests the count. */
 #define VGW_INSN_REP 0x10
 
 /* Events carry their payload in the following words. */
@@ -52,9 +54,23 @@ enum vgw_event {
 	VGW_EV_CODE = 7,	  /* addr, len, bytes padded */
 	VGW_EV_TRACE_CTL = 8,	  /* on, reason, addr */
 	VGW_EV_EXIT = 9,	  /* exit status */
-	VGW_EV_EXEC = 10,	  /* pathlen, path: execve called; the trace ends if it works */
+	VGW_EV_EXEC = 10,	  /* follow (enum vgw_exec), pathlen, path: execve called; if
+				   * it works, a new HELLO (followed) or the end of the
+				   * stream (not followed) comes next */
 	VGW_EV_EXEC_FAILED = 12,  /* (none): that execve failed, tracing goes on */
 	VGW_EV_ERROR = 11,	  /* message bytes padded: the tool gives up */
+	VGW_EV_ENTRY = 13,	  /* (none): the program reached its entry point; the tool
+				   * waits until every slot is converted before it goes on */
+	VGW_EV_FATAL = 14,	  /* tid, pc: the thread that ran when a fatal signal killed
+				   * the process, and where */
+};
+
+/* VGW_EV_EXEC's first word: will the exec'd program be traced? */
+enum vgw_exec {
+	VGW_EXEC_FOLLOW = 0,	  /* yes: Valgrind runs it under the tool */
+	VGW_EXEC_SETUID = 1,	  /* no: set-user/group-ID, it runs natively with its privileges */
+	VGW_EXEC_FOREIGN = 2,	  /* no: not an x86-64 program Valgrind's amd64 tool can run */
+	VGW_EXEC_UNKNOWN = 3,	  /* no: execveat relative to a directory descriptor */
 };
 
 /*
@@ -68,7 +84,7 @@ enum vgw_event {
 /* THREAD exit "other" when the tool does not know the status (a fatal signal). */
 #define VGW_STATUS_UNKNOWN 0xffffffffffffffffULL
 
-#define VGW_VERSION 1
+#define VGW_VERSION 2
 #define VGW_LEVEL_BRANCH 1
 #define VGW_LEVEL_INSN 2
 

@@ -8,9 +8,9 @@ basic="$DATA/collect_basic"
 
 "$basic" >"$TMP/plain.out" 2>&1
 plain_rc=$?
-"$COLLECT" -q --insn-bytes -o "$TMP/insn.itr" -- "$basic" >"$TMP/insn.out" 2>&1
+"$COLLECT" --backend ptrace -q --insn-bytes -o "$TMP/insn.itr" -- "$basic" >"$TMP/insn.out" 2>&1
 insn_rc=$?
-"$COLLECT" -q --insn-bytes --level branch -o "$TMP/branch.itr" -- "$basic" >"$TMP/branch.out" 2>&1
+"$COLLECT" --backend ptrace -q --insn-bytes --level branch -o "$TMP/branch.itr" -- "$basic" >"$TMP/branch.out" 2>&1
 branch_rc=$?
 
 check_eq "exit status as untraced (insn)" "$plain_rc" "$insn_rc"
@@ -26,14 +26,14 @@ check "insn and branch traces agree" "$TRACECHECK" agree "$TMP/insn.itr" "$TMP/b
 
 # The PTRACE_SINGLEBLOCK path (forced: where the CPU ignores it, each
 # block is one instruction) gives the same branch trace.
-ITRACE_COLLECT_BLOCKSTEP=1 "$COLLECT" -q --insn-bytes --level branch -o "$TMP/block.itr" -- "$basic" >/dev/null 2>&1
+ITRACE_COLLECT_BLOCKSTEP=1 "$COLLECT" --backend ptrace -q --insn-bytes --level branch -o "$TMP/block.itr" -- "$basic" >/dev/null 2>&1
 normalize "$TMP/block.itr" >"$TMP/block.txt"
 check_files_eq "block-step branch trace equals the golden trace" \
 	"$SRCDATA/collect_basic_branch.golden" "$TMP/block.txt"
 check_eq "footer: complete with the exit status" "complete, status 7" "$(ended "$TMP/insn.itr")"
 
 # Two runs trace the same addresses: ASLR is off.
-"$COLLECT" -q --insn-bytes -o "$TMP/again.itr" -- "$basic" >/dev/null 2>&1
+"$COLLECT" --backend ptrace -q --insn-bytes -o "$TMP/again.itr" -- "$basic" >/dev/null 2>&1
 normalize "$TMP/again.itr" >"$TMP/again.txt"
 check_files_eq "second run gives the same trace" "$TMP/insn.txt" "$TMP/again.txt"
 
@@ -52,15 +52,15 @@ check "MMAP of the program carries its build-id" sh -c \
 check "CODE record with the vDSO bytes" sh -c "'$DUMP' '$TMP/insn.itr' | grep -q ' CODE '"
 
 # A program that cannot be started: the shell's 127 and a clear message.
-"$COLLECT" -q --insn-bytes -o "$TMP/none.itr" -- "$TMP/no-such-program" >"$TMP/none.out" 2>&1
+"$COLLECT" --backend ptrace -q --insn-bytes -o "$TMP/none.itr" -- "$TMP/no-such-program" >"$TMP/none.out" 2>&1
 check_eq "missing program: exit status 127" 127 "$?"
 check "missing program: message names it" grep -q "cannot run '$TMP/no-such-program'" "$TMP/none.out"
 
 # An output that cannot be written: exit 1, the program does not run on.
-"$COLLECT" -q --insn-bytes -o /dev/full -- "$basic" >"$TMP/full.out" 2>&1
+"$COLLECT" --backend ptrace -q --insn-bytes -o /dev/full -- "$basic" >"$TMP/full.out" 2>&1
 check_eq "unwritable output: exit status 1" 1 "$?"
 check "unwritable output: message names the file" grep -q "'/dev/full': No space left" "$TMP/full.out"
 
-"$COLLECT" --level foo -- "$basic" >/dev/null 2>&1
+"$COLLECT" --backend ptrace --level foo -- "$basic" >/dev/null 2>&1
 check_eq "bad usage: exit status 2" 2 "$?"
 done_testing

@@ -8,7 +8,7 @@
 . "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
 
 prog="$DATA/collect_mem"
-"$COLLECT" -q --insn-bytes -o "$TMP/mem.itr" -- "$prog" >/dev/null 2>&1
+"$COLLECT" --backend ptrace -q --insn-bytes -o "$TMP/mem.itr" -- "$prog" >/dev/null 2>&1
 check_eq "exit status kept" 0 "$?"
 
 # Resolve "sym+off" / "sym-off" of the expected list through nm.

@@ -26,22 +26,28 @@ thread_sums() {
 	for f in "$TMP"/threads/*; do [ -f "$f" ] && echo "$(wc -l <"$f") $(md5sum <"$f" | cut -c1-32)"; done | sort
 }
 
-# oracle NAME COLLECT-OPTIONS -- PROGRAM ARGS...
+# oracle NAME COLLECT-OPTIONS -- PROGRAM ARGS...: with the backend in
+# $BACKEND (each general backend in turn, below).
 # The two levels come from two runs of the program.  A few paths are not
 # deterministic (the vDSO's clock_gettime retries its read when the kernel
 # updates the time meanwhile, here in about a third of the slower insn-level
 # runs), so a mismatch is retried with fresh runs up to 6 times: a fill
 # error fails every time, a race only once in a while.
 oracle() {
-	name="$1"
+	name="$BACKEND: $1"
 	shift
 	for attempt in 1 2 3 4 5 6; do
-		"$COLLECT" -q --level branch -o "$TMP/b.itr" "$@" >/dev/null 2>&1
-		"$COLLECT" -q --level insn -o "$TMP/i.itr" "$@" >/dev/null 2>&1
+		"$COLLECT" -q --backend "$BACKEND" --level branch -o "$TMP/b.itr" "$@" >/dev/null 2>&1
+		"$COLLECT" -q --backend "$BACKEND" --level insn -o "$TMP/i.itr" "$@" >/dev/null 2>&1
 		if ! "$FILL" "$TMP/b.itr" -o "$TMP/f.itr" 2>"$TMP/fill.err"; then
 			fail "$name: itrace-fill failed" "$(cat "$TMP/fill.err")"
 			return
 		fi
+		# (a trace with a stretch the collector could not trace, the
+		# SIGTRAP handler of "trap", is not complete: fill says so, rightly)
+		grep -v "is not complete: the program exited with status [0-9]*; [0-9]* gaps\$" \
+			"$TMP/fill.err" >"$TMP/fill.err2" || true
+		mv "$TMP/fill.err2" "$TMP/fill.err"
 		want=$(thread_sums "$TMP/i.itr")
 		got=$(thread_sums "$TMP/f.itr")
 		[ "$want" = "$got" ] && break
@@ -61,15 +67,18 @@ $(cat "$TMP/fill.err")"
 
 # bts_loops and fill_xloops run loop, loope, loopne, jrcxz and jecxz taken
 # and not taken: the collector and the fill must both take them for
-# conditional branches (libitrace's decoder tells both).
-for prog in fill_loop fill_bench collect_basic sim_branchy export_calls bts_loops fill_xloops; do
-	if [ -x "$DATA/$prog" ]; then oracle "$prog" -- "$DATA/$prog"; else fail "$prog: test program not built"; fi
-done
-
+# conditional branches (libitrace's decoder tells both), also where the
+# outcome is known when the code is translated (valgrind folds it).
 P="$DATA/collect_prog"
-for mode in work calls longjmp signal trap repmovs vdso exec segv libc; do
-	oracle "collect_prog $mode" --start main -- "$P" "$mode"
+for BACKEND in ptrace valgrind; do
+	for prog in fill_loop fill_bench collect_basic sim_branchy export_calls bts_loops fill_xloops; do
+		if [ -x "$DATA/$prog" ]; then oracle "$prog" -- "$DATA/$prog"; else fail "$prog: test program not built"; fi
+	done
+	for mode in work calls longjmp signal trap repmovs vdso exec segv libc; do
+		oracle "collect_prog $mode" --start main -- "$P" "$mode"
+	done
 done
+BACKEND=ptrace # only ptrace follows forks
 oracle "collect_prog fork" --start main --follow-fork -- "$P" fork
 
 # The listing names functions and source lines (libdw) of a -g program.

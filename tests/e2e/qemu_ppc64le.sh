@@ -179,7 +179,8 @@ check "C program crash: SIGNAL at the store in crash()" grep -q \
 	"$(printf '%s' "$TMP/crash.dump")"
 "$COLLECT" -q --backend qemu --level branch --ring 16 -o "$TMP/ring.itr" -- "$P/qemu_crash_dyn" >/dev/null 2>&1
 "$DUMP" "$TMP/ring.itr" >"$TMP/ring.dump"
-check_eq "--ring 16: the last 16 entries, the fatal SIGNAL last" "16 SIGNAL" \
-	"$(grep -c ' BRANCH \| SIGNAL ' "$TMP/ring.dump") $(awk '$2 == "BRANCH" || $2 == "SIGNAL" { l = $2 } END { print l }' "$TMP/ring.dump")"
+# Exactly N branches, the way every backend keeps them (signals take no slot).
+check_eq "--ring 16: the last 16 branches, the fatal SIGNAL last" "16 SIGNAL" \
+	"$(grep -c ' BRANCH ' "$TMP/ring.dump") $(awk '$2 == "BRANCH" || $2 == "SIGNAL" { l = $2 } END { print l }' "$TMP/ring.dump")"
 check "--ring 16: the branches dropped are counted" grep -q 'LOST' "$TMP/ring.dump"
 done_testing

@@ -120,13 +120,14 @@ check "killed by SIGSEGV: THREAD and PROCESS exit carry -11" sh -c "'$DUMP' '$TM
 	grep -q 'THREAD exit tid=[0-9]* pid=[0-9]* status=18446744073709551605\$' '$TMP/s.txt' &&
 	grep -q 'PROCESS exit pid=[0-9]* status=-11\$' '$TMP/s.txt'"
 
-# exec: Valgrind does not follow the new program; the trace says so.  The
-# shell's first try (a failed execve in $PATH order) does not end it.
+# exec: the new program is traced too (tests/e2e/valgrind_exec.sh has
+# more).  The shell's first try (a failed execve in $PATH order) is not an
+# exec.
 "$COLLECT" -q --backend valgrind -o "$TMP/x.itr" -- /bin/sh -c 'PATH=/nonexistent:/bin; exec true 3' >/dev/null 2>&1
 check_eq "exec: the exit status of the new program" 0 $?
 "$DUMP" "$TMP/x.itr" >"$TMP/x.txt"
-check "exec: PROCESS exec names the new program, then TRACE_OFF detach" sh -c \
-	"grep -A1 \"PROCESS exec pid=[0-9]* '/bin/true'\" '$TMP/x.txt' | grep -q 'TRACE_OFF detach'"
+check "exec: PROCESS exec names the new program, then its tracing starts" sh -c \
+	"sed -n \"/PROCESS exec pid=[0-9]* '\\/usr\\/bin\\/true'/,\\\$p\" '$TMP/x.txt' | grep -q 'TRACE_ON start'"
 check_eq "exec: one PROCESS exec (the failed execve is not one)" 1 "$(grep -c 'PROCESS exec' "$TMP/x.txt")"
 check "exec: the trace ends complete" sh -c \
 	"'$DUMP' --summary '$TMP/x.itr' | grep -q '^ended: complete, status 0$'"
@@ -173,7 +174,7 @@ printf '\267\000' | dd of="$TMP/badelf" bs=1 seek=18 conv=notrunc 2>/dev/null
 check_eq "program valgrind cannot run (aarch64 ELF): exit 1" 1 $?
 check "program valgrind cannot run: says so" grep -q "itrace-collect: valgrind could not run '$TMP/badelf'" "$TMP/e.err"
 
-for opt in "--ring 100" "--follow-fork" "--aslr"; do
+for opt in "--ring 100" "--follow-fork" "--aslr" "--insn-bytes"; do
 	# shellcheck disable=SC2086
 	"$COLLECT" -q --backend valgrind $opt -o "$TMP/e.itr" -- /bin/true 2>"$TMP/e.err"
 	check_eq "$opt: refused (exit 1)" 1 $?

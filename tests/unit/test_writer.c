@@ -480,6 +480,91 @@ static void test_segments_read_back(void **state)
 	free(b.data);
 }
 
+/* The footer of a trace closed with `end`/`status` after n instructions,
+ * m lost branches and g GAP records, as a reader sees it. */
+static struct itrace_footer footer_of(int end, int status, int n, uint64_t lost, int g)
+{
+	struct itrace_record rec;
+	struct itrace_reader *r;
+	struct itrace_footer f;
+	int fd;
+	struct itrace_writer *w = open_writer(&fd, 0, ITRACE_COMPRESS_NONE, 4096);
+	struct buf b;
+
+	for (int i = 0; i < n; i++)
+		assert_int_equal(itrace_write_insn(w, 0x1000 + 4 * (uint64_t)i, 4, NULL), 0);
+	memset(&rec, 0, sizeof(rec));
+	if (lost) {
+		rec.type = ITRACE_REC_LOST;
+		rec.u.lost.reason = ITRACE_LOST_OVERFLOW;
+		rec.u.lost.unit = ITRACE_UNIT_BRANCHES;
+		rec.u.lost.count = lost;
+		assert_int_equal(itrace_writer_write(w, &rec), 0);
+	}
+	for (int i = 0; i < g; i++) {
+		memset(&rec, 0, sizeof(rec));
+		rec.type = ITRACE_REC_GAP;
+		rec.u.gap.reason = ITRACE_GAP_TRACE_OFF;
+		assert_int_equal(itrace_writer_write(w, &rec), 0);
+	}
+	assert_int_equal(itrace_writer_close(w, end, status), 0);
+	b = buf_from_fd(fd);
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	while (itrace_reader_next(r, &rec) == 0)
+		;
+	assert_int_equal(itrace_reader_footer(r, &f), 0);
+	itrace_reader_close(r);
+	free(b.data);
+	return f;
+}
+
+/* ITRACE.md 7.3, 7.4: how a trace ended, and when it is complete. */
+static void test_end_reasons(void **state)
+{
+	static const struct {
+		int end, status, insns;
+		uint64_t lost;
+		int gaps, complete;
+		const char *how; /* NULL: not checked */
+	} cases[] = {
+		{ITRACE_END_COMPLETE, 3, 5, 0, 0, 1, "the program exited with status 3"},
+		{ITRACE_END_CRASHED, 11, 5, 0, 0, 1, "the program was killed by signal 11"},
+		{ITRACE_END_NOT_TRIGGERED, 0, 0, 0, 0, 0,
+		 "the start trigger never fired, nothing of the requested window or scope ran "
+		 "(the program exited with status 0); nothing recorded"},
+		{ITRACE_END_NOT_TRIGGERED, -9, 0, 0, 0, 0,
+		 "the start trigger never fired, nothing of the requested window or scope ran "
+		 "(the program was killed by signal 9); nothing recorded"},
+		{ITRACE_END_COMPLETE, 0, 0, 0, 0, 0, "the program exited with status 0; nothing recorded"},
+		{ITRACE_END_COMPLETE, 0, 5, 40, 0, 0, "the program exited with status 0; 40 lost (LOST records)"},
+		{ITRACE_END_COMPLETE, 0, 5, 0, 2, 0, "the program exited with status 0; 2 gaps"},
+		{ITRACE_END_INTERRUPTED, 2, 5, 0, 0, 0, "the collector was interrupted by signal 2"},
+		{ITRACE_END_DETACHED, 0, 5, 0, 0, 0, "the collector detached; the program went on untraced"},
+		{ITRACE_END_ERROR, ENOSPC, 5, 0, 0, 0, "the collector failed: No space left on device"},
+	};
+	struct itrace_footer f;
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = footer_of(cases[i].end, cases[i].status, cases[i].insns, cases[i].lost, cases[i].gaps);
+		/* written and read back as itself (6 too, not as UNKNOWN) */
+		assert_int_equal(f.end_reason, cases[i].end);
+		assert_int_equal(f.end_status, cases[i].status);
+		assert_int_equal(itrace_footer_is_complete(&f), cases[i].complete);
+		assert_string_equal(itrace_footer_describe(&f, why, sizeof(why)), cases[i].how);
+	}
+	f = footer_of(99, 0, 5, 0, 0); /* outside the known values: written as UNKNOWN */
+	assert_int_equal(f.end_reason, ITRACE_END_UNKNOWN);
+	assert_false(itrace_footer_is_complete(&f));
+	assert_false(itrace_footer_is_complete(NULL));
+	assert_string_equal(itrace_footer_describe(NULL, why, sizeof(why)),
+			    "truncated: no footer (the writer was killed, or the file was cut)");
+	/* a short buffer is cut, never overrun */
+	f = footer_of(ITRACE_END_COMPLETE, 0, 5, 40, 0);
+	assert_string_equal(itrace_footer_describe(&f, why, 12), "the program");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -493,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_async_abandon),
 		cmocka_unit_test(test_segments_equal_sequential),
 		cmocka_unit_test(test_segments_read_back),
+		cmocka_unit_test(test_end_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

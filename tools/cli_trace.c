@@ -1,0 +1,20 @@
+/* cli_trace.c - what tools say about the traces they read (see cli.h). */
+#include <string.h>
+
+#include "cli.h"
+#include "itrace.h"
+
+int cli_warn_incomplete(const struct itrace_reader *r, const char *name)
+{
+	struct itrace_footer f;
+	const struct itrace_footer *fp = itrace_reader_footer(r, &f) == 0 ? &f : NULL;
+	char why[256];
+
+	if (itrace_footer_is_complete(fp))
+		return 1;
+	if (*itrace_reader_error(r))
+		return 0; /* damage: the tool has said so */
+	cli_warn("'%s' is not complete: %s", strcmp(name, "-") == 0 ? "stdin" : name,
+		 itrace_footer_describe(fp, why, sizeof(why)));
+	return 0;
+}
