@@ -302,6 +302,17 @@ static int class_dep_cause(int cls)
 
 /* ---- pipeline stages ------------------------------------------------------ */
 
+/* One instruction on its way through the stages. */
+struct step {
+	struct sim_sem *s;
+	const struct sim_dyn *dy;
+	int is_load, is_store;
+	uint64_t f, d, issue, done, r;
+	int lvl, mispredict;
+	struct comps cs;
+};
+
+
 static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, struct comps *cs)
 {
 	uint64_t f = c->fetch_cycle;
@@ -393,8 +404,10 @@ static uint64_t iq_free_at(struct sim_core *c, uint64_t d)
 	return iq_pop(c);
 }
 
-static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f, struct comps *cs)
+static uint64_t stage_dispatch(struct sim_core *c, const struct step *st, uint64_t f,
+			       struct comps *cs)
 {
+	struct sim_sem *s = st->s;
 	const struct sim_core_cfg *g = &c->cfg;
 	uint64_t d = f + g->frontend_depth, need = 0, d0;
 	int cause = -1;
@@ -416,12 +429,12 @@ static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f
 		cause = SIM_CAUSE_ROB;
 	}
 	/* issue queue: wait for an entry once d is known (below) */
-	if ((s->flags & SIM_SEM_LOAD) && c->nloads >= g->lq &&
+	if (st->is_load && c->nloads >= g->lq &&
 	    c->ld_retire[(c->nloads - g->lq) & c->lq_mask] > need) {
 		need = c->ld_retire[(c->nloads - g->lq) & c->lq_mask];
 		cause = SIM_CAUSE_LQ;
 	}
-	if ((s->flags & SIM_SEM_STORE) && c->nstores >= g->sq &&
+	if (st->is_store && c->nstores >= g->sq &&
 	    c->st_retire[(c->nstores - g->sq) & c->sq_mask] > need) {
 		need = c->st_retire[(c->nstores - g->sq) & c->sq_mask];
 		cause = SIM_CAUSE_SQ;
@@ -468,7 +481,7 @@ static uint64_t operands_ready(struct sim_core *c, const struct sim_sem *s, cons
 		}
 	}
 	/* a load that reads what an in-flight store wrote waits for its data */
-	if (s->flags & SIM_SEM_LOAD) {
+	{
 		for (unsigned i = 0; i < dy->nmem; i++) {
 			uint64_t g = dy->mem[i].addr >> 3;
 			unsigned h = (unsigned)((g * 0x9e3779b97f4a7c15ull) >> 54);
@@ -662,15 +675,6 @@ static void charge(struct sim_core *c, struct sim_sem *s, const struct comps *cs
 }
 
 /* What one instruction went through, passed between the stages below. */
-struct step {
-	struct sim_sem *s;
-	const struct sim_dyn *dy;
-	int is_load, is_store;
-	uint64_t f, d, issue, done, r;
-	int lvl, mispredict;
-	struct comps cs;
-};
-
 /* inorder_gate - in order, nothing issues before the instruction ahead. */
 static uint64_t inorder_gate(struct sim_core *c, struct step *st, uint64_t t)
 {
@@ -885,8 +889,15 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 
 	st.s = s;
 	st.dy = dy;
+	/* what the trace says the instruction accessed counts, whatever
+	 * the decoder's class (push, pop, call, ret, string operations,
+	 * gathers, memory operands of ALU instructions) */
 	st.is_load = (s->flags & SIM_SEM_LOAD) != 0;
 	st.is_store = (s->flags & SIM_SEM_STORE) != 0;
+	for (unsigned i = 0; i < dy->nmem; i++) {
+		st.is_load |= !dy->mem[i].store;
+		st.is_store |= dy->mem[i].store;
+	}
 	st.lvl = SIM_LVL_L1;
 	st.mispredict = 0;
 	st.cs.n = 0;
@@ -899,7 +910,7 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 		c->last_tid = dy->tid;
 	}
 	st.f = stage_fetch(c, s, &st.cs);
-	st.d = stage_dispatch(c, s, st.f, &st.cs);
+	st.d = stage_dispatch(c, &st, st.f, &st.cs);
 	cal_advance(c, st.d);
 	stage_execute(c, &st);
 	if (!c->cfg.inorder)
