@@ -6,6 +6,9 @@ PKGS="gcc make pkg-config libelf-dev libdw-dev libcapstone-dev libzstd-dev \
 libxml2-dev libxml2-utils libsqlite3-dev sqlite3 libcmocka-dev valgrind \
 clang libclang-rt-14-dev qemu-user gcc-powerpc64le-linux-gnu \
 binutils-powerpc64le-linux-gnu libc6-dev-ppc64el-cross gdbserver"
+# tests/real/: the programs it traces and builds (coreutils and gzip are
+# essential; python3, g++ and file may be missing on a minimal system)
+PKGS="$PKGS python3 g++ coreutils gzip"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

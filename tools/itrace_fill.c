@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "itrace.h"
@@ -26,8 +27,9 @@ struct args {
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: itrace-fill [options] INPUT\n"
-		"Recover every instruction of a branch-level itrace (INPUT, '-' = stdin)\n"
+		"usage: itrace-fill [options] [INPUT]\n"
+		"Recover every instruction of a branch-level itrace (INPUT; '-' or none:\n"
+		"standard input, when it is not a terminal)\n"
 		"by decoding the traced program's code between the recorded branches.\n"
 		"\n"
 		"  -o, --output FILE   write to FILE ('-' = stdout; the default when\n"
@@ -90,11 +92,12 @@ static void parse_args(int argc, char **argv, struct args *a)
 		default: fprintf(stderr, "try 'itrace-fill --help' for usage\n"); exit(CLI_EXIT_USAGE);
 		}
 	}
-	if (optind == argc)
+	if (optind == argc && isatty(STDIN_FILENO))
 		cli_usage_error("no input trace given");
 	if (optind + 1 < argc)
 		cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
-	a->input = argv[optind];
+	/* no INPUT reads standard input, as in a pipeline (not a terminal) */
+	a->input = optind < argc ? argv[optind] : "-";
 	if (a->symbols && !a->text)
 		cli_usage_error("--symbols only applies to --text");
 }
