@@ -503,7 +503,7 @@ static uint64_t operands_ready(struct sim_core *c, const struct sim_sem *s, cons
 
 /* data_access - run the instruction's references through the hierarchy;
  * returns the level that served its loads. */
-static int data_access(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy)
+static int data_access(struct sim_core *c, const struct sim_dyn *dy)
 {
 	int lvl = SIM_LVL_L1;
 
@@ -511,12 +511,6 @@ static int data_access(struct sim_core *c, const struct sim_sem *s, const struct
 		int l = sim_memsys_data(&c->mem, dy->mem[i].addr, dy->mem[i].size ? dy->mem[i].size : 1);
 
 		if (!dy->mem[i].store && l > lvl)
-			lvl = l;
-	}
-	if (dy->has_data_addr && (s->flags & (SIM_SEM_LOAD | SIM_SEM_STORE))) {
-		int l = sim_memsys_data(&c->mem, dy->data_addr, 8);
-
-		if ((s->flags & SIM_SEM_LOAD) && l > lvl)
 			lvl = l;
 	}
 	return lvl;
@@ -766,7 +760,7 @@ static void stage_execute(struct sim_core *c, struct step *st)
 		t = inorder_gate(c, st, t);
 	st->issue = t;
 	if (st->is_load || st->is_store)
-		st->lvl = data_access(c, s, st->dy);
+		st->lvl = data_access(c, st->dy);
 	if (st->is_load)
 		t = exec_load(c, st, t);
 	st->done = t;
@@ -883,10 +877,35 @@ static void keep_timeline(struct sim_core *c, const struct step *st, uint64_t lo
 	c->tl_n = c->seq - c->tl_from + 1;
 }
 
+/*
+ * qtrace_access - a qtrace record has one data address, with neither
+ * direction nor size (qtrace-format.md 5.3): the decoder's class gives
+ * the direction; the size is a doubleword, the most a POWER load or
+ * store of a general register moves.  The access then goes wherever an
+ * itrace MEM record goes (caches, prefetcher, store forwarding), so that
+ * one run read as .itr and as .qt is simulated alike.
+ */
+static const struct sim_dyn *qtrace_access(const struct sim_sem *s, const struct sim_dyn *dy,
+					   struct sim_dyn *copy, struct sim_memref *m)
+{
+	if (!dy->has_data_addr || !(s->flags & (SIM_SEM_LOAD | SIM_SEM_STORE)))
+		return dy;
+	*copy = *dy;
+	m->addr = dy->data_addr;
+	m->size = 8;
+	m->store = !(s->flags & SIM_SEM_LOAD);
+	copy->mem = m;
+	copy->nmem = 1;
+	return copy;
+}
+
 void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *dy)
 {
+	struct sim_dyn qcopy;
+	struct sim_memref qmem;
 	struct step st;
 
+	dy = qtrace_access(s, dy, &qcopy, &qmem);
 	st.s = s;
 	st.dy = dy;
 	/* what the trace says the instruction accessed counts, whatever
