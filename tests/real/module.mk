@@ -30,10 +30,11 @@ $(RP_OUT)/libreal_fixedtime.so: tests/real/prog/real_fixedtime_lib.c
 $(RP_OUT)/real_plt: tests/real/prog/real_plt.c $(RP_OUT)/libreal_plt.so
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -Wl,-z,lazy -Wl,--build-id -o $@ $< -L$(RP_OUT) -lreal_plt -Wl,-rpath,'$$ORIGIN'
-# README.md's "prog": static, so that examples single-step it quickly
+# README.md's "prog": no C library, so that examples single-step it quickly
 $(RP_OUT)/prog: tests/real/prog/prog.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -std=gnu11 -O2 -g -static -Wl,--build-id -o $@ $<
+	$(Q)$(CC) -std=gnu11 -O2 -g -nostdlib -static -no-pie -ffreestanding -fno-stack-protector \
+		-fno-builtin -Wl,--build-id -o $@ $<
 $(RP_OUT)/%: tests/real/prog/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wl,--build-id -pthread -o $@ $<

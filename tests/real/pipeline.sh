@@ -2,7 +2,8 @@
 # README's pipeline with every backend itrace-collect lists:
 #   itrace-collect --backend B --level branch -o - -- PROG | itrace-fill | qtrace-conv -o prog.qt
 # The trace travels through the pipe intact (nothing of the program's
-# output in it: the program writes "prog: total ..." on its stdout), the
+# output in it: tests/real/prog/prog.c writes "prog: total ..." on its
+# stdout), the
 # filled stream is the trace of a run to a file, and qtrace-conv turns a
 # POWER one into qtrace (the same as from a file) and refuses an x86-64 one
 # by name.  A backend the machine cannot run (Intel BTS on AMD or in a VM)

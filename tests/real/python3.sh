@@ -26,5 +26,12 @@ shapes = sorted((Shape(i) for i in range(40)), key=lambda s: -s.area())
 print(fib(12), shapes[0].area(), err)
 PY
 real_program python3 python3 -S script.py
-real_oracles python3
+run_plain python3
+run_collect python3 vg --backend valgrind
+check_output python3 vg
+check_complete python3 vg
+# callgrind: calls and instructions of the interpreter and its libraries.
+# (Its start-up alone is 20 million instructions: the cache and fill
+# oracles run on the smaller programs, to keep the suite short.)
+check_callgrind python3
 done_testing

@@ -19,8 +19,9 @@
 #   ./prog`; a .qt file, by qtrace-conv from the ppc64le program's trace;
 # - make demo runs in the source tree (with this build directory); make
 #   check is the run this test is part of, and is not started again.
-# Every command must exit 0; where output is deterministic it is compared
-# with tests/real/readme/*.golden.
+# Every command must exit 0, a trace it writes must hold instructions or
+# branches, and where output is deterministic it is compared with
+# tests/real/readme/*.golden.
 . tests/lib.sh
 . tests/real/lib/oracles.sh
 
@@ -106,6 +107,17 @@ run_example() {
 	else
 		fail "README: $_run" "$(tail -5 "$TMP/example.out")"
 	fi
+	# a trace it wrote has instructions or branches in it
+	_prev=
+	for _w in $_run; do
+		case $_prev:$_w in
+		-o:*.itr)
+			check_eq "README: $_run: $_w holds what ran" yes \
+				"$(itrace-dump --summary "$W/$_w" 2>&1 | awk '$1 == "INSN" || $1 == "BRANCH" { n += $2 } END { print (n > 0 ? "yes" : "none") }')"
+			;;
+		esac
+		_prev=$_w
+	done
 	[ -n "$PID" ] && wait "$PID" 2>/dev/null
 	[ -n "$PORT" ] && { kill "$GDBSTUB" 2>/dev/null; wait "$GDBSTUB" 2>/dev/null; }
 	_key=$(printf '%s' "$_run" | tr -c 'A-Za-z0-9.-' '_')

@@ -13,7 +13,10 @@ run_plain env
 run_collect env ptrace --backend ptrace --start main
 check_output env ptrace
 run_collect env vg --backend valgrind
-run_valgrind env callgrind --callgrind-out-file="$TMP/env.cg"
+# (-q and no log descriptor: callgrind says nothing, and a descriptor of
+# Valgrind's would be one more the program sees)
+run_cmd env "$TMP/env.callgrind.out" "$TMP/env.callgrind.err" \
+	"$VALGRIND" -q --tool=callgrind --callgrind-out-file="$TMP/env.cg"
 check_files_eq "env under valgrind: as under callgrind" "$TMP/env.callgrind.out" "$TMP/env.vg.out"
 # the trace goes to a pipe: still nothing of it is the program's
 REAL_ENV=

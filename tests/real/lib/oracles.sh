@@ -66,7 +66,8 @@ run_cmd() {
 	set -- "$@" $(cat "$TMP/$_name.cmd")
 	IFS=$_ifs
 	set +f
-	(cd "$WORK" && real_env "$@" >"$_out" 2>"$_err" </dev/null)
+	(cd "$WORK" && { [ -z "${_LOG_FD9:-}" ] || exec 9>"$_LOG_FD9"; } &&
+		real_env "$@" >"$_out" 2>"$_err" </dev/null)
 }
 
 # run_plain NAME - the program as it is; out, err, rc under $TMP/NAME.plain.*
@@ -85,14 +86,17 @@ run_collect() {
 	echo $? >"$TMP/$_pn.$_v.rc"
 }
 
-# run_valgrind NAME TOOL OPTIONS... - TOOL's own run of NAME.  -q: Valgrind
-# writes nothing on the program's stderr, where its messages change how
-# some programs run (python3 starts differently); not --log-file, which
-# takes the program's descriptor 3.
+# run_valgrind NAME TOOL OPTIONS... - TOOL's own run of NAME.  Valgrind's
+# messages go to descriptor 9 ($TMP/NAME.TOOL.log): on the program's stderr
+# they change how some programs run (python3's stderr is not at offset 0
+# any more; cachegrind warns about the host's caches even with -q), and
+# --log-file would take the program's descriptor 3.
 run_valgrind() {
 	_pn=$1 _t=$2
 	shift 2
-	run_cmd "$_pn" "$TMP/$_pn.$_t.out" "$TMP/$_pn.$_t.err" "$VALGRIND" -q --tool="$_t" "$@"
+	_LOG_FD9="$TMP/$_pn.$_t.log"
+	run_cmd "$_pn" "$TMP/$_pn.$_t.out" "$TMP/$_pn.$_t.err" "$VALGRIND" -q --log-fd=9 --tool="$_t" "$@"
+	_LOG_FD9=
 }
 
 # check_output NAME VARIANT - what the program printed and its status are
