@@ -31,7 +31,9 @@
  * ADDR is hexadecimal without 0x, sorted, so that two listings compare
  * with cmp/diff.  `--module PATH` before the command keeps only code in
  * the mappings of file PATH (as the trace names it): the part of a run
- * that does not depend on a scheduler, say.  Callgrind writes positions relative to each object's
+ * that does not depend on a scheduler, say.
+ *
+ * Callgrind writes positions relative to each object's
  * text bias (its ELF virtual addresses) and code outside every object
  * (PLT stubs without debug information) under "???" at run-time
  * addresses (Callgrind Format Specification; callgrind's dump.c).  The
@@ -47,7 +49,6 @@
  * block.  Nor is a block that a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
  * SIGTRAP from the instruction itself) cuts short.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,38 +57,6 @@
 #include "itrace.h"
 
 static const char *prog = "real-oracle";
-
-/* --module: only addresses inside the mappings of this file count. */
-static const char *only_module;
-static struct {
-	uint64_t start, end;
-} *module_range;
-static size_t nmodule_range;
-
-static void note_module(const struct itrace_record *rec)
-{
-	const struct itrace_mmap *m = &rec->u.mmap;
-
-	if (!only_module || !m->path || strlen(only_module) != m->path_len ||
-	    memcmp(only_module, m->path, m->path_len) != 0)
-		return;
-	module_range = realloc(module_range, (nmodule_range + 1) * sizeof(*module_range));
-	if (!module_range)
-		exit(1);
-	module_range[nmodule_range].start = m->start;
-	module_range[nmodule_range++].end = m->start + m->len;
-}
-
-/* in_module - addr counts (always, without --module). */
-static int in_module(uint64_t addr)
-{
-	if (!only_module)
-		return 1;
-	for (size_t i = 0; i < nmodule_range; i++)
-		if (addr >= module_range[i].start && addr < module_range[i].end)
-			return 1;
-	return 0;
-}
 
 static void die(const char *fmt, const char *arg)
 {
@@ -103,6 +72,36 @@ static void *xrealloc(void *p, size_t n)
 	if (!p)
 		die("%s", "out of memory");
 	return p;
+}
+
+/* --module: only addresses inside the mappings of this file count. */
+static const char *only_module;
+static struct {
+	uint64_t start, end;
+} *module_range;
+static size_t nmodule_range;
+
+static void note_module(const struct itrace_record *rec)
+{
+	const struct itrace_mmap *m = &rec->u.mmap;
+
+	if (!only_module || !m->path || strlen(only_module) != m->path_len ||
+	    memcmp(only_module, m->path, m->path_len) != 0)
+		return;
+	module_range = xrealloc(module_range, (nmodule_range + 1) * sizeof(*module_range));
+	module_range[nmodule_range].start = m->start;
+	module_range[nmodule_range++].end = m->start + m->len;
+}
+
+/* in_module - addr counts (always, without --module). */
+static int in_module(uint64_t addr)
+{
+	if (!only_module)
+		return 1;
+	for (size_t i = 0; i < nmodule_range; i++)
+		if (addr >= module_range[i].start && addr < module_range[i].end)
+			return 1;
+	return 0;
 }
 
 /* ---- a map from (u64, u64) to a slot index ------------------------------ */
@@ -189,6 +188,14 @@ static void count_add(struct counts *c, uint64_t addr, uint64_t n)
 		c->v[c->n++] = (struct count){addr, 0};
 	}
 	c->v[i].n += n;
+}
+
+static void counts_free(struct counts *c)
+{
+	free(c->map.k1);
+	free(c->map.k2);
+	free(c->map.val);
+	free(c->v);
 }
 
 static int cmp_count(const void *x, const void *y)
@@ -369,6 +376,22 @@ static void load_trace(const char *path, struct trace *t, int with_objects, int 
 	itrace_reader_close(r);
 }
 
+static void trace_free(struct trace *t)
+{
+	counts_free(&t->insns);
+	for (size_t i = 0; i < t->nobj; i++)
+		free(t->obj[i].path);
+	free(t->obj);
+	free(t->ends.k1);
+	free(t->ends.k2);
+	free(t->ends.val);
+	for (size_t i = 0; i < t->nthr; i++) {
+		free(t->thr[i].addr);
+		counts_free(&t->thr[i].cut);
+	}
+	free(t->thr);
+}
+
 /* bias of the object callgrind names `path`; "???" is code outside every
  * object, positioned at its run-time address. */
 static int object_bias(const struct trace *t, const char *path, uint64_t *bias)
@@ -436,6 +459,28 @@ struct callgrind {
 	uint64_t total;
 	size_t unplaced;     /* cost lines in objects the trace does not map */
 };
+
+static void names_free(struct names *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+}
+
+static void callgrind_free(struct callgrind *cg)
+{
+	counts_free(&cg->insns);
+	for (size_t i = 0; i < cg->nfn; i++) {
+		free(cg->fn[i].obj);
+		free(cg->fn[i].file);
+		free(cg->fn[i].name);
+		free(cg->fn[i].entry);
+	}
+	free(cg->fn);
+	free(cg->fn_map.k1);
+	free(cg->fn_map.k2);
+	free(cg->fn_map.val);
+}
 
 static uint64_t str_hash(const char *s, size_t len)
 {
@@ -624,6 +669,9 @@ static void load_callgrind(const char *path, const struct trace *t, struct callg
 	free(fl);
 	free(cur_file);
 	free(cfile);
+	names_free(&objs);
+	names_free(&files);
+	names_free(&fns);
 	fclose(f);
 }
 
@@ -718,6 +766,9 @@ static int same_insns(const char *a_path, const char *b_path)
 	}
 	if (!bad)
 		printf("same: %" PRIu64 " instructions in %zu threads\n", total, n);
+	for (size_t i = 0; i < n; i++)
+		free(s[i].v);
+	free(s);
 	return bad;
 }
 
@@ -734,10 +785,49 @@ static int cmp_fn(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* insns_as_callgrind - the trace's counts less what callgrind never counts
+ * (print_counts leaves out what ran only there); with `only_last`, just
+ * that. */
+static void insns_as_callgrind(struct trace *t, int only_last)
+{
+	struct counts last = {0};
+
+	for (size_t i = 0; i < t->nthr; i++) {
+		for (size_t j = 0; j < t->thr[i].n; j++)
+			count_add(&last, t->thr[i].addr[j], 1);
+		for (size_t j = 0; j < t->thr[i].cut.n; j++)
+			count_add(&last, t->thr[i].cut.v[j].addr, t->thr[i].cut.v[j].n);
+	}
+	if (only_last) {
+		print_counts(&last);
+	} else {
+		for (size_t i = 0; i < last.n; i++)
+			if (in_module(last.v[i].addr))
+				count_add(&t->insns, last.v[i].addr, (uint64_t)0 - last.v[i].n);
+		print_counts(&t->insns);
+	}
+	counts_free(&last);
+}
+
+static void print_functions(struct callgrind *cg)
+{
+	for (size_t i = 0; i < cg->nfn; i++)
+		qsort(cg->fn[i].entry, cg->fn[i].nentry, sizeof(uint64_t), cmp_u64);
+	qsort(cg->fn, cg->nfn, sizeof(*cg->fn), cmp_fn);
+	for (size_t i = 0; i < cg->nfn && cg->fn[i].nentry; i++) {
+		if (!in_module(cg->fn[i].entry[0]))
+			continue;
+		for (size_t j = 0; j < cg->fn[i].nentry; j++)
+			printf("%s%" PRIx64, j ? "," : "", cg->fn[i].entry[j]);
+		printf(" %" PRIu64 " %" PRIu64 " %s\n", cg->fn[i].ir, cg->fn[i].calls, cg->fn[i].name);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct trace t = {0};
 	struct callgrind cg = {0};
+	int rc = 0;
 
 	if (argc > 3 && strcmp(argv[1], "--module") == 0) {
 		only_module = argv[2];
@@ -747,55 +837,30 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "insns") == 0) {
 		load_trace(argv[2], &t, 0, 0);
 		print_counts(&t.insns);
-		return 0;
-	}
-	if ((argc == 4 && strcmp(argv[1], "insns") == 0 && strcmp(argv[2], "--callgrind") == 0) ||
-	    (argc == 3 && strcmp(argv[1], "final-blocks") == 0)) {
-		struct counts last = {0};
-
+	} else if ((argc == 4 && strcmp(argv[1], "insns") == 0 && strcmp(argv[2], "--callgrind") == 0) ||
+		   (argc == 3 && strcmp(argv[1], "final-blocks") == 0)) {
 		load_trace(argv[argc - 1], &t, 0, 1);
-		for (size_t i = 0; i < t.nthr; i++) {
-			for (size_t j = 0; j < t.thr[i].n; j++)
-				count_add(&last, t.thr[i].addr[j], 1);
-			for (size_t j = 0; j < t.thr[i].cut.n; j++)
-				count_add(&last, t.thr[i].cut.v[j].addr, t.thr[i].cut.v[j].n);
-		}
-		if (argc == 3) {
-			print_counts(&last);
-			return 0;
-		}
-		for (size_t i = 0; i < last.n; i++)
-			if (in_module(last.v[i].addr))
-				count_add(&t.insns, last.v[i].addr, (uint64_t)0 - last.v[i].n);
-		print_counts(&t.insns); /* ran only in a final block: unlisted */
-		return 0;
-	}
-	if (argc == 4 && strcmp(argv[1], "same-insns") == 0)
-		return same_insns(argv[2], argv[3]);
-	if (argc == 4 && (strcmp(argv[1], "cg-insns") == 0 || strcmp(argv[1], "cg-functions") == 0)) {
+		insns_as_callgrind(&t, argc == 3);
+	} else if (argc == 4 && strcmp(argv[1], "same-insns") == 0) {
+		rc = same_insns(argv[2], argv[3]);
+	} else if (argc == 4 && (strcmp(argv[1], "cg-insns") == 0 || strcmp(argv[1], "cg-functions") == 0)) {
 		load_trace(argv[3], &t, 1, 0);
 		load_callgrind(argv[2], &t, &cg);
 		if (cg.unplaced)
 			fprintf(stderr, "%s: %zu cost lines of objects the trace does not map\n", prog,
 				cg.unplaced);
-		if (argv[1][3] == 'i') {
+		if (argv[1][3] == 'i')
 			print_counts(&cg.insns);
-			return cg.unplaced != 0;
-		}
-		for (size_t i = 0; i < cg.nfn; i++)
-			qsort(cg.fn[i].entry, cg.fn[i].nentry, sizeof(uint64_t), cmp_u64);
-		qsort(cg.fn, cg.nfn, sizeof(*cg.fn), cmp_fn);
-		for (size_t i = 0; i < cg.nfn && cg.fn[i].nentry; i++) {
-			if (!in_module(cg.fn[i].entry[0]))
-				continue;
-			for (size_t j = 0; j < cg.fn[i].nentry; j++)
-				printf("%s%" PRIx64, j ? "," : "", cg.fn[i].entry[j]);
-			printf(" %" PRIu64 " %" PRIu64 " %s\n", cg.fn[i].ir, cg.fn[i].calls,
-			       cg.fn[i].name);
-		}
-		return cg.unplaced != 0;
+		else
+			print_functions(&cg);
+		rc = cg.unplaced != 0;
+	} else {
+		fprintf(stderr, "usage: %s [--module PATH] insns [--callgrind] TRACE | final-blocks TRACE | "
+				"cg-insns CG TRACE | cg-functions CG TRACE | same-insns A B\n", prog);
+		rc = 2;
 	}
-	fprintf(stderr, "usage: %s [--module PATH] insns [--callgrind] TRACE | final-blocks TRACE | "
-			"cg-insns CG TRACE | cg-functions CG TRACE | same-insns A B\n", prog);
-	return 2;
+	trace_free(&t);
+	callgrind_free(&cg);
+	free(module_range);
+	return rc;
 }
