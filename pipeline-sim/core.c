@@ -305,6 +305,19 @@ static int class_dep_cause(int cls)
 
 /* ---- pipeline stages ------------------------------------------------------ */
 
+/* What one instruction went through, passed between the stages below. */
+struct step {
+	struct sim_sem *s;
+	const struct sim_dyn *dy;
+	int is_load, is_store;
+	int fused;	/* a jcc macro-fused with the instruction before it */
+	int rep_more;	/* a rep string iteration after the first */
+	unsigned slots; /* retire slots it takes: 0 when fused or rep_more */
+	uint64_t f, d, issue, last_issue, done, r;
+	int lvl, mispredict;
+	struct comps cs;
+};
+
 static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, unsigned slots, struct comps *cs)
 {
 	uint64_t f = c->fetch_cycle;
@@ -396,9 +409,10 @@ static uint64_t iq_free_at(struct sim_core *c, uint64_t d)
 	return iq_pop(c);
 }
 
-static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f, unsigned slots,
+static uint64_t stage_dispatch(struct sim_core *c, const struct step *st, uint64_t f, unsigned slots,
 			       struct comps *cs)
 {
+	struct sim_sem *s = st->s;
 	const struct sim_core_cfg *g = &c->cfg;
 	uint64_t d = f + g->frontend_depth, need = 0, d0;
 	int cause = -1;
@@ -424,12 +438,12 @@ static uint64_t stage_dispatch(struct sim_core *c, struct sim_sem *s, uint64_t f
 		cause = head >= SIM_CAUSE_DCACHE_L2 && head <= SIM_CAUSE_DCACHE_MEM ? head : SIM_CAUSE_ROB;
 	}
 	/* issue queue: wait for an entry once d is known (below) */
-	if ((s->flags & SIM_SEM_LOAD) && c->nloads >= g->lq &&
+	if (st->is_load && c->nloads >= g->lq &&
 	    c->ld_retire[(c->nloads - g->lq) & c->lq_mask] > need) {
 		need = c->ld_retire[(c->nloads - g->lq) & c->lq_mask];
 		cause = SIM_CAUSE_LQ;
 	}
-	if ((s->flags & SIM_SEM_STORE) && c->nstores >= g->sq &&
+	if (st->is_store && c->nstores >= g->sq &&
 	    c->st_retire[(c->nstores - g->sq) & c->sq_mask] > need) {
 		need = c->st_retire[(c->nstores - g->sq) & c->sq_mask];
 		cause = SIM_CAUSE_SQ;
@@ -536,7 +550,7 @@ static uint64_t forwarded_at(struct sim_core *c, const struct sim_sem *s, const 
 
 /* data_access - run the instruction's references through the hierarchy;
  * returns the level that served its loads. */
-static int data_access(struct sim_core *c, const struct sim_sem *s, const struct sim_dyn *dy)
+static int data_access(struct sim_core *c, const struct sim_dyn *dy)
 {
 	int lvl = SIM_LVL_L1;
 
@@ -544,12 +558,6 @@ static int data_access(struct sim_core *c, const struct sim_sem *s, const struct
 		int l = sim_memsys_data(&c->mem, dy->mem[i].addr, dy->mem[i].size ? dy->mem[i].size : 1);
 
 		if (!dy->mem[i].store && l > lvl)
-			lvl = l;
-	}
-	if (dy->has_data_addr && (s->flags & (SIM_SEM_LOAD | SIM_SEM_STORE))) {
-		int l = sim_memsys_data(&c->mem, dy->data_addr, 8);
-
-		if ((s->flags & SIM_SEM_LOAD) && l > lvl)
 			lvl = l;
 	}
 	return lvl;
@@ -713,18 +721,6 @@ static void charge(struct sim_core *c, struct sim_sem *s, const struct comps *cs
 }
 
 /* What one instruction went through, passed between the stages below. */
-struct step {
-	struct sim_sem *s;
-	const struct sim_dyn *dy;
-	int is_load, is_store;
-	int fused;	/* a jcc macro-fused with the instruction before it */
-	int rep_more;	/* a rep string iteration after the first */
-	unsigned slots; /* retire slots it takes: 0 when fused or rep_more */
-	uint64_t f, d, issue, last_issue, done, r;
-	int lvl, mispredict;
-	struct comps cs;
-};
-
 /* inorder_gate - in order, nothing issues before the instruction ahead. */
 static uint64_t inorder_gate(struct sim_core *c, struct step *st, uint64_t t)
 {
@@ -979,7 +975,7 @@ static void stage_execute(struct sim_core *c, struct step *st)
 	exec_comps = st->cs.n;
 	c->last_producer = 0;
 	if (st->is_load || st->is_store)
-		st->lvl = data_access(c, s, st->dy);
+		st->lvl = data_access(c, st->dy);
 	if (st->rep_more) {
 		exec_rep_more(c, st);
 	} else if (st->fused) {
@@ -1120,14 +1116,48 @@ static void classify(struct sim_core *c, struct step *st)
 	st->slots = st->fused || st->rep_more ? 0 : 1;
 }
 
+/*
+ * qtrace_access - a qtrace record has one data address, with neither
+ * direction nor size (qtrace-tools' format: the data address node of a
+ * record): the decoder's class gives the direction and its first memory
+ * operand the size (a doubleword when it does not say).  The access then
+ * goes wherever an itrace MEM record goes (caches, prefetcher, store
+ * forwarding), so that one run read as .itr and as .qt is simulated alike.
+ */
+static const struct sim_dyn *qtrace_access(const struct sim_sem *s, const struct sim_dyn *dy,
+					   struct sim_dyn *copy, struct sim_memref *m)
+{
+	const struct itrace_insn_mem *op = s->info.nmem ? &s->info.mem[0] : NULL;
+
+	if (!dy->has_data_addr || !(s->flags & (SIM_SEM_LOAD | SIM_SEM_STORE)))
+		return dy;
+	*copy = *dy;
+	m->addr = dy->data_addr;
+	m->size = op && op->size ? op->size : 8;
+	m->store = !(s->flags & SIM_SEM_LOAD);
+	copy->mem = m;
+	copy->nmem = 1;
+	return copy;
+}
+
 void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *dy)
 {
+	struct sim_dyn qcopy;
+	struct sim_memref qmem;
 	struct step st;
 
+	dy = qtrace_access(s, dy, &qcopy, &qmem);
 	st.s = s;
 	st.dy = dy;
+	/* what the trace says the instruction accessed counts, whatever
+	 * the decoder's class (push, pop, call, ret, string operations,
+	 * gathers, memory operands of ALU instructions) */
 	st.is_load = (s->flags & SIM_SEM_LOAD) != 0;
 	st.is_store = (s->flags & SIM_SEM_STORE) != 0;
+	for (unsigned i = 0; i < dy->nmem; i++) {
+		st.is_load |= !dy->mem[i].store;
+		st.is_store |= dy->mem[i].store;
+	}
 	st.lvl = SIM_LVL_L1;
 	st.mispredict = 0;
 	st.issue = st.last_issue = 0;
@@ -1147,7 +1177,7 @@ void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *
 		st.d = c->dispatch_cycle;
 	} else {
 		st.f = stage_fetch(c, s, st.slots, &st.cs);
-		st.d = stage_dispatch(c, s, st.f, st.slots, &st.cs);
+		st.d = stage_dispatch(c, &st, st.f, st.slots, &st.cs);
 	}
 	cal_advance(c, st.d);
 	stage_execute(c, &st);

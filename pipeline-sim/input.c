@@ -22,6 +22,8 @@ struct sim_input {
 	struct itrace_image *img;
 	struct itrace_symbolizer *sym;
 	struct sim_dyn slot[2]; /* the one handed out, the one being read */
+	struct sim_memref *mems[2]; /* each slot's accesses, as many as it has */
+	size_t mem_cap[2];
 	int cur_slot;	     /* slot[cur_slot]: waiting for its successor */
 	int have_cur;
 	int pending_error;   /* report after delivering `cur` */
@@ -162,6 +164,8 @@ void sim_input_close(struct sim_input *in)
 	itrace_image_free(in->img);
 	itrace_reader_close(in->ir);
 	qtrace_reader_close(in->qr);
+	free(in->mems[0]);
+	free(in->mems[1]);
 	free(in);
 }
 
@@ -216,6 +220,29 @@ static void start_insn(struct sim_input *in, const struct itrace_record *rec)
 	in->have_cur = 1;
 }
 
+/* add_mem - one more access of the held instruction; -1 out of memory. */
+static int add_mem(struct sim_input *in, const struct itrace_mem *mem)
+{
+	int k = in->cur_slot;
+	struct sim_memref *m;
+
+	if (in->slot[k].nmem == in->mem_cap[k]) {
+		size_t cap = in->mem_cap[k] ? 2 * in->mem_cap[k] : 8;
+
+		if (cap > UINT32_MAX || !(m = realloc(in->mems[k], cap * sizeof(*m))))
+			return -1;
+		in->mems[k] = m;
+		in->mem_cap[k] = cap;
+		in->slot[k].mem = m;
+	}
+	m = &in->mems[k][in->slot[k].nmem++];
+	m->addr = mem->addr;
+	/* sizes beyond a page are no instruction's: bound the line walk */
+	m->size = (uint32_t)(mem->size > SIM_MAX_ACCESS ? SIM_MAX_ACCESS : mem->size);
+	m->store = (mem->flags & ITRACE_MEM_STORE) != 0;
+	return 0;
+}
+
 static int next_itrace(struct sim_input *in, const struct sim_dyn **d)
 {
 	struct itrace_record rec;
@@ -262,14 +289,11 @@ static int next_itrace(struct sim_input *in, const struct sim_dyn **d)
 			start_insn(in, &rec);
 			break;
 		case ITRACE_REC_MEM:
-			if (in->have_cur && CUR(in)->nmem < SIM_MAX_MEMS) {
-				struct sim_memref *m = &CUR(in)->mem[CUR(in)->nmem++];
-
-				m->addr = rec.u.mem.addr;
-				m->size = (uint32_t)(rec.u.mem.size > 64 ? 64 : rec.u.mem.size);
-				m->store = (rec.u.mem.flags & ITRACE_MEM_STORE) != 0;
-			} else {
-				in->st.mems_dropped++;
+			if (!in->have_cur) {
+				in->st.mems_dropped++; /* no instruction to belong to */
+			} else if (add_mem(in, &rec.u.mem) < 0) {
+				snprintf(in->err, sizeof(in->err), "out of memory");
+				in->pending_error = 1;
 			}
 			break;
 		case ITRACE_REC_GAP:
@@ -319,7 +343,7 @@ static int next_qtrace(struct sim_input *in, const struct sim_dyn **dp)
 		in->done = in->pending_error = 1;
 		return -1;
 	}
-	memset(d, 0, offsetof(struct sim_dyn, mem));
+	memset(d, 0, sizeof(*d));
 	d->addr = q.iar;
 	d->next_addr = q.next_iar;
 	d->len = q.len;

@@ -461,10 +461,10 @@ int main(int argc, char **argv)
 
 		sim_input_stats(in, &st);
 		fprintf(stderr, "pipeline-sim: %zu static instructions (%zu without bytes, %zu undecodable), %llu gaps, "
-				"%llu lost records, %llu MEM records beyond %d per instruction\n",
+				"%llu lost records, %llu MEM records before any instruction\n",
 			sim_semtab_count(t), sim_semtab_undecoded(t), sim_semtab_undecodable(t),
-			(unsigned long long)st.gaps,
-			(unsigned long long)st.lost, (unsigned long long)st.mems_dropped, SIM_MAX_MEMS);
+			(unsigned long long)st.gaps, (unsigned long long)st.lost,
+			(unsigned long long)st.mems_dropped);
 	}
 	if (sim_semtab_undecoded(t))
 		cli_warn("%zu static instructions had no bytes (no INSN bytes, no readable binary); "

@@ -63,8 +63,10 @@ enum sim_cause {
 	SIM_CAUSE_COUNT = SIM_CAUSE_PORT0 + SIM_MAX_PORTS
 };
 
-/* Up to this many memory accesses are kept per dynamic instruction. */
-#define SIM_MAX_MEMS 4
+/* The largest access simulated, in bytes: more than any instruction
+ * touches (an XSAVE area with AVX-512 state is 2.7 KiB); a larger MEM
+ * record is simulated as this many bytes from its address. */
+#define SIM_MAX_ACCESS 4096
 
 struct sim_memref {
 	uint64_t addr;
@@ -79,11 +81,11 @@ struct sim_dyn {
 	uint8_t len;
 	uint8_t has_bytes;
 	uint8_t bytes[16];
-	uint8_t nmem;
 	uint8_t has_data_addr; /* qtrace: one address, direction from decode */
+	uint32_t nmem;	       /* every MEM record of the instruction, in order */
 	uint32_t tid, pid;
 	uint64_t data_addr;
-	struct sim_memref mem[SIM_MAX_MEMS];
+	const struct sim_memref *mem; /* nmem entries, owned by the input */
 };
 
 /* sim_cause_name - short name of a fixed cause, NULL for port causes. */

@@ -158,6 +158,7 @@ enum insn_flags {
 	IF_LEADER = 1u << 0,	 /* reached by a transfer: starts a block */
 	IF_UNDECODED = 1u << 1,
 	IF_REP = 1u << 2,	 /* seen repeating in place (rep prefix) */
+	IF_PLT = 1u << 3,	 /* in a PLT section: a trampoline */
 };
 
 struct insn {
@@ -206,9 +207,8 @@ struct frame {
 	uint64_t call_ip;
 	uint64_t entry_insn, entry_branch, entry_time, entry_index;
 	uint32_t function, call_path, edge;
-	uint32_t flags;	     /* ITRACE_CALL_NO_CALL / SIGNAL */
+	uint32_t flags;	     /* ITRACE_CALL_NO_CALL / SIGNAL / JUMP */
 	bool outermost;	     /* first activation of its function in the thread */
-	bool handler_returned;
 };
 
 struct thread {
@@ -531,6 +531,8 @@ static int symbolize(struct itrace_analysis *a, const struct space *s, struct in
 		*slot = in->space;
 	}
 	in->function = (uint32_t)f;
+	if (rc >= 0 && sym.plt)
+		in->flags |= IF_PLT;
 	file = intern_file(a, rc >= 0 && sym.line ? sym.file : NULL);
 	if (file < 0)
 		return (int)file;
@@ -675,10 +677,14 @@ static int report_enter(struct itrace_analysis *a, const struct thread *t)
 
 /*
  * push_frame - enter an activation of the function of instruction `entry`.
- * flags: 0 for a call, ITRACE_CALL_NO_CALL for a root, ITRACE_CALL_SIGNAL.
+ * flags: 0 for a call, ITRACE_CALL_JUMP for a jump that enters a function,
+ * ITRACE_CALL_NO_CALL for a root, ITRACE_CALL_SIGNAL for a handler.
+ * `counted`: the activation counts as a call of its function (callgrind's
+ * calls=; see the rules above transition()).
  */
 static int push_frame(struct itrace_analysis *a, struct thread *t, const struct insn *entry,
-		      uint64_t ret_addr, uint64_t call_ip, uint32_t flags, uint64_t resume_pc)
+		      uint64_t ret_addr, uint64_t call_ip, uint32_t flags, uint64_t resume_pc,
+		      bool counted)
 {
 	struct frame *top = t->stack.n ? &t->stack.v[t->stack.n - 1] : NULL;
 	uint32_t parent_path = top ? top->call_path + 1 : 0;
@@ -711,7 +717,7 @@ static int push_frame(struct itrace_analysis *a, struct thread *t, const struct 
 		return rc;
 	a->paths.v[path].calls++;
 	a->edges.v[edge].calls++;
-	if (!(flags & (ITRACE_CALL_NO_CALL | ITRACE_CALL_SIGNAL))) {
+	if (counted) {
 		a->functions.v[entry->function].calls++;
 		a->totals.calls++;
 	}
@@ -746,6 +752,7 @@ static int pop_frame(struct itrace_analysis *a, struct thread *t, uint32_t extra
 	return a->opts.on_call(a->opts.cb_ctx, &c);
 }
 
+/* pop_to - end the activations above `keep`, marked with `flags`. */
 static int pop_to(struct itrace_analysis *a, struct thread *t, size_t keep, uint32_t flags)
 {
 	int rc;
@@ -754,6 +761,18 @@ static int pop_to(struct itrace_analysis *a, struct thread *t, size_t keep, uint
 		if ((rc = pop_frame(a, t, flags)) < 0)
 			return rc;
 	return 0;
+}
+
+/* jump_chain_end - index past the frames above `i` entered by jumps from
+ * i's activation (tail calls, cold parts): they run in i's stack frame
+ * and end with it. */
+static size_t jump_chain_end(const struct thread *t, size_t i)
+{
+	size_t k = i + 1;
+
+	while (k < t->stack.n && (t->stack.v[k].flags & ITRACE_CALL_JUMP))
+		k++;
+	return k;
 }
 
 static int flush_thread(struct itrace_analysis *a, struct thread *t)
@@ -774,113 +793,149 @@ static size_t signal_frame_resuming_at(const struct thread *t, uint64_t pc)
 	return 0;
 }
 
-/* A return to `to`: pop down to the frame it returns from. */
-static int do_return(struct itrace_analysis *a, struct thread *t, const struct insn *to)
+/* innermost_signal - index+1 of the innermost SIGNAL frame, 0 if none. */
+static size_t innermost_signal(const struct thread *t)
 {
-	size_t i, keep;
-	int rc;
+	size_t i;
 
-	for (i = t->stack.n; i-- > 0;) {
-		if (t->stack.v[i].ret_addr == to->addr) {
-			if ((rc = pop_to(a, t, i + 1, ITRACE_CALL_NO_RETURN)) < 0)
-				return rc;
-			return pop_frame(a, t, 0);
-		}
-		if (t->stack.v[i].flags & ITRACE_CALL_SIGNAL)
-			break;
-	}
-	/* No frame above the nearest signal frame expects this return. */
-	if (t->stack.n && (t->stack.v[t->stack.n - 1].flags & ITRACE_CALL_SIGNAL)) {
-		/* the handler returns into the signal trampoline; the frame
-		 * ends at sigreturn, when the interrupted code resumes */
-		t->stack.v[t->stack.n - 1].handler_returned = true;
-		return 0;
-	}
-	keep = 0;
 	for (i = t->stack.n; i-- > 0;)
-		if (t->stack.v[i].flags & ITRACE_CALL_SIGNAL) {
-			keep = i + 1;
-			break;
-		}
-	/* returned past everything we saw being called: new root */
-	if ((rc = pop_to(a, t, keep, 0)) < 0)
-		return rc;
-	if (keep)
-		return 0;
-	return push_frame(a, t, to, NO_RETURN_ADDR, 0, ITRACE_CALL_NO_CALL, 0);
+		if (t->stack.v[i].flags & ITRACE_CALL_SIGNAL)
+			return i + 1;
+	return 0;
 }
 
-/* A jump that left the current function: longjmp-like unwinding when the
- * target belongs to an outer frame's function. */
 static bool is_unknown(const struct itrace_analysis *a, uint32_t function)
 {
 	return a->functions.v[function].start == 0 && a->functions.v[function].size == 0;
 }
 
-/* is_trampoline - code that only forwards a call: PLT stubs (no symbol)
- * and the dynamic linker's lazy-binding resolver, which ends by jumping to
- * the function it resolved. */
-static bool is_trampoline(const struct itrace_analysis *a, uint32_t function)
+/* is_entry - e is the first instruction of a function whose symbol has a
+ * size (a label without one, such as crtstuff's frame_dummy, is no
+ * function start for callgrind either: Valgrind ignores such symbols). */
+static bool is_entry(const struct itrace_analysis *a, const struct insn *e)
 {
-	return is_unknown(a, function) ||
-	       strncmp(a->functions.v[function].name, "_dl_runtime_resolve", 19) == 0;
+	const struct itrace_analysis_function *f = &a->functions.v[e->function];
+
+	return f->size && e->addr == f->start;
 }
 
 /*
- * retarget_top - the top activation entered a trampoline that jumped to
- * the start of a real function: it is really a call of that function, so
- * move its call path, edge and counts there.
+ * outer_frame_of - index+1 of the frame nearest the top, below the top
+ * and above the innermost signal frame (siglongjmp may leave a handler:
+ * signal frames do not stop the search when `cross_signals`), whose
+ * function holds e; 0 if none.  Code without a symbol says nothing.
  */
-static int retarget_top(struct itrace_analysis *a, struct thread *t, const struct insn *to)
+static size_t outer_frame_of(const struct itrace_analysis *a, const struct thread *t,
+			     const struct insn *e, bool cross_signals)
 {
-	struct frame *f = &t->stack.v[t->stack.n - 1];
-	const struct frame *caller = t->stack.n > 1 ? f - 1 : NULL;
-	bool called = !(f->flags & (ITRACE_CALL_NO_CALL | ITRACE_CALL_SIGNAL));
-	int64_t path, edge;
-	int rc;
-
-	path = path_get(a, caller ? caller->call_path + 1 : 0, to->function, to->addr);
-	if (path < 0)
-		return (int)path;
-	edge = edge_get(a, caller ? caller->function + 1 : 0, to->function + 1);
-	if (edge < 0)
-		return (int)edge;
-	a->paths.v[f->call_path].calls--;
-	a->edges.v[f->edge].calls--;
-	a->paths.v[path].calls++;
-	a->edges.v[edge].calls++;
-	if (called) {
-		a->functions.v[f->function].calls--;
-		a->functions.v[to->function].calls++;
-	}
-	active_add(t, f->function, -1, &rc);
-	if (rc < 0)
-		return rc;
-	f->outermost = active_add(t, to->function, +1, &rc) == 1;
-	f->function = to->function;
-	f->call_path = (uint32_t)path;
-	f->edge = (uint32_t)edge;
-	return rc;
-}
-
-static int do_jump_out(struct itrace_analysis *a, struct thread *t, const struct insn *to)
-{
-	const struct frame *top;
 	size_t i;
 
-	if (!t->stack.n || t->stack.v[t->stack.n - 1].function == to->function)
+	if (is_unknown(a, e->function) || !t->stack.n)
 		return 0;
-	if (is_unknown(a, to->function))
-		return 0; /* "[unknown]" says nothing about frames */
 	for (i = t->stack.n - 1; i-- > 0;) {
-		/* siglongjmp may leave a handler: signal frames do not stop it */
-		if (t->stack.v[i].function == to->function)
-			return pop_to(a, t, i + 1, ITRACE_CALL_NO_RETURN | ITRACE_CALL_UNWOUND);
+		if (t->stack.v[i].function == e->function)
+			return i + 1;
+		if (!cross_signals && (t->stack.v[i + 1].flags & ITRACE_CALL_SIGNAL))
+			break;
 	}
-	top = &t->stack.v[t->stack.n - 1];
-	if (to->addr == a->functions.v[to->function].start && is_trampoline(a, top->function))
-		return retarget_top(a, t, to);
-	return 0; /* a tail call: stays in this frame */
+	return 0;
+}
+
+/*
+ * unwind_into - control lands in the body of frame i's function, below
+ * the top (longjmp, an exception handler): the activations it called
+ * end, unwound.  Those it entered by a jump stay: they share its stack
+ * frame, and callgrind unwinds by the stack pointer (so a function's
+ * cold part jumping back into the function's body stays the activation
+ * that runs it, as a tail call does).
+ */
+static int unwind_into(struct itrace_analysis *a, struct thread *t, size_t i)
+{
+	return pop_to(a, t, jump_chain_end(t, i), ITRACE_CALL_NO_RETURN | ITRACE_CALL_UNWOUND);
+}
+
+/* is_trampoline - code that forwards a call and is done: PLT stubs and
+ * the dynamic linker's lazy-binding resolver, which ends by jumping to
+ * the function it resolved (callgrind's "pop on jump"). */
+static bool is_trampoline(const struct itrace_analysis *a, const struct insn *in)
+{
+	return (in->flags & IF_PLT) ||
+	       strncmp(a->functions.v[in->function].name, "_dl_runtime_resolve", 19) == 0;
+}
+
+/* A return to `to`. */
+static int do_return(struct itrace_analysis *a, struct thread *t, const struct insn *to)
+{
+	size_t i, keep;
+
+	for (i = t->stack.n; i-- > 0;) {
+		if (t->stack.v[i].ret_addr == to->addr) {
+			/* what i called and never returned from ends without a
+			 * return; what i jumped to returns with it */
+			int rc = pop_to(a, t, jump_chain_end(t, i), ITRACE_CALL_NO_RETURN);
+
+			return rc < 0 ? rc : pop_to(a, t, i, 0);
+		}
+		if (t->stack.v[i].flags & ITRACE_CALL_SIGNAL)
+			break;
+	}
+	/* No frame expects this return.  An exception landing (the unwinder
+	 * "returns" into a handler of an outer function) unwinds to it. */
+	if ((i = outer_frame_of(a, t, to, false)))
+		return unwind_into(a, t, i - 1);
+	/* Otherwise the stack underflows: a handler returning into the
+	 * signal trampoline, or a return past everything seen being called
+	 * (the trace began inside a deeper call).  As callgrind does, the
+	 * function returned to counts as called, from an unseen call. */
+	keep = innermost_signal(t);
+	if (keep < t->stack.n) {
+		int rc = pop_to(a, t, keep, 0);
+
+		if (rc < 0)
+			return rc;
+	}
+	return push_frame(a, t, to, NO_RETURN_ADDR, 0, ITRACE_CALL_NO_CALL, 0, true);
+}
+
+/*
+ * A jump (conditional, direct or indirect) from p to e, to another place
+ * than where the previous instruction's own flow goes.
+ */
+static int do_jump(struct itrace_analysis *a, struct thread *t, const struct insn *p,
+		   const struct insn *e)
+{
+	const struct frame *top = &t->stack.v[t->stack.n - 1];
+	uint64_t ret_addr = NO_RETURN_ADDR, call_ip = p->addr;
+	uint32_t flags = ITRACE_CALL_JUMP;
+	size_t i;
+	int rc;
+
+	if (!is_entry(a, e)) {
+		if (top->function == e->function)
+			return 0; /* inside the function */
+		/* longjmp, siglongjmp: into the body of an outer function */
+		if ((i = outer_frame_of(a, t, e, true)))
+			return unwind_into(a, t, i - 1);
+		/* into another function's body, same module and section kind:
+		 * control stays in this activation (callgrind does the same) */
+		if (a->functions.v[p->function].dso_id == a->functions.v[e->function].dso_id &&
+		    (p->flags & IF_PLT) == (e->flags & IF_PLT))
+			return 0;
+	}
+	/* A jump to a function's start, into another module or between a
+	 * PLT and other code enters a function: a tail call, a PLT or GOT
+	 * jump.  A trampoline's activation ends there, and the function
+	 * takes its place: called (or jumped to, or a root) as it was, and
+	 * returning where it would have. */
+	if (is_trampoline(a, p) && top->function == p->function &&
+	    !(top->flags & ITRACE_CALL_SIGNAL)) {
+		ret_addr = top->ret_addr;
+		call_ip = top->call_ip;
+		flags = top->flags & (ITRACE_CALL_JUMP | ITRACE_CALL_NO_CALL);
+		if ((rc = pop_frame(a, t, 0)) < 0)
+			return rc;
+	}
+	return push_frame(a, t, e, ret_addr, call_ip, flags, 0, true);
 }
 
 static uint64_t function_offset(const struct itrace_analysis *a, const struct insn *in)
@@ -916,7 +971,30 @@ static int emit_branch(struct itrace_analysis *a, struct thread *t, const struct
 	return a->opts.on_branch(a->opts.cb_ctx, &ev);
 }
 
-/* transition - account the step from instruction p to instruction e. */
+/*
+ * transition - account the step from instruction p to instruction e.
+ *
+ * Calls are counted as valgrind's callgrind counts them (its calls=, see
+ * callgrind's setup_bbcc()), which needs no stack pointer for code that
+ * calls and returns normally:
+ *  - a call instruction calls the function it reaches (a call to the next
+ *    instruction too);
+ *  - a return pops down to the frame whose return address it reaches;
+ *    reaching none, it lands in an outer function (exception) or the
+ *    stack underflows (a new root, counted as called);
+ *  - a jump to a function's start, into another module, or between a PLT
+ *    and other code is a call (tail calls, PLT and GOT jumps), and so is
+ *    a branch, taken or not, to the next instruction when that starts a
+ *    function (callgrind's blocks end at every branch); leaving a
+ *    trampoline that way ends the trampoline's activation (callgrind's
+ *    "pop on jump" for _dl_runtime_resolve);
+ *  - a jump into the body of a function further down the stack unwinds
+ *    to it (longjmp); any other jump stays in the activation;
+ *  - signal delivery pushes a handler frame, not a call.
+ * Instructions count as "self" for the function of the activation that
+ * executes them, as in callgrind: a jump into another function's body
+ * (not a call) leaves them to the jumping function.
+ */
 static int transition(struct itrace_analysis *a, struct thread *t, struct insn *p, struct insn *e)
 {
 	uint64_t fall = p->addr + p->len;
@@ -928,7 +1006,7 @@ static int transition(struct itrace_analysis *a, struct thread *t, struct insn *
 		/* delivery: p's own outcome is unknown (the signal came first) */
 		t->pending_signal = false;
 		e->flags |= IF_LEADER;
-		return push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_SIGNAL, t->sig_pc);
+		return push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_SIGNAL, t->sig_pc, false);
 	}
 	if (p->cls == IC_NONE) {
 		if (!taken)
@@ -941,7 +1019,7 @@ static int transition(struct itrace_analysis *a, struct thread *t, struct insn *
 		if ((sig = signal_frame_resuming_at(t, e->addr)))
 			return pop_to(a, t, sig - 1, 0);
 		/* control left a plain instruction: asynchronous signal */
-		return push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_SIGNAL, fall);
+		return push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_SIGNAL, fall, false);
 	}
 	p->judged++;
 	if (taken) {
@@ -956,9 +1034,8 @@ static int transition(struct itrace_analysis *a, struct thread *t, struct insn *
 	switch (p->cls) {
 	case IC_CALL:
 	case IC_INDIRECT_CALL:
-		if (!taken) /* call to the next instruction: reads the pc */
-			return 0;
-		return push_frame(a, t, e, fall, p->addr, 0, 0);
+		/* a call to the next instruction (reading the pc) is a call too */
+		return push_frame(a, t, e, fall, p->addr, 0, 0, true);
 	case IC_RETURN:
 		return do_return(a, t, e);
 	case IC_SYSCALL:
@@ -966,13 +1043,15 @@ static int transition(struct itrace_analysis *a, struct thread *t, struct insn *
 			return 0;
 		if ((sig = signal_frame_resuming_at(t, e->addr)))
 			return pop_to(a, t, sig - 1, 0); /* rt_sigreturn */
-		return push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_SIGNAL, fall);
+		return push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_SIGNAL, fall, false);
 	default:
+		/* a branch ends callgrind's block even when not taken: falling
+		 * through to a function's start is entering it */
 		if (!taken)
-			return 0;
+			return is_entry(a, e) ? do_jump(a, t, p, e) : 0;
 		if ((sig = signal_frame_resuming_at(t, e->addr)))
 			return pop_to(a, t, sig - 1, 0);
-		return do_jump_out(a, t, e);
+		return do_jump(a, t, p, e);
 	}
 }
 
@@ -995,10 +1074,16 @@ static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 		rc = transition(a, t, &a->insns.v[t->prev], e);
 	} else {
 		e->flags |= IF_LEADER;
-		rc = t->stack.n ? 0 : push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_NO_CALL, 0);
+		rc = t->stack.n ? 0 : push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_NO_CALL, 0,
+						 false);
 	}
+	/* a signal frame that was the root may have ended */
+	if (rc >= 0 && !t->stack.n)
+		rc = push_frame(a, t, e, NO_RETURN_ADDR, 0, ITRACE_CALL_NO_CALL, 0, false);
 	if (rc < 0)
 		return rc;
+	/* self instructions go to the activation that executes them */
+	a->functions.v[t->stack.v[t->stack.n - 1].function].insns++;
 	e->count++;
 	t->pub.insns++;
 	a->totals.insns++;
@@ -1262,7 +1347,6 @@ static int build_blocks_and_branches(struct itrace_analysis *a, const uint32_t *
 		const struct insn *e = &a->insns.v[order[i]];
 		struct itrace_analysis_function *f = &a->functions.v[e->function];
 
-		a->functions.v[e->function].insns += e->count;
 		if (!f->file && e->file) { /* lowest executed address names it */
 			f->file = a->files.v[e->file - 1];
 			f->line = e->line;
@@ -1524,7 +1608,8 @@ static int run_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *pat
 	out->name = s.name;
 	out->file = s.file;
 	out->line = s.line > 0 ? (uint32_t)s.line : 0;
-	return s.name || s.file ? 0 : -ITRACE_E_NOENT;
+	out->plt = (uint8_t)s.plt;
+	return s.name || s.file || s.plt ? 0 : -ITRACE_E_NOENT;
 }
 
 static int run_feed(void *arg, const struct itrace_record *rec)

@@ -1179,6 +1179,8 @@ struct itrace_symbol {
 	const char *module; /* path of the mapped file; NULL if unmapped */
 	const char *file;   /* source file (ITRACE_SYM_LINE), NULL if unknown */
 	int line;	    /* source line, 0 if unknown */
+	int plt;	    /* (ITRACE_SYM_NAME) 1: addr lies in a PLT section
+			     * (.plt, .plt.sec, .plt.got, .iplt): a stub */
 };
 
 enum itrace_sym_what {
@@ -1424,24 +1426,39 @@ const char *itrace_filler_error(const struct itrace_filler *f);
  *    the MMAP record that covers the address (read once per address).
  *  - A branch instruction is "taken" when the next instruction of the same
  *    thread is not the one that follows it in memory.
- *  - call pushes a frame returning to the instruction after the call;
- *    return pops down to the frame whose return address it reaches
- *    (frames above it were left without returning: flag NO_RETURN);
- *    a return that matches no frame ends the known stack (down to the
- *    innermost signal frame) and starts a new root frame (the trace began
- *    inside a deeper call, e.g. main returning into libc).
- *  - A jump that lands inside the function of a frame further down the
- *    stack (longjmp, siglongjmp, exceptions) unwinds to that frame.
- *  - An activation entered at a trampoline (code without a symbol, i.e.
- *    a PLT stub, or the dynamic linker's _dl_runtime_resolve*) that jumps
- *    to the start of a function becomes an activation of that function
- *    (call path, call graph and call counts move there; the trampoline's
- *    own instructions stay counted under its own name).  Other jumps to
- *    another function (tail calls) stay in the jumping activation.
+ *  - Calls are counted as valgrind's callgrind counts them (its calls=
+ *    lines, with --skip-plt=no), and instructions count as "self" for
+ *    the function of the activation that executes them, as callgrind
+ *    charges them.  No stack pointer is needed for code that calls,
+ *    returns and jumps as compilers make it.
+ *  - call pushes a frame returning to the instruction after the call (a
+ *    call to the next instruction, reading the pc, too); return pops down
+ *    to the frame whose return address it reaches (frames it called that
+ *    never returned end with flag NO_RETURN).
+ *  - A jump to the start of a function (a symbol with a size), into
+ *    another module, or from a PLT section to other code or back, enters
+ *    that function: flag JUMP, a call in the counts.  So do a branch that
+ *    falls through to a function's start (callgrind's blocks end at every
+ *    branch) and tail calls.  Such an activation runs in the stack frame
+ *    of the one it jumped from and returns with it.  A trampoline (code
+ *    in a PLT section, the dynamic linker's _dl_runtime_resolve*) that
+ *    jumps on ends there, and the function it reaches takes its place:
+ *    called as the trampoline was, returning where it would have.
+ *  - A jump (or a return that matches no frame) into the body of a
+ *    function further down the stack (longjmp, siglongjmp, an exception
+ *    handler) unwinds to that activation: the activations it called end
+ *    with flags NO_RETURN | UNWOUND; those it entered by a jump (a cold
+ *    part, a tail call) share its stack frame and stay.  Any other jump
+ *    into another function's body stays in the current activation.
+ *  - A return that matches no frame and lands in no function on the
+ *    stack underflows it (the trace began inside a deeper call, e.g. main
+ *    returning into libc): a new root frame, flag NO_CALL, counted as a
+ *    call as callgrind counts it.
  *  - A signal (SIGNAL record with a handler, an INTERRUPT branch, or a
  *    discontinuity after a non-branch instruction) pushes a SIGNAL frame
  *    that remembers where the thread was interrupted; reaching that place
  *    again (rt_sigreturn) pops it, whatever the handler did in between.
+ *    The handler's return into the signal trampoline underflows as above.
  *  - A rep-prefixed instruction repeated at the same address counts once
  *    per iteration (as single-stepping and valgrind see it).
  *
@@ -1457,6 +1474,7 @@ struct itrace_analysis_sym {
 	const char *name; /* function name (NULL: no symbol); copied */
 	const char *file; /* source file of addr (NULL: no line info); copied */
 	uint32_t line;	  /* source line of addr (0: unknown) */
+	uint8_t plt;	  /* addr lies in a PLT section (.plt, .plt.sec, .plt.got) */
 };
 
 /*
@@ -1476,6 +1494,7 @@ enum itrace_call_flags {
 	ITRACE_CALL_NO_RETURN = 1u << 1, /* left without a return (longjmp, end) */
 	ITRACE_CALL_SIGNAL = 1u << 2,	 /* a signal handler activation */
 	ITRACE_CALL_UNWOUND = 1u << 3,	 /* unwound by a jump to an outer frame */
+	ITRACE_CALL_JUMP = 1u << 4,	 /* entered by a jump: tail call, PLT/GOT */
 };
 
 /* One executed branch instruction (per-event callback). */
@@ -1621,9 +1640,9 @@ struct itrace_analysis_function {
 	const char *name;
 	const char *file;	/* source file of the entry (NULL: none) */
 	uint32_t line;
-	uint64_t insns;		/* self: instructions executed inside it */
+	uint64_t insns;		/* self: instructions its activations executed */
 	uint64_t total_insns;	/* inclusive of callees, recursion counted once */
-	uint64_t calls;		/* activations entered by a call */
+	uint64_t calls;		/* calls, as callgrind counts them (above) */
 };
 struct itrace_analysis_call_path {
 	uint64_t id, parent_id, function_id;

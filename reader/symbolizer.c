@@ -141,12 +141,32 @@ static Dwfl *file_session(struct itrace_symbolizer *s, uint32_t module, const ch
 	return dwfl;
 }
 
+/* in_plt - addr lies in a section of PLT stubs: ".plt" (lazy binding,
+ * BFD and gold), ".plt.sec" (IBT), ".plt.got" (GOT entries without lazy
+ * binding) or ".iplt" (IFUNCs of static executables). */
+static int in_plt(Dwfl_Module *mod, uint64_t addr)
+{
+	Dwarf_Addr rel = addr, bias;
+	Elf_Scn *scn = dwfl_module_address_section(mod, &rel, &bias);
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *name;
+
+	if (!scn || !elf || !gelf_getshdr(scn, &sh) || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return 0;
+	name = elf_strptr(elf, shstrndx, sh.sh_name);
+	return name && (strcmp(name, ".plt") == 0 || strncmp(name, ".plt.", 5) == 0 ||
+			strcmp(name, ".iplt") == 0);
+}
+
 static void lookup_name(Dwfl_Module *mod, uint64_t addr, uint64_t bias, struct itrace_symbol *out)
 {
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(mod, addr - bias, &off, &sym, NULL, NULL, NULL);
 
+	out->plt = in_plt(mod, addr - bias);
 	if (!name)
 		return;
 	out->name = name;

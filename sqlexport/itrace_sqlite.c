@@ -230,8 +230,9 @@ static int perf_branch_type(int kind)
 
 /*
  * calls.flags: perf's bits (util/thread-stack.h: CALL_RETURN_NO_CALL 1,
- * CALL_RETURN_NO_RETURN 2, CALL_RETURN_NON_CALL 4) keep their meaning;
- * itrace's signal-handler and unwound marks go above them.
+ * CALL_RETURN_NO_RETURN 2, CALL_RETURN_NON_CALL 4: entered by a jump, a
+ * tail call or a PLT/GOT jump, itrace's ITRACE_CALL_JUMP) keep their
+ * meaning; itrace's signal-handler and unwound marks go above them.
  */
 #define CALLS_FLAG_SIGNAL 0x100
 #define CALLS_FLAG_UNWOUND 0x200
@@ -239,7 +240,7 @@ static int perf_branch_type(int kind)
 static int perf_call_flags(uint32_t f)
 {
 	return (f & ITRACE_CALL_NO_CALL ? 1 : 0) | (f & ITRACE_CALL_NO_RETURN ? 2 : 0) |
-	       (f & ITRACE_CALL_SIGNAL ? CALLS_FLAG_SIGNAL : 0) |
+	       (f & ITRACE_CALL_JUMP ? 4 : 0) | (f & ITRACE_CALL_SIGNAL ? CALLS_FLAG_SIGNAL : 0) |
 	       (f & ITRACE_CALL_UNWOUND ? CALLS_FLAG_UNWOUND : 0);
 }
 

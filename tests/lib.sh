@@ -20,6 +20,16 @@ fail() {
 	[ -n "${2:-}" ] && printf '%s\n' "$2" | head -20 | sed 's/^/# /'
 	return 0
 }
+# skip NAME REASON: NAME did not run.  Counted as skipped, never as passed,
+# and make check fails on it: a test that can run on this machine must run
+# (a tool that make deps installs, a program the build makes, a known bug).
+skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
+# unavailable NAME REASON: NAME cannot run on this machine because it lacks
+# hardware or a kernel feature that no package provides (Intel BTS,
+# PTRACE_SINGLEBLOCK, hardware performance counters), found by probing
+# for it.  Reported as skipped, by name, like skip; the only skip that
+# make check accepts.
+unavailable() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP unavailable here: $2"; }
 # check NAME CMD...: passes when CMD exits 0.
 check() {
 	_name="$1"; shift

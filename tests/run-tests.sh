@@ -1,10 +1,15 @@
 #!/bin/sh
-# Run every test and print one summary line "N passed, N failed".
+# Run every test and print one summary line "N passed, N failed, N skipped",
+# then the name and reason of every skipped test.
 #
 # Each test program speaks TAP on stdout ("ok N - name", "not ok N - name"):
 # cmocka unit tests through CMOCKA_MESSAGE_OUTPUT=TAP, end-to-end scripts
 # through tests/lib.sh, fuzz replays one line per corpus directory.  A
 # program that exits non-zero without reporting a failure counts as one.
+# "ok N - name # SKIP reason" is a skip, never a pass.  The run fails when
+# a test skips unless its reason starts with "unavailable here:" (lib.sh's
+# `unavailable`: hardware or a kernel feature this machine lacks), since a
+# test that can run here must run.
 # The full log goes to $ITRACE_BUILD/test-log.txt; failures are echoed.
 # A program still running after ITRACE_TEST_TIMEOUT seconds (600) is
 # killed and fails: a hang must not stall the suite.
@@ -23,7 +28,8 @@ ITRACE_ROOT=$(pwd)
 export ITRACE_ROOT
 log="$ITRACE_BUILD/test-log.txt"
 : >"$log"
-passed=0 failed=0
+passed=0 failed=0 skipped=0
+skips=$(mktemp)
 
 # run_one NAME CMD...: run, count TAP lines, show failures.
 run_one() {
@@ -33,8 +39,10 @@ run_one() {
 	CMOCKA_MESSAGE_OUTPUT=TAP timeout "${ITRACE_TEST_TIMEOUT:-600}" "$@" >"$out" 2>&1
 	rc=$?
 	end=$(date +%s)
-	p=$(grep -c '^ok ' "$out")
+	s=$(grep -ci '^ok [^#]*# *skip' "$out")
+	p=$(($(grep -c '^ok ' "$out") - s))
 	f=$(grep -c '^not ok ' "$out")
+	grep -i '^ok [^#]*# *skip' "$out" | sed "s|^ok [0-9]* *-* *|$name: |" >>"$skips"
 	if [ "$rc" -eq 124 ]; then
 		f=$((f + 1))
 		echo "not ok - $name timed out after ${ITRACE_TEST_TIMEOUT:-600}s" >>"$out"
@@ -44,8 +52,9 @@ run_one() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	{ echo "=== $name (rc=$rc, ${p} ok, ${f} failed, $((end - start))s)"; cat "$out"; } >>"$log"
-	printf '%-50s %4d ok %4d failed %4ds\n' "$name" "$p" "$f" "$((end - start))"
+	skipped=$((skipped + s))
+	{ echo "=== $name (rc=$rc, ${p} ok, ${f} failed, ${s} skipped, $((end - start))s)"; cat "$out"; } >>"$log"
+	printf '%-50s %4d ok %4d failed %4d skipped %4ds\n' "$name" "$p" "$f" "$s" "$((end - start))"
 	if [ "$f" -ne 0 ]; then
 		grep -E '^not ok|^#' "$out" | head -40 | sed 's/^/    /'
 	fi
@@ -59,5 +68,16 @@ done
 for t in $e2e; do run_one "$t" sh "$t"; done
 
 echo "full log: $log"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
+if [ "$skipped" -ne 0 ]; then
+	echo "skipped:"
+	sed 's/^/    /' "$skips"
+fi
+# skips that this machine could have run: the run fails
+can_run=$(grep -vci '# *skip unavailable here:' "$skips")
+rm -f "$skips"
+if [ "$can_run" -ne 0 ]; then
+	echo "run-tests.sh: $can_run skipped test(s) can run on this machine"
+	exit 1
+fi
 [ "$failed" -eq 0 ]

@@ -465,6 +465,9 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
+		/* the program inherits the dispositions the collector found
+		 * (its own SIGPIPE is ignored), as under any other backend */
+		collect_restore_signals();
 		setenv("VALGRIND_LAUNCHER", s->launch, 1);
 		unsetenv("VALGRIND_LIB");
 		execv(s->tool, argv);

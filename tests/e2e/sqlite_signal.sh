@@ -17,8 +17,10 @@ check "export" "$SQL" -q --level calls "$TMP/s.itr" -o "$TMP/s.db"
 # handler, 0x200 unwound
 check_eq "two handler activations, both signal frames" "256
 770" "$(q "SELECT c.flags FROM calls c JOIN calls_view v ON v.id = c.id WHERE v.symbol='handler' ORDER BY c.id")"
-check_eq "handlers run on top of raise's pthread_kill" "pthread_kill@@GLIBC_2.34
-pthread_kill@@GLIBC_2.34" \
+# pthread_kill tail-calls __pthread_kill_implementation, which makes the
+# system call: a call, as callgrind counts it
+check_eq "handlers run on top of raise's pthread_kill" "__pthread_kill_implementation
+__pthread_kill_implementation" \
 	"$(q "SELECT p.symbol FROM calls_view c JOIN calls_view p ON p.id = c.parent_id WHERE c.symbol='handler' ORDER BY c.id")"
 check_eq "in_handler called once per handler, from it" "2|2" \
 	"$(q "SELECT count(*), sum(p.symbol = 'handler') FROM calls_view c JOIN calls_view p ON p.id = c.parent_id WHERE c.symbol='in_handler'")"
@@ -33,7 +35,10 @@ worker|raise|2
 handler|in_handler|2
 handler|siglongjmp|1" \
 	"$(q "SELECT caller || '|' || callee || '|' || call_count FROM call_graph_view WHERE (caller IN ('main','worker','handler') AND callee IN ('worker','raise','in_handler','siglongjmp')) ORDER BY id")"
-check_eq "no call charged to a PLT stub" 0 \
-	"$(q "SELECT count(*) FROM call_graph_view WHERE callee='[unknown]' AND call_count > 0")"
+# a stub is called, then jumps: its call counts (callgrind --skip-plt=no),
+# and its target's call comes from the stub's caller, as checked above
+check_eq "PLT stubs count their calls, from the callers" "main|2
+worker|2" \
+	"$(q "SELECT caller || '|' || call_count FROM call_graph_view WHERE callee='[unknown]' AND caller IN ('main','worker') ORDER BY caller")"
 check "itrace-xml: valid" sh -c "'$BIN/itrace-xml' -q '$TMP/s.itr' | xmllint --noout --nonet --schema '$ITRACE_ROOT/format/itrace-profile.xsd' -"
 done_testing

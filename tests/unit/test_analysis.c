@@ -22,14 +22,17 @@ static const uint8_t JMP_RAX[] = {0xff, 0xe0};	    /* jmp *%rax */
 static const uint8_t SYSCALL[] = {0x0f, 0x05};
 static const uint8_t REP_MOVSB[] = {0xf3, 0xa4};
 
-/* A fake symbol table: four functions of 0x100 bytes. */
+/* A fake symbol table: functions of 0x100 bytes (a size-less label at
+ * 0x8000), and PLT stubs without symbols at 0x5000. */
 struct fn {
 	uint64_t start;
 	const char *name;
 };
 static const struct fn fns[] = {
-	{0x1000, "main"}, {0x2000, "f"}, {0x3000, "g"}, {0x4000, "handler"},
+	{0x1000, "main"}, {0x2000, "f"}, {0x2100, "h"}, {0x3000, "g"}, {0x4000, "handler"},
+	{0x6000, "_dl_runtime_resolve_xsavec"}, {0x7000, "f.cold"}, {0x8000, "label"},
 };
+#define PLT_START 0x5000
 
 static int fake_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
 			  uint64_t off, struct itrace_analysis_sym *out)
@@ -40,12 +43,16 @@ static int fake_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *pa
 	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
 		if (addr - fns[i].start < 0x100) {
 			out->start = fns[i].start;
-			out->size = 0x100;
+			out->size = fns[i].start == 0x8000 ? 0 : 0x100;
 			out->name = fns[i].name;
 			out->file = "t.c";
 			out->line = (uint32_t)(addr >> 4); /* 16 bytes per line */
 			return 0;
 		}
+	}
+	if (addr - PLT_START < 0x100) {
+		out->plt = 1; /* no symbol, in .plt */
+		return 0;
 	}
 	return -ITRACE_E_NOENT;
 }
@@ -268,31 +275,110 @@ static void test_longjmp(void **state)
 	assert_int_equal(branch_at(fx, 0x3001)->kind, ITRACE_BRANCH_INDIRECT);
 }
 
-/* main calls a PLT-like stub (no symbol) that jumps to g: a call of g. */
-static void test_plt_stub(void **state)
+static const struct itrace_analysis_edge *edge_to(struct fixture *fx, const char *caller,
+						  const char *callee)
 {
-	struct fixture *fx = *state;
 	size_t i;
 
-	INSN(fx, 0x1000, CALL);
-	INSN(fx, 0x5000, JMP_RAX); /* no symbol at 0x5000 */
-	INSN(fx, 0x3000, RET);
-	INSN(fx, 0x1005, NOP);
-	assert_int_equal(itrace_analysis_finish(fx->a), 0);
-	assert_int_equal(call_of(fx, "g", 0)->insn_count, 2);
-	assert_int_equal(call_of(fx, "g", 0)->call_ip, 0x1000);
-	assert_int_equal(fn_named(fx, "g")->calls, 1);
-	assert_int_equal(fn_named(fx, "g")->total_insns, 2);
-	assert_int_equal(fn_named(fx, "[unknown]")->calls, 0);
-	assert_int_equal(fn_named(fx, "[unknown]")->insns, 1);
 	for (i = 0; i < itrace_analysis_edge_count(fx->a); i++) {
 		const struct itrace_analysis_edge *e = itrace_analysis_edge_at(fx->a, i);
 
-		if (e->callee_id == fn_named(fx, "g")->id)
-			assert_int_equal(e->calls, 1);
-		if (e->callee_id == fn_named(fx, "[unknown]")->id)
-			assert_int_equal(e->calls, 0);
+		if (e->caller_id == fn_named(fx, caller)->id && e->callee_id == fn_named(fx, callee)->id)
+			return e;
 	}
+	fail_msg("no edge %s -> %s", caller, callee);
+	return NULL;
+}
+
+/*
+ * main calls g through a PLT stub (0x5000) twice: the stub is an
+ * activation of its own (callgrind --skip-plt=no counts it), and g takes
+ * its place when it jumps there, called by main, returning to main.  The
+ * second time the stub is lazily bound: it jumps to the PLT's first entry,
+ * which jumps into the dynamic linker's resolver (another module), which
+ * calls f and then jumps to g; the resolver counts one call, g two.
+ */
+static void test_plt_stub(void **state)
+{
+	struct fixture *fx = *state;
+
+	INSN(fx, 0x1000, CALL);
+	INSN(fx, 0x5010, JMP_RAX); /* stub: jmp *GOT */
+	INSN(fx, 0x3000, RET);
+	INSN(fx, 0x1005, CALL);
+	INSN(fx, 0x5010, JMP_RAX); /* not bound yet: to the PLT's head */
+	INSN(fx, 0x5000, JMP_RAX);
+	INSN(fx, 0x6000, CALL);	   /* the resolver calls f (_dl_fixup) */
+	INSN(fx, 0x2000, RET);
+	INSN(fx, 0x6005, JMP_RAX); /* and jumps to what it resolved */
+	INSN(fx, 0x3000, RET);
+	INSN(fx, 0x100a, NOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+	assert_int_equal(fn_named(fx, "g")->calls, 2);
+	assert_int_equal(fn_named(fx, "_dl_runtime_resolve_xsavec")->calls, 1);
+	assert_int_equal(fn_named(fx, "f")->calls, 1);
+	assert_int_equal(fn_named(fx, "[unknown]")->calls, 2); /* the stub */
+	assert_int_equal(fn_named(fx, "[unknown]")->insns, 3);
+	assert_int_equal(fn_named(fx, "g")->insns, 2);
+	assert_int_equal(edge_to(fx, "main", "g")->calls, 2);
+	assert_int_equal(edge_to(fx, "_dl_runtime_resolve_xsavec", "f")->calls, 1);
+	/* g returned normally to main, entered by the stub's call */
+	assert_int_equal(call_of(fx, "g", 1)->flags, 0);
+	assert_int_equal(call_of(fx, "g", 1)->call_ip, 0x1005);
+	assert_int_equal(call_of(fx, "g", 1)->depth, 1);
+	assert_int_equal(call_of(fx, "main", 0)->flags, ITRACE_CALL_NO_CALL | ITRACE_CALL_NO_RETURN);
+}
+
+/*
+ * f tail-calls g (a jump to its start): a call, nested in f's activation
+ * and returning with it; f's cold part, entered by a jump to its start,
+ * jumps back into f's body without unwinding (it shares f's stack frame,
+ * as callgrind, which unwinds by the stack pointer, sees it) and runs f's
+ * code as its own; a fall-through to a function's start after a not-taken
+ * branch enters it; a size-less label is no function start.
+ */
+static void test_jumps_into_functions(void **state)
+{
+	struct fixture *fx = *state;
+
+	INSN(fx, 0x1000, CALL);	   /* main calls f */
+	INSN(fx, 0x2000, JE);	   /* taken: to f.cold */
+	INSN(fx, 0x7000, JMP_RAX); /* f.cold back into f's body */
+	INSN(fx, 0x2010, JMP_RAX); /* f tail-calls g */
+	INSN(fx, 0x3000, RET);	   /* g returns to main for both */
+	INSN(fx, 0x1005, JMP_RAX); /* to the label */
+	INSN(fx, 0x8000, NOP);
+	INSN(fx, 0x8001, JE);	   /* not taken: falls into f.cold's... */
+	INSN(fx, 0x8003, RET);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+	assert_int_equal(fn_named(fx, "f")->calls, 1);
+	assert_int_equal(fn_named(fx, "f.cold")->calls, 1);
+	assert_int_equal(fn_named(fx, "g")->calls, 1);
+	assert_int_equal(fn_named(fx, "label")->calls, 0);
+	/* f.cold ran f's jump: 2 instructions of its own */
+	assert_int_equal(fn_named(fx, "f")->insns, 1);
+	assert_int_equal(fn_named(fx, "f.cold")->insns, 2);
+	/* the label's code ran in main's activation */
+	assert_int_equal(fn_named(fx, "label")->insns, 0);
+	assert_int_equal(call_of(fx, "g", 0)->flags, ITRACE_CALL_JUMP);
+	assert_int_equal(call_of(fx, "f.cold", 0)->flags, ITRACE_CALL_JUMP);
+	assert_int_equal(call_of(fx, "f", 0)->flags, 0);
+	assert_int_equal(call_of(fx, "f", 0)->insn_count, 4);
+	assert_int_equal(edge_to(fx, "f.cold", "g")->calls, 1);
+}
+
+/* A jump to the start of the next function, taken or not, enters it. */
+static void test_fall_into_function(void **state)
+{
+	static const uint8_t JMP_NEXT[] = {0xeb, 0x00}; /* jmp +0 */
+	struct fixture *fx = *state;
+
+	INSN(fx, 0x20fe, JMP_NEXT);
+	INSN(fx, 0x2100, NOP);
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+	assert_int_equal(fn_named(fx, "h")->calls, 1);
+	assert_int_equal(fn_named(fx, "h")->insns, 1);
+	assert_int_equal(fn_named(fx, "f")->insns, 1);
 }
 
 static void add_signal(struct fixture *fx, uint64_t pc, uint64_t handler)
@@ -493,6 +579,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recursion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_longjmp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plt_stub, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jumps_into_functions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fall_into_function, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_handler, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_async_discontinuity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_branches_and_rep, setup, teardown),

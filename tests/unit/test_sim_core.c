@@ -81,26 +81,29 @@ static void run_loop(struct run *r, const char *preset, const char *const *sets,
 	for (uint64_t it = 0; it < iters; it++) {
 		for (int i = 0; i < n; i++) {
 			struct sim_dyn d;
+			struct sim_memref m[1];
 
 			if (skip) {
 				skip = 0;
 				continue;
 			}
 			memset(&d, 0, sizeof(d));
+			memset(m, 0, sizeof(m));
+			d.mem = m;
 			d.addr = addr[i];
 			d.len = ops[i].len;
 			d.next_addr = i + 1 < n ? addr[i + 1] : (it + 1 < iters ? addr[0] : addr[n - 1] + 2);
 			if (ops[i].kind == K_CHASE) {
 				/* a new line of a 64 MiB region every time */
 				d.nmem = 1;
-				d.mem[0].addr = 0x10000000 + chase * 64;
-				d.mem[0].size = 8;
+				m[0].addr = 0x10000000 + chase * 64;
+				m[0].size = 8;
 				chase = (chase + 1 + rnd() % 1024) % span_lines;
 			} else if (ops[i].kind == K_STREAM) {
 				/* 8-byte steps through 64 MiB */
 				d.nmem = 1;
-				d.mem[0].addr = 0x10000000 + stream;
-				d.mem[0].size = 8;
+				m[0].addr = 0x10000000 + stream;
+				m[0].size = 8;
 				stream = (stream + 8) % (64ull << 20);
 			} else if (ops[i].kind == K_FIXED) {
 				/* one fixed quadword: stores to it forward to loads */
