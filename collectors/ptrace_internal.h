@@ -65,6 +65,10 @@ struct pt_pending {
 	int nmem;
 	struct itrace_mem_access mem[PT_MAX_ACCESSES];
 	uint64_t sys_nr, sys_args[6];
+	/* a rep string instruction: what decides whether its loop ends with
+	 * the check that finds the count zero (ITRACE.md 6.5.2) */
+	struct itrace_insn_info rep_in;
+	struct itrace_regs rep_before;
 };
 
 struct pt_process;

@@ -76,6 +76,7 @@ void pt_regs_to_itrace(const struct user_regs_struct *r, struct itrace_regs *a)
 	a->gpr[8] = r->r8, a->gpr[9] = r->r9, a->gpr[10] = r->r10, a->gpr[11] = r->r11;
 	a->gpr[12] = r->r12, a->gpr[13] = r->r13, a->gpr[14] = r->r14, a->gpr[15] = r->r15;
 	a->fs_base = r->fs_base, a->gs_base = r->gs_base;
+	a->flags = r->eflags;
 }
 
 /* The instruction at addr, as the program sees it (our int3s hidden). */
@@ -131,6 +132,10 @@ static void fill_pending(struct pt_session *s, struct pt_thread *t, const struct
 	pd->is_trap = (e->in.attrs & ITRACE_ATTR_TRAP) || pd->is_syscall;
 	pd->is_rep_string = (e->in.d.flags & ITRACE_DECODED_REP) != 0;
 	pd->nmem = 0;
+	if (pd->is_rep_string) {
+		pd->rep_in = e->in;
+		pt_regs_to_itrace(r, &pd->rep_before);
+	}
 	if (s->opts->level == ITRACE_LEVEL_INSN && t->mode == PT_MODE_STEP) {
 		struct itrace_regs ar;
 
@@ -217,15 +222,32 @@ void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, ui
 		pt_fail_io(s, rc);
 }
 
+/*
+ * rep_final_check - the step of a rep string instruction left it after the
+ * iteration that ran its count out: the processor does not test the count
+ * again, but the trace records that test, as the instruction's last entry
+ * (ITRACE.md 6.5.2).
+ */
+static int rep_final_check(const struct pt_thread *t, uint64_t rip)
+{
+	const struct pt_pending *pd = &t->pending;
+	struct itrace_regs after;
+
+	if (!pd->is_rep_string || rip != pd->addr + pd->len)
+		return 0;
+	pt_regs_to_itrace(&t->regs, &after);
+	return itrace_insn_rep_final_check(&pd->rep_in, &pd->rep_before, &after);
+}
+
 /* Branch level: the branch (if any) the pending instruction made. */
 static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t rip)
 {
 	const struct pt_pending *pd = &t->pending;
 	uint64_t next = pd->addr + pd->len;
 
-	if (pd->is_rep_string && rip == pd->addr) {
-		/* another iteration follows: the loop's branch to itself
-		 * (ITRACE.md 6.5.2) */
+	if (pd->is_rep_string && (rip == pd->addr || rep_final_check(t, rip))) {
+		/* another entry follows, an iteration or the final check of
+		 * the count: the loop's branch to itself (ITRACE.md 6.5.2) */
 		pt_emit_branch(s, t, pd->addr, pd->addr, ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN);
 		return;
 	}
@@ -248,18 +270,22 @@ static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t ri
 }
 
 /* Insn level: INSN and its MEMs.  A step of a rep-prefixed string
- * instruction is one iteration: one INSN each (ITRACE.md 6.5.2). */
-static void commit_insn(struct pt_session *s, struct pt_thread *t)
+ * instruction is one iteration: one INSN each, and one more without MEM
+ * for the final check of a count that ran out (ITRACE.md 6.5.2). */
+static void commit_insn(struct pt_session *s, struct pt_thread *t, uint64_t rip)
 {
 	const struct pt_pending *pd = &t->pending;
+	const uint8_t *bytes = s->opts->insn_bytes ? pd->bytes : NULL;
 	int rc;
 
 	pt_switch_to(s, t);
 	/* without bytes, sequential instructions pack into runs (ITRACE.md) */
-	rc = itrace_write_insn(s->w, pd->addr, pd->len, s->opts->insn_bytes ? pd->bytes : NULL);
+	rc = itrace_write_insn(s->w, pd->addr, pd->len, bytes);
 	for (int i = 0; rc >= 0 && i < pd->nmem; i++)
 		rc = itrace_write_mem(s->w, pd->mem[i].addr, pd->mem[i].size,
 				      pd->mem[i].store ? ITRACE_MEM_STORE : 0);
+	if (rc >= 0 && rep_final_check(t, rip))
+		rc = itrace_write_insn(s->w, pd->addr, pd->len, bytes);
 	if (rc < 0)
 		pt_fail_io(s, rc);
 }
@@ -386,7 +412,7 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 		t->call_slot = 0; /* that call is over */
 	}
 	if (s->opts->level == ITRACE_LEVEL_INSN)
-		commit_insn(s, t);
+		commit_insn(s, t, returned ? rip : 0);
 	else if (returned)
 		commit_branch(s, t, rip);
 	if (pd->is_syscall && !s->ring_on) {
