@@ -488,6 +488,7 @@ static void step(struct sim_core *c, struct sim_sem *s, uint64_t next, uint64_t 
 	struct sim_memref m[1];
 
 	memset(&d, 0, sizeof(d));
+	memset(m, 0, sizeof(m));
 	d.addr = s->addr;
 	d.len = s->len;
 	d.next_addr = next;
