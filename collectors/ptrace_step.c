@@ -370,6 +370,8 @@ static int is_jump(int kind)
 	       kind == ITRACE_BRANCH_INDIRECT_CALL || kind == ITRACE_BRANCH_RETURN;
 }
 
+static void guard_return_site(struct pt_process *p, uint64_t ret);
+
 void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 {
 	const struct pt_pending *pd = &t->pending;
@@ -408,6 +410,7 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 	if (returned && (pd->kind == ITRACE_BRANCH_CALL || pd->kind == ITRACE_BRANCH_INDIRECT_CALL)) {
 		t->call_ret = pd->addr + pd->len;
 		t->call_slot = t->regs.rsp;
+		guard_return_site(t->proc, t->call_ret);
 	} else if (pd->kind == ITRACE_BRANCH_RETURN && t->regs.rsp > t->call_slot) {
 		t->call_slot = 0; /* that call is over */
 	}
@@ -428,6 +431,26 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 static int in_scope(const struct pt_process *p, uint64_t addr)
 {
 	return p->only_hi == 0 || (addr >= p->only_lo && addr < p->only_hi);
+}
+
+/*
+ * --only: a call of the module returns to `ret`, which is then a way back
+ * into the module from excluded code, whichever frame it comes from: the
+ * return itself, a longjmp to a setjmp that returned there, an unwinder
+ * resuming there.  A breakpoint marks it for as long as the module is
+ * mapped (an existing one, maybe lifted for a step, only gains the role).
+ */
+static void guard_return_site(struct pt_process *p, uint64_t ret)
+{
+	struct pt_bp *bp;
+
+	if (!p->only_hi || !in_scope(p, ret))
+		return;
+	bp = pt_bp_find(p, ret);
+	if (bp)
+		bp->kinds |= PT_BP_SCOPE;
+	else
+		pt_bp_add(p, ret, PT_BP_SCOPE);
 }
 
 /* Do the bytes before `ret` end with a call (e8 rel32, or ff /2)? */
@@ -570,17 +593,23 @@ static void update_mode(struct pt_session *s, struct pt_thread *t)
 	}
 }
 
+/* Back in the module with this stack: the frames of the returns the
+ * thread waited for at or below it are done. */
+static void drop_done_returns(struct pt_thread *t)
+{
+	for (int j = t->nreturns - 1; j >= 0; j--)
+		if (t->returns[j].rsp <= t->regs.rsp)
+			drop_return(t, j);
+}
+
 /* A return breakpoint of this thread, hit in the frame it guards? */
 static int take_return(struct pt_thread *t, uint64_t addr)
 {
 	for (int i = t->nreturns - 1; i >= 0; i--) {
-		if (t->returns[i].addr != addr || t->returns[i].rsp != t->regs.rsp)
-			continue;
-		/* this frame and every deeper one are done */
-		for (int j = t->nreturns - 1; j >= 0; j--)
-			if (t->returns[j].rsp <= t->regs.rsp)
-				drop_return(t, j);
-		return 1;
+		if (t->returns[i].addr == addr && t->returns[i].rsp == t->regs.rsp) {
+			drop_done_returns(t); /* this frame and every deeper one */
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -595,7 +624,10 @@ void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *b
 		return;
 	if (t->in_window && (((kinds & PT_BP_RETURN) && take_return(t, addr)) ||
 			     ((kinds & PT_BP_SCOPE) && p->only_hi))) {
-		t->mode = PT_MODE_STEP; /* back in the traced module */
+		/* back in the traced module: by a return, a call, or unwinding
+		 * (longjmp, an exception's landing pad) */
+		drop_done_returns(t);
+		t->mode = PT_MODE_STEP;
 		pt_code_changed(s, p);
 		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, addr);
 	} else if (!t->in_window && (kinds & PT_BP_START) && addr == p->start_addr) {

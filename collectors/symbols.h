@@ -31,8 +31,10 @@ int symbols_file_offset(const char *path, const char *name, uint64_t *offset);
 /*
  * symbols_functions_in - run-time addresses of every function defined in
  * the ELF files mapped executable inside [lo, hi) of process `pid`
- * (.symtab, else .dynsym) and of every function with unwind information
- * (the FDEs of .eh_frame_hdr: a stripped file has them).  *addrs is
+ * (.symtab, else .dynsym), of every function with unwind information
+ * (the FDEs of .eh_frame_hdr: a stripped file has them), and of the
+ * landing pads of their exception tables (where unwinding resumes in a
+ * function), the ways into that code other than returns.  *addrs is
  * malloc'd (caller frees), *n its length; an address may appear twice.
  * Returns 0, -ITRACE_E_IO, -ITRACE_E_NOMEM.
  */
