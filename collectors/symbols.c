@@ -158,6 +158,25 @@ static int search_mapped_files(pid_t pid, const char *name, uint64_t *addr)
 	return rc;
 }
 
+int symbols_fixed_address(const char *path, const char *name, uint64_t *addr)
+{
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd, rc = -ITRACE_E_ELF;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ITRACE_E_ELF;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ITRACE_E_ELF;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) && eh.e_type == ET_EXEC)
+		rc = find_symbol_value(elf, name, addr);
+	elf_end(elf);
+	close(fd);
+	return rc;
+}
+
 int symbols_lookup(pid_t pid, const char *name, uint64_t *addr)
 {
 	return search_mapped_files(pid, name, addr);

@@ -20,6 +20,14 @@
 int symbols_lookup(pid_t pid, const char *name, uint64_t *addr);
 
 /*
+ * symbols_fixed_address - the address of function `name` in ELF file
+ * `path` when the file is a position-dependent executable (ET_EXEC), so
+ * that the address is known before it runs.  Returns 0, -ITRACE_E_NOENT,
+ * or -ITRACE_E_ELF (not readable ELF, or not ET_EXEC).
+ */
+int symbols_fixed_address(const char *path, const char *name, uint64_t *addr);
+
+/*
  * symbols_file_offset - file offset of the first byte of function `name`
  * in ELF file `path` (st_value translated through the PT_LOAD segment
  * holding it), which /proc/PID/maps then turns into an address.

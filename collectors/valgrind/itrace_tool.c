@@ -955,8 +955,18 @@ static void first_client_code(ThreadId tid)
 	client_started = True;
 	put_vdso();
 	entry_addr = client_auxv_value(9 /* AT_ENTRY */);
-	/* Nothing is translated yet, so the entry point's translation will
-	 * have its check (triggers_at). */
+	/* A dynamic program starts in the loader, and its entry block gets
+	 * its checks when it is translated (triggers_at).  A static one
+	 * starts at its entry point, whose block the scheduler translated
+	 * before calling us, without them: they run here, before it. */
+	if (use_triggers && entry_addr != 0 && VG_(get_IP)(tid) == entry_addr) {
+		UInt trig = triggers_at(entry_addr);
+
+		if (trig & TRIG_ENTRY)
+			vgi_entry_helper(entry_addr, VG_(get_SP)(tid));
+		if (trig & TRIG_START)
+			vgi_start_helper(entry_addr, VG_(get_SP)(tid));
+	}
 	if (!use_triggers)
 		recording_on(1 /* ITRACE_CTL_START */, VG_(get_IP)(tid));
 }
