@@ -27,8 +27,8 @@ struct itrace_decoder {
 	ZydisDecoder zmin;  /* minimal mode: length, mnemonic, category */
 	ZydisDecoder zfull; /* operands and every attribute */
 	ZydisFormatter zfmt;
-	uint8_t *zreg;	    /* ZydisRegister -> enum itrace_reg */
-	uint8_t *zclass;    /* ZydisMnemonic -> class hint (decoder_x86.c) */
+	const uint8_t *zreg;   /* ZydisRegister -> enum itrace_reg */
+	const uint8_t *zclass; /* ZydisMnemonic -> class hint (decoder_x86.c) */
 	/* POWER */
 	csh cs;
 	cs_insn *ci;	    /* one reusable capstone instruction (detail on) */

@@ -9,6 +9,7 @@
  * "AVX512" category for adds, shuffles and divides alike); a table built
  * once per decoder maps each mnemonic to that refinement.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -572,6 +573,27 @@ static unsigned map_register(ZydisRegister r)
 	}
 }
 
+/*
+ * Zydis register -> enum itrace_reg, and mnemonic -> class hint: the same
+ * for every decoder, built once per process (naming each of Zydis's ~1,800
+ * mnemonics by string costs far more than a decoder's other set-up, and
+ * tools and the fuzz targets open decoders often).
+ */
+static uint8_t zreg_table[ZYDIS_REGISTER_MAX_VALUE + 1];
+static uint8_t zclass_table[ZYDIS_MNEMONIC_MAX_VALUE + 1];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void build_tables(void)
+{
+	for (int r = 0; r <= ZYDIS_REGISTER_MAX_VALUE; r++)
+		zreg_table[r] = (uint8_t)map_register((ZydisRegister)r);
+	for (int m = 0; m <= ZYDIS_MNEMONIC_MAX_VALUE; m++) {
+		const char *s = ZydisMnemonicGetString((ZydisMnemonic)m);
+
+		zclass_table[m] = s ? (uint8_t)mnemonic_hint(s) : HINT_NONE;
+	}
+}
+
 int dec_x86_open(struct itrace_decoder *d)
 {
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&d->zmin, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
@@ -587,24 +609,15 @@ int dec_x86_open(struct itrace_decoder *d)
 	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE, ZYDIS_PADDING_DISABLED);
 	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_DISP_PADDING, ZYDIS_PADDING_DISABLED);
 	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_IMM_PADDING, ZYDIS_PADDING_DISABLED);
-	d->zreg = malloc(ZYDIS_REGISTER_MAX_VALUE + 1);
-	d->zclass = malloc(ZYDIS_MNEMONIC_MAX_VALUE + 1);
-	if (!d->zreg || !d->zclass)
-		return -ITRACE_E_NOMEM;
-	for (int r = 0; r <= ZYDIS_REGISTER_MAX_VALUE; r++)
-		d->zreg[r] = (uint8_t)map_register((ZydisRegister)r);
-	for (int m = 0; m <= ZYDIS_MNEMONIC_MAX_VALUE; m++) {
-		const char *s = ZydisMnemonicGetString((ZydisMnemonic)m);
-
-		d->zclass[m] = s ? (uint8_t)mnemonic_hint(s) : HINT_NONE;
-	}
+	pthread_once(&tables_once, build_tables);
+	d->zreg = zreg_table;
+	d->zclass = zclass_table;
 	return 0;
 }
 
 void dec_x86_close(struct itrace_decoder *d)
 {
-	free(d->zreg);
-	free(d->zclass);
+	d->zreg = d->zclass = NULL; /* the tables are the process's */
 }
 
 /* ---- Full decoding ------------------------------------------------------- */
