@@ -5,7 +5,7 @@
 #   make demo       trace the bundled example and show what came out
 #   make bench      benchmarks, printed as ratios against in-run baselines
 #   make fuzz       build libFuzzer targets (clang) into build/fuzz
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local [DESTDIR=dir]   tools, libraries, headers, .pc
 #   make SANITIZE=1 check   the same under ASan+UBSan (separate build dir)
 #
 # Components add themselves through */module.mk fragments (see below), so

@@ -46,11 +46,14 @@ $(LIBITRACE_CODE_SO): $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) reader/libitrace.ma
 		-o $@ $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) $(LIBITRACE_CODE_LIBS)
 	$(Q)$(call so_links,libitrace-code)
 
-# Unit tests of the library: tests/unit/test_<module>.c, cmocka.
+# Unit tests of the library: tests/unit/test_<module>.c, cmocka.  A test's
+# own archives (UNIT_LIBS_<module>) go before the libraries they use.
 UNIT_TESTS += $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(UNIT_LIBS_$*) $(LIBITRACE_CODE_LIBS) -lcmocka
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(LIBITRACE_CODE) $(LIBITRACE),$^) $(UNIT_LIBS_$*) \
+		$(LIBITRACE_CODE) $(LIBITRACE) \
+		$(LIBITRACE_CODE_LIBS) -lcmocka
 
 # Fuzz targets of the format: the reader on any bytes, and write->read.
 FUZZ_TARGETS += fuzz_reader fuzz_roundtrip
