@@ -45,6 +45,15 @@ check_eq "a truncated trace: exit 1" 1 $?
 check "a truncated trace: the error says so" grep -q "^count_records: '.*cut.itr': trace is truncated: " "$TMP/cut.err"
 check "a truncated trace: records before the damage are counted" grep -qE '^INSN +[1-9]' "$TMP/cut.txt"
 
+# The installed tools run from the staging root, valgrind backend included
+# (it finds its tool in PREFIX/lib/itrace), and the example reads their trace.
+SBIN="$STAGE/usr/local/bin"
+check "the installed itrace-collect traces with the installed valgrind tool" \
+	"$SBIN/itrace-collect" -q --backend valgrind -o "$TMP/true.itr" -- /bin/true
+insns=$("$SBIN/itrace-dump" --summary "$TMP/true.itr" | sed -n 's/^  INSN *//p')
+check "the installed itrace-dump counts its instructions" test "${insns:-0}" -gt 0
+check_eq "so does the example" "$insns" "$(run "$TMP/true.itr" | sed -n 's/^INSN *//p')"
+
 run "$TMP/missing.itr" >/dev/null 2>"$TMP/missing.err"
 check_eq "a missing file: exit 1" 1 $?
 check_eq "a missing file: one line with the errno" \

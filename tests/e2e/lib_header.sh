@@ -72,12 +72,13 @@ for lib in itrace itrace-code; do
 	else
 		fail "every function of its header links from lib$lib.so" "$(cat "$TMP/err")"
 	fi
-	# Static: the archives, and what --static adds for them (Libs.private,
-	# Requires.private).
+	# Static: the archives in place of the -l of the libraries themselves,
+	# and what --static adds for them (Libs.private, Requires.private).
 	archives="-Wl,-Bstatic -l$lib"
 	[ $lib = itrace-code ] && archives="$archives -litrace"
+	others=$(pkg-config --static --libs $lib | tr ' ' '\n' | grep -vE '^-litrace(-code)?$' | tr '\n' ' ')
 	if cc -std=c11 -Wall -Werror $SAN -o "$TMP/$lib-static" "$src" $(pkg-config --cflags $lib) \
-		-L"$LIBDIR" $archives -Wl,-Bdynamic $(pkg-config --static --libs $lib) 2>"$TMP/err"; then
+		-L"$LIBDIR" $archives -Wl,-Bdynamic $others 2>"$TMP/err"; then
 		ok "every function of its header links from lib$lib.a ($n)"
 		needed=$(readelf -d "$TMP/$lib-static" | grep -c 'NEEDED.*libitrace')
 		check_eq "the static program needs no libitrace shared library" 0 "$needed"
