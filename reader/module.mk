@@ -26,7 +26,7 @@ $(LIBITRACE_CODE): $(LIBITRACE_CODE_OBJS)
 # the version from itrace.h's ITRACE_VERSION_* macros.  libitrace.map keeps
 # every symbol without the itrace_ prefix local; --no-undefined makes the
 # link fail if a library needs anything beyond its named dependencies.
-ITRACE_VERSION := $(shell sed -n 's/^\#define ITRACE_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' reader/itrace.h | paste -sd.)
+ITRACE_VERSION := $(shell sed -n 's/^[#]define ITRACE_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' reader/itrace.h | paste -sd.)
 ITRACE_SOMAJOR := $(firstword $(subst ., ,$(ITRACE_VERSION)))
 LIBITRACE_SO := $(BUILD)/lib/libitrace.so.$(ITRACE_VERSION)
 LIBITRACE_CODE_SO := $(BUILD)/lib/libitrace-code.so.$(ITRACE_VERSION)
