@@ -81,7 +81,8 @@ include tests/real/module.mk
 include tests/helper/module.mk
 include $(sort $(filter-out reader/module.mk,$(wildcard */module.mk)))
 
-build-all: $(LIBITRACE) $(LIBITRACE_CODE) $(LIBITRACE_SO) $(LIBITRACE_CODE_SO) $(BINS) $(TEST_DATA)
+build-all: $(LIBITRACE) $(LIBITRACE_CODE) $(LIBITRACE_SO) $(LIBITRACE_CODE_SO) \
+	$(LIBITRACE_DIST) $(LIBITRACE_CODE_DIST) $(BINS) $(TEST_DATA)
 
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/fuzz-replay/%,$(FUZZ_TARGETS))
 CHECK_DEPS := build-all $(UNIT_TESTS) $(FUZZ_REPLAY) $(CHECK_EXTRA)
@@ -133,7 +134,7 @@ pc_subst = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 install: build-all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
-	install -m 644 $(LIBITRACE) $(LIBITRACE_CODE) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(LIBITRACE_DIST) $(LIBITRACE_CODE_DIST) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIBITRACE_SO) $(LIBITRACE_CODE_SO) $(DESTDIR)$(LIBDIR)/
 	cp -P $(foreach l,libitrace libitrace-code,$(BUILD)/lib/$(l).so.$(ITRACE_SOMAJOR) $(BUILD)/lib/$(l).so) $(DESTDIR)$(LIBDIR)/
 	install -m 644 reader/itrace.h reader/itrace_code.h format/itrace_format.h $(DESTDIR)$(INCLUDEDIR)/

@@ -46,6 +46,21 @@ $(LIBITRACE_CODE_SO): $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) reader/libitrace.ma
 		-o $@ $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) $(LIBITRACE_CODE_LIBS)
 	$(Q)$(call so_links,libitrace-code)
 
+# The installed archives: all of a library's objects as one relocatable
+# object whose only global definitions are the itrace_ ones (the archives
+# above keep the internal globals that the unit tests and fuzz targets
+# call), so that a program linking libitrace.a statically meets no
+# internal name of ours, just as with the shared library.
+OBJCOPY ?= objcopy
+LIBITRACE_DIST := $(BUILD)/lib/dist/libitrace.a
+LIBITRACE_CODE_DIST := $(BUILD)/lib/dist/libitrace-code.a
+$(BUILD)/lib/dist/%.a: $(BUILD)/lib/%.a
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ $(@:.a=.o)
+	$(Q)$(LD) -r -o $(@:.a=.o) --whole-archive $<
+	$(Q)$(OBJCOPY) --wildcard --keep-global-symbol='itrace_*' $(@:.a=.o)
+	$(Q)ar rcs $@ $(@:.a=.o) && rm -f $(@:.a=.o)
+
 # Unit tests of the library: tests/unit/test_<module>.c, cmocka.  A test's
 # own archives (UNIT_LIBS_<module>) go before the libraries they use.
 UNIT_TESTS += $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))

@@ -26,6 +26,13 @@ check_eq "itrace-code.pc has the same version" "$(pkg-config --modversion itrace
 check "pkg-config --libs itrace names the core library only" \
 	sh -c 'l=$(pkg-config --libs itrace) && test "${l% }" = "-L$0 -litrace"' "$LIBDIR"
 
+# The installed archives define no global but the itrace_ ones either.
+for a in libitrace.a libitrace-code.a; do
+	nm -g --defined-only "$LIBDIR/$a" 2>&1 | awk 'NF == 3 {print $3}' >"$TMP/$a.syms"
+	check "$a defines functions" test -s "$TMP/$a.syms"
+	check_eq "$a defines only itrace_ globals" "" "$(grep -v '^itrace_' "$TMP/$a.syms")"
+done
+
 # Each header on its own, the first include of a translation unit.
 for h in itrace.h itrace_code.h; do
 	printf '#include <%s>\n' "$h" >"$TMP/alone.c"
