@@ -141,6 +141,8 @@ install: build-all
 	$(pc_subst) reader/itrace.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/itrace.pc
 	$(pc_subst) reader/itrace-code.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/itrace-code.pc
 	$(INSTALL_EXTRA)
+	@# A real install as root: tell the dynamic linker about the new soname.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 clean:
 	rm -rf build build-san
