@@ -5,7 +5,7 @@
 #   make demo       trace the bundled example and show what came out
 #   make bench      benchmarks, printed as ratios against in-run baselines
 #   make fuzz       build libFuzzer targets (clang) into build/fuzz
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local [DESTDIR=dir]   tools, libraries, headers, .pc
 #   make SANITIZE=1 check   the same under ASan+UBSan (separate build dir)
 #
 # Components add themselves through */module.mk fragments (see below), so
@@ -26,6 +26,10 @@ endif
 
 CC ?= cc
 PKGS := libdw libelf capstone libzstd
+# What each library links (reader/module.mk): the core zstd only, the code
+# layer libelf, libdw, capstone and Zydis on top of the core.
+CORE_PKGS := libzstd
+CODE_PKGS := libdw libelf capstone
 WARN := -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wvla -Wshadow=local
 ifeq ($(DEVELOPER),1)
 WARN += -Werror
@@ -36,7 +40,8 @@ ALL_CPPFLAGS = -Iformat -Ireader $(shell pkg-config --cflags $(PKGS) 2>/dev/null
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 # Zydis (x86-64 decoder): Debian 12's libzydis-dev has no pkg-config file.
 ZYDIS_LIBS := -lZydis
-LIBITRACE_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(ZYDIS_LIBS) -lpthread
+LIBITRACE_LIBS = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null) -lpthread
+LIBITRACE_CODE_LIBS = $(shell pkg-config --libs $(CODE_PKGS) 2>/dev/null) $(ZYDIS_LIBS) $(LIBITRACE_LIBS)
 
 ifeq ($(V),1)
 Q :=
@@ -45,12 +50,14 @@ Q := @
 endif
 
 LIBITRACE := $(BUILD)/lib/libitrace.a
+LIBITRACE_CODE := $(BUILD)/lib/libitrace-code.a
 BINS :=
 UNIT_TESTS :=
 E2E_TESTS :=
 FUZZ_TARGETS :=
 BENCHES :=
 TEST_DATA :=
+CHECK_EXTRA :=
 
 .PHONY: all deps check demo bench fuzz install clean build-all
 # Keep objects that pattern chains would otherwise delete as intermediates.
@@ -74,10 +81,11 @@ include tests/real/module.mk
 include tests/helper/module.mk
 include $(sort $(filter-out reader/module.mk,$(wildcard */module.mk)))
 
-build-all: $(LIBITRACE) $(BINS) $(TEST_DATA)
+build-all: $(LIBITRACE) $(LIBITRACE_CODE) $(LIBITRACE_SO) $(LIBITRACE_CODE_SO) \
+	$(LIBITRACE_DIST) $(LIBITRACE_CODE_DIST) $(BINS) $(TEST_DATA)
 
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/fuzz-replay/%,$(FUZZ_TARGETS))
-CHECK_DEPS := build-all $(UNIT_TESTS) $(FUZZ_REPLAY)
+CHECK_DEPS := build-all $(UNIT_TESTS) $(FUZZ_REPLAY) $(CHECK_EXTRA)
 
 check: deps
 	@$(MAKE) --no-print-directory $(CHECK_DEPS)
@@ -86,9 +94,9 @@ check: deps
 
 # Fuzz targets: tests/fuzz/<name>.c defines LLVMFuzzerTestOneInput.
 # make check links them with a replay main over tests/fuzz/corpus/<name>/.
-$(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIBITRACE)
+$(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(FUZZ_LIBS_$*) $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out %.a,$^) $(FUZZ_LIBS_$*) $(filter %.a,$^) $(LIBITRACE_CODE_LIBS)
 
 # Each source is compiled once for all targets (coverage and sanitizers),
 # into $(BUILD)/fuzz/obj; a target links the objects of libitrace and of
@@ -96,7 +104,7 @@ $(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/repl
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined
 FUZZ_CPPFLAGS = $(ALL_CPPFLAGS) -Iqtrace -Ipipeline-sim -Itools $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
 fuzz_objs = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,tests/fuzz/$(1).c \
-	$(filter-out %/main.c,$(LIBITRACE_SRCS) $(FUZZ_EXTRA_SRCS_$(1))))
+	$(filter-out %/main.c,$(LIBITRACE_SRCS) $(LIBITRACE_CODE_SRCS) $(FUZZ_EXTRA_SRCS_$(1))))
 fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -105,7 +113,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 .SECONDEXPANSION:
 $(BUILD)/fuzz/%: $$(call fuzz_objs,$$*)
 	@mkdir -p $(dir $@)
-	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) $(FUZZ_LIBS_$*) $(LIBITRACE_LIBS)
+	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) $(FUZZ_LIBS_$*) $(LIBITRACE_CODE_LIBS)
 
 bench: deps build-all $(BENCHES)
 	@ITRACE_BUILD=$(BUILD) sh bench/run-bench.sh $(BENCHES)
@@ -113,12 +121,28 @@ bench: deps build-all $(BENCHES)
 demo: deps build-all
 	@sh scripts/demo.sh $(BUILD)
 
+# make install [PREFIX=/usr/local] [DESTDIR=staging root]: the tools, both
+# libraries (archives, shared libraries with their soname links), their
+# headers (itrace.h includes itrace_format.h; itrace_code.h includes
+# itrace.h) and pkg-config files, written for PREFIX.
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+pc_subst = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(ITRACE_VERSION)|'
 install: build-all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(LIBITRACE) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 reader/itrace.h format/itrace_format.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(LIBITRACE_DIST) $(LIBITRACE_CODE_DIST) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIBITRACE_SO) $(LIBITRACE_CODE_SO) $(DESTDIR)$(LIBDIR)/
+	cp -P $(foreach l,libitrace libitrace-code,$(BUILD)/lib/$(l).so.$(ITRACE_SOMAJOR) $(BUILD)/lib/$(l).so) $(DESTDIR)$(LIBDIR)/
+	install -m 644 reader/itrace.h reader/itrace_code.h format/itrace_format.h $(DESTDIR)$(INCLUDEDIR)/
+	$(pc_subst) reader/itrace.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/itrace.pc
+	$(pc_subst) reader/itrace-code.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/itrace-code.pc
 	$(INSTALL_EXTRA)
+	@# A real install as root: tell the dynamic linker about the new soname.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 clean:
 	rm -rf build build-san

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 struct text {
 	const uint8_t *bytes;

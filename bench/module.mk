@@ -18,7 +18,7 @@ $(BENCH_RUNTIME): bench/runtime.c
 bench: $(BENCH_RUNTIME)
 
 # decode_speed: libitrace's decoder vs capstone 4 on this machine's libc.
-$(BENCH_OUT)/decode_speed: $(BUILD)/obj/bench/decode_speed.o $(LIBITRACE)
+$(BENCH_OUT)/decode_speed: $(BUILD)/obj/bench/decode_speed.o $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 BENCHES += $(BENCH_OUT)/decode_speed

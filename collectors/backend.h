@@ -47,6 +47,7 @@
 #include <sys/types.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 /* Bits of collect_backend.levels. */
 #define COLLECT_LEVEL_BIT(level) (1u << (level))

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "itrace_code.h"
 #include "itrace_format.h"
 
 ssize_t maps_read_proc_mem(void *pid_as_ptr, uint64_t addr, void *buf, size_t len)

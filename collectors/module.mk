@@ -18,9 +18,9 @@ COLLECT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(COLLECT_SRCS))
 BINS += $(BUILD)/bin/itrace-collect
 # libcli.a is named by path: tools/module.mk (which defines CLI_LIB) is
 # read after this fragment.
-$(BUILD)/bin/itrace-collect: $(COLLECT_OBJS) $(COLLECT_BACKEND_OBJS) $(BUILD)/lib/libcli.a $(LIBITRACE)
+$(BUILD)/bin/itrace-collect: $(COLLECT_OBJS) $(COLLECT_BACKEND_OBJS) $(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(COLLECT_BACKEND_LIBS) $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(COLLECT_BACKEND_LIBS) $(LIBITRACE_CODE_LIBS)
 
 # Test helpers: a reader-based trace checker and the bare single-step loop
 # the benchmark compares against.

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "collect_ring.h"
 #include "itrace.h"
+#include "itrace_code.h"
 #include "maps.h"
 
 /* How a thread runs between two stops. */

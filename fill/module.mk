@@ -12,9 +12,9 @@ ifneq ($(wildcard tools/itrace_fill.c),)
 BINS += $(BUILD)/bin/itrace-fill
 endif
 # libcli.a by name: tools/module.mk (which sets CLI_LIB) is read after this file.
-$(BUILD)/bin/itrace-fill: $(BUILD)/obj/tools/itrace_fill.o $(BUILD)/lib/libcli.a $(LIBITRACE)
+$(BUILD)/bin/itrace-fill: $(BUILD)/obj/tools/itrace_fill.o $(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
 # Unit tests trace the fill_* test programs: build them first.
 FILL_TEST_PROGS := $(patsubst tests/data/%.S,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.S)) \
@@ -30,9 +30,9 @@ BENCHES += $(sort $(wildcard bench/fill_*.sh))
 FILL_GEN := $(BUILD)/tests/fill-gen
 TEST_DATA += $(FILL_GEN)
 $(BUILD)/obj/bench/fill_gen.o: ALL_CPPFLAGS += -Itests/unit
-$(FILL_GEN): $(BUILD)/obj/bench/fill_gen.o $(LIBITRACE)
+$(FILL_GEN): $(BUILD)/obj/bench/fill_gen.o $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
 # Fuzz target: any bytes through the reader and the filler.
 FUZZ_TARGETS += fuzz_fill

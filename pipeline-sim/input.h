@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 #include "sem.h"
 #include "sim.h"
 

@@ -32,9 +32,9 @@ BINS += $(BUILD)/bin/pipeline-sim
 $(BUILD)/obj/pipeline-sim/callgrind_out.o: ALL_CPPFLAGS += -Ipipeline-sim -Iqtrace -Itools
 $(BUILD)/obj/pipeline-sim/callgrind_out.o $(BUILD)/obj/pipeline-sim/main.o: ALL_CPPFLAGS += -Itimeline
 $(BUILD)/bin/pipeline-sim: $(BUILD)/obj/pipeline-sim/main.o $(BUILD)/obj/pipeline-sim/callgrind_out.o \
-		$(BUILD)/lib/libtimeline.a $(SIM_LIB) $(SIM_QTRACE_LIB) $(SIM_CLI_LIB) $(LIBITRACE)
+		$(BUILD)/lib/libtimeline.a $(SIM_LIB) $(SIM_QTRACE_LIB) $(SIM_CLI_LIB) $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
 # Unit tests tests/unit/test_sim*.c link libsim (rule in reader/module.mk).
 SIM_UNIT_LIBS := $(SIM_LIB) $(SIM_QTRACE_LIB) $(SIM_CLI_LIB) $(LIBITRACE)

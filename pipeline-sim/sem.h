@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 #include "sim.h"
 
 enum sim_sem_flags {

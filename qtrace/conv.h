@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 #include "qtrace.h"
 
 struct conv_isa {

@@ -21,9 +21,9 @@ QTRACE_CONV_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,\
 	qtrace/qtrace_conv.c qtrace/qtrace_dump.c qtrace/conv.c qtrace/conv_isa.c)
 $(QTRACE_CONV_OBJS): ALL_CPPFLAGS += $(QTRACE_CPPFLAGS) -Itools
 BINS += $(BUILD)/bin/qtrace-conv
-$(BUILD)/bin/qtrace-conv: $(QTRACE_CONV_OBJS) $(QTRACE_LIB) $(BUILD)/lib/libcli.a $(LIBITRACE)
+$(BUILD)/bin/qtrace-conv: $(QTRACE_CONV_OBJS) $(QTRACE_LIB) $(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/qtrace_*.sh))
 

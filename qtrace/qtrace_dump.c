@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "itrace.h"
+#include "itrace_code.h"
 #include "qtrace.h"
 
 int qtrace_dump(const char *path, int verbose);

@@ -9,6 +9,7 @@
  * depth.  Per-event rows go to the caller's callbacks immediately.
  */
 #include "internal.h"
+#include "itrace_code.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,7 +17,7 @@
 #include <capstone/capstone.h>
 #include <Zydis/Zydis.h>
 
-#include "itrace.h"
+#include "itrace_code.h"
 
 enum dec_arch { DEC_X86_64, DEC_PPC64 };
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "itrace_code.h"
 
 #define FILL_BLOCK_MAX 512 /* instructions per cached block */
 

@@ -6,7 +6,7 @@
 #ifndef ITRACE_IMAGE_INT_H
 #define ITRACE_IMAGE_INT_H
 
-#include "itrace.h"
+#include "itrace_code.h"
 
 /* A file-backed mapping as the symbolizer sees it. */
 struct image_mapping_view {

@@ -344,6 +344,24 @@ void chunk_out_fini(struct chunk_out *o);
 /* ---- Segments (writer.c), for the parallel fill ----------------------- */
 
 /*
+ * The functions below are libitrace's (core) and are called by the fill in
+ * libitrace-code, across the boundary between the two shared libraries.
+ * libitrace.so exports only itrace_-prefixed names (libitrace.map), so
+ * these link under itrace_priv_ names: exported, but not API, not in
+ * itrace.h, free to change with the libraries, which are always built
+ * and installed together.
+ */
+#define writer_segment_open itrace_priv_writer_segment_open
+#define writer_segment_begin itrace_priv_writer_segment_begin
+#define writer_segment_end itrace_priv_writer_segment_end
+#define writer_segment_free itrace_priv_writer_segment_free
+#define writer_segment_release itrace_priv_writer_segment_release
+#define writer_append_segment itrace_priv_writer_append_segment
+#define writer_end_chunk itrace_priv_writer_end_chunk
+#define writer_insns_valid itrace_priv_writer_insns_valid
+#define writer_time itrace_priv_writer_time
+
+/*
  * writer_segment_open - a writer that encodes into segments, with the
  * chunk size, compression and flags of `like`; no file header.  Owned by
  * the caller: writer_segment_free().  Returns 0 or -ITRACE_E_NOMEM.

@@ -39,6 +39,11 @@ const char *itrace_version(void)
 	return ITRACE_VERSION_STRING;
 }
 
+int itrace_version_number(void)
+{
+	return ITRACE_VERSION_NUMBER;
+}
+
 const char *itrace_rec_type_name(int type)
 {
 	static const char *const names[] = {

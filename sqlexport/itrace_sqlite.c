@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "export_cli.h"
 #include "itrace.h"
+#include "itrace_code.h"
 #include "schema.sql.h"
 
 enum export_level {

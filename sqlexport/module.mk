@@ -2,9 +2,9 @@
 # libcli.a is named directly: tools/module.mk (which defines CLI_LIB) is
 # included after this fragment, and prerequisites expand immediately.
 BINS += $(BUILD)/bin/itrace-sqlite
-$(BUILD)/bin/itrace-sqlite: $(BUILD)/obj/sqlexport/itrace_sqlite.o $(BUILD)/lib/libexportcli.a $(BUILD)/lib/libcli.a $(LIBITRACE)
+$(BUILD)/bin/itrace-sqlite: $(BUILD)/obj/sqlexport/itrace_sqlite.o $(BUILD)/lib/libexportcli.a $(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS) -lsqlite3
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS) -lsqlite3
 
 $(BUILD)/obj/sqlexport/%.o: ALL_CPPFLAGS += -Itools
 

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "export_cli.h"
 #include "itrace.h"
+#include "itrace_code.h"
 #include "timeline_json.h"
 
 struct options {

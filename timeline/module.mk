@@ -9,9 +9,9 @@ $(TIMELINE_LIB): $(BUILD)/obj/timeline/timeline_json.o
 
 BINS += $(BUILD)/bin/itrace-timeline
 $(BUILD)/bin/itrace-timeline: $(BUILD)/obj/timeline/itrace_timeline.o $(TIMELINE_LIB) \
-		$(BUILD)/lib/libexportcli.a $(BUILD)/lib/libcli.a $(LIBITRACE)
+		$(BUILD)/lib/libexportcli.a $(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
 $(BUILD)/obj/timeline/%.o: ALL_CPPFLAGS += -Itools
 

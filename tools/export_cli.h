@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 /* The options every exporter takes. */
 struct export_opts {

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "itrace.h"
+#include "itrace_code.h"
 
 struct args {
 	const char *input;

@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "export_cli.h"
 #include "itrace.h"
+#include "itrace_code.h"
 
 #define PROFILE_VERSION "1"
 

@@ -24,9 +24,9 @@ COLLECT_BACKEND_OBJS += $(BUILD)/obj/$(BTS_DIR)/bts_live.o $(BTS_CORE_OBJS)
 
 # libcli.a by path: tools/module.mk (CLI_LIB) is read after this file.
 BINS += $(BUILD)/bin/itrace-import
-$(BUILD)/bin/itrace-import: $(BUILD)/obj/$(BTS_DIR)/itrace_import.o $(BTS_LIB) $(BUILD)/lib/libcli.a $(LIBITRACE)
+$(BUILD)/bin/itrace-import: $(BUILD)/obj/$(BTS_DIR)/itrace_import.o $(BTS_LIB) $(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
 # Test helper: writes raw BTS buffers and perf.data files from an itrace
 # branch trace, byte for byte per the documented layouts.

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 #define ARCH_PPC_ATOMIC_MAX 16 /* instructions scanned for the stcx. */
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 struct gdb_mem {
 	uint64_t addr;

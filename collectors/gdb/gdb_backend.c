@@ -44,6 +44,7 @@
 #include "gdb_elf.h"
 #include "gdb_target.h"
 #include "itrace.h"
+#include "itrace_code.h"
 #include "itrace_format.h"
 
 #define QEMU_CONNECT_WAIT_MS 10000

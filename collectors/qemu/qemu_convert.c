@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collect_ring.h"
+#include "itrace_code.h"
 #include "itrace_format.h"
 #include "qemu_space.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,6 +15,7 @@
 
 #include "image_int.h"
 #include "itrace.h"
+#include "itrace_code.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

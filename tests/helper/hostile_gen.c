@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 #define CODE_LEN (1u << 20)
 #define CODE_BASE 0x7f0000000000ull

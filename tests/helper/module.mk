@@ -4,9 +4,9 @@
 # and the fault-injection suite tests/e2e/fault_*.sh.
 HOSTILE_GEN := $(BUILD)/tests/hostile_gen
 TEST_DATA += $(HOSTILE_GEN)
-$(HOSTILE_GEN): $(BUILD)/obj/tests/helper/hostile_gen.o $(LIBITRACE)
+$(HOSTILE_GEN): $(BUILD)/obj/tests/helper/hostile_gen.o $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/fault_*.sh))
 

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 struct section {
 	uint64_t addr, size;

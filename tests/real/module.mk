@@ -17,9 +17,9 @@ REAL_PPC := $(patsubst tests/real/prog/ppc64le/%.S,$(RP_OUT)/ppc64le/%,$(wildcar
 	$(RP_OUT)/ppc64le/prog_c $(RP_OUT)/ppc64le/prog_c_p10
 TEST_DATA += $(BUILD)/tests/real-oracle $(REAL_PROGS) $(REAL_PPC)
 
-$(BUILD)/tests/real-oracle: $(BUILD)/obj/tests/real/oracle.o $(LIBITRACE)
+$(BUILD)/tests/real-oracle: $(BUILD)/obj/tests/real/oracle.o $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
 # Traced, not tested: no sanitizers, no -Werror.
 $(RP_OUT)/libreal_plt.so: tests/real/prog/real_plt_lib.c

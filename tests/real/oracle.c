@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 static const char *prog = "real-oracle";
 

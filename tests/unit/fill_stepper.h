@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 struct step {
 	uint64_t addr;

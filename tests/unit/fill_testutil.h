@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 /* Absolute path of built test program `name` (static buffer per call site). */
 static inline void test_prog_path(const char *name, char *buf, size_t cap)

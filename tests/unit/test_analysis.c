@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "itrace.h"
+#include "itrace_code.h"
 
 /* x86-64 encodings used below */
 static const uint8_t NOP[] = {0x90};

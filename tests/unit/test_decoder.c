@@ -20,6 +20,7 @@
 
 #include "decoder_int.h"
 #include "itrace.h"
+#include "itrace_code.h"
 
 static struct itrace_decoder *x86(void)
 {
