@@ -285,11 +285,11 @@ static int make_shm(struct qb_child *c)
  * slots are handed over and given back unread.  Either way the trace then
  * holds nothing of the program.
  */
-static const char *bench_mode(void)
+static int bench_mode(const char *mode)
 {
 	const char *v = getenv("ITRACE_QEMU_BENCH");
 
-	return v && (strcmp(v, "callbacks") == 0 || strcmp(v, "handoff") == 0) ? v : NULL;
+	return v && strcmp(v, mode) == 0;
 }
 
 /* qemu [-L root] -0 argv0 -plugin PLUGIN,shm=FD,level=L prog args... */
@@ -328,7 +328,7 @@ static int start_qemu(const struct collect_options *o, const struct qb_setup *s,
 		return -1;
 	snprintf(plugin_arg, sizeof(plugin_arg), "%s,shm=%d,level=%s%s", s->plugin, c->shm_fd,
 		 o->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn",
-		 bench_mode() && strcmp(bench_mode(), "callbacks") == 0 ? ",bench=callbacks" : "");
+		 bench_mode("callbacks") ? ",bench=callbacks" : "");
 	argv = qemu_argv(o, s, plugin_arg);
 	if (!argv) {
 		cli_error("out of memory");
@@ -390,7 +390,7 @@ static int pump(struct qemu_conv *conv, struct qb_child *c, struct cli_progress 
 {
 	struct qw_note note;
 	struct qc_state st;
-	int idle = 0, unread = bench_mode() && strcmp(bench_mode(), "handoff") == 0;
+	int idle = 0, unread = bench_mode("handoff");
 
 	for (;;) {
 		if (collect_interrupted) {
