@@ -10,6 +10,13 @@
 #     extrapolated (target: at least 10,000x faster),
 #   - on x86-64, the same workload's x86-64 build under the valgrind
 #     backend (and natively), side by side.
+# Where the time goes at instruction level (ppc64le), each step adding to
+# the one before: qemu alone; the plugin's callbacks alone, their words
+# never handed over (ITRACE_QEMU_BENCH=callbacks); the hand-over of full
+# slots to itrace-collect, which gives them back unread
+# (ITRACE_QEMU_BENCH=handoff); conversion and encoding, uncompressed
+# (--no-compress); the whole (zstd).  Wall and CPU seconds (all processes
+# and threads) of each.
 # Times are the best of several runs (wall time, bench-runtime): the
 # machine is shared.  Instruction counts come from the traces.
 : "${ITRACE_BUILD:=build}"
@@ -44,6 +51,7 @@ best_of() {
 	echo "$best"
 }
 wall() { echo "$1" | cut -d' ' -f1; }
+cpu() { echo "$1" | cut -d' ' -f2; }
 insns() { "$BIN/itrace-dump" --summary "$1" | awk '$1 == "INSN" { print $2 }'; }
 
 # --- ppc64le -------------------------------------------------------------------------
@@ -52,6 +60,10 @@ traced=$(best_of 3 "$BIN/itrace-collect" -q --backend qemu -o "$TMP/q.itr" -- "$
 n=$(insns "$TMP/q.itr")
 bytes=$(wc -c <"$TMP/q.itr" | tr -d ' ')
 branch=$(best_of 2 "$BIN/itrace-collect" -q --backend qemu --level branch -o "$TMP/qb.itr" -- "$PPC" "$KIB")
+callbacks=$(ITRACE_QEMU_BENCH=callbacks best_of 3 "$BIN/itrace-collect" -q --backend qemu -o "$TMP/c.itr" -- "$PPC" "$KIB")
+handoff=$(ITRACE_QEMU_BENCH=handoff best_of 3 "$BIN/itrace-collect" -q --backend qemu -o "$TMP/h.itr" -- "$PPC" "$KIB")
+raw=$(best_of 3 "$BIN/itrace-collect" -q --no-compress --backend qemu -o "$TMP/r.itr" -- "$PPC" "$KIB")
+rm -f "$TMP/c.itr" "$TMP/h.itr" "$TMP/r.itr"
 # The gdb backend for GDB_S seconds (it would take days): its rate.
 "$RUNTIME" -o "$TMP/gtime" timeout -s INT "$GDB_S" \
 	"$BIN/itrace-collect" -q --backend gdb -o "$TMP/g.itr" -- "$PPC" "$KIB" >/dev/null 2>&1
@@ -68,6 +80,14 @@ awk -v n="$n" -v q="$(wall "$traced")" -v p="$(wall "$plain")" -v b="$(wall "$br
 	printf "qemu_ppc64le_branch_slowdown  %.3f s  %.3f s  ratio %.1f  (branch level; baseline: qemu-ppc64le alone)\n", b, p, b / p
 	printf "qemu_ppc64le_bytes_per_insn  %.3f bytes/insn  (instruction level with MEM, zstd)\n", bytes / n
 }'
+# Where the time goes: each line is a step more than the one before.
+for step in "plain:$plain" "callbacks:$callbacks" "handoff:$handoff" "convert_encode:$raw" "zstd:$traced"; do
+	name=${step%%:*}
+	t=${step#*:}
+	awk -v name="$name" -v w="$(wall "$t")" -v c="$(cpu "$t")" -v p="$(wall "$plain")" 'BEGIN {
+		printf "qemu_ppc64le_time_%s  %.3f s  %.3f s  ratio %.1f  (wall, and CPU of all processes; ratio: wall against qemu-ppc64le alone)\n", name, w, c, w / p
+	}'
+done
 
 # --- x86-64: beside the valgrind backend ---------------------------------------------
 native=$(best_of 5 "$X86" "$KIB")

@@ -58,6 +58,7 @@ static struct {
 	int hello_sent;
 	atomic_int closing;	  /* the process ends: slots are no longer queued */
 	int detached;		  /* a forked child: nothing is recorded */
+	int bench_callbacks;	  /* bench=callbacks: threads' words go to scratch */
 	uint64_t guest_base;	  /* host address of guest address 0 */
 	uint64_t scratch[QW_SLOT_WORDS]; /* where writes go once closing */
 	atomic_ullong meminfo_memo[64];  /* meminfo -> size shift and store bit */
@@ -130,7 +131,7 @@ static void flush(struct qw_vcpu *v)
 	__atomic_store_n(&v->busy, 1, __ATOMIC_SEQ_CST);
 	if (!v->tid)
 		v->tid = gettid_();
-	if (atomic_load(&g.closing) || g.detached) {
+	if (atomic_load(&g.closing) || g.detached || g.bench_callbacks) {
 		use_scratch(v);
 	} else {
 		queue_slot(v);
@@ -613,6 +614,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			fd = atoi(argv[i] + 4);
 		else if (strcmp(argv[i], "level=branch") == 0)
 			g.level = QW_LEVEL_BRANCH;
+		else if (strcmp(argv[i], "bench=callbacks") == 0)
+			g.bench_callbacks = 1; /* bench/qemu_speed.sh: the callbacks alone */
 		else if (strcmp(argv[i], "level=insn") != 0)
 			return fail("unknown option '%s' (the plugin is started by itrace-collect)",
 				    argv[i]);

@@ -278,6 +278,20 @@ static int make_shm(struct qb_child *c)
 	return 0;
 }
 
+/*
+ * ITRACE_QEMU_BENCH, for bench/qemu_speed.sh only (bench/README.md, where
+ * the time goes): "callbacks": the plugin's callbacks write every thread's
+ * words into a scratch buffer that is never handed over; "handoff": the
+ * slots are handed over and given back unread.  Either way the trace then
+ * holds nothing of the program.
+ */
+static int bench_mode(const char *mode)
+{
+	const char *v = getenv("ITRACE_QEMU_BENCH");
+
+	return v && strcmp(v, mode) == 0;
+}
+
 /* qemu [-L root] -0 argv0 -plugin PLUGIN,shm=FD,level=L prog args... */
 static char **qemu_argv(const struct collect_options *o, const struct qb_setup *s, char *plugin_arg)
 {
@@ -312,8 +326,9 @@ static int start_qemu(const struct collect_options *o, const struct qb_setup *s,
 
 	if (make_shm(c) != 0)
 		return -1;
-	snprintf(plugin_arg, sizeof(plugin_arg), "%s,shm=%d,level=%s", s->plugin, c->shm_fd,
-		 o->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
+	snprintf(plugin_arg, sizeof(plugin_arg), "%s,shm=%d,level=%s%s", s->plugin, c->shm_fd,
+		 o->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn",
+		 bench_mode("callbacks") ? ",bench=callbacks" : "");
 	argv = qemu_argv(o, s, plugin_arg);
 	if (!argv) {
 		cli_error("out of memory");
@@ -375,7 +390,7 @@ static int pump(struct qemu_conv *conv, struct qb_child *c, struct cli_progress 
 {
 	struct qw_note note;
 	struct qc_state st;
-	int idle = 0;
+	int idle = 0, unread = bench_mode("handoff");
 
 	for (;;) {
 		if (collect_interrupted) {
@@ -390,7 +405,9 @@ static int pump(struct qemu_conv *conv, struct qb_child *c, struct cli_progress 
 				return 0; /* the plugin's last word */
 			if (note.slot >= QW_SLOTS || note.words > QW_SLOT_WORDS)
 				return -ITRACE_E_CORRUPT;
-			rc = qc_slot(conv, &note, qw_slot(c->shm, note.slot), note.words);
+			rc = unread && note.tid ? 0
+					      : qc_slot(conv, &note, qw_slot(c->shm, note.slot),
+							note.words);
 			/* zero what was read: a slot is read up to its first zero
 			 * word when its owner dies (see recover) */
 			memset(qw_slot(c->shm, note.slot), 0, (size_t)note.words * 8);

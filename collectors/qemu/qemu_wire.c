@@ -126,7 +126,8 @@ uint32_t qw_take_slot(struct qw_shm *s)
 		lock(s);
 		if (s->n_free)
 			slot = s->free_slots[--s->n_free]; /* the most recently used */
-		else if (s->next_unused < QW_SLOTS)
+		else if (s->next_unused < QW_SLOTS &&
+			 s->note_tail - s->note_head < QW_BACKLOG)
 			slot = s->next_unused++;
 		unlock(s);
 		if (slot != QW_NO_SLOT)

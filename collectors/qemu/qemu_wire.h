@@ -104,6 +104,14 @@ enum qw_event {
 #define QW_SLOT_WORDS (32 * 1024)
 #define QW_SLOT_MARGIN 4096
 #define QW_NOTE_CAP (QW_SLOTS + 1)
+/*
+ * A never-used slot is taken only while fewer than QW_BACKLOG slots wait
+ * for the collector; past that a thread waits for one to be freed (the
+ * collector is converting them).  Without this bound a producer faster
+ * than the collector touches every slot once, a page fault per 4 KiB
+ * (256 MiB, 65,000 faults), and the slots in use leave the caches.
+ */
+#define QW_BACKLOG 4
 #define QW_NO_SLOT 0xffffffffu
 
 struct qw_note {
