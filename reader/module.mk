@@ -1,5 +1,5 @@
-# libitrace: every reader/*.c goes into the static library.
-LIBITRACE_SRCS := $(wildcard reader/*.c)
+# libitrace: every reader/*.c and fill/fill*.c goes into the static library.
+LIBITRACE_SRCS := $(wildcard reader/*.c) $(wildcard fill/fill*.c)
 LIBITRACE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBITRACE_SRCS))
 
 $(LIBITRACE): $(LIBITRACE_OBJS)
