@@ -32,7 +32,6 @@ struct dcache_entry {
 };
 
 static struct dcache_entry *dcache;
-static uint32_t next_code_id = 1;
 
 int pt_step_init(struct pt_session *s)
 {
@@ -50,10 +49,6 @@ void pt_step_fini(struct pt_session *s)
 	s->dec = NULL;
 }
 
-void pt_invalidate_code(struct pt_process *p)
-{
-	p->code_id = next_code_id++;
-}
 
 /* Read up to len bytes; a read crossing into an unmapped page returns the
  * part before it.  Returns the byte count, 0 if nothing is readable. */
