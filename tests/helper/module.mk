@@ -33,3 +33,7 @@ $(BUILD)/fuzz-replay/fuzz_gdb_stub: $(patsubst %.c,$(BUILD)/obj/%.o,$(GDB_FUZZ_S
 E2E_TESTS += tests/e2e/fuzz_run.sh
 BENCHES += bench/fuzz_speed.sh
 E2E_TESTS += tests/e2e/mmap_paths.sh
+
+# make layers: no cycle between folders, nor between the files of fill/
+# and of the ptrace backend (scripts/layers.sh).
+E2E_TESTS += tests/e2e/layers.sh
