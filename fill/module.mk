@@ -29,7 +29,7 @@ BENCHES += $(sort $(wildcard bench/fill_*.sh))
 # programs, for the e2e tests and benchmarks.  Test support, not installed.
 FILL_GEN := $(BUILD)/tests/fill-gen
 TEST_DATA += $(FILL_GEN)
-$(BUILD)/obj/bench/fill_gen.o: ALL_CPPFLAGS += -Itests/unit
+$(BUILD)/obj/bench/fill_gen.o: ALL_CPPFLAGS += -Itests/helper
 $(FILL_GEN): $(BUILD)/obj/bench/fill_gen.o $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
