@@ -415,18 +415,13 @@ int main(int argc, char **argv)
 {
 	struct itrace_reader *r;
 	struct args a;
-	int rc, status;
+	int status;
 
 	cli_init(argv[0]);
 	parse_args(argc, argv, &a);
-	rc = itrace_reader_open(a.input, &r);
-	if (rc < 0) {
-		if (rc == -ITRACE_E_IO)
-			cli_error("cannot open '%s': %s", a.input, strerror(errno));
-		else
-			cli_error("cannot read '%s': %s", a.input, cli_errstr(rc));
+	r = cli_open_trace(a.input);
+	if (!r)
 		return CLI_EXIT_BAD_INPUT;
-	}
 	status = a.text ? fill_to_text(&a, r) : fill_to_trace(&a, r);
 	cli_warn_incomplete(r, a.input);
 	itrace_reader_close(r);

@@ -113,6 +113,15 @@ int cli_parse_size(const char *s, uint64_t *out);
 
 struct itrace_reader;
 /*
+ * cli_open_trace - open trace `path` for reading.  On failure print the
+ * one error line every tool gives, "cannot open 'PATH': <errno text>" when
+ * the file cannot be opened, "cannot read 'PATH': <why>" when it is no
+ * readable trace, and return NULL (the caller exits CLI_EXIT_BAD_INPUT).
+ * (tools/cli_trace.c)
+ */
+struct itrace_reader *cli_open_trace(const char *path);
+
+/*
  * cli_warn_incomplete - every tool that reads a trace calls this once it
  * has read to the end: unless the trace is complete (ITRACE.md 7.4), one
  * line "prog: warning: 'NAME' is not complete: <how it ended>" on stderr

@@ -345,12 +345,9 @@ int main(int argc, char **argv)
 
 	cli_init(argv[0]);
 	parse_args(argc, argv, &o);
-	rc = itrace_reader_open(o.path, &rd);
-	if (rc < 0) {
-		cli_error("cannot open '%s': %s", o.path,
-			  rc == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(rc));
+	rd = cli_open_trace(o.path);
+	if (!rd)
 		return CLI_EXIT_BAD_INPUT;
-	}
 	if (o.header && !o.summary && !o.quiet)
 		print_header(rd);
 	while (!o.limit || s.records < o.limit) {
