@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collect_writer.h"
+#include "emit.h"
 #include "itrace_format.h"
 #include "ptrace_internal.h"
 
@@ -54,12 +55,7 @@ void pt_write_thread(struct pt_session *s, int event, pid_t tid, pid_t pid, uint
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_THREAD;
-	rec.u.thread.event = (uint8_t)event;
-	rec.u.thread.tid = (uint32_t)tid;
-	rec.u.thread.pid = (uint32_t)pid;
-	rec.u.thread.other = other;
+	emit_thread(&rec, event, (uint32_t)tid, (uint32_t)pid, other);
 	pt_write(s, &rec);
 }
 
@@ -78,11 +74,7 @@ void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason,
 	if (s->ring_on)
 		return;
 	pt_switch_to(s, t);
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_TRACE_CTL;
-	rec.u.ctl.on = (uint8_t)on;
-	rec.u.ctl.reason = (uint8_t)reason;
-	rec.u.ctl.addr = addr;
+	emit_ctl(&rec, on, reason, addr);
 	pt_write(s, &rec);
 }
 
@@ -91,14 +83,7 @@ void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_PROCESS;
-	rec.u.process.event = (uint8_t)event;
-	rec.u.process.pid = (uint32_t)pid;
-	rec.u.process.other = other;
-	rec.u.process.status = status;
-	rec.u.process.name = name;
-	rec.u.process.name_len = name ? strlen(name) : 0;
+	emit_process(&rec, event, (uint32_t)pid, other, status, name);
 	pt_write(s, &rec);
 }
 
@@ -116,9 +101,7 @@ void pt_write_signal(struct pt_session *s, struct pt_thread *t, const struct itr
 		return;
 	}
 	pt_switch_to(s, t);
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SIGNAL;
-	rec.u.signal = *sig;
+	emit_signal(&rec, sig);
 	pt_write(s, &rec);
 }
 
