@@ -1,5 +1,6 @@
 /*
- * symbolizer.c - symbols and source lines by address, addresses by name.
+ * symbolizer.c - symbols and source lines by address (addresses by name:
+ * the ELF reader, elf.c).
  *
  * Each file the image resolved is reported once to a libdwfl session of
  * its own, at its link-time addresses; libdwfl then does the symbol-table
