@@ -70,7 +70,6 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t n;
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -88,9 +87,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case 'q': a->quiet = 1; break;
 		case 'v': a->verbose = 1; break;
 		case 'j':
-			if (cli_parse_u64(optarg, &n) < 0 || n == 0 || n > 256)
-				cli_usage_error("invalid job count '%s' (1..256)", optarg);
-			a->jobs = (unsigned)n;
+			a->jobs = (unsigned)cli_parse_count("-j", optarg, 1, 256);
 			break;
 		case O_HELP: usage(stdout); exit(0);
 		case O_VERSION: printf("itrace-fill %s\n", itrace_version()); exit(0);

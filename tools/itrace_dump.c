@@ -322,8 +322,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'H': o->header = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'n':
-			if (cli_parse_u64(optarg, &o->limit) < 0)
-				cli_usage_error("invalid record limit '%s'", optarg);
+			o->limit = cli_parse_count("-n", optarg, 0, UINT64_MAX);
 			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("itrace-dump %s\n", itrace_version()); exit(0);
