@@ -2,6 +2,7 @@
 #
 #   make            install missing Debian packages, build all tools
 #   make check      unit + end-to-end tests + fuzz corpus replay
+#   make layers     the module graph from #include lines; fails on a cycle
 #   make demo       trace the bundled example and show what came out
 #   make bench      benchmarks, printed as ratios against in-run baselines
 #   make fuzz       build libFuzzer targets (clang) into build/fuzz
@@ -59,7 +60,7 @@ BENCHES :=
 TEST_DATA :=
 CHECK_EXTRA :=
 
-.PHONY: all deps check demo bench fuzz install clean build-all
+.PHONY: all deps check demo bench fuzz install clean build-all layers
 # Keep objects that pattern chains would otherwise delete as intermediates.
 .SECONDARY:
 all: deps build-all
@@ -91,6 +92,12 @@ check: deps
 	@$(MAKE) --no-print-directory $(CHECK_DEPS)
 	@ITRACE_BUILD=$(BUILD) sh tests/run-tests.sh \
 		--unit "$(UNIT_TESTS)" --e2e "$(E2E_TESTS)" --fuzz "$(FUZZ_TARGETS)"
+
+# The module graph (scripts/layers.sh): folders by #include lines, and the
+# files of fill/ and of the ptrace backend by what their objects call.
+# make check runs it as tests/e2e/layers.sh.
+layers: build-all
+	@sh scripts/layers.sh $(BUILD)
 
 # Fuzz targets: tests/fuzz/<name>.c defines LLVMFuzzerTestOneInput.
 # make check links them with a replay main over tests/fuzz/corpus/<name>/.

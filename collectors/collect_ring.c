@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emit.h"
+
 int collect_ring_init(struct collect_ring *r, uint64_t branches)
 {
 	memset(r, 0, sizeof(*r));
@@ -47,11 +49,7 @@ static int write_switch(struct itrace_writer *w, const struct collect_ring_entry
 
 	if (e->tid == *last_tid)
 		return 0;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_THREAD;
-	rec.u.thread.event = ITRACE_THREAD_SWITCH;
-	rec.u.thread.tid = e->tid;
-	rec.u.thread.pid = e->pid;
+	emit_thread(&rec, ITRACE_THREAD_SWITCH, e->tid, e->pid, 0);
 	*last_tid = e->tid;
 	return itrace_writer_write(w, &rec);
 }
@@ -67,9 +65,7 @@ static int write_entry(struct itrace_writer *w, const struct collect_ring_entry 
 	if (e->type == ITRACE_REC_BRANCH)
 		return itrace_write_branch(w, e->u.branch.from, e->u.branch.to, e->u.branch.kind,
 					   e->u.branch.flags);
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SIGNAL;
-	rec.u.signal = e->u.signal;
+	emit_signal(&rec, &e->u.signal);
 	return itrace_writer_write(w, &rec);
 }
 
@@ -77,11 +73,7 @@ static int write_lost(struct itrace_writer *w, uint8_t unit, uint64_t count)
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_LOST;
-	rec.u.lost.reason = ITRACE_LOST_OVERFLOW;
-	rec.u.lost.unit = unit;
-	rec.u.lost.count = count;
+	emit_lost(&rec, ITRACE_LOST_OVERFLOW, unit, count);
 	return itrace_writer_write(w, &rec);
 }
 

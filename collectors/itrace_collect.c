@@ -123,11 +123,7 @@ static const struct option long_options[] = {
 
 static uint64_t parse_number(const char *opt, const char *arg)
 {
-	uint64_t v;
-
-	if (cli_parse_u64(arg, &v))
-		cli_usage_error("%s needs a number, not '%s'", opt, arg);
-	return v;
+	return cli_parse_count(opt, arg, 0, UINT64_MAX);
 }
 
 static void list_backends(const struct collect_options *opts)

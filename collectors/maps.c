@@ -3,9 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,48 +48,11 @@ int maps_parse_line(const char *line, struct maps_entry *e)
 	return 0;
 }
 
-/* Build-id from the notes of an open ELF (sections, then segments). */
-static int elf_note_buildid(Elf *elf, uint8_t *id, size_t idmax)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
-			    nh.n_descsz > 0 && nh.n_descsz <= idmax) {
-				memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
-				return (int)nh.n_descsz;
-			}
-		}
-	}
-	return 0;
-}
-
 int maps_buildid(const char *path, uint8_t *id, size_t idmax)
 {
-	Elf *elf;
-	int fd, len = 0;
+	int len = itrace_elf_build_id(path, id, idmax);
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		len = elf_note_buildid(elf, id, idmax);
-	elf_end(elf);
-	close(fd);
-	return len;
+	return len > 0 ? len : 0;
 }
 
 /* Remembers the last file's build-id: a library has several mappings. */

@@ -37,8 +37,8 @@ int maps_parse_line(const char *line, struct maps_entry *e);
 
 /*
  * maps_buildid - read the GNU build-id note of the ELF file `path`
- * into id[ITRACE_BUILDID_MAX].  Returns its length (> 0), or 0 if the file
- * has none or cannot be read.
+ * into id[ITRACE_BUILDID_MAX] (itrace_elf_build_id).  Returns its length
+ * (> 0), or 0 if the file has none or cannot be read.
  */
 int maps_buildid(const char *path, uint8_t *id, size_t idmax);
 

@@ -39,15 +39,6 @@ static long seize_options(const struct pt_session *s, int exitkill)
 	return o;
 }
 
-/* Run the calling thread on `cpu` only. */
-static int pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
 
 /*
  * The CPU the collector and the program it starts share (-1: none).  They
@@ -67,46 +58,6 @@ static int pick_cpu(void)
 	return cpu;
 }
 
-/* The traced process exists and has exec'd: open the trace. */
-struct pt_process *pt_start_process(struct pt_session *s, pid_t pid)
-{
-	struct pt_process *p = pt_find_process(s, pid);
-	char pin[32];
-	const struct itrace_meta extra[] = {
-		{"pinned", pin},
-		{"mode", s->attached ? "attach" : "start"},
-		{"singleblock", s->singleblock ? "yes" : "no"},
-	};
-	uint32_t flags = s->opts->level != ITRACE_LEVEL_INSN ? 0
-			 : s->opts->insn_bytes ? ITRACE_FF_MEM | ITRACE_FF_INSN_BYTES : ITRACE_FF_MEM;
-	char exe[4096];
-
-	if (s->pin_cpu >= 0)
-		snprintf(pin, sizeof(pin), "cpu %d", s->pin_cpu);
-	else
-		snprintf(pin, sizeof(pin), "no");
-	if (collect_writer_open(s->opts, "ptrace", pid, flags, extra,
-				s->opts->level == ITRACE_LEVEL_BRANCH ? 3 : 2, &s->w)) {
-		s->io_error = 1;
-		return NULL;
-	}
-	/* The tracing thread joins the program on its CPU now: the writer's
-	 * compression thread, started by the open, keeps every CPU. */
-	if (s->pin_cpu >= 0 && pin_to(s->pin_cpu) != 0)
-		s->pin_cpu = -1;
-	pt_exe_path(pid, exe, sizeof(exe));
-	if (!s->attached)
-		pt_check_privileges(pid, exe);
-	if (s->opts->verbose)
-		fprintf(stderr, "%s: tracing process %d (%s) at %s level%s%s%s\n", cli_progname(),
-			(int)pid, exe, s->opts->level == ITRACE_LEVEL_INSN ? "insn" : "branch",
-			s->blockstep ? " with PTRACE_SINGLEBLOCK" : "",
-			s->pin_cpu >= 0 ? ", collector and program on CPU " : "",
-			s->pin_cpu >= 0 ? pin + 4 : "");
-	pt_write_process(s, ITRACE_PROCESS_START, pid, 0, 0, exe);
-	pt_code_changed(s, p);
-	return p;
-}
 
 /* Child side of start_program: never returns. */
 static void exec_child(const struct collect_options *o, pid_t parent, int cpu)
@@ -115,7 +66,7 @@ static void exec_child(const struct collect_options *o, pid_t parent, int cpu)
 	if (getppid() != parent)
 		_exit(127);
 	if (cpu >= 0)
-		pin_to(cpu); /* the program and its threads: pick_cpu() */
+		pt_pin_to(cpu); /* the program and its threads: pick_cpu() */
 	collect_restore_signals();
 	if (!o->aslr)
 		personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE);

@@ -1,9 +1,18 @@
 /*
- * ptrace_internal.h - state shared by the files of the ptrace backend
- * (ptrace_backend.c: start, attach, end; ptrace_stop.c: the event loop;
- * ptrace_proc.c: records, process and thread tables; ptrace_step.c: what
- * happens at each single step; ptrace_bp.c: int3 breakpoints).  Not used
- * outside collectors/ptrace_*.c.
+ * ptrace_internal.h - state shared by the files of the ptrace backend.
+ * Not used outside collectors/ptrace_*.c.  Each file calls only those
+ * below it (make layers checks it):
+ *
+ *   ptrace_backend.c  start, attach, end; runs the event loop
+ *   ptrace_stop.c     the event loop: the state machine that takes each
+ *                     thread from stop to stop (pt_thread.mode, stopped,
+ *                     in_syscall, ...) as wait() reports them
+ *   ptrace_step.c     what happens at one stop of a stepped thread: commit
+ *                     the instruction that ran, prepare the next
+ *   ptrace_proc.c     the one owner of process state: process and thread
+ *                     tables, the trace file and its records, code
+ *                     generations
+ *   ptrace_bp.c       int3 breakpoints of a process
  */
 #ifndef ITRACE_PTRACE_INTERNAL_H
 #define ITRACE_PTRACE_INTERNAL_H
@@ -188,6 +197,17 @@ int pt_signal_is_caught(pid_t tid, int sig);
  * step trap would reset the program's handler (see pt_thread.trap_blocked). */
 int pt_sigtrap_blocked(pid_t tid);
 
+/* ptrace_proc.c: the address space and the trace */
+/* The traced process exists and has exec'd (or is attached): open the trace. */
+struct pt_process *pt_start_process(struct pt_session *s, pid_t pid);
+/* The address space may have changed (mmap, ran unobserved): drop decoded
+ * code and write MMAP records for new mappings. */
+void pt_code_changed(struct pt_session *s, struct pt_process *p);
+/* Decoded code of p is stale (a new code generation). */
+void pt_invalidate_code(struct pt_process *p);
+/* Run the calling thread on `cpu` only. */
+int pt_pin_to(int cpu);
+
 /* ptrace_stop.c */
 void pt_event_loop(struct pt_session *s);
 /* Resolve --start/--stop/--only in p and set their breakpoints. */
@@ -198,14 +218,6 @@ void pt_resume(struct pt_session *s, struct pt_thread *t, int sig);
 void pt_on_exit_status(struct pt_session *s, struct pt_thread *t, int status);
 /* --ring: write the kept branches (once). */
 void pt_flush_ring(struct pt_session *s);
-
-/* The address space may have changed (mmap, ran unobserved): drop decoded
- * code and write MMAP records for new mappings. */
-void pt_code_changed(struct pt_session *s, struct pt_process *p);
-
-/* ptrace_backend.c */
-/* The traced process exists and has exec'd (or is attached): open the trace. */
-struct pt_process *pt_start_process(struct pt_session *s, pid_t pid);
 
 /* ptrace_step.c */
 int pt_step_init(struct pt_session *s);
@@ -227,7 +239,6 @@ void pt_drop_returns(struct pt_thread *t);
  * the ptrace request to resume with: PTRACE_SINGLESTEP, PTRACE_SINGLEBLOCK,
  * PTRACE_SYSCALL (SIGTRAP blocked, or rt_sigprocmask) or PTRACE_CONT. */
 int pt_prepare_resume(struct pt_session *s, struct pt_thread *t);
-void pt_invalidate_code(struct pt_process *p);
 /* A BRANCH record (or a ring entry with --ring). */
 void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, uint64_t to,
 		    unsigned kind, unsigned flags);

@@ -1,16 +1,21 @@
 /*
- * ptrace_proc.c - the ptrace backend's bookkeeping: the records it writes
- * about processes, threads and signals, and its tables of traced
- * processes and threads.
+ * ptrace_proc.c - the ptrace backend's bookkeeping, the one owner of
+ * process state: the tables of traced processes and threads (created,
+ * found and freed only here), the trace they go to (opened by
+ * pt_start_process) and the records written about them, and each address
+ * space's code generation.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "collect_writer.h"
+#include "emit.h"
+#include "itrace_format.h"
 #include "ptrace_internal.h"
 
 /* ---- records ----------------------------------------------------------- */
@@ -50,12 +55,7 @@ void pt_write_thread(struct pt_session *s, int event, pid_t tid, pid_t pid, uint
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_THREAD;
-	rec.u.thread.event = (uint8_t)event;
-	rec.u.thread.tid = (uint32_t)tid;
-	rec.u.thread.pid = (uint32_t)pid;
-	rec.u.thread.other = other;
+	emit_thread(&rec, event, (uint32_t)tid, (uint32_t)pid, other);
 	pt_write(s, &rec);
 }
 
@@ -74,11 +74,7 @@ void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason,
 	if (s->ring_on)
 		return;
 	pt_switch_to(s, t);
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_TRACE_CTL;
-	rec.u.ctl.on = (uint8_t)on;
-	rec.u.ctl.reason = (uint8_t)reason;
-	rec.u.ctl.addr = addr;
+	emit_ctl(&rec, on, reason, addr);
 	pt_write(s, &rec);
 }
 
@@ -87,14 +83,7 @@ void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_PROCESS;
-	rec.u.process.event = (uint8_t)event;
-	rec.u.process.pid = (uint32_t)pid;
-	rec.u.process.other = other;
-	rec.u.process.status = status;
-	rec.u.process.name = name;
-	rec.u.process.name_len = name ? strlen(name) : 0;
+	emit_process(&rec, event, (uint32_t)pid, other, status, name);
 	pt_write(s, &rec);
 }
 
@@ -112,9 +101,7 @@ void pt_write_signal(struct pt_session *s, struct pt_thread *t, const struct itr
 		return;
 	}
 	pt_switch_to(s, t);
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SIGNAL;
-	rec.u.signal = *sig;
+	emit_signal(&rec, sig);
 	pt_write(s, &rec);
 }
 
@@ -270,4 +257,77 @@ int pt_sigtrap_blocked(pid_t tid)
 	 * action to the default and unblocking it (force_sig_info): harmless
 	 * to a program that had the default action, fatal to a handler. */
 	return (pt_status_value(tid, "SigBlk:", 16) & bit) && (pt_status_value(tid, "SigCgt:", 16) & bit);
+}
+
+/* ---- the address space and the trace ------------------------------------ */
+
+/* Decode-cache generations: a new one whenever code may have changed. */
+static uint32_t next_code_id = 1;
+
+void pt_invalidate_code(struct pt_process *p)
+{
+	p->code_id = next_code_id++;
+}
+
+void pt_code_changed(struct pt_session *s, struct pt_process *p)
+{
+	int rc;
+
+	pt_invalidate_code(p);
+	if (!s->w)
+		return;
+	rc = maps_write_new(s->w, p->pid, &p->maps, NULL, NULL);
+	if (rc < 0 && rc != -ITRACE_E_IO) /* IO: /proc gone, the process died */
+		pt_fail_io(s, rc);
+}
+
+/* Run the calling thread on `cpu` only. */
+int pt_pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* The traced process exists and has exec'd: open the trace. */
+struct pt_process *pt_start_process(struct pt_session *s, pid_t pid)
+{
+	struct pt_process *p = pt_find_process(s, pid);
+	char pin[32];
+	const struct itrace_meta extra[] = {
+		{"pinned", pin},
+		{"mode", s->attached ? "attach" : "start"},
+		{"singleblock", s->singleblock ? "yes" : "no"},
+	};
+	uint32_t flags = s->opts->level != ITRACE_LEVEL_INSN ? 0
+			 : s->opts->insn_bytes ? ITRACE_FF_MEM | ITRACE_FF_INSN_BYTES : ITRACE_FF_MEM;
+	char exe[4096];
+
+	if (s->pin_cpu >= 0)
+		snprintf(pin, sizeof(pin), "cpu %d", s->pin_cpu);
+	else
+		snprintf(pin, sizeof(pin), "no");
+	if (collect_writer_open(s->opts, "ptrace", pid, flags, extra,
+				s->opts->level == ITRACE_LEVEL_BRANCH ? 3 : 2, &s->w)) {
+		s->io_error = 1;
+		return NULL;
+	}
+	/* The tracing thread joins the program on its CPU now: the writer's
+	 * compression thread, started by the open, keeps every CPU. */
+	if (s->pin_cpu >= 0 && pt_pin_to(s->pin_cpu) != 0)
+		s->pin_cpu = -1;
+	pt_exe_path(pid, exe, sizeof(exe));
+	if (!s->attached)
+		pt_check_privileges(pid, exe);
+	if (s->opts->verbose)
+		fprintf(stderr, "%s: tracing process %d (%s) at %s level%s%s%s\n", cli_progname(),
+			(int)pid, exe, s->opts->level == ITRACE_LEVEL_INSN ? "insn" : "branch",
+			s->blockstep ? " with PTRACE_SINGLEBLOCK" : "",
+			s->pin_cpu >= 0 ? ", collector and program on CPU " : "",
+			s->pin_cpu >= 0 ? pin + 4 : "");
+	pt_write_process(s, ITRACE_PROCESS_START, pid, 0, 0, exe);
+	pt_code_changed(s, p);
+	return p;
 }

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emit.h"
 #include "itrace_format.h"
 #include "ptrace_internal.h"
 
@@ -32,7 +33,6 @@ struct dcache_entry {
 };
 
 static struct dcache_entry *dcache;
-static uint32_t next_code_id = 1;
 
 int pt_step_init(struct pt_session *s)
 {
@@ -50,10 +50,6 @@ void pt_step_fini(struct pt_session *s)
 	s->dec = NULL;
 }
 
-void pt_invalidate_code(struct pt_process *p)
-{
-	p->code_id = next_code_id++;
-}
 
 /* Read up to len bytes; a read crossing into an unmapped page returns the
  * part before it.  Returns the byte count, 0 if nothing is readable. */
@@ -177,11 +173,7 @@ static void write_lost_insn(struct pt_session *s, struct pt_thread *t)
 	struct itrace_record rec;
 
 	pt_switch_to(s, t);
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_LOST;
-	rec.u.lost.reason = ITRACE_LOST_DECODE;
-	rec.u.lost.unit = ITRACE_UNIT_INSNS;
-	rec.u.lost.count = 1;
+	emit_lost(&rec, ITRACE_LOST_DECODE, ITRACE_UNIT_INSNS, 1);
 	pt_write(s, &rec);
 }
 
@@ -189,16 +181,10 @@ static void write_syscall(struct pt_session *s, const struct pt_pending *pd, int
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SYSCALL;
-	rec.u.syscall.dir = (uint8_t)dir;
-	rec.u.syscall.nr = pd->sys_nr;
-	if (dir == ITRACE_SYSCALL_ENTER) {
-		rec.u.syscall.nargs = 6;
-		memcpy(rec.u.syscall.args, pd->sys_args, sizeof(pd->sys_args));
-	} else {
-		rec.u.syscall.ret = ret;
-	}
+	if (dir == ITRACE_SYSCALL_ENTER)
+		emit_syscall_enter(&rec, pd->sys_nr, pd->sys_args);
+	else
+		emit_syscall_exit(&rec, pd->sys_nr, ret);
 	pt_write(s, &rec);
 }
 

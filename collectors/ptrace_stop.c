@@ -369,17 +369,6 @@ static void on_fork(struct pt_session *s, struct pt_thread *t, int vfork)
 		pt_resume(s, c, 0);
 }
 
-void pt_code_changed(struct pt_session *s, struct pt_process *p)
-{
-	int rc;
-
-	pt_invalidate_code(p);
-	if (!s->w)
-		return;
-	rc = maps_write_new(s->w, p->pid, &p->maps, NULL, NULL);
-	if (rc < 0 && rc != -ITRACE_E_IO) /* IO: /proc gone, the process died */
-		pt_fail_io(s, rc);
-}
 
 /* Returns the thread that carries on (the one that exec'd). */
 static struct pt_thread *on_exec(struct pt_session *s, struct pt_thread *t)

@@ -1,4 +1,5 @@
-/* symbols.c - function name -> run-time address through libelf (see symbols.h). */
+/* symbols.c - function name -> run-time address through the ELF reader
+ * (itrace_elf.h) and /proc/PID/maps (see symbols.h). */
 #include "symbols.h"
 
 #include <fcntl.h>
@@ -13,88 +14,21 @@
 
 #include "cli.h"
 #include "itrace.h"
+#include "itrace_elf.h"
 #include "maps.h"
-
-/* st_value of defined function `name` in the symbol table `scn`. */
-static int find_in_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
-			  uint64_t *value)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-
-	for (size_t i = 0; data && i < n; i++) {
-		GElf_Sym sym;
-		const char *s;
-
-		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
-			continue;
-		s = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (s && strcmp(s, name) == 0) {
-			*value = sym.st_value;
-			return 0;
-		}
-	}
-	return -ITRACE_E_NOENT;
-}
-
-/* .symtab first (it has the static functions), then .dynsym. */
-static int find_symbol_value(Elf *elf, const char *name, uint64_t *value)
-{
-	static const unsigned types[] = {SHT_SYMTAB, SHT_DYNSYM};
-
-	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-		Elf_Scn *scn = NULL;
-
-		while ((scn = elf_nextscn(elf, scn)) != NULL) {
-			GElf_Shdr sh;
-
-			if (gelf_getshdr(scn, &sh) && sh.sh_type == types[t] &&
-			    find_in_symtab(elf, scn, &sh, name, value) == 0)
-				return 0;
-		}
-	}
-	return -ITRACE_E_NOENT;
-}
-
-/* File offset of virtual address `vaddr` through the PT_LOAD holding it. */
-static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
-{
-	size_t phnum;
-
-	if (elf_getphdrnum(elf, &phnum))
-		return -ITRACE_E_ELF;
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*offset = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ITRACE_E_NOENT;
-}
 
 int symbols_file_offset(const char *path, const char *name, uint64_t *offset)
 {
-	uint64_t value;
-	Elf *elf;
-	int fd, rc = -ITRACE_E_ELF;
+	struct itrace_elf_sym sym;
+	struct itrace_elf *e;
+	int rc;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (itrace_elf_open(path, &e) < 0)
 		return -ITRACE_E_ELF;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ITRACE_E_ELF;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		rc = find_symbol_value(elf, name, &value);
-		if (rc == 0)
-			rc = vaddr_to_offset(elf, value, offset);
-	}
-	elf_end(elf);
-	close(fd);
+	rc = itrace_elf_function(e, name, &sym);
+	if (rc == 0)
+		rc = itrace_elf_vaddr_offset(e, sym.value, offset);
+	itrace_elf_close(e);
 	return rc;
 }
 
@@ -160,20 +94,19 @@ static int search_mapped_files(pid_t pid, const char *name, uint64_t *addr)
 
 int symbols_fixed_address(const char *path, const char *name, uint64_t *addr)
 {
-	GElf_Ehdr eh;
-	Elf *elf;
-	int fd, rc = -ITRACE_E_ELF;
+	struct itrace_elf_info info;
+	struct itrace_elf_sym sym;
+	struct itrace_elf *e;
+	int rc = -ITRACE_E_ELF;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (itrace_elf_open(path, &e) < 0)
 		return -ITRACE_E_ELF;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ITRACE_E_ELF;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) && eh.e_type == ET_EXEC)
-		rc = find_symbol_value(elf, name, addr);
-	elf_end(elf);
-	close(fd);
+	if (itrace_elf_read_info(e, &info) == 0 && info.type == ET_EXEC) {
+		rc = itrace_elf_function(e, name, &sym);
+		if (rc == 0)
+			*addr = sym.value;
+	}
+	itrace_elf_close(e);
 	return rc;
 }
 
@@ -206,12 +139,12 @@ static void add_addr(struct addr_list *l, uint64_t a)
 
 /* Add the run-time address of file virtual address `vaddr`, if mapping e
  * holds it. */
-static void add_if_mapped(Elf *elf, uint64_t vaddr, const struct maps_entry *e,
+static void add_if_mapped(const struct itrace_elf *elf, uint64_t vaddr, const struct maps_entry *e,
 			  struct addr_list *l)
 {
 	uint64_t off;
 
-	if (vaddr_to_offset(elf, vaddr, &off) == 0 && off >= e->pgoff &&
+	if (itrace_elf_vaddr_offset(elf, vaddr, &off) == 0 && off >= e->pgoff &&
 	    off < e->pgoff + (e->end - e->start))
 		add_addr(l, e->start + (off - e->pgoff));
 }
@@ -384,9 +317,10 @@ static int eh_read_cie(Elf *elf, uint64_t vaddr, struct eh_cie *cie)
  * relative to LPStart (GCC's unwind-c.c and libsupc++'s eh_personality.cc
  * read the same layout).  Returns the number added.
  */
-static size_t add_landing_pads(Elf *elf, uint64_t fde, const struct maps_entry *e,
+static size_t add_landing_pads(const struct itrace_elf *ie, uint64_t fde, const struct maps_entry *e,
 			       struct addr_list *l)
 {
+	Elf *elf = itrace_elf_libelf(ie);
 	struct eh_cursor c;
 	struct eh_cie cie;
 	uint64_t cie_at, func, lsda, lpstart, table_end;
@@ -421,7 +355,7 @@ static size_t add_landing_pads(Elf *elf, uint64_t fde, const struct maps_entry *
 		lp = eh_pointer(&c, cs_enc & 0x0f);
 		eh_leb(&c, 0); /* action */
 		if (!c.bad && lp) {
-			add_if_mapped(elf, lpstart + lp, e, l);
+			add_if_mapped(ie, lpstart + lp, e, l);
 			added++;
 		}
 	}
@@ -438,8 +372,10 @@ static size_t add_landing_pads(Elf *elf, uint64_t fde, const struct maps_entry *
  * sdata4, the table as datarel|sdata4 pairs.  Returns the number of
  * addresses added.
  */
-static size_t collect_fde_starts(Elf *elf, const struct maps_entry *e, struct addr_list *l)
+static size_t collect_fde_starts(const struct itrace_elf *ie, const struct maps_entry *e,
+				 struct addr_list *l)
 {
+	Elf *elf = itrace_elf_libelf(ie);
 	size_t phnum, rawsize, added = 0;
 	const unsigned char *raw = (const unsigned char *)elf_rawfile(elf, &rawsize), *h;
 	uint64_t count;
@@ -462,8 +398,8 @@ static size_t collect_fde_starts(Elf *elf, const struct maps_entry *e, struct ad
 		if (count > (ph.p_filesz - 12) / 8)
 			continue;
 		for (uint64_t k = 0; k < count; k++) {
-			add_if_mapped(elf, ph.p_vaddr + (uint64_t)(int64_t)(int32_t)le32(h + 12 + 8 * k), e, l);
-			added += 1 + add_landing_pads(elf, ph.p_vaddr + (uint64_t)(int64_t)(int32_t)le32(h + 16 + 8 * k),
+			add_if_mapped(ie, ph.p_vaddr + (uint64_t)(int64_t)(int32_t)le32(h + 12 + 8 * k), e, l);
+			added += 1 + add_landing_pads(ie, ph.p_vaddr + (uint64_t)(int64_t)(int32_t)le32(h + 16 + 8 * k),
 						      e, l);
 		}
 	}
@@ -514,8 +450,10 @@ static void add_array(pid_t pid, uint64_t addr, uint64_t bytes, const struct map
  * functions of the init, fini and preinit arrays (read from `pid`, where
  * they are relocated).
  */
-static void collect_init_fini(Elf *elf, pid_t pid, const struct maps_entry *e, struct addr_list *l)
+static void collect_init_fini(const struct itrace_elf *ie, pid_t pid, const struct maps_entry *e,
+			      struct addr_list *l)
 {
+	Elf *elf = itrace_elf_libelf(ie);
 	uint64_t bias, arr[3] = {0}, sz[3] = {0};
 	size_t phnum;
 
@@ -534,7 +472,7 @@ static void collect_init_fini(Elf *elf, pid_t pid, const struct maps_entry *e, s
 			if (!gelf_getdyn(d, (int)k, &dyn) || dyn.d_tag == DT_NULL)
 				break;
 			switch (dyn.d_tag) {
-			case DT_INIT: case DT_FINI: add_if_mapped(elf, dyn.d_un.d_ptr, e, l); break;
+			case DT_INIT: case DT_FINI: add_if_mapped(ie, dyn.d_un.d_ptr, e, l); break;
 			case DT_INIT_ARRAY: arr[0] = dyn.d_un.d_ptr; break;
 			case DT_INIT_ARRAYSZ: sz[0] = dyn.d_un.d_val; break;
 			case DT_FINI_ARRAY: arr[1] = dyn.d_un.d_ptr; break;
@@ -550,21 +488,17 @@ static void collect_init_fini(Elf *elf, pid_t pid, const struct maps_entry *e, s
 			add_array(pid, bias + arr[k], sz[k], e, l);
 }
 
-/* Functions of one symbol table, mapped through mapping e (pgoff-based). */
-static void collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			      const struct maps_entry *e, struct addr_list *l)
+struct mapping_functions {
+	const struct itrace_elf *elf;
+	const struct maps_entry *e;
+	struct addr_list *l;
+};
+
+static void add_function(void *arg, const struct itrace_elf_sym *sym)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	struct mapping_functions *m = arg;
 
-	for (size_t i = 0; data && i < n; i++) {
-		GElf_Sym sym;
-
-		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
-			continue;
-		add_if_mapped(elf, sym.st_value, e, l);
-	}
+	add_if_mapped(m->elf, sym->value, m->e, m->l);
 }
 
 /* The functions of `path` that lie in its executable mapping e: those of
@@ -572,33 +506,16 @@ static void collect_functions(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
  * information, so that a stripped file is covered too. */
 static void functions_of_mapping(pid_t pid, const struct maps_entry *e, struct addr_list *l)
 {
-	Elf_Scn *scn = NULL, *dyn = NULL;
-	GElf_Shdr sh, dynsh;
-	int fd = open(e->path, O_RDONLY | O_CLOEXEC), found = 0;
-	Elf *elf;
+	struct mapping_functions m = {NULL, e, l};
+	struct itrace_elf *elf;
 
-	if (fd < 0)
+	if (itrace_elf_open(e->path, &elf) < 0)
 		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (elf && elf_kind(elf) == ELF_K_ELF && (scn = elf_nextscn(elf, scn)) != NULL) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			collect_functions(elf, scn, &sh, e, l);
-			found = 1;
-		} else if (sh.sh_type == SHT_DYNSYM) {
-			dyn = scn;
-			dynsh = sh;
-		}
-	}
-	if (!found && dyn)
-		collect_functions(elf, dyn, &dynsh, e, l);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		collect_fde_starts(elf, e, l);
-		collect_init_fini(elf, pid, e, l);
-	}
-	elf_end(elf);
-	close(fd);
+	m.elf = elf;
+	itrace_elf_functions(elf, add_function, &m);
+	collect_fde_starts(elf, e, l);
+	collect_init_fini(elf, pid, e, l);
+	itrace_elf_close(elf);
 }
 
 int symbols_functions_in(pid_t pid, uint64_t lo, uint64_t hi, uint64_t **addrs, size_t *n)
@@ -608,8 +525,6 @@ int symbols_functions_in(pid_t pid, uint64_t lo, uint64_t hi, uint64_t **addrs, 
 	struct maps_entry e;
 	FILE *f;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ITRACE_E_ELF;
 	snprintf(mpath, sizeof(mpath), "/proc/%d/maps", (int)pid);
 	f = fopen(mpath, "re");
 	if (!f)

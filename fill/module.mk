@@ -1,6 +1,7 @@
-# fill/: gap filling.  The library code lives in reader/ (decoder.c,
-# image.c, symbolizer.c, fill.c; libitrace globs reader/*.c); this fragment
-# builds the itrace-fill front end and wires its tests and benchmarks.
+# fill/: gap filling.  fill/fill*.c are library code (libitrace globs them
+# beside reader/*.c; the decoder and image stay in reader/); this fragment
+# builds the itrace-fill front end (fill/itrace_fill.c) and wires its tests
+# and benchmarks.
 
 # The test programs' rules live in tests/data/module.mk, which the top
 # Makefile's */module.mk glob does not reach; include it once from here.
@@ -8,11 +9,10 @@ ifndef TD_OUT
 include tests/data/module.mk
 endif
 
-ifneq ($(wildcard tools/itrace_fill.c),)
 BINS += $(BUILD)/bin/itrace-fill
-endif
+$(BUILD)/obj/fill/itrace_fill.o: ALL_CPPFLAGS += -Itools
 # libcli.a by name: tools/module.mk (which sets CLI_LIB) is read after this file.
-$(BUILD)/bin/itrace-fill: $(BUILD)/obj/tools/itrace_fill.o $(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
+$(BUILD)/bin/itrace-fill: $(BUILD)/obj/fill/itrace_fill.o $(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
@@ -29,7 +29,7 @@ BENCHES += $(sort $(wildcard bench/fill_*.sh))
 # programs, for the e2e tests and benchmarks.  Test support, not installed.
 FILL_GEN := $(BUILD)/tests/fill-gen
 TEST_DATA += $(FILL_GEN)
-$(BUILD)/obj/bench/fill_gen.o: ALL_CPPFLAGS += -Itests/unit
+$(BUILD)/obj/bench/fill_gen.o: ALL_CPPFLAGS += -Itests/helper
 $(FILL_GEN): $(BUILD)/obj/bench/fill_gen.o $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)

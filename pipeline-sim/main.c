@@ -107,11 +107,7 @@ struct options {
 
 static uint64_t number_arg(const char *opt, const char *s)
 {
-	uint64_t v;
-
-	if (cli_parse_u64(s, &v))
-		cli_usage_error("%s: '%s' is not a number", opt, s);
-	return v;
+	return cli_parse_count(opt, s, 0, UINT64_MAX);
 }
 
 static void list_cores(void)

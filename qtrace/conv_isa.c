@@ -2,7 +2,8 @@
  * conv_isa.c - how each ISA maps onto qtrace's fixed 32-bit words.
  *
  * qtrace has no architecture field and steps every record by 4 bytes
- * (format reference section 13), so only fixed-width ISAs fit.  POWER is
+ * (qtrace-tools' qtreader_next_record() adds 4 to the address), so only
+ * fixed-width ISAs fit.  POWER is
  * the one its consumers understand; a new fixed-width ISA is one more
  * table entry with its own words() and term_code().
  */
@@ -34,8 +35,8 @@ static int power_words(const uint8_t *bytes, unsigned len, int little, struct qt
 	return -1;
 }
 
-/* qtrace-tools' codes: 0x80 conditional, 0x08 unconditional (qtrace
- * format reference, 5.2); sc/scv and non-branches get none (a jump after
+/* qtrace-tools' codes: 0x80 conditional, 0x08 unconditional (termination codes
+ * of qtlib/qtrace.h); sc/scv and non-branches get none (a jump after
  * them is written as a discontinuity, 0x10).  Prefixed instructions are
  * never branches (Power ISA 3.1, 1.6). */
 static unsigned power_term_code(unsigned kind)

@@ -2,8 +2,8 @@
  * qtrace.h - read and write qtrace files (POWER instruction traces).
  *
  * qtrace is the trace format of the POWER performance tools (qtrace-tools'
- * qtreader, IBM sim_ppc).  The layout is described in
- * shared/reference/qtrace-format.md; this library writes exactly what
+ * qtreader, IBM sim_ppc).  The layout is the one qtrace-tools defines in
+ * qtlib/qtrace.h and parses in qtlib/qtreader.c; this library writes exactly what
  * qtrace-tools' reader parses and reads what the known writers produce.
  *
  * Contents

@@ -1,9 +1,9 @@
 /*
  * qtrace_disk.h - on-disk numbers of the qtrace format (internal).
  *
- * Values follow qtrace-tools' qtlib/qtrace.h, as documented in
- * shared/reference/qtrace-format.md section 2.  Every multi-byte field is
- * big-endian and fields are packed.
+ * Values follow qtrace-tools' qtlib/qtrace.h; the field order is that of
+ * qtreader_parse_header() and qtreader_next_record() in qtlib/qtreader.c.
+ * Every multi-byte field is big-endian and fields are packed.
  */
 #ifndef QTRACE_DISK_H
 #define QTRACE_DISK_H

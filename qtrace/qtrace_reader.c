@@ -2,7 +2,8 @@
  * qtrace_reader.c - read qtrace files.
  *
  * Parses every field qtrace-tools' qtreader_next_record() knows, in its
- * order (format reference sections 3, 4 and 6), with bounds checks on
+ * order (qtreader_parse_header(), then per record the fixed fields and
+ * do_parse_regs()'s variable blocks, qtlib/qtreader.c), with bounds checks on
  * every read.  Where qtreader has a quirk that loses data, this reader
  * does what the format means instead: LENGTH/DATA bytes of old traces are
  * stepped over (quirk 1), and register counts that would overflow
@@ -115,11 +116,11 @@ static int skip(struct qtrace_reader *r, size_t bytes, uint64_t rec_offset, cons
 			return rc_;                                       \
 	} while (0)
 
-/* ---- Variable-length blocks (section 6) -------------------------------- */
+/* ---- Variable-length blocks (qtreader_next_record) ---------------------- */
 
 /*
  * skip_radix - the radix walk block; its shape depends on the host and
- * guest translation modes in flags3 (section 6.1).
+ * guest translation modes in flags3 (qtlib/qtreader.c).
  */
 static int skip_radix(struct qtrace_reader *r, uint16_t flags3, unsigned host_shift,
 		      unsigned guest_shift, uint64_t off)
@@ -145,7 +146,7 @@ static int skip_radix(struct qtrace_reader *r, uint16_t flags3, unsigned host_sh
 	return 0;
 }
 
-/* skip_registers - the register block (section 6.2). */
+/* skip_registers - the register block (qtreader's do_parse_regs()). */
 static int skip_registers(struct qtrace_reader *r, uint64_t off)
 {
 	int vsx = r->version >= QT_VERSION_VSX;
@@ -170,7 +171,7 @@ static int skip_registers(struct qtrace_reader *r, uint64_t off)
 	return 0;
 }
 
-/* ---- Header (section 3) ------------------------------------------------ */
+/* ---- Header (qtreader_parse_header) ------------------------------------- */
 
 static int parse_header_extras(struct qtrace_reader *r, uint16_t flags2, uint16_t flags3,
 			       uint16_t hdr, uint64_t off)
@@ -277,7 +278,7 @@ static int parse_header(struct qtrace_reader *r, struct qtrace_header *h)
 	return rc;
 }
 
-/* ---- Records (section 4) ----------------------------------------------- */
+/* ---- Records (qtreader_next_record) ------------------------------------- */
 
 static int parse_flags(struct qtrace_reader *r, struct raw_record *raw, uint16_t *flags2,
 		       uint16_t *flags3)

@@ -2,8 +2,8 @@
  * qtrace_writer.c - write qtrace files that qtrace-tools' reader accepts.
  *
  * Each instruction becomes one big-endian record: the instruction word,
- * a u16 flags and the optional fields its flags announce (format
- * reference sections 4, 5 and 11).  A record can only be written once the
+ * a u16 flags and the optional fields its flags announce, in the order
+ * qtrace-tools' qtlib/qtwriter.c writes them.  A record can only be written once the
  * address of its successor is known (IAR_CHANGE|IAR marks a successor
  * that is not at +4), so the writer keeps one instruction pending.
  * Records never carry flags2 (the EXTENDED flag stays clear), which is the

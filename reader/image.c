@@ -801,36 +801,3 @@ const char *image_debug_dir(const struct itrace_image *img)
 {
 	return img->debug_dir;
 }
-
-/* ---- Standalone ------------------------------------------------------ */
-
-int itrace_elf_build_id(const char *path, uint8_t *buf, size_t cap)
-{
-	const void *id;
-	ssize_t len;
-	int fd;
-	Elf *elf;
-
-	if (!path || !buf)
-		return -ITRACE_E_INVAL;
-	pthread_once(&elf_once, elf_init);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ITRACE_E_IO;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		len = -ITRACE_E_ELF;
-	} else {
-		len = dwelf_elf_gnu_build_id(elf, &id);
-		if (len <= 0)
-			len = -ITRACE_E_NOENT;
-		else if ((size_t)len > cap)
-			len = -ITRACE_E_INVAL;
-		else
-			memcpy(buf, id, (size_t)len);
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return (int)len;
-}

@@ -1,5 +1,6 @@
 /*
- * symbolizer.c - symbols and source lines by address, addresses by name.
+ * symbolizer.c - symbols and source lines by address (addresses by name:
+ * the ELF reader, elf.c).
  *
  * Each file the image resolved is reported once to a libdwfl session of
  * its own, at its link-time addresses; libdwfl then does the symbol-table
@@ -336,94 +337,4 @@ int itrace_symbolizer_functions(struct itrace_symbolizer *s, uint32_t pid, uint6
 			return rc;
 	}
 	return 0;
-}
-
-/* ---- One ELF file, before any process exists ------------------------- */
-
-static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
-{
-	size_t n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n) != 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* Search one symbol table section for a defined `name`. */
-static int search_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
-			 struct itrace_elf_symbol *out)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-
-	for (size_t i = 1; data && i < n; i++) {
-		GElf_Sym sym;
-		const char *s;
-		int type;
-
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-			continue;
-		s = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!s || strcmp(s, name) != 0)
-			continue;
-		type = GELF_ST_TYPE(sym.st_info);
-		out->vaddr = sym.st_value;
-		out->size = sym.st_size;
-		out->is_func = type == STT_FUNC || type == STT_GNU_IFUNC;
-		out->offset = 0;
-		vaddr_to_offset(elf, sym.st_value, &out->offset);
-		return 0;
-	}
-	return -ITRACE_E_NOENT;
-}
-
-int elf_find_symbol(Elf *elf, const char *name, struct itrace_elf_symbol *out)
-{
-	static const Elf64_Word order[] = { SHT_SYMTAB, SHT_DYNSYM };
-
-	for (size_t k = 0; k < 2; k++) {
-		Elf_Scn *scn = NULL;
-
-		while ((scn = elf_nextscn(elf, scn)) != NULL) {
-			GElf_Shdr sh;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != order[k])
-				continue;
-			if (search_symtab(elf, scn, &sh, name, out) == 0)
-				return 0;
-		}
-	}
-	return -ITRACE_E_NOENT;
-}
-
-int itrace_elf_find_symbol(const char *path, const char *name, struct itrace_elf_symbol *out)
-{
-	int fd, rc;
-	Elf *elf;
-
-	if (!path || !name || !out)
-		return -ITRACE_E_INVAL;
-	memset(out, 0, sizeof(*out));
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ITRACE_E_IO;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		rc = -ITRACE_E_ELF;
-	else
-		rc = elf_find_symbol(elf, name, out);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return rc;
 }

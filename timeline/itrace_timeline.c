@@ -223,10 +223,7 @@ static void handle_option(int c, const char *arg, void *tool_opts)
 
 	if (c != 'M')
 		cli_usage_error("unknown option");
-	if (cli_parse_u64(arg, &o->max_events) < 0 || o->max_events < 1 ||
-	    o->max_events > TIMELINE_MAX_EVENTS_LIMIT)
-		cli_usage_error("--max-events: expected 1 to %u, not '%s'", TIMELINE_MAX_EVENTS_LIMIT,
-				arg);
+	o->max_events = cli_parse_count("--max-events", arg, 1, TIMELINE_MAX_EVENTS_LIMIT);
 }
 
 int main(int argc, char **argv)

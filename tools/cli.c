@@ -151,6 +151,19 @@ int cli_parse_u64(const char *s, uint64_t *out)
 	return parse_number(s, out, 0);
 }
 
+uint64_t cli_parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+	int bad = cli_parse_u64(arg, &v) < 0;
+
+	if (bad && min == 0 && max == UINT64_MAX)
+		cli_usage_error("%s needs a number, not '%s'", opt, arg);
+	if (bad || v < min || v > max)
+		cli_usage_error("%s: expected %llu to %llu, not '%s'", opt, (unsigned long long)min,
+				(unsigned long long)max, arg);
+	return v;
+}
+
 int cli_parse_size(const char *s, uint64_t *out)
 {
 	return parse_number(s, out, 1);

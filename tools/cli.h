@@ -105,6 +105,14 @@ double cli_now(void);
 int cli_parse_u64(const char *s, uint64_t *out);
 
 /*
+ * cli_parse_count - the value `arg` of option `opt` as a whole number
+ * (cli_parse_u64) from min to max; anything else is a usage error, exit 2:
+ * "OPT needs a number, not 'ARG'", or with a range "OPT: expected MIN to
+ * MAX, not 'ARG'".  The one parser of counts in options.
+ */
+uint64_t cli_parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max);
+
+/*
  * cli_parse_size - cli_parse_u64 with an optional K, M or G suffix (powers
  * of 1024, any case, an optional B after it): "32K", "1MB", "1G",
  * "64".  The one parser of sizes in options and core descriptions.
@@ -112,6 +120,15 @@ int cli_parse_u64(const char *s, uint64_t *out);
 int cli_parse_size(const char *s, uint64_t *out);
 
 struct itrace_reader;
+/*
+ * cli_open_trace - open trace `path` for reading.  On failure print the
+ * one error line every tool gives, "cannot open 'PATH': <errno text>" when
+ * the file cannot be opened, "cannot read 'PATH': <why>" when it is no
+ * readable trace, and return NULL (the caller exits CLI_EXIT_BAD_INPUT).
+ * (tools/cli_trace.c)
+ */
+struct itrace_reader *cli_open_trace(const char *path);
+
 /*
  * cli_warn_incomplete - every tool that reads a trace calls this once it
  * has read to the end: unless the trace is complete (ITRACE.md 7.4), one

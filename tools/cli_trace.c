@@ -1,8 +1,23 @@
 /* cli_trace.c - what tools say about the traces they read (see cli.h). */
+#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
 #include "itrace.h"
+
+struct itrace_reader *cli_open_trace(const char *path)
+{
+	struct itrace_reader *r;
+	int rc = itrace_reader_open(path, &r);
+
+	if (rc == 0)
+		return r;
+	if (rc == -ITRACE_E_IO)
+		cli_error("cannot open '%s': %s", path, strerror(errno));
+	else
+		cli_error("cannot read '%s': %s", path, itrace_errstr(rc));
+	return NULL;
+}
 
 int cli_warn_incomplete(const struct itrace_reader *r, const char *name)
 {

@@ -1,7 +1,6 @@
 /* export_cli.c - the exporters' shared command line (see export_cli.h). */
 #include "export_cli.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -67,16 +66,7 @@ void export_parse_args(int argc, char **argv, const struct export_tool *t, struc
 
 struct itrace_reader *export_open(const struct export_opts *o)
 {
-	struct itrace_reader *r;
-	int rc = itrace_reader_open(o->input, &r);
-
-	if (rc == 0)
-		return r;
-	if (rc == -ITRACE_E_IO)
-		cli_error("cannot open '%s': %s", o->input, strerror(errno));
-	else
-		cli_error("cannot read '%s': %s", o->input, itrace_errstr(rc));
-	return NULL;
+	return cli_open_trace(o->input);
 }
 
 static void progress_cb(void *arg, uint64_t records)

@@ -322,8 +322,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'H': o->header = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'n':
-			if (cli_parse_u64(optarg, &o->limit) < 0)
-				cli_usage_error("invalid record limit '%s'", optarg);
+			o->limit = cli_parse_count("-n", optarg, 0, UINT64_MAX);
 			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("itrace-dump %s\n", itrace_version()); exit(0);
@@ -345,12 +344,9 @@ int main(int argc, char **argv)
 
 	cli_init(argv[0]);
 	parse_args(argc, argv, &o);
-	rc = itrace_reader_open(o.path, &rd);
-	if (rc < 0) {
-		cli_error("cannot open '%s': %s", o.path,
-			  rc == -ITRACE_E_IO ? strerror(errno) : itrace_errstr(rc));
+	rd = cli_open_trace(o.path);
+	if (!rd)
 		return CLI_EXIT_BAD_INPUT;
-	}
 	if (o.header && !o.summary && !o.quiet)
 		print_header(rd);
 	while (!o.limit || s.records < o.limit) {

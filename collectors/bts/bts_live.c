@@ -2,7 +2,8 @@
  * bts_live.c - itrace-collect --backend bts: live branch tracing with
  * Intel's Branch Trace Store through perf_event_open.
  *
- * Two kernel paths (shared/reference/bts-and-perf.md §2):
+ * Two kernel paths (Linux arch/x86/events/intel/bts.c and ds.c; perf's
+ * tools/perf/Documentation/intel-bts.txt):
  *   - the intel_bts AUX PMU: the CPU writes 24-byte records straight into
  *     the AUX area we map; PERF_RECORD_AUX records in the data ring say
  *     which stretch belongs to which thread.  Full-trace mode maps the AUX

@@ -1,6 +1,5 @@
 # collectors/bts: the Intel BTS backend of itrace-collect, itrace-import
-# (perf.data -> itrace) and the synthetic BTS/perf.data generator used by
-# the tests.  Included by collectors/module.mk before its link rule.
+# (perf.data -> itrace).  Included by collectors/module.mk before its link rule.
 
 BTS_DIR := collectors/bts
 # The pure parts (no hardware): raw BTS conversion, perf records, perf.data
@@ -28,13 +27,8 @@ $(BUILD)/bin/itrace-import: $(BUILD)/obj/$(BTS_DIR)/itrace_import.o $(BTS_LIB) $
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 
-# Test helper: writes raw BTS buffers and perf.data files from an itrace
-# branch trace, byte for byte per the documented layouts.
-BTS_GEN := $(BUILD)/tests/bts-gen
-TEST_DATA += $(BTS_GEN)
-$(BTS_GEN): $(BUILD)/obj/$(BTS_DIR)/bts_gen.o $(LIBITRACE)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+# The synthetic BTS/perf.data generator (bts-gen) is a test helper:
+# tests/helper/bts_gen.c, built by tests/helper/module.mk.
 
 # Unit tests (tests/unit/test_bts*.c, test_perfdata*.c) link the core.
 UNIT_LIBS_bts := $(BTS_LIB) $(LIBITRACE)

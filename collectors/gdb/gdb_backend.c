@@ -37,6 +37,7 @@
 
 #include "../backend.h"
 #include "../collect_writer.h"
+#include "../emit.h"
 #include "../maps.h"
 #include "cli.h"
 #include "arch_ppc.h"
@@ -416,16 +417,10 @@ static int write_process_start(struct gdb_session *s)
 	struct itrace_record rec;
 	const char *name = s->prog ? s->prog : s->remote;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_PROCESS;
-	rec.u.process = (struct itrace_process){.event = ITRACE_PROCESS_START, .pid = s->pid,
-						.name = name, .name_len = strlen(name)};
+	emit_process(&rec, ITRACE_PROCESS_START, s->pid, 0, 0, name);
 	if (write_rec(s, &rec) < 0)
 		return -1;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_THREAD;
-	rec.u.thread = (struct itrace_thread){.event = ITRACE_THREAD_SWITCH, .tid = s->tid,
-					      .pid = s->pid};
+	emit_thread(&rec, ITRACE_THREAD_SWITCH, s->tid, s->pid, 0);
 	if (write_rec(s, &rec) < 0)
 		return -1;
 	if (s->proc_maps)
@@ -437,21 +432,17 @@ static int write_ctl(struct gdb_session *s, int on, int reason, uint64_t addr)
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_TRACE_CTL;
-	rec.u.ctl = (struct itrace_trace_ctl){.on = (uint8_t)on, .reason = (uint8_t)reason,
-					      .addr = addr};
+	emit_ctl(&rec, on, reason, addr);
 	return write_rec(s, &rec);
 }
 
 static int write_signal(struct gdb_session *s, int gdb_sig)
 {
+	struct itrace_signal sig = {.signo = (uint32_t)gdb_signal_to_host(gdb_sig),
+				    .pc = s->t.vals[s->t.arch->pc]};
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SIGNAL;
-	rec.u.signal.signo = (uint32_t)gdb_signal_to_host(gdb_sig);
-	rec.u.signal.pc = s->t.vals[s->t.arch->pc];
+	emit_signal(&rec, &sig);
 	return write_rec(s, &rec);
 }
 
@@ -460,16 +451,14 @@ static int write_syscall(struct gdb_session *s, int dir)
 	const struct gdb_arch *a = s->t.arch;
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SYSCALL;
-	rec.u.syscall.dir = (uint8_t)dir;
-	rec.u.syscall.nr = s->syscall_nr;
 	if (dir == ITRACE_SYSCALL_ENTER) {
-		rec.u.syscall.nargs = 6;
+		uint64_t args[6];
+
 		for (int i = 0; i < 6; i++)
-			rec.u.syscall.args[i] = s->t.vals[a->sys_args[i]];
+			args[i] = s->t.vals[a->sys_args[i]];
+		emit_syscall_enter(&rec, s->syscall_nr, args);
 	} else {
-		rec.u.syscall.ret = (int64_t)s->t.vals[a->sys_ret];
+		emit_syscall_exit(&rec, s->syscall_nr, (int64_t)s->t.vals[a->sys_ret]);
 	}
 	return write_rec(s, &rec);
 }
@@ -1147,17 +1136,11 @@ static void write_exit(struct gdb_session *s)
 
 	if (s->end_reason != ITRACE_END_COMPLETE && s->end_reason != ITRACE_END_CRASHED)
 		return;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_THREAD;
-	rec.u.thread = (struct itrace_thread){.event = ITRACE_THREAD_EXIT, .tid = s->tid,
-					      .pid = s->pid, .other = (uint64_t)s->end_status};
+	emit_thread(&rec, ITRACE_THREAD_EXIT, s->tid, s->pid, (uint64_t)s->end_status);
 	write_rec(s, &rec);
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_PROCESS;
-	rec.u.process.event = ITRACE_PROCESS_EXIT;
-	rec.u.process.pid = s->pid;
-	rec.u.process.status = s->end_reason == ITRACE_END_COMPLETE ? s->end_status
-								    : -(int64_t)s->end_status;
+	emit_process(&rec, ITRACE_PROCESS_EXIT, s->pid, 0,
+		     s->end_reason == ITRACE_END_COMPLETE ? s->end_status : -(int64_t)s->end_status,
+		     NULL);
 	write_rec(s, &rec);
 }
 

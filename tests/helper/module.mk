@@ -1,4 +1,16 @@
-# tests/helper/: programs the tests and benchmarks use, built, never installed.
+# tests/helper/: programs the tests and benchmarks use, built, never
+# installed, and the test code several tests share (*_testutil.h,
+# fill_stepper.h: unit tests and bench/fill_gen.c include them by name).
+$(BUILD)/obj/tests/unit/%.o: ALL_CPPFLAGS += -Itests/helper
+
+# bts-gen: writes raw BTS buffers and perf.data files from an itrace
+# branch trace, byte for byte per the documented layouts.
+BTS_GEN := $(BUILD)/tests/bts-gen
+TEST_DATA += $(BTS_GEN)
+$(BTS_GEN): $(BUILD)/obj/tests/helper/bts_gen.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+
 #  - hostile_gen: valid traces built to maximise what a reader allocates or
 #    spends (CODE records, mmap/munmap pairs, threads)
 # and the fault-injection suite tests/e2e/fault_*.sh.
@@ -33,3 +45,7 @@ $(BUILD)/fuzz-replay/fuzz_gdb_stub: $(patsubst %.c,$(BUILD)/obj/%.o,$(GDB_FUZZ_S
 E2E_TESTS += tests/e2e/fuzz_run.sh
 BENCHES += bench/fuzz_speed.sh
 E2E_TESTS += tests/e2e/mmap_paths.sh
+
+# make layers: no cycle between folders, nor between the files of fill/
+# and of the ptrace backend (scripts/layers.sh).
+E2E_TESTS += tests/e2e/layers.sh

@@ -1,9 +1,9 @@
 /*
  * test_qtrace.c - unit tests of the qtrace writer and reader.
  *
- * Byte sequences come from shared/reference/qtrace-format.md: section 8
- * (smallest file) and section 9 (records as qtwriter emits them, verified
- * against qtrace-tools' reader).
+ * Byte sequences follow qtrace-tools (qtlib/qtrace.h, qtlib/qtreader.c):
+ * the smallest file its reader accepts and records as qtlib/qtwriter.c
+ * emits them, checked against qtrace-tools' reader.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -67,7 +67,7 @@ static void assert_bytes(const uint8_t *got, size_t got_len, const uint8_t *want
 	assert_memory_equal(got, want, want_len);
 }
 
-/* The qtwriter file of section 9.2 (records carry flags2 0000). */
+/* A complete file as qtwriter writes it (records carry flags2 0000). */
 static const uint8_t doc_file[] = {
 	/* header: VERSION|IAR, version 0x07010000, IAR 0x10000000 */
 	0, 0, 0, 0, 0x00, 0x01, 0x00, 0x02, 0x60, 0x00, 0x07, 0x01, 0x00, 0x00,

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "fill_int.h"
+#include "fill_sink.h"
 
 /* ---- Deep copies of records ----------------------------------------- */
 
@@ -99,7 +100,7 @@ static int buffer_reserve(struct fill_buffer *b, size_t n)
 	return 0;
 }
 
-int fill_buffer_insn(struct fill_buffer *b, uint64_t addr, unsigned len, const uint8_t *bytes)
+static int buffer_insn(struct fill_buffer *b, uint64_t addr, unsigned len, const uint8_t *bytes)
 {
 	uint8_t *p;
 
@@ -116,7 +117,7 @@ int fill_buffer_insn(struct fill_buffer *b, uint64_t addr, unsigned len, const u
 }
 
 /* The first n instructions of cached block blk, starting at addr. */
-int fill_buffer_block(struct fill_buffer *b, uint64_t addr, const struct fill_block *blk, uint32_t n)
+static int buffer_block(struct fill_buffer *b, uint64_t addr, const struct fill_block *blk, uint32_t n)
 {
 	uint8_t *p;
 
@@ -133,13 +134,13 @@ int fill_buffer_block(struct fill_buffer *b, uint64_t addr, const struct fill_bl
 	return 0;
 }
 
-int fill_buffer_append(struct fill_buffer *b, const struct itrace_record *rec)
+static int buffer_append(struct fill_buffer *b, const struct itrace_record *rec)
 {
 	struct itrace_record copy;
 	void *blob;
 
 	if (rec->type == ITRACE_REC_INSN)
-		return fill_buffer_insn(b, rec->u.insn.addr, rec->u.insn.len,
+		return buffer_insn(b, rec->u.insn.addr, rec->u.insn.len,
 					rec->u.insn.has_bytes ? rec->u.insn.bytes : NULL);
 	if (copy_record(&copy, &blob, rec) < 0 ||
 	    itrace_reserve((void **)&b->blobs, &b->capblobs, b->nblobs + 1, sizeof(void *)) < 0 ||
@@ -170,66 +171,70 @@ static void buffer_free(struct fill_buffer *b)
 	free(b->blobs);
 }
 
-/* One instruction to the output; straight to the writer when it is one. */
-static int replay_insn(struct itrace_record *insn, uint64_t addr, unsigned len, const uint8_t *bytes,
-		       itrace_fill_output_fn out, void *arg)
+/* The buffer as a sink: what a worker's fill produces when the output is
+ * not a writer.  Cached blocks are kept as (block, count). */
+static int sink_buffer_record(struct fill_sink *s, const struct itrace_record *rec)
 {
-	if (out == itrace_fill_output_writer)
-		return itrace_write_insn(arg, addr, len, insn->u.insn.has_bytes ? bytes : NULL);
-	insn->u.insn.addr = addr;
-	insn->u.insn.len = (uint8_t)len;
-	if (insn->u.insn.has_bytes)
-		memcpy(insn->u.insn.bytes, bytes, len);
-	return out(arg, insn);
+	return buffer_append(s->arg, rec);
 }
 
-/* Hand a chunk's buffered output to the caller's output function. */
-static int buffer_replay(const struct fill_buffer *b, int with_bytes, itrace_fill_output_fn out,
-			 void *arg)
+static int sink_buffer_insn(struct fill_sink *s, uint64_t addr, unsigned len, const uint8_t *bytes)
 {
-	struct itrace_record insn, rec;
+	return buffer_insn(s->arg, addr, len, bytes);
+}
+
+static int sink_buffer_block(struct fill_sink *s, uint64_t addr, const struct fill_block *b,
+			     uint32_t n, int with_bytes, int stable)
+{
+	const uint8_t *p = b->bytes;
+	int rc;
+
+	if (stable)
+		return buffer_block(s->arg, addr, b, n);
+	for (uint32_t i = 0; i < n; i++) {
+		if ((rc = buffer_insn(s->arg, addr, b->lens[i], with_bytes ? p : NULL)) < 0)
+			return rc;
+		addr += b->lens[i];
+		p += b->lens[i];
+	}
+	return 0;
+}
+
+static const struct fill_sink_ops buffer_ops = {
+	sink_buffer_record, sink_buffer_insn, sink_buffer_block, NULL,
+};
+
+/* Hand a chunk's buffered output on to the caller's sink. */
+static int buffer_replay(const struct fill_buffer *b, int with_bytes, struct fill_sink *out)
+{
+	struct itrace_record rec;
 	size_t i = 0;
 	int rc = 0;
 
-	memset(&insn, 0, sizeof(insn));
-	insn.type = ITRACE_REC_INSN;
-	insn.u.insn.has_bytes = (uint8_t)with_bytes;
 	while (i < b->len && rc >= 0) {
 		uint64_t addr;
 
 		if (b->data[i] == BUF_BLOCK) {
 			const struct fill_block *blk;
-			const uint8_t *p;
 			uint32_t n;
 
 			memcpy(&addr, b->data + i + 1, 8);
 			memcpy(&blk, b->data + i + 9, sizeof(blk));
 			memcpy(&n, b->data + i + 17, 4);
 			i += 21;
-			p = blk->bytes;
-			if (out == itrace_fill_output_writer && !with_bytes) {
-				rc = itrace_write_insns(arg, addr, n, blk->lens);
-				continue;
-			}
-			for (uint32_t k = 0; k < n && rc >= 0; k++) {
-				rc = replay_insn(&insn, addr, blk->lens[k], p, out, arg);
-				addr += blk->lens[k];
-				p += blk->lens[k];
-			}
+			rc = out->ops->block(out, addr, blk, n, with_bytes, 1);
 		} else if (b->data[i] == BUF_INSN) {
 			unsigned len = b->data[i + 9];
 
 			memcpy(&addr, b->data + i + 1, 8);
-			rc = replay_insn(&insn, addr, len, b->data + i + 10, out, arg);
+			rc = out->ops->insn(out, addr, len, with_bytes ? b->data + i + 10 : NULL);
 			i += 10 + (with_bytes ? len : 0);
 		} else {
 			memcpy(&rec, b->data + i + 1, sizeof(rec));
 			i += 1 + sizeof(rec);
-			if (rec.type == ITRACE_REC_THREAD && rec.u.thread.event == ITRACE_THREAD_SWITCH) {
-				insn.tid = rec.u.thread.tid;
-				insn.pid = rec.u.thread.pid;
-			}
-			rc = out(arg, &rec);
+			if (rec.type == ITRACE_REC_THREAD && rec.u.thread.event == ITRACE_THREAD_SWITCH)
+				fill_sink_thread(out, rec.u.thread.tid, rec.u.thread.pid);
+			rc = out->ops->record(out, &rec);
 		}
 	}
 	return rc < 0 ? rc : 0;
@@ -759,6 +764,7 @@ struct worker {
 	struct itrace_reader *r;
 	struct itrace_writer *seg;	/* encodes chunks when p->writer */
 	struct fill_ctx ctx;
+	struct fill_sink sink;		/* ctx's output: seg, or the chunk's buffer */
 	struct itrace_fill_stats dummy;
 	size_t applied;			/* image log entries applied to ctx.img */
 	struct log_block *log_at;	/* the block holding entry log_first.. */
@@ -799,11 +805,13 @@ static int fill_chunk(struct worker *w, struct pchunk *k)
 	c->gap_module = k->gap_module;
 	if (w->seg) {
 		writer_segment_begin(w->seg, k->start_time, &k->enc);
-		c->out = itrace_fill_output_writer;
-		c->out_arg = w->seg;
+		fill_sink_writer(&w->sink, w->seg);
 	} else {
-		c->buf = &k->out;
+		memset(&w->sink, 0, sizeof(w->sink));
+		w->sink.ops = &buffer_ops;
+		w->sink.arg = &k->out;
 	}
+	c->sink = &w->sink;
 	rc = fill_chunk_start(c);
 	if (rc >= 0)
 		rc = fill_records(c, k);
@@ -939,7 +947,7 @@ static int emit_chunk(struct par *p, struct pchunk *k)
 	if (rc == 0 && p->writer)
 		rc = writer_append_segment(p->writer, &k->enc);
 	else if (rc == 0)
-		rc = buffer_replay(&k->out, p->dry->with_bytes, a->out, a->out_arg);
+		rc = buffer_replay(&k->out, p->dry->with_bytes, a->sink);
 	buffer_clear(&k->out);
 	if (rc < 0)
 		return rc;
@@ -1179,8 +1187,7 @@ static int run_pipeline(struct par *p, struct worker *caller)
  * -ITRACE_E_NOTSUP (nothing emitted) when the input does not allow it;
  * otherwise what a sequential fill returns.
  */
-int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *path,
-		  struct fill_par_args *a)
+int fill_parallel(struct itrace_reader *r, const char *path, struct fill_par_args *a)
 {
 	int64_t nchunks = itrace_reader_chunk_count(r);
 	struct itrace_footer foot;
@@ -1200,8 +1207,8 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 	p.a = a;
 	p.dry = &dry;
 	p.pl.n = (uint64_t)nchunks;
-	if (a->out == itrace_fill_output_writer) {
-		p.writer = a->out_arg;
+	if (a->sink->writer) {
+		p.writer = a->sink->writer;
 		p.time = writer_time(p.writer);
 	}
 	pthread_mutex_init(&p.mu, NULL);
@@ -1229,15 +1236,15 @@ int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *
 		dry.dry = 0;
 		dry.st = a->st;
 		dry.gap_module = a->gap_module;
-		dry.out = a->out;
-		dry.out_arg = a->out_arg;
+		dry.sink = a->sink;
 		dry.out_known = p.out_known;
-		dry.out_tid = dry.insn_rec.tid = p.out_tid;
-		dry.out_pid = dry.insn_rec.pid = p.out_pid;
+		dry.out_tid = p.out_tid;
+		dry.out_pid = p.out_pid;
+		fill_sink_thread(a->sink, p.out_tid, p.out_pid);
 		if (rc == 1) {
 			rc = itrace_reader_seek_chunk(r, p.pl.resume);
 			if (rc == 0)
-				rc = fill_sequential(f, &dry, r);
+				rc = fill_sequential(a->opts, a->err, a->errlen, &dry, r);
 		} else {
 			rc = fill_finish(&dry);
 		}

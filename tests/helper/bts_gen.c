@@ -1,9 +1,9 @@
 /*
  * bts-gen - test helper: turn an itrace branch trace into the bytes Intel
  * BTS hardware and perf would have produced for the same run, written
- * independently of the importer from the documented layouts
- * (shared/reference/bts-and-perf.md, UAPI perf_event.h,
- * perf.data-file-format.txt).
+ * independently of the importer from the documented layouts (Intel SDM
+ * vol. 3B "Branch Trace Store", Linux UAPI perf_event.h, perf's
+ * tools/perf/Documentation/perf.data-file-format.txt).
  *
  *   bts-gen raw IN.itr OUT [--pad-every N] [--pred]
  *       raw BTS buffer: 24-byte {from, to, flags} records

@@ -1,7 +1,8 @@
 /*
- * fill_run.c - the filler's public API: options, the sequential driver over
- * a reader, and the parallel driver (chunks filled by worker threads with
- * their own readers, stitched in chunk order).
+ * fill_run.c - the filler's public API: options, and itrace_filler_run(),
+ * which picks the driver: parallel (fill_par.c) when the input is a file of
+ * several chunks and more than one job is asked for, else sequential
+ * (fill_serial.c).  Output goes through a sink (fill_sink.c).
  */
 #include <elf.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "fill_int.h"
+#include "fill_sink.h"
 #include "itrace_format.h"
 
 struct itrace_filler {
@@ -25,16 +27,6 @@ void itrace_fill_options_init(struct itrace_fill_options *o)
 	o->size = sizeof(*o);
 	o->jobs = 1;
 	o->max_walk = 1u << 20;
-}
-
-int itrace_fill_output_writer(void *arg, const struct itrace_record *rec)
-{
-	struct itrace_writer *w = arg;
-
-	if (rec->type == ITRACE_REC_INSN)
-		return itrace_write_insn(w, rec->u.insn.addr, rec->u.insn.len,
-					 rec->u.insn.has_bytes ? rec->u.insn.bytes : NULL);
-	return itrace_writer_write(w, rec);
 }
 
 int itrace_fill_writer_options(const struct itrace_reader *r, unsigned fill_flags,
@@ -134,87 +126,6 @@ static int check_input(struct itrace_filler *f, const struct itrace_header *h)
 	return 0;
 }
 
-/* GAP for damage of the input at the thread the output is on. */
-/* GAP for damage that ends the input, where the current thread was. */
-static int report_damage(struct fill_ctx *c, struct itrace_filler *f, struct itrace_reader *r)
-{
-	struct itrace_record rec;
-
-	snprintf(f->err, sizeof(f->err), "%s", itrace_reader_error(r));
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_GAP;
-	rec.tid = c->out_known ? c->out_tid : 0;
-	rec.pid = c->out_known ? c->out_pid : 0;
-	rec.u.gap.reason = ITRACE_GAP_CORRUPT_CHUNK;
-	rec.u.gap.addr = rec.tid ? fill_thread_position(c, rec.tid) : 0;
-	c->st->gaps++;
-	if (!c->st->gap_reason[ITRACE_GAP_CORRUPT_CHUNK])
-		c->st->first_gap_addr[ITRACE_GAP_CORRUPT_CHUNK] = rec.u.gap.addr;
-	c->st->gap_reason[ITRACE_GAP_CORRUPT_CHUNK]++;
-	return fill_emit_record(c, &rec);
-}
-
-static void progress(const struct itrace_fill_options *o, uint64_t n)
-{
-	if (o->progress && (n & 0xffff) == 0)
-		o->progress(o->progress_arg, n);
-}
-
-/*
- * Fill everything `r` delivers.  Corrupt chunks are passed over (the
- * reader resynchronises and delivers a GAP); other damage ends the input.
- * Returns 0, the damage code, or a negative error.
- */
-int fill_sequential(struct itrace_filler *f, struct fill_ctx *c, struct itrace_reader *r)
-{
-	struct itrace_record rec;
-	uint64_t chunk = UINT64_MAX;
-	int damage = 0;
-
-	for (;;) {
-		int rc = itrace_reader_next(r, &rec);
-
-		if (rc == 0 && rec.chunk != chunk) {
-			chunk = rec.chunk;
-			if ((rc = fill_chunk_start(c)) < 0)
-				return rc;
-		}
-
-		if (rc == ITRACE_EOF)
-			break;
-		if (rc == -ITRACE_E_CORRUPT) {
-			snprintf(f->err, sizeof(f->err), "%s", itrace_reader_error(r));
-			damage = rc;
-			fill_forget_positions(c);
-			continue;
-		}
-		if (rc == -ITRACE_E_NOFOOTER) {
-			snprintf(f->err, sizeof(f->err), "%s", itrace_reader_error(r));
-			damage = damage ? damage : rc;
-			break;
-		}
-		if (rc < 0) {
-			int rc2 = report_damage(c, f, r);
-
-			return rc2 < 0 ? rc2 : rc;
-		}
-		rc = fill_record(c, &rec);
-		if (rc < 0) {
-			if (!f->err[0])
-				snprintf(f->err, sizeof(f->err), "%s", itrace_errstr(rc));
-			return rc;
-		}
-		progress(&f->opts, c->st->records_in);
-	}
-	{
-		int rc = fill_finish(c);
-
-		if (rc < 0)
-			return rc;
-	}
-	return damage;
-}
-
 /* Name errors that did not come with a message. */
 static int finish_error(struct itrace_filler *f, int rc)
 {
@@ -227,6 +138,7 @@ int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const ch
 		      itrace_fill_output_fn out, void *out_arg)
 {
 	const struct itrace_header *h;
+	struct fill_sink sink;
 	struct fill_ctx c;
 	int rc;
 
@@ -239,10 +151,13 @@ int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const ch
 	rc = check_input(f, h);
 	if (rc < 0)
 		return rc;
+	fill_sink_output(&sink, out, out_arg, !!(f->opts.flags & ITRACE_FILL_BYTES));
 	if (f->opts.jobs > 1 && path) {
-		struct fill_par_args a = { &f->opts, out, out_arg, &f->st, f->gap_module, { 0 } };
+		struct fill_par_args a = {
+			&f->opts, &sink, &f->st, f->gap_module, f->err, sizeof(f->err), { 0 },
+		};
 
-		rc = fill_parallel(f, r, path, &a);
+		rc = fill_parallel(r, path, &a);
 		if (rc != -ITRACE_E_NOTSUP)
 			return finish_error(f, rc);
 		memset(&f->st, 0, sizeof(f->st)); /* not parallelisable: do it here */
@@ -253,10 +168,9 @@ int itrace_filler_run(struct itrace_filler *f, struct itrace_reader *r, const ch
 			 itrace_errstr(rc));
 		return rc;
 	}
-	c.out = out;
-	c.out_arg = out_arg;
+	c.sink = &sink;
 	c.gap_module = f->gap_module;
-	rc = fill_sequential(f, &c, r);
+	rc = fill_sequential(&f->opts, f->err, sizeof(f->err), &c, r);
 	fill_ctx_fini(&c);
 	return finish_error(f, rc);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fill_int.h"
+#include "fill_sink.h"
 #include "image_int.h"
 #include "itrace_format.h"
 
@@ -96,9 +97,7 @@ static int output(struct fill_ctx *c, const struct itrace_record *rec)
 	if (c->dry)
 		return 0;
 	c->st->records_out++;
-	if (c->buf)
-		return fill_buffer_append(c->buf, rec);
-	return c->out(c->out_arg, rec);
+	return c->sink->ops->record(c->sink, rec);
 }
 
 /*
@@ -123,8 +122,8 @@ static int switch_output(struct fill_ctx *c, uint32_t tid, uint32_t pid)
 	c->out_tid = tid;
 	c->out_pid = pid;
 	c->out_known = 1;
-	c->insn_rec.tid = tid;
-	c->insn_rec.pid = pid;
+	if (c->sink)
+		fill_sink_thread(c->sink, tid, pid);
 	return output(c, &rec);
 }
 
@@ -139,8 +138,8 @@ int fill_emit_record(struct fill_ctx *c, const struct itrace_record *rec)
 		c->out_tid = rec->u.thread.tid;
 		c->out_pid = rec->u.thread.pid;
 		c->out_known = 1;
-		c->insn_rec.tid = c->out_tid;
-		c->insn_rec.pid = c->out_pid;
+		if (c->sink)
+			fill_sink_thread(c->sink, c->out_tid, c->out_pid);
 	} else if (rec->tid) {
 		int rc = switch_output(c, rec->tid, rec->pid);
 
@@ -150,16 +149,12 @@ int fill_emit_record(struct fill_ctx *c, const struct itrace_record *rec)
 	return output(c, rec);
 }
 
-/*
- * An input chunk's output starts a chunk of its own when the output is a
- * writer: a parallel worker encodes each input chunk's output separately
- * (fill_par.c), and -j 1 must give the same bytes.
- */
+/* The sink's chunk boundary (a writer ends its output chunk there). */
 static int end_output_chunk(struct fill_ctx *c)
 {
-	if (c->dry || c->buf || c->out != itrace_fill_output_writer)
+	if (c->dry || !c->sink->ops->chunk_end)
 		return 0;
-	return writer_end_chunk(c->out_arg);
+	return c->sink->ops->chunk_end(c->sink);
 }
 
 int fill_chunk_start(struct fill_ctx *c)
@@ -170,23 +165,9 @@ int fill_chunk_start(struct fill_ctx *c)
 
 static inline int emit_insn(struct fill_ctx *c, uint64_t addr, unsigned len, const uint8_t *bytes)
 {
-	struct itrace_insn *in = &c->insn_rec.u.insn;
-
 	c->st->insns++;
-	if (c->buf) {
-		c->st->records_out++;
-		return fill_buffer_insn(c->buf, addr, len, c->with_bytes ? bytes : NULL);
-	}
-	if (c->out == itrace_fill_output_writer) {
-		/* The common case, without the record round trip. */
-		c->st->records_out++;
-		return itrace_write_insn(c->out_arg, addr, len, c->with_bytes ? bytes : NULL);
-	}
-	in->addr = addr;
-	in->len = (uint8_t)len;
-	if (c->with_bytes)
-		memcpy(in->bytes, bytes, len);
-	return output(c, &c->insn_rec);
+	c->st->records_out++;
+	return c->sink->ops->insn(c->sink, addr, len, c->with_bytes ? bytes : NULL);
 }
 
 /* Remember which file the first gap of a reason was in, for messages. */
@@ -515,48 +496,15 @@ static int walk(struct fill_ctx *c, struct fill_thread *th, struct walk *w)
 }
 
 /*
- * Emit the first n instructions of block b, which starts at pc.  A parallel
- * worker stores the block and count, not each instruction (cached blocks
- * live as long as the worker).
+ * Emit the first n instructions of block b, which starts at pc.  Cached
+ * blocks live as long as the fill, so a sink may keep the block and count
+ * (a parallel worker's buffer); the one-instruction scratch block does not.
  */
 static int emit_range(struct fill_ctx *c, const struct fill_block *b, uint64_t pc, uint32_t n)
 {
-	const uint8_t *p = b->bytes;
-	int rc;
-
-	if (c->buf && b != c->scratch) {
-		c->st->insns += n;
-		c->st->records_out += n;
-		return fill_buffer_block(c->buf, pc, b, n);
-	}
-	if (!c->buf && c->out == itrace_fill_output_writer) {
-		/* The hot loop of a fill into a file. */
-		struct itrace_writer *wr = c->out_arg;
-
-		c->st->insns += n;
-		c->st->records_out += n;
-		if (!c->with_bytes)
-			return writer_insns_valid(wr, pc, n, b->lens,
-						  n == b->ninsn ? b->nbytes : itrace_lens_total(b->lens, n));
-		for (uint32_t i = 0; i < n; i++) {
-			unsigned len = b->lens[i];
-
-			if ((rc = itrace_write_insn(wr, pc, len, p)) < 0)
-				return rc;
-			pc += len;
-			p += len;
-		}
-		return 0;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		unsigned len = b->lens[i];
-
-		if ((rc = emit_insn(c, pc, len, p)) < 0)
-			return rc;
-		pc += len;
-		p += len;
-	}
-	return 0;
+	c->st->insns += n;
+	c->st->records_out += n;
+	return c->sink->ops->block(c->sink, pc, b, n, c->with_bytes, b != c->scratch);
 }
 
 enum { SCAN_THROUGH, SCAN_GOAL, SCAN_LIMIT };
@@ -981,8 +929,6 @@ int fill_ctx_init(struct fill_ctx *c, const struct itrace_fill_options *o,
 	c->st = st;
 	c->taken_only = !!(h->flags & ITRACE_FF_TAKEN_ONLY);
 	c->with_bytes = !!(o->flags & ITRACE_FILL_BYTES);
-	c->insn_rec.type = ITRACE_REC_INSN;
-	c->insn_rec.u.insn.has_bytes = (uint8_t)c->with_bytes;
 	rc = itrace_decoder_alloc(h->machine, h->target_endian, &c->dec);
 	if (rc < 0)
 		return rc;

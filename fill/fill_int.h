@@ -1,7 +1,11 @@
 /*
- * fill_int.h - the filler's internals shared by fill.c (the walk) and
- * fill_par.c (parallel chunks): thread state, the block cache and the
- * per-worker fill context.  Internal to libitrace.
+ * fill_int.h - the filler's internals: thread state, the block cache and
+ * the fill context of the walk (fill.c), which its drivers (fill_serial.c,
+ * fill_par.c, fill_run.c) set up and feed.  Internal to libitrace.
+ *
+ * Who calls whom (make layers checks it): fill_run.c -> fill_par.c ->
+ * fill_serial.c -> fill.c; fill.c writes only to the fill_sink it is given
+ * (fill_sink.h), never to a driver.
  */
 #ifndef ITRACE_FILL_INT_H
 #define ITRACE_FILL_INT_H
@@ -81,8 +85,7 @@ struct fill_recent {
 	const struct fill_block *block;
 };
 
-/* Where output goes: the caller's function, or a buffer (parallel). */
-struct fill_buffer;
+struct fill_sink;
 
 struct fill_ctx {
 	const struct itrace_fill_options *opts;
@@ -100,11 +103,7 @@ struct fill_ctx {
 	uint32_t out_pid;
 	int out_known;	  /* ... when known: forgotten at chunk starts */
 	int dry;	  /* state transitions only: no walks, no output */
-	/* output */
-	itrace_fill_output_fn out;
-	void *out_arg;
-	struct fill_buffer *buf;
-	struct itrace_record insn_rec;
+	struct fill_sink *sink;	    /* where output goes (set by the driver) */
 	struct fill_block *scratch; /* one-instruction block (no-cache mode) */
 	char (*gap_module)[256];    /* per reason: file of the first gap */
 	uint32_t gap_pid;	    /* process of the gap being reported */
@@ -141,30 +140,27 @@ int fill_chunk_start(struct fill_ctx *c);
 /* fill_emit_record - emit a record to the output (switching thread first). */
 int fill_emit_record(struct fill_ctx *c, const struct itrace_record *rec);
 
-/* ---- Drivers (fill_run.c, fill_par.c) ---- */
+/* ---- Drivers (fill_serial.c, fill_par.c) ---- */
 
-struct itrace_filler;
+/*
+ * fill_sequential - fill what r delivers into c.  Damage and errors are
+ * described in err (errlen bytes).  Returns 0, the damage code or an error.
+ */
+int fill_sequential(const struct itrace_fill_options *o, char *err, size_t errlen,
+		    struct fill_ctx *c, struct itrace_reader *r);
 
 /* What the parallel driver needs from itrace_filler_run. */
 struct fill_par_args {
 	const struct itrace_fill_options *opts;
-	itrace_fill_output_fn out;
-	void *out_arg;
+	struct fill_sink *sink;
 	struct itrace_fill_stats *st;
 	char (*gap_module)[256];
+	char *err; /* message of damage or error */
+	size_t errlen;
 	struct itrace_fill_stats dry_stats; /* discarded */
 };
 
-/* fill_sequential - fill what r delivers into c; 0, damage code or error. */
-int fill_sequential(struct itrace_filler *f, struct fill_ctx *c, struct itrace_reader *r);
-
 /* fill_parallel - see fill_par.c; -ITRACE_E_NOTSUP when not possible. */
-int fill_parallel(struct itrace_filler *f, struct itrace_reader *r, const char *path,
-		  struct fill_par_args *a);
-
-/* Output buffers of the parallel fill. */
-int fill_buffer_append(struct fill_buffer *b, const struct itrace_record *rec);
-int fill_buffer_insn(struct fill_buffer *b, uint64_t addr, unsigned len, const uint8_t *bytes);
-int fill_buffer_block(struct fill_buffer *b, uint64_t addr, const struct fill_block *blk, uint32_t n);
+int fill_parallel(struct itrace_reader *r, const char *path, struct fill_par_args *a);
 
 #endif

@@ -3,7 +3,7 @@
  *
  * A thin front end over libitrace's filler (itrace_filler_run): it opens the
  * input, writes the output as an itrace file or as a text listing, and
- * prints the gap summary.  All the work is in reader/fill*.c.
+ * prints the gap summary.  All the work is in fill/fill*.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -71,7 +71,6 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t n;
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -89,9 +88,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		case 'q': a->quiet = 1; break;
 		case 'v': a->verbose = 1; break;
 		case 'j':
-			if (cli_parse_u64(optarg, &n) < 0 || n == 0 || n > 256)
-				cli_usage_error("invalid job count '%s' (1..256)", optarg);
-			a->jobs = (unsigned)n;
+			a->jobs = (unsigned)cli_parse_count("-j", optarg, 1, 256);
 			break;
 		case O_HELP: usage(stdout); exit(0);
 		case O_VERSION: printf("itrace-fill %s\n", itrace_version()); exit(0);
@@ -416,18 +413,13 @@ int main(int argc, char **argv)
 {
 	struct itrace_reader *r;
 	struct args a;
-	int rc, status;
+	int status;
 
 	cli_init(argv[0]);
 	parse_args(argc, argv, &a);
-	rc = itrace_reader_open(a.input, &r);
-	if (rc < 0) {
-		if (rc == -ITRACE_E_IO)
-			cli_error("cannot open '%s': %s", a.input, strerror(errno));
-		else
-			cli_error("cannot read '%s': %s", a.input, cli_errstr(rc));
+	r = cli_open_trace(a.input);
+	if (!r)
 		return CLI_EXIT_BAD_INPUT;
-	}
 	status = a.text ? fill_to_text(&a, r) : fill_to_trace(&a, r);
 	cli_warn_incomplete(r, a.input);
 	itrace_reader_close(r);
