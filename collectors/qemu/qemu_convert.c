@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collect_ring.h"
+#include "emit.h"
 #include "itrace_code.h"
 #include "itrace_format.h"
 #include "qemu_space.h"
@@ -179,11 +180,7 @@ static int switch_to(struct qemu_conv *c, const struct qc_thread *t)
 
 	if (c->written_tid == t->tid)
 		return 0;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_THREAD;
-	rec.u.thread.event = ITRACE_THREAD_SWITCH;
-	rec.u.thread.tid = t->tid;
-	rec.u.thread.pid = c->pid;
+	emit_thread(&rec, ITRACE_THREAD_SWITCH, t->tid, c->pid, 0);
 	c->written_tid = t->tid;
 	return itrace_writer_write(c->w, &rec);
 }
@@ -349,11 +346,7 @@ static int write_ctl(struct qemu_conv *c, struct qc_thread *t, int on, int reaso
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_TRACE_CTL;
-	rec.u.ctl.on = (uint8_t)on;
-	rec.u.ctl.reason = (uint8_t)reason;
-	rec.u.ctl.addr = addr;
+	emit_ctl(&rec, on, reason, addr);
 	return out_rec(c, t, &rec);
 }
 
@@ -692,12 +685,7 @@ static int write_signal(struct qemu_conv *c, struct qc_thread *t, uint32_t signo
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SIGNAL;
-	rec.u.signal.signo = signo;
-	rec.u.signal.code = code;
-	rec.u.signal.pc = pc;
-	rec.u.signal.handler = handler;
+	emit_signal(&rec, &(struct itrace_signal){.signo = signo, .code = code, .pc = pc, .handler = handler});
 	TRY(out_rec(c, t, &rec));
 	/* At branch level the delivery is also a branch into the handler. */
 	if (c->o.level == ITRACE_LEVEL_BRANCH && pc && handler)
@@ -750,9 +738,9 @@ static int write_frame(struct qemu_conv *c, struct qc_thread *t, const struct qc
 		if (f->resolved) {
 			TRY(prev_branch(c, t, &f->prev, f->pc, ITRACE_BRANCH_INTERRUPT));
 		} else {
-			struct itrace_record rec = {.type = ITRACE_REC_LOST};
+			struct itrace_record rec;
 
-			rec.u.lost = (struct itrace_lost){ITRACE_LOST_DECODE, ITRACE_UNIT_BRANCHES, 1};
+			emit_lost(&rec, ITRACE_LOST_DECODE, ITRACE_UNIT_BRANCHES, 1);
 			TRY(out_rec(c, t, &rec));
 		}
 	}
@@ -956,26 +944,8 @@ static int write_thread(struct qemu_conv *c, struct qc_thread *t, int event, uin
 {
 	struct itrace_record rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_THREAD;
-	rec.u.thread.event = (uint8_t)event;
-	rec.u.thread.tid = tid;
-	rec.u.thread.pid = c->pid;
-	rec.u.thread.other = other;
+	emit_thread(&rec, event, tid, c->pid, other);
 	return out_rec(c, t, &rec);
-}
-
-static void process_record(struct itrace_record *rec, int event, uint32_t pid, uint64_t other,
-			   int64_t status, const char *name)
-{
-	memset(rec, 0, sizeof(*rec));
-	rec->type = ITRACE_REC_PROCESS;
-	rec->u.process.event = (uint8_t)event;
-	rec->u.process.pid = pid;
-	rec->u.process.other = other;
-	rec->u.process.status = status;
-	rec->u.process.name = name;
-	rec->u.process.name_len = name ? strlen(name) : 0;
 }
 
 static int write_process(struct qemu_conv *c, struct qc_thread *t, int event, uint64_t other,
@@ -983,7 +953,7 @@ static int write_process(struct qemu_conv *c, struct qc_thread *t, int event, ui
 {
 	struct itrace_record rec;
 
-	process_record(&rec, event, c->pid, other, status, name);
+	emit_process(&rec, event, c->pid, other, status, name);
 	if (name) { /* (held-back records carry no strings) */
 		TRY(release(c, t));
 		TRY(switch_to(c, t));
@@ -997,7 +967,7 @@ int qc_write_process(struct qemu_conv *c, int event, uint32_t pid, int64_t statu
 {
 	struct itrace_record rec;
 
-	process_record(&rec, event, pid, 0, status, name);
+	emit_process(&rec, event, pid, 0, status, name);
 	return itrace_writer_write(c->w, &rec);
 }
 
@@ -1210,16 +1180,10 @@ static int write_syscall(struct qemu_conv *c, struct qc_thread *t, int dir, int6
 
 	if (!recording(t))
 		return 0;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SYSCALL;
-	rec.u.syscall.dir = (uint8_t)dir;
-	rec.u.syscall.nr = (uint64_t)t->sys_nr;
-	if (dir == ITRACE_SYSCALL_ENTER) {
-		rec.u.syscall.nargs = 6;
-		memcpy(rec.u.syscall.args, t->sys_arg, sizeof(t->sys_arg));
-	} else {
-		rec.u.syscall.ret = ret;
-	}
+	if (dir == ITRACE_SYSCALL_ENTER)
+		emit_syscall_enter(&rec, (uint64_t)t->sys_nr, t->sys_arg);
+	else
+		emit_syscall_exit(&rec, (uint64_t)t->sys_nr, ret);
 	return out_rec(c, t, &rec);
 }
 
