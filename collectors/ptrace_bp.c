@@ -12,12 +12,63 @@
 
 #define INT3 0xcc
 
+/*
+ * The index: open addressing over bps[] by address, a slot holding index
+ * + 1 (0: empty), at least twice as many slots as breakpoints.  --only
+ * sets one on every way into the module (thousands), and every step looks
+ * its pc up.
+ */
+static size_t bp_hash(uint64_t addr, size_t nslots)
+{
+	return (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 20) & (nslots - 1);
+}
+
+static const struct pt_bp *bp_lookup(const struct pt_process *p, uint64_t addr)
+{
+	if (!p->bp_nslots)
+		return NULL;
+	for (size_t h = bp_hash(addr, p->bp_nslots);; h = (h + 1) & (p->bp_nslots - 1)) {
+		size_t v = p->bp_slots[h];
+
+		if (!v)
+			return NULL;
+		if (p->bps[v - 1].addr == addr)
+			return &p->bps[v - 1];
+	}
+}
+
+static void bp_index_put(struct pt_process *p, size_t i)
+{
+	size_t h = bp_hash(p->bps[i].addr, p->bp_nslots);
+
+	while (p->bp_slots[h])
+		h = (h + 1) & (p->bp_nslots - 1);
+	p->bp_slots[h] = i + 1;
+}
+
+int pt_bp_reindex(struct pt_process *p)
+{
+	size_t n = p->bp_nslots ? p->bp_nslots : 16;
+
+	while (n < 2 * p->nbps + 2)
+		n *= 2;
+	if (n != p->bp_nslots) { /* it only grows: a rebuild after a removal cannot fail */
+		size_t *v = realloc(p->bp_slots, n * sizeof(*v));
+
+		if (!v)
+			return -1;
+		p->bp_slots = v;
+		p->bp_nslots = n;
+	}
+	memset(p->bp_slots, 0, n * sizeof(*p->bp_slots));
+	for (size_t i = 0; i < p->nbps; i++)
+		bp_index_put(p, i);
+	return 0;
+}
+
 struct pt_bp *pt_bp_find(struct pt_process *p, uint64_t addr)
 {
-	for (size_t i = 0; i < p->nbps; i++)
-		if (p->bps[i].addr == addr)
-			return &p->bps[i];
-	return NULL;
+	return (struct pt_bp *)bp_lookup(p, addr);
 }
 
 static int write_byte(struct pt_process *p, uint64_t addr, uint8_t b)
@@ -64,6 +115,12 @@ int pt_bp_add(struct pt_process *p, uint64_t addr, unsigned kind)
 		bp = &p->bps[p->nbps++];
 		memset(bp, 0, sizeof(*bp));
 		bp->addr = addr;
+		if (2 * p->nbps + 2 <= p->bp_nslots) {
+			bp_index_put(p, p->nbps - 1);
+		} else if (pt_bp_reindex(p)) {
+			p->nbps--;
+			return -1;
+		}
 	}
 	bp->kinds |= kind;
 	return pt_bp_insert(p, bp);
@@ -81,6 +138,7 @@ void pt_bp_drop_kind(struct pt_process *p, uint64_t addr, unsigned kind)
 		return;
 	pt_bp_lift(p, bp);
 	*bp = p->bps[--p->nbps];
+	pt_bp_reindex(p);
 }
 
 void pt_bp_remove_all(struct pt_process *p)
@@ -88,10 +146,20 @@ void pt_bp_remove_all(struct pt_process *p)
 	for (size_t i = 0; i < p->nbps; i++)
 		pt_bp_lift(p, &p->bps[i]);
 	p->nbps = 0;
+	pt_bp_reindex(p);
 }
 
 void pt_bp_overlay(const struct pt_process *p, uint64_t addr, uint8_t *buf, size_t len)
 {
+	if (len <= 64) { /* an instruction's bytes: look each address up */
+		for (size_t k = 0; k < len; k++) {
+			const struct pt_bp *bp = bp_lookup(p, addr + k);
+
+			if (bp && bp->inserted)
+				buf[k] = bp->orig;
+		}
+		return;
+	}
 	for (size_t i = 0; i < p->nbps; i++) {
 		const struct pt_bp *bp = &p->bps[i];
 

@@ -31,7 +31,8 @@ enum pt_bp_kind {
 	PT_BP_STOP = 1u << 1,	/* --stop trigger */
 	PT_BP_ENTRY = 1u << 2,	/* program entry: libraries are loaded */
 	PT_BP_RETURN = 1u << 3, /* --only: back from an excluded module */
-	PT_BP_SCOPE = 1u << 4,	/* --only: a function of the traced module */
+	PT_BP_SCOPE = 1u << 4,	/* --only: a way into the traced module (a
+				 * function, a landing pad, a call's return) */
 };
 
 /* --only: return addresses into the module, of calls out of it. */
@@ -65,6 +66,10 @@ struct pt_pending {
 	int nmem;
 	struct itrace_mem_access mem[PT_MAX_ACCESSES];
 	uint64_t sys_nr, sys_args[6];
+	/* a rep string instruction: what decides whether its loop ends with
+	 * the check that finds the count zero (ITRACE.md 6.5.2) */
+	struct itrace_insn_info rep_in;
+	struct itrace_regs rep_before;
 };
 
 struct pt_process;
@@ -111,6 +116,8 @@ struct pt_process {
 	uint32_t code_id;  /* decode-cache generation of this address space */
 	struct pt_bp *bps;
 	size_t nbps, capbps;
+	size_t *bp_slots;  /* index of bps by address (pt_bp_reindex) */
+	size_t bp_nslots;
 	int triggers_armed; /* symbols resolved, trigger breakpoints set */
 	uint64_t only_lo, only_hi; /* --only range (hi = 0: not known) */
 	uint64_t start_addr, stop_addr; /* resolved triggers (0: none) */
@@ -233,6 +240,8 @@ void pt_bp_drop_kind(struct pt_process *p, uint64_t addr, unsigned kind);
 int pt_bp_lift(struct pt_process *p, struct pt_bp *bp);   /* restore the original byte */
 int pt_bp_insert(struct pt_process *p, struct pt_bp *bp); /* write the int3 */
 void pt_bp_remove_all(struct pt_process *p);
+/* Rebuild the address index after bps[] or nbps changed behind it (fork, exec). */
+int pt_bp_reindex(struct pt_process *p);
 /* Replace int3 bytes of our breakpoints in buf (read at addr) by originals. */
 void pt_bp_overlay(const struct pt_process *p, uint64_t addr, uint8_t *buf, size_t len);
 

@@ -191,6 +191,7 @@ void pt_free_process(struct pt_session *s, struct pt_process *p)
 		close(p->mem_fd);
 	maps_seen_free(&p->maps);
 	free(p->bps);
+	free(p->bp_slots);
 	free(p);
 }
 

@@ -76,6 +76,7 @@ void pt_regs_to_itrace(const struct user_regs_struct *r, struct itrace_regs *a)
 	a->gpr[8] = r->r8, a->gpr[9] = r->r9, a->gpr[10] = r->r10, a->gpr[11] = r->r11;
 	a->gpr[12] = r->r12, a->gpr[13] = r->r13, a->gpr[14] = r->r14, a->gpr[15] = r->r15;
 	a->fs_base = r->fs_base, a->gs_base = r->gs_base;
+	a->flags = r->eflags;
 }
 
 /* The instruction at addr, as the program sees it (our int3s hidden). */
@@ -131,6 +132,10 @@ static void fill_pending(struct pt_session *s, struct pt_thread *t, const struct
 	pd->is_trap = (e->in.attrs & ITRACE_ATTR_TRAP) || pd->is_syscall;
 	pd->is_rep_string = (e->in.d.flags & ITRACE_DECODED_REP) != 0;
 	pd->nmem = 0;
+	if (pd->is_rep_string) {
+		pd->rep_in = e->in;
+		pt_regs_to_itrace(r, &pd->rep_before);
+	}
 	if (s->opts->level == ITRACE_LEVEL_INSN && t->mode == PT_MODE_STEP) {
 		struct itrace_regs ar;
 
@@ -217,15 +222,32 @@ void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, ui
 		pt_fail_io(s, rc);
 }
 
+/*
+ * rep_final_check - the step of a rep string instruction left it after the
+ * iteration that ran its count out: the processor does not test the count
+ * again, but the trace records that test, as the instruction's last entry
+ * (ITRACE.md 6.5.2).
+ */
+static int rep_final_check(const struct pt_thread *t, uint64_t rip)
+{
+	const struct pt_pending *pd = &t->pending;
+	struct itrace_regs after;
+
+	if (!pd->is_rep_string || rip != pd->addr + pd->len)
+		return 0;
+	pt_regs_to_itrace(&t->regs, &after);
+	return itrace_insn_rep_final_check(&pd->rep_in, &pd->rep_before, &after);
+}
+
 /* Branch level: the branch (if any) the pending instruction made. */
 static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t rip)
 {
 	const struct pt_pending *pd = &t->pending;
 	uint64_t next = pd->addr + pd->len;
 
-	if (pd->is_rep_string && rip == pd->addr) {
-		/* another iteration follows: the loop's branch to itself
-		 * (ITRACE.md 6.5.2) */
+	if (pd->is_rep_string && (rip == pd->addr || rep_final_check(t, rip))) {
+		/* another entry follows, an iteration or the final check of
+		 * the count: the loop's branch to itself (ITRACE.md 6.5.2) */
 		pt_emit_branch(s, t, pd->addr, pd->addr, ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN);
 		return;
 	}
@@ -248,18 +270,22 @@ static void commit_branch(struct pt_session *s, struct pt_thread *t, uint64_t ri
 }
 
 /* Insn level: INSN and its MEMs.  A step of a rep-prefixed string
- * instruction is one iteration: one INSN each (ITRACE.md 6.5.2). */
-static void commit_insn(struct pt_session *s, struct pt_thread *t)
+ * instruction is one iteration: one INSN each, and one more without MEM
+ * for the final check of a count that ran out (ITRACE.md 6.5.2). */
+static void commit_insn(struct pt_session *s, struct pt_thread *t, uint64_t rip)
 {
 	const struct pt_pending *pd = &t->pending;
+	const uint8_t *bytes = s->opts->insn_bytes ? pd->bytes : NULL;
 	int rc;
 
 	pt_switch_to(s, t);
 	/* without bytes, sequential instructions pack into runs (ITRACE.md) */
-	rc = itrace_write_insn(s->w, pd->addr, pd->len, s->opts->insn_bytes ? pd->bytes : NULL);
+	rc = itrace_write_insn(s->w, pd->addr, pd->len, bytes);
 	for (int i = 0; rc >= 0 && i < pd->nmem; i++)
 		rc = itrace_write_mem(s->w, pd->mem[i].addr, pd->mem[i].size,
 				      pd->mem[i].store ? ITRACE_MEM_STORE : 0);
+	if (rc >= 0 && rep_final_check(t, rip))
+		rc = itrace_write_insn(s->w, pd->addr, pd->len, bytes);
 	if (rc < 0)
 		pt_fail_io(s, rc);
 }
@@ -344,6 +370,8 @@ static int is_jump(int kind)
 	       kind == ITRACE_BRANCH_INDIRECT_CALL || kind == ITRACE_BRANCH_RETURN;
 }
 
+static void guard_return_site(struct pt_process *p, uint64_t ret);
+
 void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 {
 	const struct pt_pending *pd = &t->pending;
@@ -382,11 +410,12 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 	if (returned && (pd->kind == ITRACE_BRANCH_CALL || pd->kind == ITRACE_BRANCH_INDIRECT_CALL)) {
 		t->call_ret = pd->addr + pd->len;
 		t->call_slot = t->regs.rsp;
+		guard_return_site(t->proc, t->call_ret);
 	} else if (pd->kind == ITRACE_BRANCH_RETURN && t->regs.rsp > t->call_slot) {
 		t->call_slot = 0; /* that call is over */
 	}
 	if (s->opts->level == ITRACE_LEVEL_INSN)
-		commit_insn(s, t);
+		commit_insn(s, t, returned ? rip : 0);
 	else if (returned)
 		commit_branch(s, t, rip);
 	if (pd->is_syscall && !s->ring_on) {
@@ -402,6 +431,26 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 static int in_scope(const struct pt_process *p, uint64_t addr)
 {
 	return p->only_hi == 0 || (addr >= p->only_lo && addr < p->only_hi);
+}
+
+/*
+ * --only: a call of the module returns to `ret`, which is then a way back
+ * into the module from excluded code, whichever frame it comes from: the
+ * return itself, a longjmp to a setjmp that returned there, an unwinder
+ * resuming there.  A breakpoint marks it for as long as the module is
+ * mapped (an existing one, maybe lifted for a step, only gains the role).
+ */
+static void guard_return_site(struct pt_process *p, uint64_t ret)
+{
+	struct pt_bp *bp;
+
+	if (!p->only_hi || !in_scope(p, ret))
+		return;
+	bp = pt_bp_find(p, ret);
+	if (bp)
+		bp->kinds |= PT_BP_SCOPE;
+	else
+		pt_bp_add(p, ret, PT_BP_SCOPE);
 }
 
 /* Do the bytes before `ret` end with a call (e8 rel32, or ff /2)? */
@@ -544,17 +593,23 @@ static void update_mode(struct pt_session *s, struct pt_thread *t)
 	}
 }
 
+/* Back in the module with this stack: the frames of the returns the
+ * thread waited for at or below it are done. */
+static void drop_done_returns(struct pt_thread *t)
+{
+	for (int j = t->nreturns - 1; j >= 0; j--)
+		if (t->returns[j].rsp <= t->regs.rsp)
+			drop_return(t, j);
+}
+
 /* A return breakpoint of this thread, hit in the frame it guards? */
 static int take_return(struct pt_thread *t, uint64_t addr)
 {
 	for (int i = t->nreturns - 1; i >= 0; i--) {
-		if (t->returns[i].addr != addr || t->returns[i].rsp != t->regs.rsp)
-			continue;
-		/* this frame and every deeper one are done */
-		for (int j = t->nreturns - 1; j >= 0; j--)
-			if (t->returns[j].rsp <= t->regs.rsp)
-				drop_return(t, j);
-		return 1;
+		if (t->returns[i].addr == addr && t->returns[i].rsp == t->regs.rsp) {
+			drop_done_returns(t); /* this frame and every deeper one */
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -569,7 +624,10 @@ void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *b
 		return;
 	if (t->in_window && (((kinds & PT_BP_RETURN) && take_return(t, addr)) ||
 			     ((kinds & PT_BP_SCOPE) && p->only_hi))) {
-		t->mode = PT_MODE_STEP; /* back in the traced module */
+		/* back in the traced module: by a return, a call, or unwinding
+		 * (longjmp, an exception's landing pad) */
+		drop_done_returns(t);
+		t->mode = PT_MODE_STEP;
 		pt_code_changed(s, p);
 		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, addr);
 	} else if (!t->in_window && (kinds & PT_BP_START) && addr == p->start_addr) {

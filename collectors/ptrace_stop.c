@@ -62,7 +62,9 @@ static int resolve_trigger(pid_t pid, const char *func, int has_addr, uint64_t a
 }
 
 /* --only: a breakpoint on every function of the module, so that calls
- * back into it from excluded code (main from libc, callbacks) are seen. */
+ * back into it from excluded code (main from libc, callbacks) are seen,
+ * and on every landing pad (C++ unwinding); the return addresses of its
+ * calls get theirs as the calls are traced (guard_return_site). */
 static int guard_module_entries(struct pt_process *p)
 {
 	uint64_t *addrs = NULL;
@@ -342,6 +344,7 @@ static void on_fork(struct pt_session *s, struct pt_thread *t, int vfork)
 	}
 	for (size_t i = 0; i < cp->nbps; i++)
 		cp->bps[i].returners = 0;
+	pt_bp_reindex(cp); /* (out of memory, lookups fail; removal still works) */
 	cp->triggers_armed = parent->triggers_armed;
 	cp->start_addr = parent->start_addr;
 	cp->stop_addr = parent->stop_addr;
@@ -419,6 +422,7 @@ static struct pt_thread *on_exec(struct pt_session *s, struct pt_thread *t)
 	close(p->mem_fd);
 	p->mem_fd = pt_open_mem(p->pid);
 	p->nbps = 0; /* the old image and its int3s are gone */
+	pt_bp_reindex(p);
 	p->start_addr = p->stop_addr = p->only_lo = p->only_hi = 0;
 	maps_seen_free(&p->maps);
 	pt_exe_path(p->pid, exe, sizeof(exe));

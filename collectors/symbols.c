@@ -158,6 +158,25 @@ static int search_mapped_files(pid_t pid, const char *name, uint64_t *addr)
 	return rc;
 }
 
+int symbols_fixed_address(const char *path, const char *name, uint64_t *addr)
+{
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd, rc = -ITRACE_E_ELF;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ITRACE_E_ELF;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ITRACE_E_ELF;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) && eh.e_type == ET_EXEC)
+		rc = find_symbol_value(elf, name, addr);
+	elf_end(elf);
+	close(fd);
+	return rc;
+}
+
 int symbols_lookup(pid_t pid, const char *name, uint64_t *addr)
 {
 	return search_mapped_files(pid, name, addr);
@@ -203,19 +222,221 @@ static uint32_t le32(const unsigned char *p)
 }
 
 /* DWARF exception-header pointer encodings (LSB, "Exception Frame Header"). */
+#define EH_PE_ABSPTR 0x00
+#define EH_PE_ULEB128 0x01
+#define EH_PE_UDATA2 0x02
 #define EH_PE_UDATA4 0x03
+#define EH_PE_UDATA8 0x04
+#define EH_PE_SLEB128 0x09
+#define EH_PE_SDATA2 0x0a
 #define EH_PE_SDATA4 0x0b
+#define EH_PE_SDATA8 0x0c
 #define EH_PE_PCREL 0x10
 #define EH_PE_DATAREL 0x30
+#define EH_PE_OMIT 0xff
+
+/* A reader of the file's bytes by virtual address, within one PT_LOAD's
+ * file image; any read past its end sets `bad`. */
+struct eh_cursor {
+	const unsigned char *p, *end;
+	uint64_t vaddr; /* of p */
+	int bad;
+};
+
+static int eh_at(Elf *elf, uint64_t vaddr, struct eh_cursor *c)
+{
+	size_t phnum, rawsize;
+	const unsigned char *raw = (const unsigned char *)elf_rawfile(elf, &rawsize);
+
+	memset(c, 0, sizeof(*c));
+	c->bad = 1;
+	if (!raw || elf_getphdrnum(elf, &phnum))
+		return -1;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
+		    vaddr - ph.p_vaddr >= ph.p_filesz || ph.p_offset > rawsize ||
+		    ph.p_filesz > rawsize - ph.p_offset)
+			continue;
+		c->p = raw + ph.p_offset + (vaddr - ph.p_vaddr);
+		c->end = raw + ph.p_offset + ph.p_filesz;
+		c->vaddr = vaddr;
+		c->bad = 0;
+		return 0;
+	}
+	return -1;
+}
+
+static uint64_t eh_u(struct eh_cursor *c, unsigned n)
+{
+	uint64_t v = 0;
+
+	if (c->bad || (size_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		return 0;
+	}
+	for (unsigned k = 0; k < n; k++)
+		v |= (uint64_t)c->p[k] << (8 * k);
+	c->p += n;
+	c->vaddr += n;
+	return v;
+}
+
+/* uleb128 and sleb128 (DWARF 5, 7.6) */
+static uint64_t eh_leb(struct eh_cursor *c, int is_signed)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		b = (uint8_t)eh_u(c, 1);
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (!c->bad && (b & 0x80));
+	if (is_signed && shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return v;
+}
+
+/* A pointer in encoding `enc`: the value, plus the field's own address
+ * for pcrel; other bases (datarel, textrel, funcrel) and indirection are
+ * not used by x86-64 compilers for what is read here. */
+static uint64_t eh_pointer(struct eh_cursor *c, uint8_t enc)
+{
+	uint64_t at = c->vaddr, v;
+
+	switch (enc & 0x0f) {
+	case EH_PE_ABSPTR: case EH_PE_UDATA8: case EH_PE_SDATA8: v = eh_u(c, 8); break;
+	case EH_PE_ULEB128: v = eh_leb(c, 0); break;
+	case EH_PE_SLEB128: v = eh_leb(c, 1); break;
+	case EH_PE_UDATA2: v = eh_u(c, 2); break;
+	case EH_PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)eh_u(c, 2); break;
+	case EH_PE_UDATA4: v = eh_u(c, 4); break;
+	case EH_PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)eh_u(c, 4); break;
+	default: c->bad = 1; return 0;
+	}
+	if ((enc & 0x70) == EH_PE_PCREL)
+		v += at;
+	else if ((enc & 0x70) != 0)
+		c->bad = 1;
+	return v;
+}
+
+/* What the FDEs of one CIE need: the encodings of their pointers. */
+struct eh_cie {
+	uint8_t fde_enc, lsda_enc;
+	int has_aug_data; /* "z": FDEs carry an augmentation length */
+};
+
+/* The CIE at vaddr (LSB, "The Common Information Entry Format"). */
+static int eh_read_cie(Elf *elf, uint64_t vaddr, struct eh_cie *cie)
+{
+	struct eh_cursor c;
+	const char *aug;
+	size_t auglen;
+	uint8_t version;
+
+	cie->fde_enc = EH_PE_ABSPTR;
+	cie->lsda_enc = EH_PE_OMIT;
+	if (eh_at(elf, vaddr, &c) || eh_u(&c, 4) == 0xffffffffu || eh_u(&c, 4) != 0)
+		return -1; /* (64-bit DWARF is not used in .eh_frame) */
+	version = (uint8_t)eh_u(&c, 1);
+	aug = (const char *)c.p;
+	auglen = c.bad ? 0 : strnlen(aug, (size_t)(c.end - c.p));
+	if (c.bad || (version != 1 && version != 3) || auglen == (size_t)(c.end - c.p))
+		return -1;
+	c.p += auglen + 1;
+	c.vaddr += auglen + 1;
+	eh_leb(&c, 0);	/* code alignment */
+	eh_leb(&c, 1);	/* data alignment */
+	if (version == 1)
+		eh_u(&c, 1);
+	else
+		eh_leb(&c, 0); /* return address register */
+	cie->has_aug_data = aug[0] == 'z';
+	if (!cie->has_aug_data)
+		return c.bad ? -1 : 0;
+	eh_leb(&c, 0);
+	for (size_t k = 1; k < auglen && !c.bad; k++) {
+		if (aug[k] == 'P') {
+			uint8_t enc = (uint8_t)eh_u(&c, 1);
+
+			eh_pointer(&c, enc & 0x7f); /* the personality: skipped */
+		} else if (aug[k] == 'L') {
+			cie->lsda_enc = (uint8_t)eh_u(&c, 1);
+		} else if (aug[k] == 'R') {
+			cie->fde_enc = (uint8_t)eh_u(&c, 1);
+		} else if (aug[k] != 'S' && aug[k] != 'B' && aug[k] != 'G') {
+			break; /* unknown: what follows cannot be read */
+		}
+	}
+	return c.bad ? -1 : 0;
+}
+
+/*
+ * The landing pads of the function whose FDE is at `fde`: where the C++
+ * unwinder (or any personality routine using GCC's LSDA layout) resumes
+ * execution in it, a way into the module that neither calls nor returns.
+ * From the LSDA its FDE points to: the call-site table's landing pads,
+ * relative to LPStart (GCC's unwind-c.c and libsupc++'s eh_personality.cc
+ * read the same layout).  Returns the number added.
+ */
+static size_t add_landing_pads(Elf *elf, uint64_t fde, const struct maps_entry *e,
+			       struct addr_list *l)
+{
+	struct eh_cursor c;
+	struct eh_cie cie;
+	uint64_t cie_at, func, lsda, lpstart, table_end;
+	uint8_t enc, cs_enc;
+	size_t added = 0;
+
+	if (eh_at(elf, fde, &c) || eh_u(&c, 4) == 0xffffffffu)
+		return 0;
+	cie_at = c.vaddr - eh_u(&c, 4); /* CIE_pointer: back from this field */
+	if (c.bad || eh_read_cie(elf, cie_at, &cie) || !cie.has_aug_data || cie.lsda_enc == EH_PE_OMIT)
+		return 0;
+	func = eh_pointer(&c, cie.fde_enc);
+	eh_pointer(&c, cie.fde_enc & 0x0f); /* the range */
+	eh_leb(&c, 0);
+	lsda = eh_pointer(&c, cie.lsda_enc);
+	if (c.bad || !lsda || eh_at(elf, lsda, &c))
+		return 0;
+	enc = (uint8_t)eh_u(&c, 1);
+	lpstart = enc == EH_PE_OMIT ? func : eh_pointer(&c, enc);
+	if ((uint8_t)eh_u(&c, 1) != EH_PE_OMIT)
+		eh_leb(&c, 0); /* the type table's offset */
+	cs_enc = (uint8_t)eh_u(&c, 1);
+	table_end = eh_leb(&c, 0);
+	if (c.bad || table_end > (uint64_t)(c.end - c.p))
+		return 0;
+	table_end += c.vaddr;
+	while (!c.bad && c.vaddr < table_end) {
+		uint64_t lp;
+
+		eh_pointer(&c, cs_enc & 0x0f); /* call-site start */
+		eh_pointer(&c, cs_enc & 0x0f); /* and length */
+		lp = eh_pointer(&c, cs_enc & 0x0f);
+		eh_leb(&c, 0); /* action */
+		if (!c.bad && lp) {
+			add_if_mapped(elf, lpstart + lp, e, l);
+			added++;
+		}
+	}
+	return added;
+}
 
 /*
  * The start of every function that has unwind information: the initial
  * locations of the FDEs, from the binary search table of .eh_frame_hdr
- * (the PT_GNU_EH_FRAME segment, so section headers are not needed).  A
- * stripped executable keeps it: compilers emit unwind tables for every
- * function on x86-64.  Only the encodings linkers write are read: the
- * count as udata4 or sdata4, the table as datarel|sdata4 pairs.  Returns
- * the number of starts added.
+ * (the PT_GNU_EH_FRAME segment, so section headers are not needed), and
+ * the landing pads of their exception tables.  A stripped executable
+ * keeps them: compilers emit unwind tables for every function on x86-64.
+ * Only the encodings linkers write are read: the count as udata4 or
+ * sdata4, the table as datarel|sdata4 pairs.  Returns the number of
+ * addresses added.
  */
 static size_t collect_fde_starts(Elf *elf, const struct maps_entry *e, struct addr_list *l)
 {
@@ -240,9 +461,11 @@ static size_t collect_fde_starts(Elf *elf, const struct maps_entry *e, struct ad
 		count = le32(h + 8);
 		if (count > (ph.p_filesz - 12) / 8)
 			continue;
-		for (uint64_t k = 0; k < count; k++)
+		for (uint64_t k = 0; k < count; k++) {
 			add_if_mapped(elf, ph.p_vaddr + (uint64_t)(int64_t)(int32_t)le32(h + 12 + 8 * k), e, l);
-		added += count;
+			added += 1 + add_landing_pads(elf, ph.p_vaddr + (uint64_t)(int64_t)(int32_t)le32(h + 16 + 8 * k),
+						      e, l);
+		}
 	}
 	return added;
 }

@@ -20,6 +20,14 @@
 int symbols_lookup(pid_t pid, const char *name, uint64_t *addr);
 
 /*
+ * symbols_fixed_address - the address of function `name` in ELF file
+ * `path` when the file is a position-dependent executable (ET_EXEC), so
+ * that the address is known before it runs.  Returns 0, -ITRACE_E_NOENT,
+ * or -ITRACE_E_ELF (not readable ELF, or not ET_EXEC).
+ */
+int symbols_fixed_address(const char *path, const char *name, uint64_t *addr);
+
+/*
  * symbols_file_offset - file offset of the first byte of function `name`
  * in ELF file `path` (st_value translated through the PT_LOAD segment
  * holding it), which /proc/PID/maps then turns into an address.
@@ -31,8 +39,10 @@ int symbols_file_offset(const char *path, const char *name, uint64_t *offset);
 /*
  * symbols_functions_in - run-time addresses of every function defined in
  * the ELF files mapped executable inside [lo, hi) of process `pid`
- * (.symtab, else .dynsym) and of every function with unwind information
- * (the FDEs of .eh_frame_hdr: a stripped file has them).  *addrs is
+ * (.symtab, else .dynsym), of every function with unwind information
+ * (the FDEs of .eh_frame_hdr: a stripped file has them), and of the
+ * landing pads of their exception tables (where unwinding resumes in a
+ * function), the ways into that code other than returns.  *addrs is
  * malloc'd (caller frees), *n its length; an address may appear twice.
  * Returns 0, -ITRACE_E_IO, -ITRACE_E_NOMEM.
  */

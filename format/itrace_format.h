@@ -23,7 +23,7 @@
  */
 #define ITRACE_READ_MAJOR 2
 #define ITRACE_WRITE_MAJOR 2
-#define ITRACE_WRITE_MINOR 1
+#define ITRACE_WRITE_MINOR 2
 /* The oldest read version this library still reads (1: MEM deltas against
  * the previous access, see ITRACE.md 6.5.4). */
 #define ITRACE_READ_MAJOR_MIN 1

@@ -311,7 +311,8 @@ struct step {
 	const struct sim_dyn *dy;
 	int is_load, is_store;
 	int fused;	/* a jcc macro-fused with the instruction before it */
-	int rep_more;	/* a rep string iteration after the first */
+	int rep_more;	/* a rep string record after the first: an iteration,
+			 * or the final check of its count (no access) */
 	unsigned slots; /* retire slots it takes: 0 when fused or rep_more */
 	uint64_t f, d, issue, last_issue, done, r;
 	int lvl, mispredict;
@@ -942,11 +943,13 @@ static void exec_fused(struct sim_core *c, struct step *st)
 }
 
 /*
- * exec_rep_more - a rep string iteration after the first: the microcoded
+ * exec_rep_more - a rep string record after the first: the microcoded
  * copy streams rep_bytes_per_cycle once started (Intel Optimization
  * Reference Manual, "Enhanced REP MOVSB and STOSB"; AMD Software
  * Optimization Guide, "Repeated String Instructions"), so each iteration
- * adds its bytes' share of a cycle and takes no slot of its own.
+ * adds its bytes' share of a cycle and takes no slot of its own.  The
+ * record of the final check of a count that ran out (ITRACE.md 6.5.2) has
+ * no access: it moves no data and costs nothing, whatever the model.
  */
 static void exec_rep_more(struct sim_core *c, struct step *st)
 {
@@ -956,7 +959,8 @@ static void exec_rep_more(struct sim_core *c, struct step *st)
 		if (!st->dy->mem[i].store || st->dy->nmem == 1)
 			bytes += st->dy->mem[i].size;
 	c->rep_bytes += bytes;
-	st->done = c->rep_start + c->rep_bytes / c->cfg.rep_bytes_per_cycle;
+	st->done = c->cfg.rep_bytes_per_cycle ? c->rep_start + c->rep_bytes / c->cfg.rep_bytes_per_cycle
+					      : st->d;
 	if (st->done < st->d)
 		st->done = st->d;
 	st->issue = st->last_issue = st->done;
@@ -1101,7 +1105,8 @@ static void keep_timeline(struct sim_core *c, const struct step *st, uint64_t lo
 }
 
 /* classify - a jcc that macro-fuses with the instruction before it, or a
- * rep string iteration after the first: both share a slot. */
+ * rep string record after the first (with rep_bytes_per_cycle 0, only the
+ * final check; the iterations are loads and stores): both share a slot. */
 static void classify(struct sim_core *c, struct step *st)
 {
 	const struct sim_sem *s = st->s;
@@ -1112,7 +1117,8 @@ static void classify(struct sim_core *c, struct step *st)
 		    (p->uop & SIM_UOP_FUSIBLE) && p->addr + p->len == s->addr;
 	if (st->fused)
 		p->uop |= SIM_UOP_FUSES; /* from its next execution on */
-	st->rep_more = c->cfg.rep_bytes_per_cycle && (s->uop & SIM_UOP_REP) && same_thread && p == s;
+	st->rep_more = (s->uop & SIM_UOP_REP) && same_thread && p == s &&
+		       (c->cfg.rep_bytes_per_cycle || st->dy->nmem == 0);
 	st->slots = st->fused || st->rep_more ? 0 : 1;
 }
 

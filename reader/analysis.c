@@ -1011,7 +1011,7 @@ static int transition(struct itrace_analysis *a, struct thread *t, struct insn *
 	if (p->cls == IC_NONE) {
 		if (!taken)
 			return 0;
-		if (e->addr == p->addr) { /* rep iterations repeat p */
+		if (e->addr == p->addr) { /* a rep loop enters p again (ITRACE.md 6.5.2) */
 			p->flags |= IF_REP;
 			return 0;
 		}

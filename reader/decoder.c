@@ -183,6 +183,30 @@ static int rep_count_is_zero(const struct itrace_insn_info *in, const struct itr
 	return (addr32 ? (uint32_t)count : count) == 0;
 }
 
+/*
+ * VEX (Valgrind) and QEMU's TCG run a rep string instruction as a loop
+ * that tests the count on entry, makes one iteration, then, for cmps and
+ * scas, leaves when the comparison ends the loop, and else enters the
+ * instruction again: after the iteration that ran the count out, once
+ * more, only to find it zero.  A processor that single-steps it leaves it
+ * right after that iteration.  ITRACE.md 6.5.2 records the entries.
+ */
+int itrace_insn_rep_final_check(const struct itrace_insn_info *in, const struct itrace_regs *before,
+				const struct itrace_regs *after)
+{
+	int zf;
+
+	if (!in || !before || !after || !(in->d.flags & ITRACE_DECODED_REP) ||
+	    rep_count_is_zero(in, before) || !rep_count_is_zero(in, after))
+		return 0;
+	zf = (after->flags >> 6) & 1;
+	if (in->attrs & ITRACE_ATTR_REPE)
+		return zf; /* repe: another round unless the bytes differed */
+	if (in->attrs & ITRACE_ATTR_REPNE)
+		return !zf;
+	return 1;
+}
+
 /* operand_address - EA of operand m; -1 when the registers do not give it. */
 static int operand_address(const struct itrace_insn_info *in, const struct itrace_insn_mem *m,
 			   const struct itrace_regs *r, uint64_t *ea)

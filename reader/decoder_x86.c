@@ -1138,6 +1138,14 @@ static void attributes(struct x86_ctx *x)
 	default:
 		break;
 	}
+	/* the prefixes Zydis accepts as repe/repne: cmps and scas only (the
+	 * others' F3 is rep, whatever the flags) */
+	if (out->d.flags & ITRACE_DECODED_REP) {
+		if (in->attributes & ZYDIS_ATTRIB_HAS_REPE)
+			out->attrs |= ITRACE_ATTR_REPE;
+		else if (in->attributes & ZYDIS_ATTRIB_HAS_REPNE)
+			out->attrs |= ITRACE_ATTR_REPNE;
+	}
 	switch (in->mnemonic) {
 	case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_SERIALIZE: case ZYDIS_MNEMONIC_LFENCE:
 	case ZYDIS_MNEMONIC_MFENCE: case ZYDIS_MNEMONIC_SYSCALL: case ZYDIS_MNEMONIC_SYSENTER:

@@ -898,6 +898,12 @@ enum itrace_insn_attr {
 					    * immediate (no memory operand):
 					    * a rename-time add candidate
 					    * (immediate folding) */
+	ITRACE_ATTR_REPE = 1u << 14,	   /* x86 cmps or scas with a repe
+					    * (repz) prefix: the loop also
+					    * ends when an iteration clears
+					    * ZF */
+	ITRACE_ATTR_REPNE = 1u << 15,	   /* ... with repne (repnz): when
+					    * an iteration sets ZF */
 };
 
 /* Flags of one memory operand. */
@@ -1033,11 +1039,12 @@ const char *itrace_decoder_reg_name(const struct itrace_decoder *d, unsigned reg
  * Register values before an instruction executes, for
  * itrace_insn_mem_accesses(): general registers by ITRACE_REG_GPR index
  * (x86-64: rax rcx rdx rbx rsp rbp rsi rdi r8..r15), and the x86 fs/gs
- * segment bases.
+ * segment bases; for itrace_insn_rep_final_check(), x86 rflags.
  */
 struct itrace_regs {
 	uint64_t gpr[32];
 	uint64_t fs_base, gs_base;
+	uint64_t flags; /* x86 rflags (ZF is bit 6); 0 where not known */
 };
 
 /* One data access of an executed instruction. */
@@ -1058,6 +1065,20 @@ struct itrace_mem_access {
  */
 int itrace_insn_mem_accesses(const struct itrace_insn_info *in, const struct itrace_regs *r,
 			     struct itrace_mem_access *out, int max);
+
+/*
+ * itrace_insn_rep_final_check - a step of the x86 rep string instruction
+ * `in` (ITRACE_DECODED_REP) began with registers `before` and ended at the
+ * next instruction with `after`: does its trace get one more instruction
+ * record, with no MEM record, for the check that finds the count register
+ * zero (ITRACE.md 6.5.2)?  Yes when the step made an iteration (the count
+ * was not zero before), the count is zero after it, and for cmps and scas
+ * (ITRACE_ATTR_REPE, ITRACE_ATTR_REPNE) the last comparison did not end
+ * the loop by itself.  For backends that step the processor (which leaves
+ * the instruction right after its last iteration); 0 for anything else.
+ */
+int itrace_insn_rep_final_check(const struct itrace_insn_info *in, const struct itrace_regs *before,
+				const struct itrace_regs *after);
 
 /* itrace_insn_class_name - "int_alu", "load", ...; NULL for another value. */
 const char *itrace_insn_class_name(unsigned cls);
@@ -1460,7 +1481,8 @@ const char *itrace_filler_error(const struct itrace_filler *f);
  *    again (rt_sigreturn) pops it, whatever the handler did in between.
  *    The handler's return into the signal trampoline underflows as above.
  *  - A rep-prefixed instruction repeated at the same address counts once
- *    per iteration (as single-stepping and valgrind see it).
+ *    per instruction record: per iteration, and once more for the final
+ *    check of a count that ran out (ITRACE.md 6.5.2), as callgrind's Ir.
  *
  * Ids in the tables are 1-based; 0 means "none/unknown" (as in perf's
  * SQLite export).  Strings belong to the analysis and stay valid until

@@ -66,6 +66,7 @@ static void x86_64_gpr(const uint64_t *v, struct itrace_regs *out)
 		out->gpr[i] = v[order[i]];
 	out->fs_base = v[X_FS_BASE];
 	out->gs_base = v[X_GS_BASE];
+	out->flags = v[X_EFLAGS];
 }
 
 static const struct gdb_arch arch_x86_64 = {

@@ -78,6 +78,10 @@ struct gdb_session {
 	unsigned prev_len;
 	int prev_kind;
 	int in_syscall;		   /* the step just made was a system call */
+	int prev_rep;		   /* ... an x86 rep string instruction: */
+	struct itrace_insn_info rep_in;	/* it, */
+	struct itrace_regs rep_before;	/* the registers before the step */
+	uint8_t rep_bytes[16];		/* and its bytes */
 	int undecoded;		   /* ... was an instruction the decoder cannot decode */
 	uint8_t undecoded_bytes[16];
 	uint64_t syscall_nr;
@@ -542,6 +546,12 @@ static int record_code(struct gdb_session *s, uint64_t pc, const uint8_t *bytes,
 		return -1;
 	}
 	s->prev_kind = decoded ? in.d.kind : ITRACE_INSN_NOT_BRANCH;
+	s->prev_rep = decoded && (in.d.flags & ITRACE_DECODED_REP);
+	if (s->prev_rep) {
+		s->rep_in = in;
+		s->t.arch->gpr(s->t.vals, &s->rep_before);
+		memcpy(s->rep_bytes, bytes, len);
+	}
 	if (len == 0) {
 		/* the decoder cannot decode it: its length is where the step
 		 * lands, so the record waits until then. */
@@ -578,10 +588,46 @@ static int record_insn(struct gdb_session *s)
 }
 
 /*
+ * rep_entry_follows - the rep string instruction just stepped is entered
+ * again: for its next iteration (the pc stayed on it), or for the check
+ * that finds its count run out, which a stub's single step leaves out
+ * (ITRACE.md 6.5.2).
+ */
+static int rep_entry_follows(const struct gdb_session *s, uint64_t next)
+{
+	struct itrace_regs after;
+
+	if (!s->prev_valid || !s->prev_rep)
+		return 0;
+	if (next == s->prev_addr)
+		return 1;
+	if (next != s->prev_addr + s->prev_len)
+		return 0;
+	s->t.arch->gpr(s->t.vals, &after);
+	return itrace_insn_rep_final_check(&s->rep_in, &s->rep_before, &after);
+}
+
+/* record_rep_check - insn level: the final check of a rep loop. */
+static int record_rep_check(struct gdb_session *s)
+{
+	uint64_t next = reg(s, s->t.arch->pc);
+	int check = next != s->prev_addr && rep_entry_follows(s, next);
+
+	s->prev_rep = 0;
+	if (!check || s->opts->level != ITRACE_LEVEL_INSN)
+		return 0;
+	if (itrace_write_insn(s->w, s->prev_addr, s->prev_len, s->rep_bytes) < 0) {
+		cli_error("cannot write the trace '%s'", s->opts->output);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * record_branch_to - branch level: the previous instruction's outcome,
  * now that the pc after it (`next`) is known.  Real branches are written
  * taken or not; a jump from a non-branch (signal delivery) is an
- * interrupt.
+ * interrupt; a rep loop's next entry is its taken branch to itself.
  */
 static int record_branch_to(struct gdb_session *s, uint64_t next)
 {
@@ -591,7 +637,13 @@ static int record_branch_to(struct gdb_session *s, uint64_t next)
 
 	if (!s->prev_valid || s->opts->level != ITRACE_LEVEL_BRANCH)
 		return 0;
+	if (rep_entry_follows(s, next)) {
+		next = s->prev_addr;
+		kind = ITRACE_BRANCH_COND;
+		jumped = 1;
+	}
 	s->prev_valid = 0;
+	s->prev_rep = 0;
 	if (kind == ITRACE_INSN_NOT_BRANCH || kind == ITRACE_BRANCH_SYSCALL) {
 		if (!jumped)
 			return 0;
@@ -752,6 +804,8 @@ static int after_stop(struct gdb_session *s, const struct gdb_stop *st)
 		return -1;
 	}
 	if (s->undecoded && finish_undecoded(s) < 0)
+		return -1;
+	if (s->opts->level == ITRACE_LEVEL_INSN && record_rep_check(s) < 0)
 		return -1;
 	if (record_branch(s) < 0)
 		return -1;

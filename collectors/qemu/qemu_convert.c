@@ -21,11 +21,11 @@
 
 /*
  * x86 rep string instructions: QEMU runs each iteration as a block of its
- * own.  Format 2.1 (ITRACE.md 6.5.2) records every iteration (at branch
- * level after a COND branch from the instruction to itself); a 2.0 writer
- * wrote one instruction record per execution, with all its MEM records.
+ * own, and, after the iteration that ran the count out, the block once
+ * more to find the count zero (a run without access).  Each run is one
+ * instruction record (ITRACE.md 6.5.2), at branch level after a COND
+ * branch from the instruction to itself.
  */
-#define REP_PER_ITERATION (ITRACE_WRITE_MAJOR > 2 || ITRACE_WRITE_MINOR >= 1)
 
 /* ---- Blocks ----------------------------------------------------------------- */
 
@@ -89,10 +89,6 @@ struct qc_thread {
 	int insn_out;		/* the last instruction consumed was written */
 	const struct qc_block *prev_blk; /* what ran last: a block until prev_stop */
 	uint32_t prev_stop;		 /* (see set_prev) */
-	uint64_t last_rep;	/* x86: rep instruction whose INSN was written */
-	int rep_cont;		/* the open block is another run of that instruction */
-	int rep_branch;		/* a branch to itself waits: an iteration, unless the
-				 * run it led to was the count's final check */
 	/* the memory access being joined from QEMU's pieces */
 	int mem_on, mem_store;
 	uint32_t mem_insn;
@@ -588,8 +584,6 @@ static void set_prev(struct qc_thread *t, const struct qc_block *b, uint32_t sto
 
 		if (kind == ITRACE_BRANCH_CALL || kind == ITRACE_BRANCH_INDIRECT_CALL)
 			t->call_ret = b->vaddr + b->off[b->n];
-		if (b->last_rep && t->insn_out)
-			t->last_rep = b->vaddr + b->off[b->n - 1];
 	}
 }
 
@@ -627,9 +621,6 @@ static int close_block(struct qemu_conv *c, struct qc_thread *t, uint32_t stop)
 		return 0;
 	if (stop > b->n)
 		stop = b->n;
-	if (t->rep_cont && t->done == 0 && c->o.level == ITRACE_LEVEL_INSN)
-		t->done = b->n; /* the count's check, not an iteration: no record */
-	t->rep_cont = 0;
 	if (t->done < stop)
 		TRY(emit_range(c, t, t->done, stop - 1));
 	TRY(flush_mem(c, t));
@@ -737,15 +728,8 @@ static int prev_branch(struct qemu_conv *c, struct qc_thread *t, const struct qc
 
 	if (c->o.level != ITRACE_LEVEL_BRANCH || !p->valid || p->partial)
 		return 0;
-	if (p->rep && next == p->addr) { /* the next iteration, or the count's check */
-		int rc = t->rep_branch ? out_branch(c, t, p->addr, p->addr, ITRACE_BRANCH_COND,
-						    ITRACE_BRANCH_TAKEN)
-				       : 0;
-
-		t->rep_branch = REP_PER_ITERATION;
-		return rc;
-	}
-	t->rep_branch = 0;
+	if (p->rep && next == p->addr) /* the next iteration, or the count's final check */
+		return out_branch(c, t, p->addr, p->addr, ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN);
 	if (kind == ITRACE_INSN_NOT_BRANCH || kind == ITRACE_BRANCH_SYSCALL) {
 		if (next == fall)
 			return 0;
@@ -916,19 +900,6 @@ static int enter_block(struct qemu_conv *c, struct qc_thread *t, struct qc_block
 	}
 	t->blk = b;
 	t->done = 0;
-	/*
-	 * x86 rep (see REP_PER_ITERATION).  QEMU runs the instruction once
-	 * per iteration and once more to find the count exhausted (a run
-	 * without access).  A 2.0 trace has one INSN per execution, the
-	 * iterations' runs add only their accesses; a 2.1 trace one INSN per
-	 * iteration (close_block drops the final check's).
-	 */
-	t->rep_cont = b->first_rep && t->last_rep == s && prev_of(t).addr == s &&
-		      !prev_of(t).partial;
-	if (!t->rep_cont)
-		t->last_rep = 0;
-	else if (!REP_PER_ITERATION)
-		t->done = 1;
 	return 0;
 }
 

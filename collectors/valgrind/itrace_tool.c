@@ -313,12 +313,11 @@ static ThreadId last_tid = VG_INVALID_THREADID;
 static Bool client_started = False;
 static Bool fatal_sent = False;		/* the FATAL event is written */
 /*
- * The rep-prefixed string instruction whose loop the running thread is in
- * (0: none).  Valgrind runs one iteration per entry of the instruction's
- * superblock and enters it once more at the end only to find the count
- * zero; generated code keeps this to tell that entry from a first one with
- * a zero count (ITRACE.md 6.5.2: one INSN per iteration, one for a zero
- * count).
+ * Branch level: the rep-prefixed string instruction whose loop the running
+ * thread is in (0: none).  Valgrind runs one iteration per entry of the
+ * instruction's superblock and enters it once more at the end only to find
+ * the count zero; generated code keeps this to tell an entry that goes on
+ * with the loop (its branch to itself, ITRACE.md 6.5.2) from a first one.
  */
 static ULong vgi_last_rep;
 static Bool group_exiting = False;	/* exit_group was called */
@@ -956,8 +955,18 @@ static void first_client_code(ThreadId tid)
 	client_started = True;
 	put_vdso();
 	entry_addr = client_auxv_value(9 /* AT_ENTRY */);
-	/* Nothing is translated yet, so the entry point's translation will
-	 * have its check (triggers_at). */
+	/* A dynamic program starts in the loader, and its entry block gets
+	 * its checks when it is translated (triggers_at).  A static one
+	 * starts at its entry point, whose block the scheduler translated
+	 * before calling us, without them: they run here, before it. */
+	if (use_triggers && entry_addr != 0 && VG_(get_IP)(tid) == entry_addr) {
+		UInt trig = triggers_at(entry_addr);
+
+		if (trig & TRIG_ENTRY)
+			vgi_entry_helper(entry_addr, VG_(get_SP)(tid));
+		if (trig & TRIG_START)
+			vgi_start_helper(entry_addr, VG_(get_SP)(tid));
+	}
 	if (!use_triggers)
 		recording_on(1 /* ITRACE_CTL_START */, VG_(get_IP)(tid));
 }
@@ -1355,23 +1364,23 @@ static Bool is_rep_string(Addr a, UInt len, Bool *addr32)
 /*
  * The words of a rep-prefixed string instruction at `cur`, at its entry.
  * Valgrind enters it once per iteration, and once more after the last
- * iteration that ran the count out, only to find the count zero.  That
- * entry (count zero, and the loop of this instruction under way) is not
- * an execution: at insn level it gets no INSN word, so there is one per
- * iteration, and one when the instruction runs with a zero count.  At
- * branch level an entry that iterates again (count not zero, loop under
- * way) is the loop's taken branch to itself.
+ * iteration that ran the count out, only to find the count zero: each
+ * entry is one instruction record (ITRACE.md 6.5.2), the last one without
+ * MEM words, as callgrind counts them.  At branch level an entry of a loop
+ * under way (an iteration, or that final check) is the loop's taken branch
+ * to itself.
  */
 static void emit_rep_entry(struct sb *sb, Addr cur, UInt len, Bool addr32)
 {
 	Int off_rcx = __builtin_offsetof(VexGuestAMD64State, guest_RCX);
-	IRTemp rcx, last = new_tmp(sb, load_global(&vgi_last_rep));
-	IRTemp zero = newIRTemp(sb->out->tyenv, Ity_I1);
-	IRTemp again = newIRTemp(sb->out->tyenv, Ity_I1);
-	IRTemp cond = newIRTemp(sb->out->tyenv, Ity_I1);
-	IRTemp notzero = newIRTemp(sb->out->tyenv, Ity_I1);
-	IRTemp next;
+	IRTemp rcx, last, next, zero, again;
 
+	if (!clo_branch) {
+		emit_insn(sb, cur, len, True);
+		return;
+	}
+	zero = newIRTemp(sb->out->tyenv, Ity_I1);
+	again = newIRTemp(sb->out->tyenv, Ity_I1);
 	if (addr32) {
 		IRTemp ecx = newIRTemp(sb->out->tyenv, Ity_I32);
 
@@ -1380,36 +1389,19 @@ static void emit_rep_entry(struct sb *sb, Addr cur, UInt len, Bool addr32)
 	} else {
 		rcx = new_tmp(sb, IRExpr_Get(off_rcx, Ity_I64));
 	}
-
 	addStmtToIRSB(sb->out, IRStmt_WrTmp(zero, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(rcx), u64(0))));
+	/* the loop's branch: this instruction's loop under way */
+	last = new_tmp(sb, load_global(&vgi_last_rep));
 	addStmtToIRSB(sb->out, IRStmt_WrTmp(again, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(last), u64(cur))));
-	if (clo_branch) {
-		/* the loop's branch: count not zero and the loop under way */
-		addStmtToIRSB(sb->out, IRStmt_WrTmp(notzero, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(zero))));
-		addStmtToIRSB(sb->out, IRStmt_WrTmp(cond, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(notzero),
-									IRExpr_RdTmp(again))));
-		if (fits(cur)) {
-			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond),
-				u64(tagged(VGW_BRANCH, (len & 0xf) | (0 /* COND */ << 4), cur)), u64(0)))));
-		} else {
-			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond),
-				u64(tagged(VGW_BRANCH_FULL, (len & 0xf) | (0 /* COND */ << 4), 0)), u64(0)))));
-			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(cur), u64(0)))));
-		}
-		emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(cur), u64(0)))));
+	if (fits(cur)) {
+		emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(again),
+			u64(tagged(VGW_BRANCH, (len & 0xf) | (0 /* COND */ << 4), cur)), u64(0)))));
 	} else {
-		/* the INSN word, unless this is the entry that finds the count run out */
-		addStmtToIRSB(sb->out, IRStmt_WrTmp(cond, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(zero),
-									IRExpr_RdTmp(again))));
-		if (fits(cur)) {
-			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(0),
-				u64(tagged(VGW_INSN, len | VGW_INSN_REP, cur))))));
-		} else {
-			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(0),
-				u64(tagged(VGW_INSN_FULL, len | VGW_INSN_REP, 0))))));
-			emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(cond), u64(0), u64(cur)))));
-		}
+		emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(again),
+			u64(tagged(VGW_BRANCH_FULL, (len & 0xf) | (0 /* COND */ << 4), 0)), u64(0)))));
+		emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(again), u64(cur), u64(0)))));
 	}
+	emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(again), u64(cur), u64(0)))));
 	/* leaving the loop (count zero) ends it; anything else is in it */
 	next = new_tmp(sb, IRExpr_ITE(IRExpr_RdTmp(zero), u64(0), u64(cur)));
 	addStmtToIRSB(sb->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&vgi_last_rep),
@@ -1578,7 +1570,7 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 		if (kind >= 0)
 			emit_branch(&sb, last, last_len, (UInt)kind, in->next);
 	}
-	if (cur_rep && !(in->next->tag == Iex_Const && const_next(in) == cur))
+	if (clo_branch && cur_rep && !(in->next->tag == Iex_Const && const_next(in) == cur))
 		end_rep_loop(&sb);
 	commit_segment(&sb);
 	return sb.out;

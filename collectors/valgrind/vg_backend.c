@@ -354,11 +354,26 @@ static void sweep_logdirs(const char *tmp)
 	closedir(d);
 }
 
+/*
+ * A trigger function of a position-dependent program, by address as well
+ * as by name: Valgrind 3.19 reads no symbols of an executable without a
+ * writable segment (a -nostdlib program), so the tool would never see
+ * the name there.
+ */
+static int fixed_trigger(const struct collect_options *o, const char *func, uint64_t *addr)
+{
+	char path[PATH_MAX];
+
+	return func && collect_find_in_path(o->argv[0], path, sizeof(path)) == 0 &&
+	       symbols_fixed_address(path, func, addr) == 0;
+}
+
 static int start_valgrind(const struct collect_options *o, const struct vg_setup *s,
 			  struct vg_child *c)
 {
 	char fdarg[32], ackarg[32], shmarg[32], logarg[320], levelarg[32], onlyarg[PATH_MAX + 20];
 	char startarg[300], stoparg[300], saddr[64], eaddr[64];
+	uint64_t start_addr = 0, stop_addr = 0;
 	const char *tmp = getenv("TMPDIR");
 	int fds[5], argc = 0, logfd, log_target;
 	size_t nprog = 0;
@@ -424,14 +439,14 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 		snprintf(stoparg, sizeof(stoparg), "--itrace-stop=%s", o->stop_func);
 		add_arg(argv, &argc, stoparg);
 	}
-	if (o->has_start_addr) {
+	if (o->has_start_addr || fixed_trigger(o, o->start_func, &start_addr)) {
 		snprintf(saddr, sizeof(saddr), "--itrace-start-addr=%llx",
-			 (unsigned long long)o->start_addr);
+			 (unsigned long long)(o->has_start_addr ? o->start_addr : start_addr));
 		add_arg(argv, &argc, saddr);
 	}
-	if (o->has_stop_addr) {
+	if (o->has_stop_addr || fixed_trigger(o, o->stop_func, &stop_addr)) {
 		snprintf(eaddr, sizeof(eaddr), "--itrace-stop-addr=%llx",
-			 (unsigned long long)o->stop_addr);
+			 (unsigned long long)(o->has_stop_addr ? o->stop_addr : stop_addr));
 		add_arg(argv, &argc, eaddr);
 	}
 	/* The program as typed: valgrind searches $PATH like execvp, and

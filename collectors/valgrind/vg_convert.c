@@ -453,7 +453,7 @@ static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to
 }
 
 /* One instruction (a rep-prefixed string instruction has one word per
- * iteration: ITRACE.md 6.5.2). */
+ * entry: ITRACE.md 6.5.2). */
 static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 {
 	TRY(switch_if_needed(c));

@@ -39,8 +39,8 @@ enum vgw_tag {
 };
 
 /* INSN aux bit: a rep-prefixed string instruction.  It has one INSN word
- * per iteration (ITRACE.md 6.5.2), and one when it runs with a zero count;
- * the tool drops Valgrind's extra entry that only tests the count. */
+ * per entry (ITRACE.md 6.5.2): per iteration, and one for the entry that
+ * finds the count zero (the whole of an execution with a zero count). */
 #define VGW_INSN_REP 0x10
 
 /* Events carry their payload in the following words. */

@@ -1,8 +1,10 @@
-# collect_rep.S - rep-prefixed string instructions for the per-iteration
-# tests (ITRACE.md 6.5.2): movsb and stosq with counts 0, 1, 4 and 37 in
-# a loop, and repe cmpsb / repne scasb that stop on their condition and
-# on their count.  (No rep lodsb: Valgrind's VEX runs it as one
-# iteration.)  -nostdlib -static, exit status 0.
+# collect_rep.S - rep-prefixed string instructions for the tests of
+# ITRACE.md 6.5.2 (a record per iteration, and one for the final check of
+# a count that ran out): movsb and stosq with counts 0, 1, 4 and 37 in a
+# loop, and repe cmpsb / repne scasb that stop on their condition, on
+# their count, and on both at once (the condition decides).  (No rep
+# lodsb: Valgrind's VEX runs it as one iteration.)  -nostdlib -static,
+# exit status 0.
 	.text
 	.globl _start
 _start:
@@ -32,6 +34,14 @@ _start:
 	lea	src(%rip), %rdi		# repne scasb: finds 'd' at the 4th byte
 	mov	$'d', %al
 	mov	$16, %ecx
+	repne scasb
+	lea	src(%rip), %rsi		# repe cmpsb: differs at the last byte of
+	lea	same(%rip), %rdi	# its count (the comparison ends the loop)
+	mov	$6, %ecx
+	repe cmpsb
+	lea	src(%rip), %rdi		# repne scasb: no 'z' in 8 bytes (count out)
+	mov	$'z', %al
+	mov	$8, %ecx
 	repne scasb
 
 	mov	$60, %eax		# exit(0)

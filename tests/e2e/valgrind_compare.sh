@@ -123,4 +123,17 @@ entry=$(nm "$PROG" | awk '$3 == "vg_window" { print $1 }')
 printf '%x\n' "0x$entry" >"$TMP/entry.txt"
 check_files_eq "--start vg_window: every window starts at the function's entry" \
 	"$TMP/entry.txt" "$TMP/first.txt"
+# A static program without a C library or a writable segment (README's
+# prog), for which Valgrind reads no symbols and starts at the entry
+# point itself: triggers by name and --only main still equal ptrace's.
+STATIC="$ITRACE_ROOT/$ITRACE_BUILD/tests/real/prog"
+for trig in "--start parse --stop emit" "--start parse" "--only main"; do
+	"$COLLECT" -q --backend valgrind $trig -o "$TMP/sv.itr" -- "$STATIC" 12 34 >/dev/null 2>&1
+	"$COLLECT" -q --backend ptrace $trig -o "$TMP/sp.itr" -- "$STATIC" 12 34 >/dev/null 2>&1
+	"$DUMP" "$TMP/sv.itr" | awk '$2 == "INSN" || $2 == "MEM" { print $2, $3 }' >"$TMP/sv.txt"
+	"$DUMP" "$TMP/sp.itr" | awk '$2 == "INSN" || $2 == "MEM" { print $2, $3 }' >"$TMP/sp.txt"
+	check "static prog $trig: instructions recorded" test "$(grep -c '^INSN' "$TMP/sv.txt")" -gt 20
+	check_files_eq "static prog $trig: valgrind's instructions and accesses = ptrace's" \
+		"$TMP/sp.txt" "$TMP/sv.txt"
+done
 done_testing

@@ -13,7 +13,8 @@ RP_OUT := $(BUILD)/tests/real
 REAL_PROGS := $(RP_OUT)/libreal_plt.so $(RP_OUT)/libreal_fixedtime.so \
 	$(patsubst tests/real/prog/%.c,$(RP_OUT)/%,$(filter-out %_lib.c,$(wildcard tests/real/prog/*.c))) \
 	$(patsubst tests/real/prog/%.cc,$(RP_OUT)/%,$(wildcard tests/real/prog/*.cc))
-REAL_PPC := $(patsubst tests/real/prog/ppc64le/%.S,$(RP_OUT)/ppc64le/%,$(wildcard tests/real/prog/ppc64le/*.S))
+REAL_PPC := $(patsubst tests/real/prog/ppc64le/%.S,$(RP_OUT)/ppc64le/%,$(wildcard tests/real/prog/ppc64le/*.S)) \
+	$(RP_OUT)/ppc64le/prog_c $(RP_OUT)/ppc64le/prog_c_p10
 TEST_DATA += $(BUILD)/tests/real-oracle $(REAL_PROGS) $(REAL_PPC)
 
 $(BUILD)/tests/real-oracle: $(BUILD)/obj/tests/real/oracle.o $(LIBITRACE)
@@ -44,3 +45,10 @@ $(RP_OUT)/%: tests/real/prog/%.cc
 $(RP_OUT)/ppc64le/%: tests/real/prog/ppc64le/%.S
 	@mkdir -p $(dir $@)
 	$(Q)$(PPC_CC) -mcpu=power9 -nostdlib -static -no-pie -Wl,--build-id -o $@ $<
+# README.md's qemu examples: dynamic, from the sysroot; and for POWER10
+$(RP_OUT)/ppc64le/prog_c: tests/real/prog/ppc64le/prog_c.c
+	@mkdir -p $(dir $@)
+	$(Q)$(PPC_CC) -O2 -g -mcpu=power9 -Wl,--build-id -o $@ $<
+$(RP_OUT)/ppc64le/prog_c_p10: tests/real/prog/ppc64le/prog_c.c
+	@mkdir -p $(dir $@)
+	$(Q)$(PPC_CC) -O2 -g -mcpu=power10 -Wl,--build-id -o $@ $<

@@ -285,6 +285,55 @@ static int accesses(struct itrace_decoder *d, const uint8_t *b, size_t n, uint64
 	return itrace_insn_mem_accesses(&in, r, out, 8);
 }
 
+/*
+ * The check that ends a rep loop whose count ran out (ITRACE.md 6.5.2):
+ * one more record after a step that made the last iteration, unless cmps
+ * or scas ended the loop by their comparison (repe: ZF clear; repne: ZF
+ * set).
+ */
+static void test_x86_rep_final_check(void **state)
+{
+	struct itrace_decoder *d = x86();
+	struct itrace_regs before, after;
+	struct itrace_insn_info movs = info(d, B(0xf3, 0xa4), 0), repe = info(d, B(0xf3, 0xa6), 0);
+	struct itrace_insn_info repne = info(d, B(0xf2, 0xae), 0), rep32 = info(d, B(0x67, 0xf3, 0xaa), 0);
+	struct itrace_insn_info plain = info(d, B(0xa4), 0);
+
+	(void)state;
+	assert_int_equal(movs.attrs & (ITRACE_ATTR_REPE | ITRACE_ATTR_REPNE), 0);
+	assert_int_equal(repe.attrs & (ITRACE_ATTR_REPE | ITRACE_ATTR_REPNE), ITRACE_ATTR_REPE);
+	assert_int_equal(repne.attrs & (ITRACE_ATTR_REPE | ITRACE_ATTR_REPNE), ITRACE_ATTR_REPNE);
+	memset(&before, 0, sizeof(before));
+	memset(&after, 0, sizeof(after));
+	before.gpr[1] = 1;
+	/* the count ran out */
+	assert_true(itrace_insn_rep_final_check(&movs, &before, &after));
+	/* a zero count: no iteration, no second check */
+	before.gpr[1] = 0;
+	assert_false(itrace_insn_rep_final_check(&movs, &before, &after));
+	/* not the last iteration */
+	before.gpr[1] = 2;
+	after.gpr[1] = 1;
+	assert_false(itrace_insn_rep_final_check(&movs, &before, &after));
+	/* cmps, scas: the comparison decides first */
+	before.gpr[1] = 1;
+	after.gpr[1] = 0;
+	after.flags = 1u << 6; /* ZF */
+	assert_true(itrace_insn_rep_final_check(&repe, &before, &after));
+	assert_false(itrace_insn_rep_final_check(&repne, &before, &after));
+	after.flags = 0;
+	assert_false(itrace_insn_rep_final_check(&repe, &before, &after));
+	assert_true(itrace_insn_rep_final_check(&repne, &before, &after));
+	/* addr32 counts in ecx */
+	before.gpr[1] = 1ull << 32 | 1;
+	after.gpr[1] = 1ull << 32;
+	assert_true(itrace_insn_rep_final_check(&rep32, &before, &after));
+	assert_false(itrace_insn_rep_final_check(&movs, &before, &after));
+	assert_false(itrace_insn_rep_final_check(&plain, &before, &after));
+	assert_false(itrace_insn_rep_final_check(NULL, &before, &after));
+	itrace_decoder_free(d);
+}
+
 static void test_x86_memory(void **state)
 {
 	struct itrace_decoder *d = x86();
@@ -874,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_x86_kinds),	  cmocka_unit_test(test_x86_bad_bytes),
 		cmocka_unit_test(test_x86_extensions),	  cmocka_unit_test(test_x86_registers),
 		cmocka_unit_test(test_x86_memory),	  cmocka_unit_test(test_x86_text),
+		cmocka_unit_test(test_x86_rep_final_check),
 		cmocka_unit_test(test_x86_fast_path_is_zydis),
 		cmocka_unit_test(test_ppc64le_kinds),	  cmocka_unit_test(test_ppc64_big_kinds),
 		cmocka_unit_test(test_ppc_isa3),	  cmocka_unit_test(test_ppc_capstone_forms),

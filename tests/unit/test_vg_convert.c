@@ -128,13 +128,14 @@ static void test_every_kind(void **state)
 	assert_int_equal(r[10].u.ctl.on, 0);
 }
 
-/* One INSN per iteration of a rep string instruction, with its accesses
- * (ITRACE.md 6.5.2); the tool has already dropped Valgrind's extra entry. */
+/* One INSN per entry of a rep string instruction (ITRACE.md 6.5.2): per
+ * iteration, with its accesses, and the final check of the count. */
 static void test_rep_per_iteration(void **state)
 {
 	const uint64_t words[] = {
 		W(VGW_INSN, 2 | VGW_INSN_REP, 0x401000), W(VGW_LOAD, 1, 0x1000), W(VGW_STORE, 1, 0x2000),
 		W(VGW_INSN, 2 | VGW_INSN_REP, 0x401000), W(VGW_LOAD, 1, 0x1001), W(VGW_STORE, 1, 0x2001),
+		W(VGW_INSN, 2 | VGW_INSN_REP, 0x401000), /* the count ran out */
 		W(VGW_INSN, 1, 0x401002),
 		W(VGW_INSN, 2 | VGW_INSN_REP, 0x401000), /* executed again, count zero */
 	};
@@ -150,7 +151,7 @@ static void test_rep_per_iteration(void **state)
 		insns += r[i].type == ITRACE_REC_INSN;
 		mems += r[i].type == ITRACE_REC_MEM;
 	}
-	assert_int_equal(insns, 4);
+	assert_int_equal(insns, 5);
 	assert_int_equal(mems, 4);
 }
 

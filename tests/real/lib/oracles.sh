@@ -124,8 +124,8 @@ diff_head() {
 
 # check_callgrind NAME [MODULE] - NAME's insn-level valgrind trace (variant
 # "vg") against callgrind run on the same command: every instruction
-# executed as often (callgrind counts a rep-prefixed string instruction
-# once per iteration, and one that does not iterate once), and, in
+# executed as often (a rep-prefixed string instruction too: callgrind
+# counts its entries, as the trace records them, ITRACE.md 6.5.2), and, in
 # itrace-sqlite's export, every function's self instructions and calls
 # equal callgrind's (--skip-plt=no: PLT stubs are functions of their own,
 # as in the trace).  With MODULE, only the code of that file counts (the
