@@ -436,20 +436,26 @@ static size_t record_words(uint64_t w, size_t avail)
 	return need <= avail ? need : 0;
 }
 
-static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
+/* A branch when nothing else is to be written first (c->plain). */
+static inline int plain_branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
 {
 	unsigned len = aux & 0xf, kind = aux >> 4;
 	unsigned flags = ITRACE_BRANCH_TAKEN;
 
 	if (kind == ITRACE_BRANCH_COND && to == from + len)
 		flags = 0;
+	return itrace_write_branch(c->w, from, to, kind, flags);
+}
+
+static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
+{
 	TRY(switch_if_needed(c));
 	if (c->out_of_scope) {
 		int rc = scope_ctl(c, 1, from);
 		if (rc < 0)
 			return rc;
 	}
-	return itrace_write_branch(c->w, from, to, kind, flags);
+	return plain_branch(c, from, aux, to);
 }
 
 /* One instruction (a rep-prefixed string instruction has one word per
@@ -573,7 +579,10 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 				goto out; /* cut by the buffer: next call */
 			switch (VGW_TAG(x)) {
 			case VGW_BRANCH:
-				rc = branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
+				if (c->plain)
+					rc = plain_branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
+				else
+					rc = branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
 				break;
 			case VGW_BRANCH_FULL:
 				rc = branch(c, w[i + 1], VGW_AUX(x), w[i + 2]);
