@@ -638,6 +638,15 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			rc = group(c, x & VGW_ADDR_MASK);
 			i++;
 			break;
+		case VGW_BRANCH: /* branch level: nearly every word pair */
+			if (i + 1 >= n)
+				goto out; /* cut by the buffer: next call */
+			if (c->plain)
+				rc = plain_branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
+			else
+				rc = branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
+			i += 2;
+			break;
 		case VGW_LOAD:
 		case VGW_STORE:
 			rc = itrace_write_mem(c->w, VGW_ADDR(x), VGW_AUX(x),
@@ -654,12 +663,6 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			if (k == 0)
 				goto out; /* cut by the buffer: next call */
 			switch (VGW_TAG(x)) {
-			case VGW_BRANCH:
-				if (c->plain)
-					rc = plain_branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
-				else
-					rc = branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
-				break;
 			case VGW_BRANCH_FULL:
 				rc = branch(c, w[i + 1], VGW_AUX(x), w[i + 2]);
 				break;
