@@ -98,6 +98,15 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 	wo.async = 1;
 	wo.out_flags = cli_output_flags();
 	wo.flush_ms = COLLECT_FLUSH_MS;
+	if (strcmp(backend, "valgrind") == 0) {
+		/* Hundreds of millions of records a second: zstd level 3 over
+		 * 4 MiB chunks keeps an instruction trace with MEM records at
+		 * about 0.29 bytes per instruction where level 1 over 1 MiB
+		 * gives 0.35 (issue 22's gzip workload, bench/README.md), for
+		 * little more compression time on these records. */
+		wo.zstd_level = 3;
+		wo.chunk_bytes = 4u << 20;
+	}
 	wo.meta = meta;
 	wo.meta_count = n;
 	rc = itrace_writer_open(opts->output, &wo, wp);

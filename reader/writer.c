@@ -310,38 +310,48 @@ static int finish_chunk(struct itrace_writer *w)
 	return 0;
 }
 
-/* reserve - room for a record of up to `payload` bytes. */
-static int reserve(struct itrace_writer *w, size_t payload)
+static int grow_raw(struct itrace_writer *w, size_t need)
+{
+	uint8_t *n = realloc(w->raw, need);
+
+	if (!n)
+		return w->err = -ITRACE_E_NOMEM;
+	w->raw = n;
+	w->raw_cap = need;
+	return 0;
+}
+
+/* reserve - room for a record of up to `payload` bytes.  The chunk buffer
+ * has room for a whole chunk, so only a large record ever grows it. */
+static inline int reserve(struct itrace_writer *w, size_t payload)
 {
 	size_t need = w->raw_len + payload + RECORD_SLACK;
 
-	if (need > w->raw_cap) {
-		uint8_t *n = realloc(w->raw, need);
-
-		if (!n)
-			return w->err = -ITRACE_E_NOMEM;
-		w->raw = n;
-		w->raw_cap = need;
-	}
-	return 0;
+	return need > w->raw_cap ? grow_raw(w, need) : 0;
 }
 
 /*
  * end_record - frame the payload written at raw[start+2 ..] as
  * {type, size}; the size byte was reserved, longer sizes shift the payload.
  */
-static int end_record(struct itrace_writer *w, size_t start, uint8_t type, size_t end)
+static inline int end_record(struct itrace_writer *w, size_t start, uint8_t type, size_t end)
 {
 	size_t plen = end - (start + 2);
 	uint8_t sz[ITRACE_VARINT_MAX];
-	size_t sl = put_varint(sz, plen);
+	size_t sl;
 
 	w->raw[start] = type;
+	w->chunk_records++;
+	if (plen < 0x80) { /* every instruction, branch and MEM record */
+		w->raw[start + 1] = (uint8_t)plen;
+		w->raw_len = end;
+		return 0;
+	}
+	sl = put_varint(sz, plen);
 	if (sl > 1)
 		memmove(w->raw + start + 1 + sl, w->raw + start + 2, plen);
 	memcpy(w->raw + start + 1, sz, sl);
 	w->raw_len = start + 1 + sl + plen;
-	w->chunk_records++;
 	return 0;
 }
 
@@ -395,8 +405,9 @@ static inline void copy_lens(uint8_t *dst, const uint8_t *src, size_t n)
 		*dst++ = *src++;
 }
 
-/* flush_run - encode the pending instruction run, as a repeat if possible. */
-static int flush_run(struct itrace_writer *w)
+/* encode_run - encode the pending instruction run (not empty), as a
+ * repeat if possible. */
+static int encode_run(struct itrace_writer *w)
 {
 	struct itrace_run *run = &w->pending;
 	unsigned slot, i;
@@ -405,8 +416,6 @@ static int flush_run(struct itrace_writer *w)
 	int uniform = 1;
 	uint64_t base = w->cur_pc;
 
-	if (!run->n)
-		return 0;
 	if (reserve(w, 12 + ITRACE_RUN_MAX) < 0)
 		return writer_err(w);
 	slot = run_slot(run->start, run->n);
@@ -438,6 +447,12 @@ static int flush_run(struct itrace_writer *w)
 	copy_lens(t->len, run->len, run->n);
 	run->n = 0;
 	return end_record(w, start, ITRACE_T_INSN_RUN, q);
+}
+
+/* flush_run - encode the pending instruction run, if there is one. */
+static inline int flush_run(struct itrace_writer *w)
+{
+	return w->pending.n ? encode_run(w) : 0;
 }
 
 int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, const uint8_t *bytes)
@@ -526,14 +541,29 @@ int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const u
 	uint64_t total = 0;
 	unsigned bad = 0;
 
+	uint64_t bad8 = 0;
+	size_t i = 0;
+
 	if (!w || (n && !lens))
 		return -ITRACE_E_INVAL;
-	/* Check every length and add them up in one pass. */
-	for (size_t i = 0; i < n; i++) {
+	/* Check every length and add them up in one pass, eight at a time
+	 * while there are eight: a length above 15 has a high nibble, a zero
+	 * one shows in the classic has-zero-byte test, and with every length
+	 * at most 15 the top byte of x * 0x0101...01 is the sum of the eight. */
+	_Static_assert(ITRACE_INSN_MAX_LEN == 15, "a length must fit a nibble");
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+
+		memcpy(&x, lens + i, 8);
+		bad8 |= x & 0xf0f0f0f0f0f0f0f0ull;
+		bad8 |= (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+		total += (x * 0x0101010101010101ull) >> 56;
+	}
+	for (; i < n; i++) {
 		bad |= (unsigned)(lens[i] - 1u) >= ITRACE_INSN_MAX_LEN;
 		total += lens[i];
 	}
-	if (bad)
+	if (bad || bad8)
 		return -ITRACE_E_INVAL;
 	return append_insns(w, addr, n, lens, total);
 }
@@ -592,7 +622,10 @@ int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsi
 	start = w->raw_len;
 	q = start + 2;
 	w->raw[q++] = (uint8_t)flags;
-	q += put_varint(w->raw + q, size);
+	if (size < 0x80) /* always, but for a few vector and string accesses */
+		w->raw[q++] = (uint8_t)size;
+	else
+		q += put_varint(w->raw + q, size);
 	slot = mem_slot(w->last_insn, w->mem_index++);
 	q += put_varint(w->raw + q, zigzag((int64_t)(addr - w->mem_table[slot])));
 	w->mem_table[slot] = addr;

@@ -988,7 +988,15 @@ struct sb {
 	Int offset_sp;
 	IRExpr *loads[VGI_MAX_LOADS]; /* load addresses of the current instruction */
 	UInt n_loads;
+	/* Instructions whose INSN words are not written yet: one GROUP word
+	 * will stand for them (insn level). */
+	Addr grp_start, grp_next;
+	UInt grp_n;
+	UChar grp_lens[VGW_GROUP_MAX];
 };
+
+/* Id of the next GROUP event (vg_wire.h): they count from 0 in each image. */
+static ULong vgi_next_group;
 
 static IRTemp new_tmp(struct sb *sb, IRExpr *e)
 {
@@ -1032,6 +1040,9 @@ static void open_segment(struct sb *sb, Bool check_room)
 	sb->open = True;
 }
 
+static ULong tagged(UInt tag, UInt aux, ULong addr);
+static void flush_group(struct sb *sb);
+
 /* Store the cursor back past the words written so far (or, while a
  * trigger has recording off, leave it where it was). */
 static void commit_segment(struct sb *sb)
@@ -1039,6 +1050,7 @@ static void commit_segment(struct sb *sb)
 	IRExpr *adv;
 	IRTemp nc;
 
+	flush_group(sb);
 	if (!sb->open || sb->words == 0)
 		return;
 	if (sb->masked) {
@@ -1053,8 +1065,8 @@ static void commit_segment(struct sb *sb)
 					    IRExpr_RdTmp(nc)));
 }
 
-/* Append one word (any I64 atom) to the segment. */
-static void emit_word(struct sb *sb, IRExpr *word)
+/* Append one word (any I64 atom) to the segment, as it comes. */
+static void store_word(struct sb *sb, IRExpr *word)
 {
 	IRTemp at;
 
@@ -1062,6 +1074,34 @@ static void emit_word(struct sb *sb, IRExpr *word)
 	at = new_tmp(sb, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(sb->cursor), u64(sb->words * 8ULL)));
 	addStmtToIRSB(sb->out, IRStmt_Store(Iend_LE, IRExpr_RdTmp(at), word));
 	sb->words++;
+}
+
+/*
+ * The pending instructions as one GROUP word: their addresses and lengths
+ * go to the collector once, now, in a GROUP event, and the code stores
+ * one constant each time it runs them instead of one word per
+ * instruction (most of the words at insn level).
+ */
+static void flush_group(struct sb *sb)
+{
+	ULong head[3];
+
+	if (sb->grp_n == 0)
+		return;
+	head[0] = vgi_next_group++;
+	head[1] = sb->grp_start;
+	head[2] = sb->grp_n;
+	tl_assert(head[0] <= VGW_ADDR_MASK);
+	put_event_bytes(VGW_EV_GROUP, head, 3, sb->grp_lens, sb->grp_n);
+	store_word(sb, u64(tagged(VGW_GROUP, 0, head[0])));
+	sb->grp_n = 0;
+}
+
+/* Append one word, after the pending instructions it follows. */
+static void emit_word(struct sb *sb, IRExpr *word)
+{
+	flush_group(sb);
+	store_word(sb, word);
 }
 
 static ULong tagged(UInt tag, UInt aux, ULong addr)
@@ -1098,6 +1138,15 @@ static void emit_insn(struct sb *sb, Addr a, UInt len, Bool rep)
 
 static void emit_insn_word(struct sb *sb, Addr a, UInt aux)
 {
+	if (!clo_branch && fits(a) && aux >= 1 && aux <= ITRACE_INSN_MAX_LEN_X86) {
+		if (sb->grp_n > 0 && (a != sb->grp_next || sb->grp_n == VGW_GROUP_MAX))
+			flush_group(sb);
+		if (sb->grp_n == 0)
+			sb->grp_start = a;
+		sb->grp_lens[sb->grp_n++] = (UChar)aux;
+		sb->grp_next = a + aux;
+		return;
+	}
 	if (fits(a)) {
 		emit_word(sb, u64(tagged(VGW_INSN, aux, a)));
 	} else {
@@ -1488,6 +1537,7 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 	sb.open = False;
 	sb.masked = use_triggers;
 	sb.n_loads = 0;
+	sb.grp_n = 0;
 	sb.offset_sp = layout->offset_SP;
 
 	/* Statements before the first IMark (self-checks) stay as they are. */

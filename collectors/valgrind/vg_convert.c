@@ -33,6 +33,11 @@ void vg_convert_free(struct vg_convert *c)
 		free(c->buildids[i].path);
 	c->n_buildids = 0;
 	forget_code_files(c);
+	free(c->groups);
+	free(c->group_lens);
+	c->groups = NULL;
+	c->group_lens = NULL;
+	c->n_groups = c->cap_groups = c->n_group_lens = c->cap_group_lens = 0;
 }
 
 /* Remember a file mapped executable (once). */
@@ -354,10 +359,59 @@ static int event_hello(struct vg_convert *c, const uint64_t *p, size_t n)
 		update_plain(c);
 		forget_code_files(c);
 	}
+	/* GROUP ids start again in each image. */
+	c->n_groups = 0;
+	c->n_group_lens = 0;
 	c->hello = 1;
 	c->images++;
 	c->pid = (uint32_t)p[1];
 	c->level = (int)p[2];
+	return 0;
+}
+
+/* Grow *v (of *cap elements of `elem` bytes) to hold `need`.  0 or -1. */
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 256;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* A GROUP event: id (the next one), start, n, the n lengths. */
+static int event_group(struct vg_convert *c, const uint64_t *p, size_t n)
+{
+	struct vg_group *g;
+	uint64_t count;
+
+	if (n < 3 || p[0] != c->n_groups)
+		return corrupt(c, "GROUP event out of sequence", p[-1]);
+	count = p[2];
+	if (count == 0 || count > VGW_GROUP_MAX || n - 3 < VGW_BYTES_WORDS(count))
+		return corrupt(c, "bad GROUP event", p[-1]);
+	for (uint64_t i = 0; i < count; i++) {
+		uint8_t len = ((const uint8_t *)(p + 3))[i];
+		if (len == 0 || len > ITRACE_INSN_MAX_LEN)
+			return corrupt(c, "bad GROUP event length", p[-1]);
+	}
+	if (grow((void **)&c->groups, &c->cap_groups, c->n_groups + 1, sizeof(*c->groups)) < 0 ||
+	    grow((void **)&c->group_lens, &c->cap_group_lens, c->n_group_lens + count, 1) < 0)
+		return -ITRACE_E_NOMEM;
+	g = &c->groups[c->n_groups++];
+	g->start = p[1];
+	g->n = (uint32_t)count;
+	g->lens = c->n_group_lens;
+	memcpy(c->group_lens + c->n_group_lens, p + 3, count);
+	c->n_group_lens += count;
 	return 0;
 }
 
@@ -395,6 +449,8 @@ static int event(struct vg_convert *c, unsigned type, const uint64_t *p, size_t 
 	case VGW_EV_ENTRY:
 		c->at_entry = 1;
 		return 0;
+	case VGW_EV_GROUP:
+		return event_group(c, p, n);
 	case VGW_EV_FATAL:
 		if (n < 2)
 			return corrupt(c, "short FATAL event", p[-1]);
@@ -436,20 +492,26 @@ static size_t record_words(uint64_t w, size_t avail)
 	return need <= avail ? need : 0;
 }
 
-static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
+/* A branch when nothing else is to be written first (c->plain). */
+static inline int plain_branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
 {
 	unsigned len = aux & 0xf, kind = aux >> 4;
 	unsigned flags = ITRACE_BRANCH_TAKEN;
 
 	if (kind == ITRACE_BRANCH_COND && to == from + len)
 		flags = 0;
+	return itrace_write_branch(c->w, from, to, kind, flags);
+}
+
+static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
+{
 	TRY(switch_if_needed(c));
 	if (c->out_of_scope) {
 		int rc = scope_ctl(c, 1, from);
 		if (rc < 0)
 			return rc;
 	}
-	return itrace_write_branch(c->w, from, to, kind, flags);
+	return plain_branch(c, from, aux, to);
 }
 
 /* One instruction (a rep-prefixed string instruction has one word per
@@ -463,6 +525,22 @@ static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 			return rc;
 	}
 	return itrace_write_insn(c->w, addr, aux & 0xf, NULL);
+}
+
+/* A GROUP word: the instructions of GROUP event `id` ran. */
+static int group(struct vg_convert *c, uint64_t id)
+{
+	const struct vg_group *g;
+
+	if (id >= c->n_groups)
+		return corrupt(c, "GROUP word without its event", id);
+	g = &c->groups[id];
+	if (!c->plain) {
+		TRY(switch_if_needed(c));
+		if (c->out_of_scope)
+			TRY(scope_ctl(c, 1, g->start));
+	}
+	return itrace_write_insns(c->w, g->start, g->n, c->group_lens + g->lens);
 }
 
 int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *sig)
@@ -556,6 +634,19 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 				i++;
 			}
 			break;
+		case VGW_GROUP:
+			rc = group(c, x & VGW_ADDR_MASK);
+			i++;
+			break;
+		case VGW_BRANCH: /* branch level: nearly every word pair */
+			if (i + 1 >= n)
+				goto out; /* cut by the buffer: next call */
+			if (c->plain)
+				rc = plain_branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
+			else
+				rc = branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
+			i += 2;
+			break;
 		case VGW_LOAD:
 		case VGW_STORE:
 			rc = itrace_write_mem(c->w, VGW_ADDR(x), VGW_AUX(x),
@@ -572,9 +663,6 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			if (k == 0)
 				goto out; /* cut by the buffer: next call */
 			switch (VGW_TAG(x)) {
-			case VGW_BRANCH:
-				rc = branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
-				break;
 			case VGW_BRANCH_FULL:
 				rc = branch(c, w[i + 1], VGW_AUX(x), w[i + 2]);
 				break;

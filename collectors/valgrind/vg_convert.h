@@ -26,6 +26,12 @@ struct vg_buildid_entry {
 /* Files mapped executable in the current image, for the entry checks. */
 #define VG_MAX_CODE_FILES 512
 
+struct vg_group {
+	uint64_t start;
+	size_t lens;		/* offset in group_lens */
+	uint32_t n;
+};
+
 struct vg_convert {
 	struct itrace_writer *w;
 	int only_active;	/* --only given: SCOPE_OUT words are meaningful */
@@ -58,6 +64,13 @@ struct vg_convert {
 
 	uint32_t unknown_exits[VG_MAX_UNKNOWN_EXITS]; /* threads killed with the process */
 	size_t n_unknown_exits;
+
+	/* The GROUP events of the current image, by id (vg_wire.h): start,
+	 * count and where their lengths are in group_lens. */
+	struct vg_group *groups;
+	size_t n_groups, cap_groups;
+	uint8_t *group_lens;
+	size_t n_group_lens, cap_group_lens;
 
 	uint64_t words;		/* words consumed */
 	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];

@@ -35,6 +35,7 @@ enum vgw_tag {
 	VGW_INSN_FULL = 5,  /* aux = length; next word = address */
 	VGW_BRANCH_FULL = 6, /* aux as BRANCH; next words = from, to */
 	VGW_SCOPE_OUT = 7,  /* an excluded superblock ran; address = its start */
+	VGW_GROUP = 8,	    /* address field = id of a GROUP event: its instructions ran */
 	VGW_EVENT = 15,	    /* aux = enum vgw_event; bits 31..0 = payload words */
 };
 
@@ -63,6 +64,10 @@ enum vgw_event {
 				   * waits until every slot is converted before it goes on */
 	VGW_EV_FATAL = 14,	  /* tid, pc: the thread that ran when a fatal signal killed
 				   * the process, and where */
+	VGW_EV_GROUP = 15,	  /* id, start, n, n length bytes padded: instructions that
+				   * follow each other in memory, made when the tool
+				   * translates their code; ids count from 0 in each image
+				   * (HELLO).  A GROUP word then stands for n INSN words. */
 };
 
 /* VGW_EV_EXEC's first word: will the exec'd program be traced? */
@@ -84,9 +89,12 @@ enum vgw_exec {
 /* THREAD exit "other" when the tool does not know the status (a fatal signal). */
 #define VGW_STATUS_UNKNOWN 0xffffffffffffffffULL
 
-#define VGW_VERSION 2
+#define VGW_VERSION 3
 #define VGW_LEVEL_BRANCH 1
 #define VGW_LEVEL_INSN 2
+
+/* Most instructions in one GROUP event. */
+#define VGW_GROUP_MAX 64
 
 /* Payload words needed for `n` bytes of string or code. */
 #define VGW_BYTES_WORDS(n) (((n) + 7) / 8)

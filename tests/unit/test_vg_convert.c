@@ -5,7 +5,7 @@
  * written lazily, an exec followed into a new image, a fatal signal,
  * --only scope changes and what they suppress, records cut at the end of
  * a buffer wait for the next call, the end of a trace (threads killed with
- * the process, execve) and damaged streams.
+ * the process, execve), GROUP words and damaged streams.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -349,6 +349,62 @@ static void test_entry_fatal(void **state)
 }
 
 /* Words the tool never writes are refused with a message. */
+/* A GROUP event (made at translation) and the GROUP words that stand for
+ * its instructions each time they run; damaged groups are refused. */
+static void test_groups(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_INSN, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		EV(VGW_EV_GROUP, 4), 0, 0x401000, 3, 0x050203, /* lengths 3, 2, 5 */
+		EV(VGW_EV_GROUP, 4), 1, 0x402000, 1, 0x07,
+		W(VGW_GROUP, 0, 0),
+		W(VGW_LOAD, 8, 0x7fff0000),
+		W(VGW_GROUP, 0, 1),
+		W(VGW_GROUP, 0, 0),
+	};
+	const uint64_t hello[] = { EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_INSN, 1 };
+	const uint64_t skipped_id[] = { EV(VGW_EV_GROUP, 4), 1, 0x401000, 1, 0x01 };
+	const uint64_t no_event[] = { W(VGW_GROUP, 0, 0) };
+	const uint64_t zero_len[] = { EV(VGW_EV_GROUP, 4), 0, 0x401000, 2, 0x0001 };
+	const uint64_t too_many[] = { EV(VGW_EV_GROUP, 4), 0, 0x401000, 200, 0x01 };
+	const uint64_t *bad[] = { skipped_id, no_event, zero_len, too_many };
+	const size_t bad_len[] = { 5, 1, 5, 5 };
+	static const uint64_t addr[] = { 0x401000, 0x401003, 0x401005, 0x402000,
+					 0x401000, 0x401003, 0x401005 };
+	static const unsigned len[] = { 3, 2, 5, 7, 3, 2, 5 };
+	struct itrace_record r[16];
+	struct out o;
+	size_t n, k = 0;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	n = out_close(&o, r, 16);
+	assert_int_equal(n, 1 + 7 + 1);
+	assert_int_equal(r[0].type, ITRACE_REC_THREAD);
+	for (size_t i = 1; i < n; i++) {
+		if (i == 4) { /* the load, after the third instruction */
+			assert_int_equal(r[i].type, ITRACE_REC_MEM);
+			assert_int_equal(r[i].u.mem.addr, 0x7fff0000);
+			continue;
+		}
+		assert_int_equal(r[i].type, ITRACE_REC_INSN);
+		assert_int_equal(r[i].u.insn.addr, addr[k]);
+		assert_int_equal(r[i].u.insn.len, len[k]);
+		k++;
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t used;
+
+		out_open(&o, 0);
+		convert_all(&o, hello, 5);
+		assert_int_equal(vg_convert_words(&o.c, bad[i], bad_len[i], &used), -ITRACE_E_CORRUPT);
+		assert_true(strstr(o.c.error, "GROUP") != NULL);
+		out_close(&o, r, 16);
+	}
+}
+
 static void test_damage(void **state)
 {
 	const uint64_t bad_tag[] = { W(VGW_INSN, 1, 0x1000), W(12, 0, 0x1234) };
@@ -377,7 +433,7 @@ int main(void)
 		cmocka_unit_test(test_exec_followed), cmocka_unit_test(test_entry_fatal),
 		cmocka_unit_test(test_lazy_switch), cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_finish),
-		cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_damage), cmocka_unit_test(test_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

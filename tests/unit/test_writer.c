@@ -125,6 +125,9 @@ static void test_batch_equals_single(void **state)
 static void test_batch_rejects_bad_lengths(void **state)
 {
 	static const uint8_t zero[] = { 3, 0, 2 }, big[] = { 3, 16 };
+	/* the same faults among eight lengths and more (checked eight at a
+	 * time), in every position of the eight */
+	uint8_t many[11];
 	struct itrace_writer_stats st;
 	int fd;
 	struct itrace_writer *w = open_writer(&fd, 0, ITRACE_COMPRESS_NONE, 4096);
@@ -136,6 +139,16 @@ static void test_batch_rejects_bad_lengths(void **state)
 	assert_int_equal(itrace_write_insns(w, 0x1000, 1, NULL), -ITRACE_E_INVAL);
 	assert_int_equal(itrace_write_insns(NULL, 0x1000, 1, zero), -ITRACE_E_INVAL);
 	assert_int_equal(itrace_write_insns(w, 0x1000, 0, NULL), 0);
+	for (size_t at = 0; at < sizeof(many); at++) {
+		static const uint8_t faults[] = { 0, 16, 17, 0x80, 0xff };
+
+		for (size_t f = 0; f < sizeof(faults); f++) {
+			memset(many, 15, sizeof(many));
+			many[at] = faults[f];
+			assert_int_equal(itrace_write_insns(w, 0x1000, sizeof(many), many),
+					 -ITRACE_E_INVAL);
+		}
+	}
 	itrace_writer_stats(w, &st);
 	assert_int_equal(st.insns, 0); /* nothing written by a refused call */
 	b = close_and_slurp(w, fd);
