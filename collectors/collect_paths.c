@@ -30,7 +30,7 @@ int collect_find_in_path(const char *name, char *out, size_t outlen)
 	}
 }
 
-int collect_lib_file(const char *env, const char *subdir, const char *name, char *out,
+int collect_lib_file(const char *env, const char *subdir, const char *name, int mode, char *out,
 		     size_t outlen)
 {
 	const char *dir = env ? getenv(env) : NULL;
@@ -41,7 +41,7 @@ int collect_lib_file(const char *env, const char *subdir, const char *name, char
 	if (dir && *dir) {
 		if (snprintf(out, outlen, "%s/%s", dir, name) >= (int)outlen)
 			return -1;
-		return access(out, R_OK);
+		return access(out, mode);
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
@@ -53,5 +53,5 @@ int collect_lib_file(const char *env, const char *subdir, const char *name, char
 	*slash = '\0';
 	if (snprintf(out, outlen, "%s/../lib/itrace/%s/%s", self, subdir, name) >= (int)outlen)
 		return -1;
-	return access(out, R_OK);
+	return access(out, mode);
 }

@@ -19,10 +19,11 @@ int collect_find_in_path(const char *name, char *out, size_t outlen);
 /*
  * collect_lib_file - $env/name when the environment variable `env` is
  * set, else <dir of itrace-collect>/../lib/itrace/<subdir>/<name>.
- * Returns 0 if that file exists (path in out), -1 otherwise (out still
- * holds the path looked at, for the message).
+ * Returns 0 if that file exists with access `mode` (R_OK, X_OK: path in
+ * out), -1 otherwise (out still holds the path looked at, for the
+ * message).
  */
-int collect_lib_file(const char *env, const char *subdir, const char *name, char *out,
+int collect_lib_file(const char *env, const char *subdir, const char *name, int mode, char *out,
 		     size_t outlen);
 
 #endif

@@ -12,6 +12,15 @@
 
 #include "itrace.h"
 
+/* Return a negative (writer) error from the enclosing function: the
+ * converters' way through a sequence of writes. */
+#define EMIT_TRY(call)                    \
+	do {                              \
+		int try_rc_ = (call);     \
+		if (try_rc_ < 0)          \
+			return try_rc_;   \
+	} while (0)
+
 /* THREAD (6.5.7): event of thread tid of pid; other: new tid or status. */
 void emit_thread(struct itrace_record *rec, int event, uint32_t tid, uint32_t pid, uint64_t other);
 

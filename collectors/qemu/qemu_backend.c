@@ -121,7 +121,7 @@ static int find_qemu(struct qb_setup *s, char *err, size_t errlen)
 			 s->qemu);
 		return -1;
 	}
-	if (collect_lib_file("ITRACE_QEMU_LIB", "qemu", PLUGIN_NAME, s->plugin,
+	if (collect_lib_file("ITRACE_QEMU_LIB", "qemu", PLUGIN_NAME, R_OK, s->plugin,
 			     sizeof(s->plugin)) != 0) {
 		snprintf(err, errlen,
 			 "the itrace QEMU plugin (%s) is not installed next to itrace-collect; "

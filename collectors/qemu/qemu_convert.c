@@ -165,12 +165,7 @@ static int fail(struct qemu_conv *c, int rc, const char *fmt, unsigned long long
 	return rc;
 }
 
-#define TRY(call)                         \
-	do {                              \
-		int try_rc_ = (call);     \
-		if (try_rc_ < 0)          \
-			return try_rc_;   \
-	} while (0)
+#define TRY(call) EMIT_TRY(call)
 
 /* ---- Output: the writer, the ring, or a thread's held-back records -------------- */
 

@@ -99,36 +99,6 @@ static int same_release(const char *a, const char *b)
 	return amaj == bmaj && amin == bmin;
 }
 
-/*
- * A file of the tool's directory: $ITRACE_VALGRIND_LIB/NAME, else beside
- * our own binary: <bindir>/../lib/itrace/valgrind/NAME (the build tree and
- * `make install` both lay it out so).
- */
-static int find_tool_file(const char *name, char *out, size_t outlen)
-{
-	const char *env = getenv("ITRACE_VALGRIND_LIB");
-	char self[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
-	if (env && *env) {
-		if (snprintf(out, outlen, "%s/%s", env, name) >= (int)outlen)
-			return -1;
-		return access(out, X_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	if (snprintf(out, outlen, "%s/../lib/itrace/valgrind/%s", self, name) >= (int)outlen)
-		return -1;
-	return access(out, X_OK);
-}
-
 struct vg_setup {
 	char launcher[PATH_MAX];
 	char tool[PATH_MAX];
@@ -159,8 +129,10 @@ static int vg_find(struct vg_setup *s, char *err, size_t errlen)
 			 s->version, ITRACE_VG_VERSION);
 		return -1;
 	}
-	if (find_tool_file(VG_TOOL_NAME, s->tool, sizeof(s->tool)) != 0 ||
-	    find_tool_file(VG_LAUNCH_NAME, s->launch, sizeof(s->launch)) != 0) {
+	if (collect_lib_file("ITRACE_VALGRIND_LIB", "valgrind", VG_TOOL_NAME, X_OK, s->tool,
+			     sizeof(s->tool)) != 0 ||
+	    collect_lib_file("ITRACE_VALGRIND_LIB", "valgrind", VG_LAUNCH_NAME, X_OK, s->launch,
+			     sizeof(s->launch)) != 0) {
 		snprintf(err, errlen,
 			 "the itrace valgrind tool (%s, %s) is not installed next to itrace-collect; "
 			 "build it with make or set ITRACE_VALGRIND_LIB",

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emit.h"
 #include "maps.h"
 #include "vg_wire.h"
 
@@ -115,13 +116,7 @@ static int write_switch(struct vg_convert *c)
 	return write_rec(c, &rec);
 }
 
-/* Return a writer error from the enclosing function. */
-#define TRY(call)                         \
-	do {                              \
-		int try_rc_ = (call);     \
-		if (try_rc_ < 0)          \
-			return try_rc_;   \
-	} while (0)
+#define TRY(call) EMIT_TRY(call)
 
 static inline int switch_if_needed(struct vg_convert *c)
 {
