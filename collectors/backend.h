@@ -128,6 +128,16 @@ extern volatile sig_atomic_t collect_interrupted;
  */
 void collect_restore_signals(void);
 
+/*
+ * collect_refuse_emulated - the options that a backend running the
+ * program under an emulator of its own (`emulator`: "valgrind",
+ * "qemu-user") cannot honour: attaching (-p), --remote, --follow-fork and
+ * --aslr.  Returns 0, or -1 with the reason, for the probe's message, in
+ * err.
+ */
+int collect_refuse_emulated(const struct collect_options *o, const char *backend,
+			    const char *emulator, char *err, size_t errlen);
+
 /* The backends.  Only ptrace lives in collectors/; the rest are weak. */
 extern const struct collect_backend collect_backend_ptrace;
 extern const struct collect_backend collect_backend_bts __attribute__((weak));

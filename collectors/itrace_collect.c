@@ -353,6 +353,25 @@ static void install_interrupt_handlers(void)
 	}
 }
 
+int collect_refuse_emulated(const struct collect_options *o, const char *backend,
+			    const char *emulator, char *err, size_t errlen)
+{
+	if (o->attach_pid)
+		snprintf(err, errlen, "%s cannot attach to a running process (-p); start the "
+				      "program under itrace-collect, or use --backend ptrace", emulator);
+	else if (o->remote)
+		snprintf(err, errlen, "--remote needs --backend gdb");
+	else if (o->follow_fork)
+		snprintf(err, errlen, "--follow-fork is not supported by the %s backend (forked "
+				      "children run untraced)", backend);
+	else if (o->aslr)
+		snprintf(err, errlen, "--aslr cannot be honoured: %s lays the program out itself, "
+				      "at the same addresses every run", emulator);
+	else
+		return 0;
+	return -1;
+}
+
 void collect_restore_signals(void)
 {
 	for (size_t i = 0; i < sizeof(own_signals) / sizeof(own_signals[0]); i++)

@@ -39,6 +39,7 @@
 #include "../collect_writer.h"
 #include "../emit.h"
 #include "../maps.h"
+#include "../trigger.h"
 #include "cli.h"
 #include "arch_ppc.h"
 #include "gdb_arch.h"
@@ -658,13 +659,7 @@ static int record_branch(struct gdb_session *s)
 static int resolve(struct gdb_session *s, const char *func, int has_addr, uint64_t addr,
 		   const char *opt, uint64_t out[2], int *n)
 {
-	*n = 0;
-	if (has_addr) {
-		out[0] = addr;
-		*n = 1;
-		return 0;
-	}
-	if (!func)
+	if (trigger_fixed(func, has_addr, addr, out, n))
 		return 0;
 	if (!s->prog) {
 		cli_error("%s %s needs the program's symbols: name the program after -- "

@@ -215,25 +215,8 @@ static int qb_probe(const struct collect_options *o, char *err, size_t errlen)
 	struct qb_setup *s;
 	int rc;
 
-	if (o->attach_pid) {
-		snprintf(err, errlen, "qemu-user cannot attach to a running process; start the "
-				      "program under itrace-collect");
+	if (collect_refuse_emulated(o, "qemu", "qemu-user", err, errlen))
 		return -1;
-	}
-	if (o->remote) {
-		snprintf(err, errlen, "--remote needs --backend gdb");
-		return -1;
-	}
-	if (o->follow_fork) {
-		snprintf(err, errlen, "--follow-fork is not supported by the qemu backend (forked "
-				      "children run untraced)");
-		return -1;
-	}
-	if (o->aslr) {
-		snprintf(err, errlen, "--aslr cannot be honoured: qemu-user lays the program out "
-				      "itself, at the same addresses every run");
-		return -1;
-	}
 	if (o->arch && !strstr(" ppc64le ppc64 x86-64 x86_64 ", o->arch)) {
 		snprintf(err, errlen, "unknown --arch '%s' (ppc64le, ppc64 or x86-64)", o->arch);
 		return -1;

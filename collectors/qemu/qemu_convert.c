@@ -10,6 +10,7 @@
 #include "itrace_code.h"
 #include "itrace_format.h"
 #include "qemu_space.h"
+#include "trigger.h"
 
 #define SIG_MAX 65		 /* signals 1..64 */
 #define SA_RESETHAND_ 0x80000000ULL /* the same value on ppc64 and x86-64 */
@@ -440,13 +441,7 @@ static void refresh_block(struct qemu_conv *c, struct qc_block *b)
 static int resolve_trigger(struct qemu_conv *c, const char *func, int has_addr, uint64_t addr,
 			   const char *opt, uint64_t out[2], int *n)
 {
-	*n = 0;
-	if (has_addr) {
-		out[0] = addr;
-		*n = 1;
-		return 0;
-	}
-	if (!func)
+	if (trigger_fixed(func, has_addr, addr, out, n))
 		return 0;
 	*n = qs_find_function(&c->space, func, out);
 	if (*n == 0) {

@@ -146,31 +146,15 @@ static int vg_probe(const struct collect_options *o, char *err, size_t errlen)
 {
 	struct vg_setup s;
 
-	if (o->attach_pid) {
-		snprintf(err, errlen, "valgrind cannot attach to a running process (-p); "
-				      "start the program under itrace-collect, or use --backend ptrace");
+	if (collect_refuse_emulated(o, "valgrind", "valgrind", err, errlen))
 		return -1;
-	}
 	if (o->ring) {
 		snprintf(err, errlen, "--ring is not supported by the valgrind backend");
-		return -1;
-	}
-	if (o->follow_fork) {
-		snprintf(err, errlen, "--follow-fork is not supported by the valgrind backend");
-		return -1;
-	}
-	if (o->aslr) {
-		snprintf(err, errlen, "--aslr cannot be honoured: valgrind lays the program out "
-				      "itself, at the same addresses every run");
 		return -1;
 	}
 	if (o->insn_bytes) {
 		snprintf(err, errlen, "--insn-bytes is not supported by the valgrind backend "
 				      "(tools read the code from the mapped files); use --backend ptrace");
-		return -1;
-	}
-	if (o->remote) {
-		snprintf(err, errlen, "--remote needs --backend gdb");
 		return -1;
 	}
 	return vg_find(&s, err, errlen);

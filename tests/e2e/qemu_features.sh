@@ -163,7 +163,7 @@ error "a plugin API version QEMU does not support" \
 	"$COLLECT" -q --backend qemu -o "$TMP/x.itr" -- "$CALLS"
 check "after a failed start, the trace says so" sh -c "'$DUMP' -s '$TMP/x.itr' | grep -q '^ended: collector error'"
 error "-p refused" \
-	"itrace-collect: qemu backend unavailable: qemu-user cannot attach to a running process; start the program under itrace-collect" \
+	"itrace-collect: qemu backend unavailable: qemu-user cannot attach to a running process (-p); start the program under itrace-collect, or use --backend ptrace" \
 	"$COLLECT" -q --backend qemu -p 1 -o "$TMP/x.itr"
 error "--follow-fork refused" \
 	"itrace-collect: qemu backend unavailable: --follow-fork is not supported by the qemu backend (forked children run untraced)" \
