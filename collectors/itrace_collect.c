@@ -2,10 +2,12 @@
  * itrace_collect.c - itrace-collect: parse the options, pick a backend,
  * run it and exit with the traced program's status.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +353,17 @@ static void install_interrupt_handlers(void)
 		sa.sa_handler = own_signals[i] == SIGPIPE ? SIG_IGN : on_interrupt;
 		sigaction(own_signals[i], &sa, &saved_actions[i]);
 	}
+}
+
+int collect_wait_child(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+		if (collect_interrupted)
+			kill(pid, SIGKILL);
+	}
+	return 0;
 }
 
 int collect_refuse_emulated(const struct collect_options *o, const char *backend,

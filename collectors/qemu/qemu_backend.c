@@ -457,27 +457,6 @@ static int recover(struct qemu_conv *conv, struct qw_shm *shm, uint32_t pid, int
 	return rc;
 }
 
-static int wait_child(pid_t pid, int *status)
-{
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno == EINTR) {
-			if (collect_interrupted)
-				kill(pid, SIGKILL);
-			continue;
-		}
-		return -1;
-	}
-	return 0;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int open_writer(const struct collect_options *o, const struct qb_setup *s, pid_t pid,
 		       struct itrace_writer **w)
 {
@@ -563,7 +542,7 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 	struct qb_end end;
 	char err[1024], only[PATH_MAX];
 	int rc, status = 0, reaped = 0;
-	double t0 = now_seconds();
+	double t0 = cli_now();
 
 	if (!s || qb_setup(o, s, err, sizeof(err)) != 0) {
 		cli_error("%s", s ? err : "out of memory");
@@ -586,7 +565,7 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 	}
 	if (rc < 0) {
 		kill(child.pid, SIGKILL);
-		wait_child(child.pid, &status);
+		collect_wait_child(child.pid, &status);
 		itrace_writer_abandon(w);
 		munmap(child.shm, QW_SHM_BYTES);
 		free(s);
@@ -601,7 +580,7 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 	if (rc < 0 && rc != -ITRACE_E_IO)
 		kill(child.pid, SIGKILL);
 	if (!reaped)
-		wait_child(child.pid, &status);
+		collect_wait_child(child.pid, &status);
 	end = end_of(status);
 	qc_state(conv, &st);
 	if (rc == 0 && !collect_interrupted)
@@ -647,7 +626,7 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 	munmap(child.shm, QW_SHM_BYTES);
 	free(s);
 	res->steps = res->stats.insns + res->stats.branches;
-	res->seconds = now_seconds() - t0;
+	res->seconds = cli_now() - t0;
 	res->end_reason = end.reason;
 	res->end_status = end.status;
 	return end.ret;

@@ -600,19 +600,6 @@ static int pump(const struct collect_options *o, struct vg_convert *conv, const 
 	return rc;
 }
 
-static int wait_child(pid_t pid, int *status)
-{
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno == EINTR) {
-			if (collect_interrupted)
-				kill(pid, SIGKILL);
-			continue;
-		}
-		return -1;
-	}
-	return 0;
-}
-
 static int write_process(struct itrace_writer *w, int event, uint32_t pid, int64_t status,
 			 const char *name)
 {
@@ -722,14 +709,6 @@ static int write_fatal_signal(struct vg_convert *conv, const struct vg_child *c,
 	return vg_convert_fatal_signal(conv, &sig);
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int vg_run(const struct collect_options *o, struct collect_result *res)
 {
 	struct vg_setup s;
@@ -741,7 +720,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	char err[512], prog_path[PATH_MAX], real_path[PATH_MAX];
 	int rc, status = 0, end, end_status, ret, e, io_errno;
 	uint32_t flags = 0;
-	double t0 = now_seconds();
+	double t0 = cli_now();
 
 	if (vg_find(&s, err, sizeof(err)) != 0) {
 		cli_error("%s", err);
@@ -766,7 +745,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	extra[0] = (struct itrace_meta){"valgrind", s.version};
 	if (collect_writer_open(o, "valgrind", child.pid, flags, extra, 1, &w) != 0) {
 		kill(child.pid, SIGKILL);
-		wait_child(child.pid, &status);
+		collect_wait_child(child.pid, &status);
 		close(child.rd);
 		close(child.ack);
 		munmap(child.shm, VG_SHM_BYTES);
@@ -789,7 +768,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	munmap(child.shm, VG_SHM_BYTES);
 	if (rc < 0 && rc != -ITRACE_E_CORRUPT)
 		kill(child.pid, SIGKILL);
-	wait_child(child.pid, &status);
+	collect_wait_child(child.pid, &status);
 	if (rc == VG_FAILED_AT_ENTRY) {
 		vg_convert_free(&conv);
 		itrace_writer_stats(w, &res->stats);
@@ -863,7 +842,7 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	}
 	remove_logdir(&child);
 	res->steps = res->stats.insns + res->stats.branches;
-	res->seconds = now_seconds() - t0;
+	res->seconds = cli_now() - t0;
 	res->end_reason = end;
 	res->end_status = end_status;
 	return ret;
