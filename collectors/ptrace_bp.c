@@ -37,6 +37,37 @@ static const struct pt_bp *bp_lookup(const struct pt_process *p, uint64_t addr)
 	}
 }
 
+/* The slot holding addr's index (it must be there). */
+static size_t bp_slot_of(const struct pt_process *p, uint64_t addr)
+{
+	size_t h = bp_hash(addr, p->bp_nslots);
+
+	while (p->bps[p->bp_slots[h] - 1].addr != addr)
+		h = (h + 1) & (p->bp_nslots - 1);
+	return h;
+}
+
+/*
+ * Empty addr's slot, moving later entries of its probe run back into the
+ * hole (backward-shift deletion of linear probing: an entry moves if the
+ * hole lies between its home slot and where it is).
+ */
+static void bp_index_remove(struct pt_process *p, uint64_t addr)
+{
+	size_t mask = p->bp_nslots - 1, hole = bp_slot_of(p, addr);
+
+	p->bp_slots[hole] = 0;
+	for (size_t j = (hole + 1) & mask; p->bp_slots[j]; j = (j + 1) & mask) {
+		size_t home = bp_hash(p->bps[p->bp_slots[j] - 1].addr, p->bp_nslots);
+
+		if (((j - home) & mask) >= ((j - hole) & mask)) {
+			p->bp_slots[hole] = p->bp_slots[j];
+			p->bp_slots[j] = 0;
+			hole = j;
+		}
+	}
+}
+
 static void bp_index_put(struct pt_process *p, size_t i)
 {
 	size_t h = bp_hash(p->bps[i].addr, p->bp_nslots);
@@ -137,8 +168,13 @@ void pt_bp_drop_kind(struct pt_process *p, uint64_t addr, unsigned kind)
 	if (bp->kinds)
 		return;
 	pt_bp_lift(p, bp);
-	*bp = p->bps[--p->nbps];
-	pt_bp_reindex(p);
+	/* the last breakpoint fills its place in bps[], and the index follows */
+	bp_index_remove(p, addr);
+	if (bp != &p->bps[p->nbps - 1]) {
+		p->bp_slots[bp_slot_of(p, p->bps[p->nbps - 1].addr)] = (size_t)(bp - p->bps) + 1;
+		*bp = p->bps[p->nbps - 1];
+	}
+	p->nbps--;
 }
 
 void pt_bp_remove_all(struct pt_process *p)
