@@ -50,3 +50,17 @@ check_files_eq() {
 	if cmp -s "$2" "$3"; then ok "$1"; else fail "$1" "$(diff "$2" "$3" | head -20)"; fi
 }
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
+
+# gone PID [SECONDS]: the process no longer runs (or is a zombie, killed
+# and waiting for its parent to reap it), waiting up to SECONDS (3).
+gone() {
+	_tenths=$((${2:-3} * 10))
+	while [ "$_tenths" -gt 0 ]; do
+		state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+		case "$state" in "" | Z) return 0 ;; esac
+		sleep 0.1
+		_tenths=$((_tenths - 1))
+	done
+	echo "process $1 is in state $state"
+	return 1
+}

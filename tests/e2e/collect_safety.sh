@@ -18,16 +18,6 @@ wait_trace() {
 	done
 	return 1
 }
-# dead PID: gone, or a zombie (killed, waiting for its new parent to reap it).
-dead() {
-	for _i in 1 2 3 4 5 6 7 8 9 10; do
-		state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)
-		case "$state" in "" | Z) return 0 ;; esac
-		sleep 0.1
-	done
-	echo "process $1 is in state $state"
-	return 1
-}
 
 for pair in INT:2 TERM:15; do
 	sig=${pair%:*} num=${pair#*:}
@@ -42,7 +32,7 @@ for pair in INT:2 TERM:15; do
 	check_eq "SIG$sig: collector exits 128+signal" "$((128 + num))" "$rc"
 	check_eq "SIG$sig: footer says interrupted" "interrupted, status $num" "$(ended "$TMP/$sig.itr")"
 	check "SIG$sig: trace reads without error" "$DUMP" -q "$TMP/$sig.itr"
-	check "SIG$sig: the started program is gone" dead "$prog"
+	check "SIG$sig: the started program is gone" gone "$prog" 1
 done
 
 "$COLLECT" --backend ptrace -q -o "$TMP/kill.itr" -- "$PROG" sleep >/dev/null 2>&1 &
@@ -51,7 +41,7 @@ wait_trace "$TMP/kill.itr"
 prog=$(child_of "$cpid")
 kill -KILL "$cpid"
 wait "$cpid" 2>/dev/null
-check "SIGKILL of the collector while stepping: no tracee left" dead "$prog"
+check "SIGKILL of the collector while stepping: no tracee left" gone "$prog" 1
 
 # Attach to a running program, detach on SIGINT: it runs on to its end.
 "$PROG" sleep >"$TMP/att.out" 2>&1 &

@@ -28,17 +28,6 @@ temporaries() {
 	ls -A "$1" | grep -e '\.itrace-tmp\.' || true
 }
 
-# gone PID: the process no longer runs (or is a zombie), waiting up to 3 s.
-gone() {
-	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
-		state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)
-		case "$state" in "" | Z) return 0 ;; esac
-		sleep 0.1
-	done
-	echo "process $1 is in state $state"
-	return 1
-}
-
 # random_below N: a number in [0, N), different in each run (the test
 # names show it, so that a failure can be reproduced).
 random_below() {
