@@ -120,7 +120,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 .SECONDEXPANSION:
 $(BUILD)/fuzz/%: $$(call fuzz_objs,$$*)
 	@mkdir -p $(dir $@)
-	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) $(FUZZ_LIBS_$*) $(LIBITRACE_CODE_LIBS)
+	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) $(filter-out %.a,$(FUZZ_LIBS_$*)) $(LIBITRACE_CODE_LIBS)
 
 bench: deps build-all $(BENCHES)
 	@ITRACE_BUILD=$(BUILD) sh bench/run-bench.sh $(BENCHES)
