@@ -22,6 +22,7 @@
  * Bit numbers in comments are the ISA's: bit 0 is the most significant
  * bit of the 32-bit word.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -1045,19 +1046,82 @@ static void apply_mem(const struct ppc_op *e, uint32_t w, struct itrace_insn_inf
 		m->size = 4u * (32u - F_RT(w));
 }
 
-static const struct ppc_op *find(const struct ppc_op *tab, size_t n, uint32_t w)
+/*
+ * The entries of a table by primary opcode (bits 0-5), in table order, so
+ * that a word is compared with the few entries of its primary opcode, not
+ * with the whole table: the first match is the same, as every entry whose
+ * mask covers the primary opcode can only match words of its own.  A table
+ * with an entry whose mask does not is searched whole (`linear`).  Built
+ * once per process.
+ */
+#define N_MEM_OPS (sizeof(mem_ops) / sizeof(mem_ops[0]))
+#define N_OWN_OPS (sizeof(own_ops) / sizeof(own_ops[0]))
+
+struct op_index {
+	const struct ppc_op *tab;
+	size_t n;
+	int linear;
+	uint16_t start[65]; /* order[start[po] .. start[po + 1]) */
+	uint16_t *order;
+};
+
+static uint16_t mem_order[N_MEM_OPS], own_order[N_OWN_OPS];
+static struct op_index mem_index = { mem_ops, N_MEM_OPS, 0, { 0 }, mem_order };
+static struct op_index own_index = { own_ops, N_OWN_OPS, 0, { 0 }, own_order };
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+static void build_index(struct op_index *x)
 {
-	for (size_t i = 0; i < n; i++)
-		if ((w & tab[i].mask) == tab[i].match)
-			return &tab[i];
+	uint16_t fill[64] = { 0 };
+
+	for (size_t i = 0; i < x->n; i++) {
+		if ((x->tab[i].mask & M_PO) != M_PO)
+			x->linear = 1;
+		x->start[(x->tab[i].match >> 26) + 1]++;
+	}
+	for (int po = 0; po < 64; po++)
+		x->start[po + 1] += x->start[po];
+	for (size_t i = 0; i < x->n; i++) {
+		unsigned po = x->tab[i].match >> 26;
+
+		x->order[x->start[po] + fill[po]++] = (uint16_t)i;
+	}
+}
+
+static void build_indexes(void)
+{
+	_Static_assert(N_MEM_OPS <= UINT16_MAX && N_OWN_OPS <= UINT16_MAX, "uint16_t index");
+	build_index(&mem_index);
+	build_index(&own_index);
+}
+
+/* find - the first entry of the table that matches `w`. */
+static const struct ppc_op *find(const struct op_index *x, uint32_t w)
+{
+	unsigned po = w >> 26;
+
+	if (x->linear) {
+		for (size_t i = 0; i < x->n; i++)
+			if ((w & x->tab[i].mask) == x->tab[i].match)
+				return &x->tab[i];
+		return NULL;
+	}
+	for (unsigned i = x->start[po]; i < x->start[po + 1]; i++) {
+		const struct ppc_op *e = &x->tab[x->order[i]];
+
+		if ((w & e->mask) == e->match)
+			return e;
+	}
 	return NULL;
 }
 
 int ppc_isa_memory(uint32_t word, struct itrace_insn_info *info, char *text, size_t cap)
 {
-	const struct ppc_op *e = find(mem_ops, sizeof(mem_ops) / sizeof(mem_ops[0]), word);
+	const struct ppc_op *e;
 	struct text_buf t = {text, cap, 0};
 
+	pthread_once(&index_once, build_indexes);
+	e = find(&mem_index, word);
 	if (!e)
 		return 0;
 	if (info) {
@@ -1074,10 +1138,12 @@ int ppc_isa_memory(uint32_t word, struct itrace_insn_info *info, char *text, siz
 
 int ppc_isa_lookup(uint32_t word, struct itrace_insn_info *info, char *text, size_t cap)
 {
-	const struct ppc_op *e = find(own_ops, sizeof(own_ops) / sizeof(own_ops[0]), word);
+	const struct ppc_op *e;
 	struct itrace_insn_info scratch;
 	struct text_buf t = {text, cap, 0};
 
+	pthread_once(&index_once, build_indexes);
+	e = find(&own_index, word);
 	if (!e)
 		return ppc_isa_memory(word, info, text, cap);
 	if (!info) {
