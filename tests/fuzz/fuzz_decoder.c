@@ -23,11 +23,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* one decoder per architecture for the whole run (opening one
 	 * builds its tables: most of the time of a small input) */
 	static struct itrace_decoder *decoders[3];
+	/* the bytes of each instruction go at the end of this heap block, so
+	 * that ASan sees a read past them, without a malloc per instruction */
+	static uint8_t *window;
 	struct itrace_decoder *d;
 	struct itrace_regs r;
 	size_t off = 1;
 
-	if (size < 2)
+	if (size < 2 || (!window && !(window = malloc(16))))
 		return 0;
 	if (!decoders[data[0] % 3] &&
 	    itrace_decoder_alloc(arches[data[0] % 3].machine, arches[data[0] % 3].endian,
@@ -36,17 +39,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	d = decoders[data[0] % 3];
 	memset(&r, 0x5a, sizeof(r));
 	while (off < size) {
-		/* a private copy of exactly the readable bytes: ASan sees over-reads */
+		/* a copy of exactly the readable bytes, ending where the heap
+		 * block ends: ASan sees over-reads */
 		size_t n = size - off < 16 ? size - off : 16;
-		uint8_t *b = malloc(n);
+		uint8_t *b = window + 16 - n;
 		struct itrace_decoded fast;
 		struct itrace_insn_info in;
 		struct itrace_mem_access acc[ITRACE_INSN_MAX_MEM * 2];
 		char text[96];
 		int rf, ri, rt;
 
-		if (!b)
-			break;
 		memcpy(b, data + off, n);
 		rf = itrace_decoder_decode(d, b, n, 0x400000 + off, &fast);
 		ri = itrace_decoder_info(d, b, n, 0x400000 + off, &in);
@@ -61,7 +63,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				(void)itrace_decoder_reg_name(d, in.read[i]);
 			(void)itrace_insn_class_name(in.cls);
 		}
-		free(b);
 		off += rf == 0 ? fast.len : 1;
 	}
 	return 0;
