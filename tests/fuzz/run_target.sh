@@ -1,0 +1,24 @@
+#!/bin/sh
+# run_target.sh BUILD TARGET SECONDS WORKDIR - run one libFuzzer target
+# (make fuzz builds BUILD/fuzz/TARGET) for SECONDS, one worker, from a copy
+# of its checked-in corpus tests/fuzz/corpus/TARGET (what it adds stays in
+# WORKDIR/corpus), and print one line:
+#   RC RUNS EXEC_PER_S CPU_S
+# RC is libFuzzer's exit status (0: nothing found; a crash, sanitizer
+# report, leak, input slower than 10 s or use of more than 2 GB is not 0,
+# with the input in WORKDIR/found/), RUNS the inputs run, EXEC_PER_S
+# libFuzzer's own figure (runs per second of wall time) and CPU_S the CPU
+# seconds the process used, so that RUNS / CPU_S is the speed whatever
+# else the machine runs.  libFuzzer's log is WORKDIR/log.
+# Used by tests/e2e/fuzz_run.sh (make check) and bench/fuzz_speed.sh.
+build=$1 target=$2 seconds=$3 work=$4
+mkdir -p "$work/corpus" "$work/found"
+cp tests/fuzz/corpus/"$target"/* "$work/corpus/" 2>/dev/null
+/usr/bin/time -f '%U %S' -o "$work/cpu" "$build/fuzz/$target" -max_total_time="$seconds" \
+	-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=3 \
+	-artifact_prefix="$work/found/" "$work/corpus" >"$work/log" 2>&1
+rc=$?
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
+rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/log")
+cpu=$(awk '{ print $1 + $2 }' "$work/cpu" 2>/dev/null)
+echo "$rc ${runs:-0} ${rate:-0} ${cpu:-0}"
