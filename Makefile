@@ -107,7 +107,8 @@ $(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/repl
 
 # Each source is compiled once for all targets (coverage and sanitizers),
 # into $(BUILD)/fuzz/obj; a target links the objects of libitrace and of
-# its FUZZ_EXTRA_SRCS_<name>.
+# its FUZZ_EXTRA_SRCS_<name>, and of FUZZ_LIBS_<name> only the -l flags
+# (its archives are the normal build's, which make fuzz does not build).
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined
 FUZZ_CPPFLAGS = $(ALL_CPPFLAGS) -Iqtrace -Ipipeline-sim -Itools $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
 fuzz_objs = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,tests/fuzz/$(1).c \
