@@ -810,7 +810,7 @@ int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 	if (!w || id < 0 || (size_t)id >= w->n_blocks || (!addrs && w->blocks[id].m))
 		return -ITRACE_E_INVAL;
 	b = &w->blocks[id];
-	if (!w->opts.blocks || b->m == 0) /* no accesses: a run joins its neighbours */
+	if (!w->opts.blocks)
 		return write_block_records(w, b, b->n, addrs, NULL);
 	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 ||
 	    reserve(w, 12 + (size_t)b->tail_len + 10 * (size_t)b->m) < 0)
@@ -837,8 +837,12 @@ int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 	mslots = w->bdata + b->mslots;
 	for (k = 0; k < b->m; k++) {
 		uint64_t *base = &w->mem_table[mslots[k]];
+		uint64_t z = zigzag((int64_t)(addrs[k] - *base));
 
-		q += put_varint(w->raw + q, zigzag((int64_t)(addrs[k] - *base)));
+		if (z < 0x80) /* most: a stack slot again, a stride */
+			w->raw[q++] = (uint8_t)z;
+		else
+			q += put_varint(w->raw + q, z);
 		*base = addrs[k];
 	}
 	w->cur_pc = b->end;
