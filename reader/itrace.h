@@ -495,6 +495,24 @@ int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
 int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs);
 
 /*
+ * itrace_writer_branch_define - register a branch (from, to, kind, flags
+ * as for itrace_write_branch()), once, when a collector translates the
+ * code (a conditional branch is two definitions: taken and not taken).
+ * Writes nothing.  Returns the branch's id (0, 1, 2, ...), or
+ * -ITRACE_E_INVAL (bad kind or flags), -ITRACE_E_NOMEM.
+ */
+int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t to,
+				unsigned kind, unsigned flags);
+
+/*
+ * itrace_write_branch_id - the branch of definition `id` ran: the same
+ * record as itrace_write_branch() with its values, from its slot and
+ * encoded bytes computed once (a repeat is one slot check and one byte).
+ * Returns 0; -ITRACE_E_INVAL for an unknown id; the writer's errors.
+ */
+int itrace_write_branch_id(struct itrace_writer *w, int id);
+
+/*
  * itrace_write_block_partial - block `id` ran only in part: its first
  * `ninsns` instructions (0..n), with the accesses of those instructions;
  * addrs[k] is the address of access k (the accesses of the others are not

@@ -36,6 +36,14 @@ struct block_def {
 	uint8_t last_mem_index;	   /* accesses of the last instruction */
 };
 
+/* A branch definition: its slot and the BRANCH record's bytes after
+ * the source delta (ITRACE.md 6.5.1), computed once. */
+struct branch_def {
+	uint64_t from, to;
+	uint8_t kindflags, slot, tail_len;
+	uint8_t tail[ITRACE_VARINT_MAX + 1];
+};
+
 struct itrace_writer {
 	int fd;
 	struct itrace_outfile *file; /* itrace_writer_open()'s file, else NULL */
@@ -62,6 +70,11 @@ struct itrace_writer {
 	struct itrace_run pending; /* run being collected, n = 0 if none */
 	uint64_t pending_end;
 	int32_t block_in[ITRACE_REPEAT_SLOTS]; /* id + 1 of the block in a slot, 0: none */
+	int32_t branch_in[ITRACE_REPEAT_SLOTS]; /* id + 1 of the defined branch in a slot */
+
+	/* Branch definitions (itrace_writer_branch_define), by id. */
+	struct branch_def *bdefs;
+	size_t n_bdefs, cap_bdefs;
 
 	/* Block definitions (itrace_writer_block_define), by id. */
 	struct block_def *blocks;
@@ -197,6 +210,7 @@ static void start_chunk(struct itrace_writer *w)
 	w->chunk_first_branch = w->st.branches;
 	memset(w->branches, 0, sizeof(w->branches));
 	memset(w->block_in, 0, sizeof(w->block_in));
+	memset(w->branch_in, 0, sizeof(w->branch_in));
 	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)
 		w->runs[i].n = 0;
 }
@@ -251,6 +265,7 @@ static void writer_free(struct itrace_writer *w)
 	itrace_outfile_discard(w->file);
 	free(w->raw);
 	free(w->blocks);
+	free(w->bdefs);
 	free(w->bdata);
 	free(w->bacc);
 	free(w);
@@ -458,6 +473,7 @@ static int encode_run(struct itrace_writer *w)
 	}
 	w->branches[slot].used = 0; /* a slot holds one record: branch, run or block */
 	w->block_in[slot] = 0;
+	w->branch_in[slot] = 0;
 	start = w->raw_len;
 	q = start + 2;
 	q += put_varint(w->raw + q, zigzag((int64_t)(run->start - base)));
@@ -630,6 +646,7 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 	t->used = 1;
 	w->runs[branch_slot(from, to)].n = 0; /* a slot holds one record */
 	w->block_in[branch_slot(from, to)] = 0;
+	w->branch_in[branch_slot(from, to)] = 0;
 	start = w->raw_len;
 	q = start + 2;
 	/* from is relative to where execution was, to relative to from. */
@@ -832,6 +849,7 @@ int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 		q += b->tail_len;
 		w->runs[b->slot].n = 0; /* a slot holds one record */
 		w->branches[b->slot].used = 0;
+		w->branch_in[b->slot] = 0;
 		w->block_in[b->slot] = id + 1;
 	}
 	mslots = w->bdata + b->mslots;
@@ -866,6 +884,69 @@ int itrace_write_block_partial(struct itrace_writer *w, int id, size_t ninsns,
 	if (ninsns > b->n || (!addrs && b->m && w->bacc[b->acc].insn < ninsns))
 		return -ITRACE_E_INVAL;
 	return write_block_records(w, b, ninsns, addrs, skip);
+}
+
+/* ---- Defined branches --------------------------------------------------- */
+
+int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t to,
+				unsigned kind, unsigned flags)
+{
+	struct branch_def *d;
+	size_t q;
+
+	if (!w || kind > ITRACE_BK_MAX || (flags & ~(unsigned)ITRACE_BF_KNOWN_MASK))
+		return -ITRACE_E_INVAL;
+	if (w->n_bdefs >= INT32_MAX)
+		return -ITRACE_E_NOMEM;
+	if (itrace_reserve((void **)&w->bdefs, &w->cap_bdefs, w->n_bdefs + 1, sizeof(*d)) < 0)
+		return -ITRACE_E_NOMEM;
+	d = &w->bdefs[w->n_bdefs];
+	d->from = from;
+	d->to = to;
+	d->kindflags = (uint8_t)(kind | flags << 4);
+	d->slot = (uint8_t)branch_slot(from, to);
+	q = put_varint(d->tail, zigzag((int64_t)(to - from)));
+	d->tail[q++] = d->kindflags;
+	d->tail_len = (uint8_t)q;
+	return (int)w->n_bdefs++;
+}
+
+int itrace_write_branch_id(struct itrace_writer *w, int id)
+{
+	const struct branch_def *d;
+	struct itrace_branch_slot *t;
+	uint64_t base;
+	size_t start, q;
+
+	if (!w || id < 0 || (size_t)id >= w->n_bdefs)
+		return -ITRACE_E_INVAL;
+	d = &w->bdefs[id];
+	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 || reserve(w, 24) < 0)
+		return writer_err(w);
+	w->st.branches++;
+	w->st.records++;
+	base = w->cur_pc;
+	w->cur_pc = d->to;
+	if (w->branch_in[d->slot] == id + 1)
+		return emit_repeat(w, ITRACE_REPEAT_BIT | d->slot);
+	t = &w->branches[d->slot];
+	if (t->used && t->from == d->from && t->to == d->to && t->kindflags == d->kindflags) {
+		w->branch_in[d->slot] = id + 1; /* written by itrace_write_branch() */
+		return emit_repeat(w, ITRACE_REPEAT_BIT | d->slot);
+	}
+	t->from = d->from;
+	t->to = d->to;
+	t->kindflags = d->kindflags;
+	t->used = 1;
+	w->runs[d->slot].n = 0; /* a slot holds one record */
+	w->block_in[d->slot] = 0;
+	w->branch_in[d->slot] = id + 1;
+	start = w->raw_len;
+	q = start + 2;
+	q += put_varint(w->raw + q, zigzag((int64_t)(d->from - base)));
+	memcpy(w->raw + q, d->tail, d->tail_len);
+	q += d->tail_len;
+	return end_record(w, start, ITRACE_T_BRANCH, q);
 }
 
 /* put_bytes - varint length then the bytes. */

@@ -1002,8 +1002,10 @@ struct sb {
 	UInt insn_accesses; /* at most this many access words for it */
 };
 
-/* Id of the next GROUP event (vg_wire.h): they count from 0 in each image. */
+/* Id of the next GROUP and BSITE events (vg_wire.h): they count from 0 in
+ * each image. */
 static ULong vgi_next_group;
+static ULong vgi_next_bsite;
 
 static IRTemp new_tmp(struct sb *sb, IRExpr *e)
 {
@@ -1222,8 +1224,40 @@ static void emit_mem(struct sb *sb, Bool store, IRExpr *addr, UInt size, IRExpr 
 	emit_word(sb, IRExpr_RdTmp(word));
 }
 
+/*
+ * A branch whose targets are constants: its from, kind and targets go to
+ * the collector once, now, in a BSITE event, and the code stores one word
+ * each time it runs, a constant (or, with `guard`, one of two constants:
+ * target 1 when the guard holds, else target 0).
+ */
+static void emit_site(struct sb *sb, Addr from, UInt len, UInt kind, IRExpr *guard, ULong to1,
+		      ULong to0)
+{
+	ULong ev[5];
+	ULong id = vgi_next_bsite++;
+
+	tl_assert(id <= VGW_ADDR_MASK);
+	ev[0] = id;
+	ev[1] = from;
+	ev[2] = (len & 0xf) | (kind << 4);
+	ev[3] = to0;
+	ev[4] = to1;
+	put_event(VGW_EV_BSITE, ev, 5);
+	if (guard == NULL) {
+		emit_word(sb, u64(tagged(VGW_BSITE, 0, id)));
+		return;
+	}
+	emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(guard, u64(tagged(VGW_BSITE, 1, id)),
+							    u64(tagged(VGW_BSITE, 0, id))))));
+}
+
 static void emit_branch(struct sb *sb, Addr from, UInt len, UInt kind, IRExpr *to)
 {
+	if (to->tag == Iex_Const) {
+		emit_site(sb, from, len, kind, NULL, to->Iex.Const.con->Ico.U64,
+			  to->Iex.Const.con->Ico.U64);
+		return;
+	}
 	UInt aux = (len & 0xf) | (kind << 4);
 
 	if (fits(from)) {
@@ -1550,7 +1584,6 @@ static void emit_cond_exit(struct sb *sb, IRSB *in, IRStmt *st, Addr cur, UInt c
 	ULong dst = st->Ist.Exit.dst->Ico.U64;
 	Bool last_insn = cur == last;
 	ULong other;
-	IRTemp to;
 
 	/* A conditional branch goes somewhere other than the instruction
 	 * itself (rep loops do) and the superblock's end is the other way. */
@@ -1559,8 +1592,7 @@ static void emit_cond_exit(struct sb *sb, IRSB *in, IRStmt *st, Addr cur, UInt c
 	if (last_insn && (in->next->tag != Iex_Const || const_next(in) == cur))
 		return;
 	other = last_insn ? const_next(in) : cur + cur_len;
-	to = new_tmp(sb, IRExpr_ITE(st->Ist.Exit.guard, u64(dst), u64(other)));
-	emit_branch(sb, cur, cur_len, 0 /* COND */, IRExpr_RdTmp(to));
+	emit_site(sb, cur, cur_len, 0 /* COND */, st->Ist.Exit.guard, dst, other);
 	if (last_insn)
 		*final_done = True;
 }

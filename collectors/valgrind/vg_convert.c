@@ -37,6 +37,9 @@ void vg_convert_free(struct vg_convert *c)
 	free(c->groups);
 	free(c->group_lens);
 	free(c->group_acc_insn);
+	free(c->bsites);
+	c->bsites = NULL;
+	c->n_bsites = c->cap_bsites = 0;
 	c->groups = NULL;
 	c->group_lens = NULL;
 	c->group_acc_insn = NULL;
@@ -362,6 +365,7 @@ static int event_hello(struct vg_convert *c, const uint64_t *p, size_t n)
 	c->n_groups = 0;
 	c->n_group_lens = 0;
 	c->n_group_acc = 0;
+	c->n_bsites = 0;
 	c->hello = 1;
 	c->images++;
 	c->pid = (uint32_t)p[1];
@@ -440,6 +444,42 @@ static int event_group(struct vg_convert *c, const uint64_t *p, size_t n)
 	return 0;
 }
 
+/* branch_flags - a BRANCH word's flags: taken, unless a conditional
+ * branch went to the next instruction. */
+static unsigned branch_flags(uint64_t from, unsigned aux, uint64_t to)
+{
+	unsigned len = aux & 0xf, kind = aux >> 4;
+
+	return kind == ITRACE_BRANCH_COND && to == from + len ? 0 : ITRACE_BRANCH_TAKEN;
+}
+
+/* A BSITE event: id (the next one), from, aux, target 0, target 1. */
+static int event_bsite(struct vg_convert *c, const uint64_t *p, size_t n)
+{
+	unsigned aux;
+	int id;
+
+	if (n < 5 || p[0] != c->n_bsites)
+		return corrupt(c, "BSITE event out of sequence", p[-1]);
+	if (grow((void **)&c->bsites, &c->cap_bsites, c->n_bsites + 1, sizeof(*c->bsites)) < 0)
+		return -ITRACE_E_NOMEM;
+	aux = (unsigned)p[2];
+	for (int t = 0; t < 2; t++) {
+		id = itrace_writer_branch_define(c->w, p[1], p[3 + t], aux >> 4,
+						 branch_flags(p[1], aux, p[3 + t]));
+		if (id == -ITRACE_E_INVAL)
+			return corrupt(c, "bad BSITE event", p[-1]);
+		if (id < 0)
+			return id;
+		if (c->n_bsites == 0 && t == 0)
+			c->bsite_base = id;
+		if (id != c->bsite_base + 2 * (int)c->n_bsites + t)
+			return -ITRACE_E_INTERNAL; /* the writer's ids are sequential */
+	}
+	c->bsites[c->n_bsites++].from = p[1];
+	return 0;
+}
+
 static int event(struct vg_convert *c, unsigned type, const uint64_t *p, size_t n)
 {
 	switch (type) {
@@ -476,6 +516,8 @@ static int event(struct vg_convert *c, unsigned type, const uint64_t *p, size_t 
 		return 0;
 	case VGW_EV_GROUP:
 		return event_group(c, p, n);
+	case VGW_EV_BSITE:
+		return event_bsite(c, p, n);
 	case VGW_EV_FATAL:
 		if (n < 2)
 			return corrupt(c, "short FATAL event", p[-1]);
@@ -520,23 +562,32 @@ static size_t record_words(uint64_t w, size_t avail)
 /* A branch when nothing else is to be written first (c->plain). */
 static inline int plain_branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
 {
-	unsigned len = aux & 0xf, kind = aux >> 4;
-	unsigned flags = ITRACE_BRANCH_TAKEN;
+	return itrace_write_branch(c->w, from, to, aux >> 4, branch_flags(from, aux, to));
+}
 
-	if (kind == ITRACE_BRANCH_COND && to == from + len)
-		flags = 0;
-	return itrace_write_branch(c->w, from, to, kind, flags);
+/* What a branch at `from` needs written before it when not c->plain. */
+static int before_branch(struct vg_convert *c, uint64_t from)
+{
+	TRY(switch_if_needed(c));
+	if (c->out_of_scope)
+		return scope_ctl(c, 1, from);
+	return 0;
 }
 
 static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
 {
-	TRY(switch_if_needed(c));
-	if (c->out_of_scope) {
-		int rc = scope_ctl(c, 1, from);
-		if (rc < 0)
-			return rc;
-	}
+	TRY(before_branch(c, from));
 	return plain_branch(c, from, aux, to);
+}
+
+/* A BSITE word: the branch of BSITE event `id` went to target `t`. */
+static int bsite(struct vg_convert *c, uint64_t id, unsigned t)
+{
+	if (id >= c->n_bsites || t > 1)
+		return corrupt(c, "BSITE word without its event", id);
+	if (!c->plain)
+		TRY(before_branch(c, c->bsites[id].from));
+	return itrace_write_branch_id(c->w, c->bsite_base + 2 * (int)id + (int)t);
 }
 
 /* One instruction (a rep-prefixed string instruction has one word per
@@ -708,7 +759,11 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			rc = group(c, w + i, n - i, &k);
 			i += k;
 			break;
-		case VGW_BRANCH: /* branch level: nearly every word pair */
+		case VGW_BSITE: /* branch level: most branches */
+			rc = bsite(c, x & VGW_ADDR_MASK, VGW_AUX(x));
+			i++;
+			break;
+		case VGW_BRANCH: /* branch level: indirect branches */
 			if (i + 1 >= n)
 				goto out; /* cut by the buffer: next call */
 			if (c->plain)

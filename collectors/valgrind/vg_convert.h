@@ -34,6 +34,12 @@ struct vg_group {
 	int block;		/* the writer's block id (itrace_writer_block_define) */
 };
 
+/* A BSITE event: a branch with known targets; its writer definitions are
+ * bsite_base + 2 * id + target, so a BSITE word needs no lookup here. */
+struct vg_bsite {
+	uint64_t from;
+};
+
 struct vg_convert {
 	struct itrace_writer *w;
 	int only_active;	/* --only given: SCOPE_OUT words are meaningful */
@@ -75,6 +81,10 @@ struct vg_convert {
 	size_t n_group_lens, cap_group_lens;
 	uint8_t *group_acc_insn;	/* per access: its instruction's index */
 	size_t n_group_acc, cap_group_acc;
+	/* The BSITE events of the current image, by id. */
+	struct vg_bsite *bsites;
+	size_t n_bsites, cap_bsites;
+	int bsite_base;		/* writer branch id of target 0 of BSITE 0 */
 
 	uint64_t words;		/* words consumed */
 	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];

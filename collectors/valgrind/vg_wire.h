@@ -38,6 +38,8 @@ enum vgw_tag {
 	VGW_GROUP = 8,	    /* address field = id of a GROUP event: its instructions ran; at
 			     * insn level followed by one LOAD or STORE word per access of
 			     * the group (0: a guarded access that did not happen) */
+	VGW_BSITE = 9,	    /* branch level: address field = id of a BSITE event, aux = 1
+			     * if the branch went to its target 1, 0 for its target 0 */
 	VGW_EVENT = 15,	    /* aux = enum vgw_event; bits 31..0 = payload words */
 };
 
@@ -66,6 +68,11 @@ enum vgw_event {
 				   * waits until every slot is converted before it goes on */
 	VGW_EV_FATAL = 14,	  /* tid, pc: the thread that ran when a fatal signal killed
 				   * the process, and where */
+	VGW_EV_BSITE = 16,	  /* id, from, aux (as a BRANCH word's), target 0, target 1: a
+				   * branch whose targets are known when the tool translates
+				   * it (direct jumps and calls, both ways of a conditional
+				   * branch), made then; ids count from 0 in each image.  A
+				   * BSITE word then stands for a BRANCH word pair. */
 	VGW_EV_GROUP = 15,	  /* id, start, n, m, then bytes padded: n lengths, m access
 				   * descriptors of VGW_ACC_BYTES (struct below): instructions
 				   * that follow each other in memory with their memory

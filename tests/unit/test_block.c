@@ -402,6 +402,62 @@ static void test_hostile_blocks(void **state)
 	free(b.data);
 }
 
+/* Defined branches write the very bytes of itrace_write_branch(), mixed
+ * with it, with runs and blocks in the same slots, across chunks. */
+static void test_branch_ids(void **state)
+{
+	static const uint8_t lens[2] = { 3, 2 };
+	static const struct itrace_block_access acc[1] = { { .size = 8, .insn = 1 } };
+	struct itrace_writer *a, *b;
+	struct buf fa, fb;
+	struct gen g = { 11 };
+	uint64_t from[64], to[64], addr = 0x7ffd0000;
+	unsigned kind[64], flags[64];
+	int fda, fdb, id[64], blk;
+
+	(void)state;
+	a = open_writer(&fda, 1, 1024);
+	b = open_writer(&fdb, 1, 1024);
+	assert_int_equal(itrace_writer_branch_define(a, 1, 2, 99, 0), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_branch_define(a, 1, 2, 0, 8), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_branch_id(a, 0), -ITRACE_E_INVAL);
+	for (int i = 0; i < 64; i++) {
+		from[i] = 0x400000 + (next(&g) % 512) * 4;
+		to[i] = i % 9 == 0 ? from[i] : 0x400000 + (next(&g) % 512) * 4;
+		kind[i] = (unsigned)(next(&g) % 10);
+		flags[i] = (unsigned)(next(&g) % 8);
+		id[i] = itrace_writer_branch_define(b, from[i], to[i], kind[i], flags[i]);
+		assert_int_equal(id[i], i);
+	}
+	blk = itrace_writer_block_define(b, 0x400000, 2, lens, 1, acc);
+	assert_int_equal(itrace_writer_block_define(a, 0x400000, 2, lens, 1, acc), blk);
+	for (int s = 0; s < 20000; s++) {
+		int i = (int)(next(&g) % (s % 7 ? 8 : 64));
+		unsigned what = (unsigned)(next(&g) % 10);
+
+		if (what < 6) {
+			assert_int_equal(itrace_write_branch(a, from[i], to[i], kind[i], flags[i]), 0);
+			if (what < 3)
+				assert_int_equal(itrace_write_branch_id(b, id[i]), 0);
+			else
+				assert_int_equal(itrace_write_branch(b, from[i], to[i], kind[i], flags[i]), 0);
+		} else if (what < 8) {
+			assert_int_equal(itrace_write_insn(a, from[i], 4, NULL), 0);
+			assert_int_equal(itrace_write_insn(b, from[i], 4, NULL), 0);
+		} else {
+			addr += 8;
+			assert_int_equal(itrace_write_block(a, blk, &addr), 0);
+			assert_int_equal(itrace_write_block(b, blk, &addr), 0);
+		}
+	}
+	fa = close_and_slurp(a, fda);
+	fb = close_and_slurp(b, fdb);
+	assert_int_equal(fa.len, fb.len);
+	assert_memory_equal(fa.data, fb.data, fa.len);
+	free(fa.data);
+	free(fb.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_block_bytes),
 		cmocka_unit_test(test_define_rejects),
 		cmocka_unit_test(test_hostile_blocks),
+		cmocka_unit_test(test_branch_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -428,6 +428,52 @@ static void test_groups(void **state)
 	}
 }
 
+/*
+ * Branch level: a BSITE event (a branch with its two targets, made at
+ * translation) and the one-word BSITE records that name the target taken;
+ * a conditional branch to the next instruction is not taken.
+ */
+static void test_branch_sites(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401100,
+		EV(VGW_EV_BSITE, 5), 1, 0x401100, 0x05 | ITRACE_BRANCH_CALL << 4, 0x402000, 0x402000,
+		W(VGW_BSITE, 1, 0), W(VGW_BSITE, 0, 0), W(VGW_BSITE, 0, 1), W(VGW_BSITE, 1, 0),
+	};
+	const uint64_t hello[] = { EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1 };
+	const uint64_t no_event[] = { W(VGW_BSITE, 0, 0) };
+	const uint64_t skipped_id[] = { EV(VGW_EV_BSITE, 5), 1, 0x401000, 0x02, 1, 2 };
+	const uint64_t bad_kind[] = { EV(VGW_EV_BSITE, 5), 0, 0x401000, 0xf2, 1, 2 };
+	const uint64_t *bad[] = { no_event, skipped_id, bad_kind };
+	const size_t bad_len[] = { 1, 6, 6 };
+	static const uint64_t to[] = { 0x401100, 0x401002, 0x402000, 0x401100 };
+	struct itrace_record r[8];
+	struct out o;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	assert_int_equal(out_close(&o, r, 8), 5);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(r[1 + i].type, ITRACE_REC_BRANCH);
+		assert_int_equal(r[1 + i].u.branch.from, i == 2 ? 0x401100 : 0x401000);
+		assert_int_equal(r[1 + i].u.branch.to, to[i]);
+		assert_int_equal(r[1 + i].u.branch.kind, i == 2 ? ITRACE_BRANCH_CALL : ITRACE_BRANCH_COND);
+		assert_int_equal(r[1 + i].u.branch.flags, i == 1 ? 0 : ITRACE_BRANCH_TAKEN);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t used;
+
+		out_open(&o, 0);
+		convert_all(&o, hello, 5);
+		assert_int_equal(vg_convert_words(&o.c, bad[i], bad_len[i], &used), -ITRACE_E_CORRUPT);
+		assert_true(strstr(o.c.error, "BSITE") != NULL);
+		out_close(&o, r, 8);
+	}
+}
+
 /* Words the tool never writes are refused with a message. */
 static void test_damage(void **state)
 {
@@ -458,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_lazy_switch), cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_finish),
 		cmocka_unit_test(test_damage), cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_branch_sites),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
