@@ -3,8 +3,10 @@
  *
  * Valgrind re-JITs the program; this tool adds a few IR statements per
  * guest instruction that append raw 64-bit words (vg_wire.h) to a buffer:
- * one constant store per instruction, one store of (address | tag) per
- * load or store.  Each superblock loads the buffer cursor once, writes at
+ * one constant store per group of sequential instructions (whose lengths
+ * and accesses the collector learns once, at translation), one store of
+ * (address | tag) per load or store, one word per direct branch at
+ * branch level.  Each superblock loads the buffer cursor once, writes at
  * fixed offsets from it and stores the cursor back at its exits (and
  * before each instruction that may fault), so there is no helper call per
  * instruction; a guarded helper call at superblock entry hands the buffer
