@@ -86,9 +86,10 @@ struct itrace_reader {
 	unsigned run_idx;
 	uint64_t run_addr;
 
-	/* (3.0) The blocks of the repeat table, allocated at the first BLOCK
-	 * record; a block being expanded into INSN and MEM records. */
-	struct block_slot *blocks;
+	/* (3.0) The blocks of the repeat table, each slot allocated at the
+	 * first BLOCK record stored there (3 KB each: most files have none);
+	 * a block being expanded into INSN and MEM records. */
+	struct block_slot *blocks[ITRACE_REPEAT_SLOTS];
 	const struct block_slot *blk;
 	unsigned blk_insn, blk_acc;
 	uint64_t blk_addr;
@@ -479,7 +480,8 @@ void itrace_reader_close(struct itrace_reader *r)
 	free(r->index);
 	free(r->payload);
 	free(r->raw);
-	free(r->blocks);
+	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)
+		free(r->blocks[i]);
 	free(r);
 }
 
@@ -587,8 +589,8 @@ static void reset_chunk_state(struct itrace_reader *r, const uint8_t *h)
 	memset(r->branches, 0, sizeof(r->branches));
 	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++) {
 		r->runs[i].n = 0;
-		if (r->blocks)
-			r->blocks[i].n = 0;
+		if (r->blocks[i])
+			r->blocks[i]->n = 0;
 	}
 }
 
@@ -968,8 +970,8 @@ static void decode_branch(struct itrace_reader *r, struct field *f, struct itrac
 	t->kindflags = kf;
 	t->used = 1;
 	r->runs[branch_slot(from, to)].n = 0; /* a slot holds one record */
-	if (r->blocks)
-		r->blocks[branch_slot(from, to)].n = 0;
+	if (r->blocks[branch_slot(from, to)])
+		r->blocks[branch_slot(from, to)]->n = 0;
 	rec->type = ITRACE_REC_BRANCH;
 	rec->u.branch.from = from;
 	rec->u.branch.to = to;
@@ -1021,8 +1023,8 @@ static void decode_run(struct itrace_reader *r, struct field *f)
 		return;
 	t = &r->runs[run_slot(start, n)];
 	r->branches[run_slot(start, n)].used = 0;
-	if (r->blocks)
-		r->blocks[run_slot(start, n)].n = 0;
+	if (r->blocks[run_slot(start, n)])
+		r->blocks[run_slot(start, n)]->n = 0;
 	t->start = start;
 	t->n = (uint16_t)n;
 	memcpy(t->len, len, n);
@@ -1074,10 +1076,10 @@ static int decode_block(struct itrace_reader *r, struct field *f)
 		f->bad = 1;
 		return 0;
 	}
-	if (!r->blocks && !(r->blocks = calloc(ITRACE_REPEAT_SLOTS, sizeof(*r->blocks))))
-		return -ITRACE_E_NOMEM;
 	slot = run_slot(start, n);
-	b = &r->blocks[slot];
+	if (!r->blocks[slot] && !(r->blocks[slot] = malloc(sizeof(*r->blocks[slot]))))
+		return -ITRACE_E_NOMEM;
+	b = r->blocks[slot];
 	b->n = 0;
 	f_lens(f, n, nu & 1, b->len);
 	m = f_var(f);
@@ -1315,9 +1317,9 @@ static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
 			r->run_addr = r->run->start;
 			return 1;
 		}
-		if (r->blocks && r->blocks[slot].n) {
+		if (r->blocks[slot] && r->blocks[slot]->n) {
 			/* a repeated block: its address deltas follow the byte */
-			if (start_block(r, &r->blocks[slot], &r->p, r->end) < 0)
+			if (start_block(r, r->blocks[slot], &r->p, r->end) < 0)
 				return record_problem(r, "block repeat runs past the chunk");
 			return 1;
 		}
