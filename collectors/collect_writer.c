@@ -99,13 +99,16 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 	wo.out_flags = cli_output_flags();
 	wo.flush_ms = COLLECT_FLUSH_MS;
 	if (strcmp(backend, "valgrind") == 0) {
-		/* Hundreds of millions of records a second: zstd level 3 over
-		 * 4 MiB chunks keeps an instruction trace with MEM records at
-		 * about 0.29 bytes per instruction where level 1 over 1 MiB
-		 * gives 0.35 (issue 22's gzip workload, bench/README.md), for
-		 * little more compression time on these records. */
-		wo.zstd_level = 3;
+		/* Hundreds of millions of records a second.  With the tool's
+		 * groups written as BLOCK records (format 3.0: a file of read
+		 * version 3) the trace takes about 1.05 bytes per instruction
+		 * before compression on issue 22's gzip workload, and zstd
+		 * level 1 over 4 MiB chunks brings it to about 0.24 (level 3:
+		 * 0.20, for some 20% more of the collector's CPU; target 0.3,
+		 * bench/README.md). */
+		wo.zstd_level = 1;
 		wo.chunk_bytes = 4u << 20;
+		wo.blocks = (flags & ITRACE_FF_MEM) != 0;
 	}
 	wo.meta = meta;
 	wo.meta_count = n;

@@ -29,7 +29,15 @@ struct vg_buildid_entry {
 struct vg_group {
 	uint64_t start;
 	size_t lens;		/* offset in group_lens */
-	uint32_t n;
+	size_t acc;		/* offset in group_acc_insn */
+	uint32_t n, m;		/* instructions, accesses */
+	int block;		/* the writer's block id (itrace_writer_block_define) */
+};
+
+/* A BSITE event: a branch with known targets; its writer definitions are
+ * bsite_base + 2 * id + target, so a BSITE word needs no lookup here. */
+struct vg_bsite {
+	uint64_t from;
 };
 
 struct vg_convert {
@@ -71,6 +79,12 @@ struct vg_convert {
 	size_t n_groups, cap_groups;
 	uint8_t *group_lens;
 	size_t n_group_lens, cap_group_lens;
+	uint8_t *group_acc_insn;	/* per access: its instruction's index */
+	size_t n_group_acc, cap_group_acc;
+	/* The BSITE events of the current image, by id. */
+	struct vg_bsite *bsites;
+	size_t n_bsites, cap_bsites;
+	int bsite_base;		/* writer branch id of target 0 of BSITE 0 */
 
 	uint64_t words;		/* words consumed */
 	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];
