@@ -106,6 +106,9 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 		 * little more compression time on these records. */
 		wo.zstd_level = 3;
 		wo.chunk_bytes = 4u << 20;
+		/* the tool's groups with their accesses as BLOCK records
+		 * (format 3.0): a file of read version 3 */
+		wo.blocks = (flags & ITRACE_FF_MEM) != 0;
 	}
 	wo.meta = meta;
 	wo.meta_count = n;

@@ -21,9 +21,12 @@
  * (this library: ITRACE_READ_MAJOR_MIN to ITRACE_READ_MAJOR).  The writer's own version is ITRACE_WRITE_MAJOR.ITRACE_WRITE_MINOR; a newer
  * minor only adds record types (sized ones, skippable by every reader).
  */
-#define ITRACE_READ_MAJOR 2
-#define ITRACE_WRITE_MAJOR 2
-#define ITRACE_WRITE_MINOR 2
+#define ITRACE_READ_MAJOR 3
+#define ITRACE_WRITE_MAJOR 3
+#define ITRACE_WRITE_MINOR 0
+/* The read version of a file that cannot hold BLOCK records: readers of
+ * version 2 read it (ITRACE.md 4.2). */
+#define ITRACE_READ_MAJOR_NO_BLOCKS 2
 /* The oldest read version this library still reads (1: MEM deltas against
  * the previous access, see ITRACE.md 6.5.4). */
 #define ITRACE_READ_MAJOR_MIN 1
@@ -143,9 +146,10 @@ enum itrace_file_flags {
 
 /*
  * Framing.  Each record starts with a header byte H.
- *  - H & 0x80: a one-byte "repeat" record.  Bits 6..0 select a slot of the
- *    chunk's repeat table, which holds the last BRANCH or INSN_RUN stored
- *    there; the record repeats it.
+ *  - H & 0x80: a "repeat" record.  Bits 6..0 select a slot of the
+ *    chunk's repeat table, which holds the last BRANCH, INSN_RUN or BLOCK
+ *    stored there; the record repeats it (a BLOCK's repeat byte is followed
+ *    by the block's address deltas).
  *  - otherwise H is the record type (1..127), followed by a varint payload
  *    size and that many payload bytes.  Readers skip unknown types.
  */
@@ -169,6 +173,10 @@ enum itrace_record_type_disk {
 	ITRACE_T_LOST = 13,	 /* u8 reason, u8 unit, varint count */
 	ITRACE_T_GAP = 14,	 /* u8 reason, varint addr, varint resume, varint count */
 	ITRACE_T_MAX_V1 = 14,
+	ITRACE_T_BLOCK = 15,	 /* (3.0, read_major 3) svarint start-cursor, varint n<<1|uniform,
+				  * lengths, varint m, m x (varint index step, varint size<<1|store),
+				  * m x svarint address delta; its repeat byte is followed by the
+				  * m address deltas */
 };
 
 /* Branch kind byte. */
@@ -201,7 +209,8 @@ enum itrace_mem_flags_disk {
 };
 
 #define ITRACE_INSN_MAX_LEN 15	    /* longest instruction (x86) */
-#define ITRACE_RUN_MAX 255	    /* instructions in one INSN_RUN */
+#define ITRACE_RUN_MAX 255	    /* instructions in one INSN_RUN or BLOCK */
+#define ITRACE_BLOCK_ACCESS_MAX 255 /* memory accesses in one BLOCK */
 #define ITRACE_SYSCALL_MAX_ARGS 6
 #define ITRACE_PATH_MAX 4096
 #define ITRACE_BUILDID_MAX 64

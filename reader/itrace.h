@@ -391,6 +391,13 @@ struct itrace_writer_options {
 	 * that much of its trace.  Default 0: chunks end only when full.
 	 */
 	unsigned flush_ms;
+	/*
+	 * (format 3.0) 1: itrace_write_block() writes BLOCK records, and the
+	 * file says read version 3, which readers of version 2 refuse.
+	 * Default 0: the same calls write INSN_RUN and MEM records (read
+	 * version 2), delivering the same records to a reader.
+	 */
+	int blocks;
 };
 
 /* itrace_writer_options_init - defaults: x86-64, little, insn level,
@@ -445,6 +452,60 @@ int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size,
  * -ITRACE_E_INVAL (nothing written) if a length is 0 or above 15.
  */
 int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens);
+
+/*
+ * Blocks (format 3.0, ITRACE.md 6.5.15): a stretch of sequential
+ * instructions together with its memory accesses, defined once (when a
+ * collector translates the code) and then written per execution with
+ * only the accesses' addresses.  An execution costs a repeat byte and one
+ * address delta per access while the block stays in its repeat-table
+ * slot; the writer keeps the slot, the MEM-table slots and the encoded
+ * record of each definition, so the hot path does no per-instruction
+ * work.  With opts.blocks 0 the same calls write INSN_RUN and MEM records.
+ */
+
+/* One memory access of a block, in execution order. */
+struct itrace_block_access {
+	uint64_t size;	/* bytes accessed */
+	uint8_t insn;	/* index of its instruction in the block, 0..n-1; never
+			 * below the index of the access before it */
+	uint8_t flags;	/* ITRACE_MEM_STORE, or 0 for a load */
+};
+
+/*
+ * itrace_writer_block_define - register a block of n (1..ITRACE_RUN_MAX)
+ * sequential instructions without bytes, the first at addr, with lengths
+ * lens[0..n) (1..15), and m (0..ITRACE_BLOCK_ACCESS_MAX) accesses acc[0..m).
+ * Writes nothing; the definition is copied and lives as long as the
+ * writer (definitions are not per chunk).  Returns the block's id (0 for
+ * the first definition, then 1, 2, ...), or -ITRACE_E_INVAL (bad lengths,
+ * index out of range or decreasing, unknown flags), -ITRACE_E_NOMEM.
+ */
+int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
+			       const uint8_t *lens, size_t m,
+			       const struct itrace_block_access *acc);
+
+/*
+ * itrace_write_block - block `id` ran: its n instructions, each followed
+ * by its accesses, at the effective addresses addrs[0..m) (NULL when m is
+ * 0).  The same records as itrace_write_insns() and itrace_write_mem()
+ * calls would give a reader.  Returns 0; -ITRACE_E_INVAL for an unknown
+ * id; the writer's errors (-ITRACE_E_IO, -ITRACE_E_NOMEM).
+ */
+int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs);
+
+/*
+ * itrace_write_block_partial - block `id` ran only in part: its first
+ * `ninsns` instructions (0..n), with the accesses of those instructions;
+ * addrs[k] is the address of access k (the accesses of the others are not
+ * read), and when `skip` is not NULL, an access k with skip[k] nonzero
+ * did not happen (a guarded access whose guard was false).  For an
+ * execution that a fault cut short, or whose accesses are not those of
+ * the definition; written as INSN_RUN and MEM records.  Errors as
+ * itrace_write_block(), and -ITRACE_E_INVAL if ninsns > n.
+ */
+int itrace_write_block_partial(struct itrace_writer *w, int id, size_t ninsns,
+			       const uint64_t *addrs, const uint8_t *skip);
 
 /*
  * itrace_writer_flush - end the current chunk and write it out, so that

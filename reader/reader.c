@@ -28,6 +28,18 @@ enum reader_state {
 	RS_STOPPED,  /* unrecoverable: ITRACE_EOF after the error */
 };
 
+/* A BLOCK as kept in the repeat table (ITRACE.md 6.5.15); n = 0: empty. */
+struct block_slot {
+	uint64_t start, end, last_insn;
+	uint16_t n, m;
+	uint8_t last_mem_index;		     /* accesses of the last instruction */
+	uint8_t len[ITRACE_RUN_MAX];
+	uint8_t insn[ITRACE_BLOCK_ACCESS_MAX];  /* each access's instruction */
+	uint8_t flags[ITRACE_BLOCK_ACCESS_MAX];
+	uint8_t mslot[ITRACE_BLOCK_ACCESS_MAX]; /* its MEM-table slot */
+	uint64_t size[ITRACE_BLOCK_ACCESS_MAX];
+};
+
 struct itrace_reader {
 	/* Input: a descriptor or a memory buffer. */
 	int fd, own_fd, seekable;
@@ -73,6 +85,14 @@ struct itrace_reader {
 	const struct itrace_run *run;
 	unsigned run_idx;
 	uint64_t run_addr;
+
+	/* (3.0) The blocks of the repeat table, allocated at the first BLOCK
+	 * record; a block being expanded into INSN and MEM records. */
+	struct block_slot *blocks;
+	const struct block_slot *blk;
+	unsigned blk_insn, blk_acc;
+	uint64_t blk_addr;
+	uint64_t blk_addrs[ITRACE_BLOCK_ACCESS_MAX];
 
 	uint64_t pending_gap; /* chunks skipped, reported before the next record */
 	uint64_t gap_offset;
@@ -459,6 +479,7 @@ void itrace_reader_close(struct itrace_reader *r)
 	free(r->index);
 	free(r->payload);
 	free(r->raw);
+	free(r->blocks);
 	free(r);
 }
 
@@ -562,9 +583,13 @@ static void reset_chunk_state(struct itrace_reader *r, const uint8_t *h)
 	memset(r->mem_table, 0, sizeof(r->mem_table));
 	r->records_seen = 0;
 	r->run = NULL;
+	r->blk = NULL;
 	memset(r->branches, 0, sizeof(r->branches));
-	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)
+	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++) {
 		r->runs[i].n = 0;
+		if (r->blocks)
+			r->blocks[i].n = 0;
+	}
 }
 
 /* chunk_header_ok - magic, CRC and field bounds of a 72-byte header. */
@@ -673,6 +698,7 @@ static void skip_damaged_chunk(struct itrace_reader *r)
 
 	r->p = r->end = NULL;
 	r->run = NULL;
+	r->blk = NULL;
 	note_gap(r, missing ? r->expected_seq : r->chunk_seq, missing + 1, r->chunk_off);
 	r->expected_seq = r->chunk_seq + 1;
 }
@@ -942,6 +968,8 @@ static void decode_branch(struct itrace_reader *r, struct field *f, struct itrac
 	t->kindflags = kf;
 	t->used = 1;
 	r->runs[branch_slot(from, to)].n = 0; /* a slot holds one record */
+	if (r->blocks)
+		r->blocks[branch_slot(from, to)].n = 0;
 	rec->type = ITRACE_REC_BRANCH;
 	rec->u.branch.from = from;
 	rec->u.branch.to = to;
@@ -950,20 +978,12 @@ static void decode_branch(struct itrace_reader *r, struct field *f, struct itrac
 	r->cur_pc = to;
 }
 
-/* decode_run - store the run in its table slot and start expanding it. */
-static void decode_run(struct itrace_reader *r, struct field *f)
+/* f_lens - the n instruction lengths of an INSN_RUN or BLOCK (6.5.2). */
+static void f_lens(struct field *f, unsigned n, int uniform, uint8_t *len)
 {
-	uint64_t start = r->cur_pc + (uint64_t)f_svar(f);
-	uint64_t nu = f_var(f);
-	unsigned n = (unsigned)(nu >> 1), i;
-	struct itrace_run *t;
-	uint8_t len[ITRACE_RUN_MAX];
+	unsigned i;
 
-	if (f->bad || n == 0 || n > ITRACE_RUN_MAX) {
-		f->bad = 1;
-		return;
-	}
-	if (nu & 1) {
+	if (uniform) {
 		uint8_t l = f_u8(f);
 
 		if (l > ITRACE_INSN_MAX_LEN)
@@ -981,16 +1001,121 @@ static void decode_run(struct itrace_reader *r, struct field *f)
 	for (i = 0; i < n && !f->bad; i++)
 		if (len[i] == 0)
 			f->bad = 1;
+}
+
+/* decode_run - store the run in its table slot and start expanding it. */
+static void decode_run(struct itrace_reader *r, struct field *f)
+{
+	uint64_t start = r->cur_pc + (uint64_t)f_svar(f);
+	uint64_t nu = f_var(f);
+	unsigned n = (unsigned)(nu >> 1);
+	struct itrace_run *t;
+	uint8_t len[ITRACE_RUN_MAX];
+
+	if (f->bad || n == 0 || n > ITRACE_RUN_MAX) {
+		f->bad = 1;
+		return;
+	}
+	f_lens(f, n, nu & 1, len);
 	if (f->bad)
 		return;
 	t = &r->runs[run_slot(start, n)];
 	r->branches[run_slot(start, n)].used = 0;
+	if (r->blocks)
+		r->blocks[run_slot(start, n)].n = 0;
 	t->start = start;
 	t->n = (uint16_t)n;
 	memcpy(t->len, len, n);
 	r->run = t;
 	r->run_idx = 0;
 	r->run_addr = start;
+}
+
+/*
+ * start_block - the addresses of an execution of block b, from its m
+ * address deltas in [*p, end) (6.5.15; each against its MEM-table slot, in
+ * access order), and the state after it; then its expansion begins.
+ * Returns 0, or -1 when the deltas run past `end` (*p then undefined).
+ */
+static int start_block(struct itrace_reader *r, const struct block_slot *b, const uint8_t **p,
+		       const uint8_t *end)
+{
+	for (unsigned k = 0; k < b->m; k++) {
+		uint64_t z;
+
+		if (get_varint(p, end, &z) < 0)
+			return -1;
+		r->blk_addrs[k] = r->mem_table[b->mslot[k]] += (uint64_t)unzigzag(z);
+	}
+	r->cur_pc = b->end;
+	r->last_insn = b->last_insn;
+	r->mem_index = b->last_mem_index;
+	r->blk = b;
+	r->blk_insn = 0;
+	r->blk_acc = 0;
+	r->blk_addr = b->start;
+	return 0;
+}
+
+/*
+ * decode_block - a BLOCK record (6.5.15): store the block in its table
+ * slot and start expanding it.  Returns 0 (f->bad if malformed) or
+ * -ITRACE_E_NOMEM.
+ */
+static int decode_block(struct itrace_reader *r, struct field *f)
+{
+	uint64_t start = r->cur_pc + (uint64_t)f_svar(f);
+	uint64_t nu = f_var(f), m, insn_addr;
+	unsigned n = (unsigned)(nu >> 1), idx = 0, k, i, ordinal = 0;
+	struct block_slot *b;
+	unsigned slot;
+
+	if (f->bad || n == 0 || n > ITRACE_RUN_MAX) {
+		f->bad = 1;
+		return 0;
+	}
+	if (!r->blocks && !(r->blocks = calloc(ITRACE_REPEAT_SLOTS, sizeof(*r->blocks))))
+		return -ITRACE_E_NOMEM;
+	slot = run_slot(start, n);
+	b = &r->blocks[slot];
+	b->n = 0;
+	f_lens(f, n, nu & 1, b->len);
+	m = f_var(f);
+	if (f->bad || m > ITRACE_BLOCK_ACCESS_MAX) {
+		f->bad = 1;
+		return 0;
+	}
+	insn_addr = start;
+	for (k = 0, i = 0; k < m; k++) {
+		uint64_t step = f_var(f), sz = f_var(f);
+
+		if (f->bad || step >= n - idx) {
+			f->bad = 1;
+			return 0;
+		}
+		idx += (unsigned)step;
+		for (; i < idx; i++) {
+			insn_addr += b->len[i];
+			ordinal = 0;
+		}
+		b->insn[k] = (uint8_t)idx;
+		b->flags[k] = (uint8_t)(sz & ITRACE_MF_STORE);
+		b->size[k] = sz >> 1;
+		b->mslot[k] = (uint8_t)mem_slot(insn_addr, ordinal++);
+	}
+	b->start = start;
+	b->n = (uint16_t)n;
+	b->m = (uint16_t)m;
+	b->end = start + itrace_lens_total(b->len, n);
+	b->last_insn = b->end - b->len[n - 1];
+	b->last_mem_index = 0;
+	for (k = (unsigned)m; k > 0 && b->insn[k - 1] == n - 1; k--)
+		b->last_mem_index++;
+	r->runs[slot].n = 0; /* a slot holds one record */
+	r->branches[slot].used = 0;
+	if (start_block(r, b, &f->p, f->end) < 0)
+		f->bad = 1;
+	return 0;
 }
 
 static void decode_insn(struct itrace_reader *r, struct field *f, struct itrace_record *rec)
@@ -1177,6 +1302,7 @@ static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
 	uint8_t h = *r->p++;
 	uint64_t size;
 	struct field f;
+	int rc;
 
 	r->records_seen++;
 	fill_common(r, rec);
@@ -1187,6 +1313,12 @@ static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
 			r->run = &r->runs[slot];
 			r->run_idx = 0;
 			r->run_addr = r->run->start;
+			return 1;
+		}
+		if (r->blocks && r->blocks[slot].n) {
+			/* a repeated block: its address deltas follow the byte */
+			if (start_block(r, &r->blocks[slot], &r->p, r->end) < 0)
+				return record_problem(r, "block repeat runs past the chunk");
 			return 1;
 		}
 		if (!r->branches[slot].used)
@@ -1219,6 +1351,14 @@ static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
 	case ITRACE_T_INSN:
 		decode_insn(r, &f, rec);
 		break;
+	case ITRACE_T_BLOCK:
+		if (r->hdr.read_major < 3)
+			return 1; /* a type that version did not define: skipped */
+		if ((rc = decode_block(r, &f)) < 0)
+			return rc;
+		if (f.bad)
+			break;
+		return 1;
 	default:
 		if (h > ITRACE_T_MAX_V1)
 			return 1; /* a newer minor version's record: skip it */
@@ -1226,6 +1366,30 @@ static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
 	}
 	/* Trailing bytes are allowed: newer minors may append fields. */
 	return f.bad ? record_problem(r, "malformed record payload") : 0;
+}
+
+/* next_block_rec - deliver the next instruction or access of the block
+ * being expanded: each instruction, then its accesses. */
+static void next_block_rec(struct itrace_reader *r, struct itrace_record *rec)
+{
+	const struct block_slot *b = r->blk;
+	unsigned k = r->blk_acc;
+
+	fill_common(r, rec);
+	if (k < b->m && b->insn[k] < r->blk_insn) {
+		rec->type = ITRACE_REC_MEM;
+		rec->u.mem.addr = r->blk_addrs[k];
+		rec->u.mem.size = b->size[k];
+		rec->u.mem.flags = b->flags[k];
+		r->blk_acc++;
+	} else {
+		rec->type = ITRACE_REC_INSN;
+		rec->u.insn.addr = r->blk_addr;
+		rec->u.insn.len = b->len[r->blk_insn];
+		r->blk_addr += b->len[r->blk_insn++];
+	}
+	if (r->blk_insn == b->n && r->blk_acc == b->m)
+		r->blk = NULL;
 }
 
 /* next_run_insn - deliver the next instruction of the run being expanded. */
@@ -1282,6 +1446,10 @@ static inline int next_record(struct itrace_reader *r, struct itrace_record *rec
 	for (;;) {
 		if (r->run) {
 			next_run_insn(r, rec);
+			return 0;
+		}
+		if (r->blk) {
+			next_block_rec(r, rec);
 			return 0;
 		}
 		if (r->pending_gap) {
@@ -1410,6 +1578,7 @@ int itrace_reader_seek_chunk(struct itrace_reader *r, uint64_t i)
 		return rc;
 	r->p = r->end = NULL;
 	r->run = NULL;
+	r->blk = NULL;
 	r->pending_gap = 0;
 	r->expected_seq = r->index[i].seq;
 	r->state = RS_CHUNKS;

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -20,6 +21,20 @@
 #define DEFAULT_CHUNK_BYTES (1u << 20)
 #define MIN_CHUNK_BYTES 256u
 #define RECORD_SLACK 64 /* header byte + size varint + small fields */
+
+/*
+ * A block definition, with what its executions need computed once: the
+ * repeat-table slot, the MEM-table slot of each access, and the BLOCK
+ * record's bytes after the start delta (ITRACE.md 6.5.15).
+ */
+struct block_def {
+	uint64_t start, end, last_insn;
+	size_t lens, mslots, tail; /* offsets in bdata: n lengths, m slots, the record tail */
+	size_t acc;		   /* offset in bacc */
+	uint16_t n, m, tail_len;
+	uint8_t slot;		   /* run_slot(start, n) */
+	uint8_t last_mem_index;	   /* accesses of the last instruction */
+};
 
 struct itrace_writer {
 	int fd;
@@ -46,6 +61,15 @@ struct itrace_writer {
 	struct itrace_run runs[ITRACE_REPEAT_SLOTS];
 	struct itrace_run pending; /* run being collected, n = 0 if none */
 	uint64_t pending_end;
+	int32_t block_in[ITRACE_REPEAT_SLOTS]; /* id + 1 of the block in a slot, 0: none */
+
+	/* Block definitions (itrace_writer_block_define), by id. */
+	struct block_def *blocks;
+	size_t n_blocks, cap_blocks;
+	uint8_t *bdata; /* their lengths, MEM-table slots and encoded records */
+	size_t bdata_len, bdata_cap;
+	struct itrace_block_access *bacc; /* their accesses */
+	size_t bacc_len, bacc_cap;
 
 	/* Thread state that the next chunk header records. */
 	uint32_t tid, pid;
@@ -95,7 +119,8 @@ static int build_header(const struct itrace_writer_options *o, uint8_t **out, si
 	if (!h)
 		return -ITRACE_E_NOMEM;
 	memcpy(h, ITRACE_FILE_MAGIC, ITRACE_FILE_MAGIC_LEN);
-	put_le16(h + 8, ITRACE_READ_MAJOR);
+	/* a file without BLOCK records stays readable by readers of 2 (4.2) */
+	put_le16(h + 8, o->blocks ? ITRACE_READ_MAJOR : ITRACE_READ_MAJOR_NO_BLOCKS);
 	put_le16(h + 10, ITRACE_WRITE_MAJOR);
 	put_le16(h + 12, ITRACE_WRITE_MINOR);
 	put_le16(h + 14, ITRACE_FILE_FIXED_SIZE);
@@ -171,6 +196,7 @@ static void start_chunk(struct itrace_writer *w)
 	w->chunk_first_insn = w->st.insns;
 	w->chunk_first_branch = w->st.branches;
 	memset(w->branches, 0, sizeof(w->branches));
+	memset(w->block_in, 0, sizeof(w->block_in));
 	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)
 		w->runs[i].n = 0;
 }
@@ -224,6 +250,9 @@ static void writer_free(struct itrace_writer *w)
 	chunk_out_fini(&w->out);
 	itrace_outfile_discard(w->file);
 	free(w->raw);
+	free(w->blocks);
+	free(w->bdata);
+	free(w->bacc);
 	free(w);
 }
 
@@ -427,7 +456,8 @@ static int encode_run(struct itrace_writer *w)
 		run->n = 0;
 		return emit_repeat(w, ITRACE_REPEAT_BIT | slot);
 	}
-	w->branches[slot].used = 0; /* a slot holds one record, branch or run */
+	w->branches[slot].used = 0; /* a slot holds one record: branch, run or block */
+	w->block_in[slot] = 0;
 	start = w->raw_len;
 	q = start + 2;
 	q += put_varint(w->raw + q, zigzag((int64_t)(run->start - base)));
@@ -599,6 +629,7 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 	t->kindflags = kf;
 	t->used = 1;
 	w->runs[branch_slot(from, to)].n = 0; /* a slot holds one record */
+	w->block_in[branch_slot(from, to)] = 0;
 	start = w->raw_len;
 	q = start + 2;
 	/* from is relative to where execution was, to relative to from. */
@@ -630,6 +661,207 @@ int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsi
 	q += put_varint(w->raw + q, zigzag((int64_t)(addr - w->mem_table[slot])));
 	w->mem_table[slot] = addr;
 	return end_record(w, start, ITRACE_T_MEM, q);
+}
+
+/* ---- Blocks (ITRACE.md 6.5.15) ------------------------------------------ */
+
+/* block_data - room for `need` more bytes in the definitions' byte store. */
+static int block_data(struct itrace_writer *w, size_t need)
+{
+	return itrace_reserve((void **)&w->bdata, &w->bdata_cap, w->bdata_len + need, 1);
+}
+
+/* check_block - the lengths and accesses of a definition (6.5.15's rules). */
+static int check_block(size_t n, const uint8_t *lens, size_t m,
+		       const struct itrace_block_access *acc)
+{
+	size_t i;
+
+	if (n == 0 || n > ITRACE_RUN_MAX || !lens || m > ITRACE_BLOCK_ACCESS_MAX || (m && !acc))
+		return -ITRACE_E_INVAL;
+	for (i = 0; i < n; i++)
+		if (lens[i] == 0 || lens[i] > ITRACE_INSN_MAX_LEN)
+			return -ITRACE_E_INVAL;
+	for (i = 0; i < m; i++)
+		if (acc[i].insn >= n || (i && acc[i].insn < acc[i - 1].insn) ||
+		    (acc[i].flags & ~(unsigned)ITRACE_MF_KNOWN_MASK) || acc[i].size > UINT64_MAX >> 1)
+			return -ITRACE_E_INVAL;
+	return 0;
+}
+
+/* encode_block_tail - the BLOCK payload after the start delta, up to the
+ * address deltas: n_uniform, lengths, m, the accesses.  Returns its size. */
+static size_t encode_block_tail(uint8_t *q0, size_t n, const uint8_t *lens, size_t m,
+				const struct itrace_block_access *acc)
+{
+	uint8_t *q = q0;
+	unsigned uniform = 1, prev = 0;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		uniform &= lens[i] == lens[0];
+	q += put_varint(q, (uint64_t)n << 1 | uniform);
+	if (uniform) {
+		*q++ = lens[0];
+	} else {
+		for (i = 0; i < n; i += 2)
+			*q++ = (uint8_t)(lens[i] | (i + 1 < n ? lens[i + 1] << 4 : 0));
+	}
+	q += put_varint(q, m);
+	for (i = 0; i < m; i++) {
+		q += put_varint(q, acc[i].insn - prev);
+		q += put_varint(q, acc[i].size << 1 | (acc[i].flags & ITRACE_MEM_STORE));
+		prev = acc[i].insn;
+	}
+	return (size_t)(q - q0);
+}
+
+int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
+			       const uint8_t *lens, size_t m,
+			       const struct itrace_block_access *acc)
+{
+	struct block_def *b;
+	uint64_t insn = addr;
+	size_t i, k, tail_max;
+	unsigned ordinal = 0;
+	int rc;
+
+	if (!w || (rc = check_block(n, lens, m, acc)) < 0)
+		return -ITRACE_E_INVAL;
+	if (w->n_blocks >= INT32_MAX)
+		return -ITRACE_E_NOMEM;
+	/* varint n, ceil(n/2) lengths, varint m, m accesses of at most 2 + 10 bytes */
+	tail_max = 2 + (n + 1) / 2 + 2 + m * 12;
+	if (itrace_reserve((void **)&w->blocks, &w->cap_blocks, w->n_blocks + 1, sizeof(*b)) < 0 ||
+	    itrace_reserve((void **)&w->bacc, &w->bacc_cap, w->bacc_len + m, sizeof(*acc)) < 0 ||
+	    block_data(w, n + m + tail_max) < 0)
+		return -ITRACE_E_NOMEM;
+	b = &w->blocks[w->n_blocks];
+	b->start = addr;
+	b->n = (uint16_t)n;
+	b->m = (uint16_t)m;
+	b->slot = (uint8_t)run_slot(addr, (unsigned)n);
+	b->lens = w->bdata_len;
+	memcpy(w->bdata + b->lens, lens, n);
+	b->acc = w->bacc_len;
+	if (m)
+		memcpy(w->bacc + b->acc, acc, m * sizeof(*acc));
+	/* MEM-table slots: mem_slot(address of the access's instruction,
+	 * accesses of that instruction before it), as MEM records would use */
+	b->mslots = b->lens + n;
+	for (i = 0, k = 0; k < m; k++) {
+		for (; i < acc[k].insn; i++) {
+			insn += lens[i];
+			ordinal = 0;
+		}
+		w->bdata[b->mslots + k] = (uint8_t)mem_slot(insn, ordinal++);
+	}
+	b->end = addr + itrace_lens_total(lens, n);
+	b->last_insn = b->end - lens[n - 1];
+	b->last_mem_index = 0;
+	for (k = m; k > 0 && acc[k - 1].insn == n - 1; k--)
+		b->last_mem_index++;
+	b->tail = b->mslots + m;
+	b->tail_len = (uint16_t)encode_block_tail(w->bdata + b->tail, n, lens, m, acc);
+	w->bdata_len = b->tail + b->tail_len;
+	w->bacc_len += m;
+	return (int)w->n_blocks++;
+}
+
+/*
+ * write_block_records - the first `ninsns` instructions of block b and
+ * their accesses as INSN_RUN and MEM records (skip[k]: access k did not
+ * happen).  The general path: without opts.blocks, and for partial runs.
+ */
+static int write_block_records(struct itrace_writer *w, const struct block_def *b,
+			       size_t ninsns, const uint64_t *addrs, const uint8_t *skip)
+{
+	const uint8_t *lens = w->bdata + b->lens;
+	const struct itrace_block_access *acc = w->bacc + b->acc;
+	uint64_t addr = b->start;
+	size_t i = 0, j, k = 0;
+	int rc;
+
+	while (i < ninsns) {
+		uint64_t total;
+
+		/* up to and including the next instruction with accesses */
+		j = k < b->m && acc[k].insn < ninsns ? (size_t)acc[k].insn + 1 : ninsns;
+		total = itrace_lens_total(lens + i, j - i);
+		if ((rc = append_insns(w, addr, j - i, lens + i, total)) < 0)
+			return rc;
+		addr += total;
+		i = j;
+		for (; k < b->m && acc[k].insn == i - 1; k++)
+			if ((!skip || !skip[k]) &&
+			    (rc = itrace_write_mem(w, addrs[k], acc[k].size, acc[k].flags)) < 0)
+				return rc;
+	}
+	return 0;
+}
+
+int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
+{
+	const struct block_def *b;
+	const uint8_t *mslots;
+	size_t start, q;
+	unsigned k;
+
+	if (!w || id < 0 || (size_t)id >= w->n_blocks || (!addrs && w->blocks[id].m))
+		return -ITRACE_E_INVAL;
+	b = &w->blocks[id];
+	if (!w->opts.blocks || b->m == 0) /* no accesses: a run joins its neighbours */
+		return write_block_records(w, b, b->n, addrs, NULL);
+	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 ||
+	    reserve(w, 12 + (size_t)b->tail_len + 10 * (size_t)b->m) < 0)
+		return writer_err(w);
+	w->st.insns += b->n;
+	w->st.mems += b->m;
+	w->st.records += (uint64_t)b->n + b->m;
+	if (w->block_in[b->slot] == id + 1) {
+		/* the slot holds this very block: a repeat byte, then the deltas */
+		start = SIZE_MAX;
+		q = w->raw_len;
+		w->raw[q++] = (uint8_t)(ITRACE_REPEAT_BIT | b->slot);
+		w->chunk_records++;
+	} else {
+		start = w->raw_len;
+		q = start + 2;
+		q += put_varint(w->raw + q, zigzag((int64_t)(b->start - w->cur_pc)));
+		memcpy(w->raw + q, w->bdata + b->tail, b->tail_len);
+		q += b->tail_len;
+		w->runs[b->slot].n = 0; /* a slot holds one record */
+		w->branches[b->slot].used = 0;
+		w->block_in[b->slot] = id + 1;
+	}
+	mslots = w->bdata + b->mslots;
+	for (k = 0; k < b->m; k++) {
+		uint64_t *base = &w->mem_table[mslots[k]];
+
+		q += put_varint(w->raw + q, zigzag((int64_t)(addrs[k] - *base)));
+		*base = addrs[k];
+	}
+	w->cur_pc = b->end;
+	w->last_insn = b->last_insn;
+	w->mem_index = b->last_mem_index;
+	if (start == SIZE_MAX) {
+		w->raw_len = q;
+		return 0;
+	}
+	return end_record(w, start, ITRACE_T_BLOCK, q);
+}
+
+int itrace_write_block_partial(struct itrace_writer *w, int id, size_t ninsns,
+			       const uint64_t *addrs, const uint8_t *skip)
+{
+	const struct block_def *b;
+
+	if (!w || id < 0 || (size_t)id >= w->n_blocks)
+		return -ITRACE_E_INVAL;
+	b = &w->blocks[id];
+	if (ninsns > b->n || (!addrs && b->m && w->bacc[b->acc].insn < ninsns))
+		return -ITRACE_E_INVAL;
+	return write_block_records(w, b, ninsns, addrs, skip);
 }
 
 /* put_bytes - varint length then the bytes. */

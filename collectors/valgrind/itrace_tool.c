@@ -988,11 +988,18 @@ struct sb {
 	Int offset_sp;
 	IRExpr *loads[VGI_MAX_LOADS]; /* load addresses of the current instruction */
 	UInt n_loads;
-	/* Instructions whose INSN words are not written yet: one GROUP word
-	 * will stand for them (insn level). */
+	/* The open group (insn level): instructions that follow each other
+	 * and their accesses.  Its GROUP word is stored when it opens, each
+	 * access's word as the access happens; its GROUP event goes to the
+	 * collector when it closes. */
 	Addr grp_start, grp_next;
-	UInt grp_n;
+	ULong grp_id;
+	UInt grp_n, grp_m;
 	UChar grp_lens[VGW_GROUP_MAX];
+	UChar grp_acc[VGW_GROUP_ACC_MAX * VGW_ACC_BYTES];
+	Bool insn_in_group; /* the current instruction is in the open group */
+	Bool insn_emitted;  /* the current instruction has its words */
+	UInt insn_accesses; /* at most this many access words for it */
 };
 
 /* Id of the next GROUP event (vg_wire.h): they count from 0 in each image. */
@@ -1044,13 +1051,14 @@ static ULong tagged(UInt tag, UInt aux, ULong addr);
 static void flush_group(struct sb *sb);
 
 /* Store the cursor back past the words written so far (or, while a
- * trigger has recording off, leave it where it was). */
-static void commit_segment(struct sb *sb)
+ * trigger has recording off, leave it where it was).  The open group
+ * stays open: its words so far are committed, a fault after this point
+ * leaves them to tell the collector how far it ran. */
+static void commit_words(struct sb *sb)
 {
 	IRExpr *adv;
 	IRTemp nc;
 
-	flush_group(sb);
 	if (!sb->open || sb->words == 0)
 		return;
 	if (sb->masked) {
@@ -1065,6 +1073,13 @@ static void commit_segment(struct sb *sb)
 					    IRExpr_RdTmp(nc)));
 }
 
+/* Close the open group and commit: at exits, helper calls, the end. */
+static void commit_segment(struct sb *sb)
+{
+	flush_group(sb);
+	commit_words(sb);
+}
+
 /* Append one word (any I64 atom) to the segment, as it comes. */
 static void store_word(struct sb *sb, IRExpr *word)
 {
@@ -1077,24 +1092,39 @@ static void store_word(struct sb *sb, IRExpr *word)
 }
 
 /*
- * The pending instructions as one GROUP word: their addresses and lengths
- * go to the collector once, now, in a GROUP event, and the code stores
- * one constant each time it runs them instead of one word per
- * instruction (most of the words at insn level).
+ * Close the open group: its instructions' addresses and lengths and its
+ * accesses' instructions, directions and sizes go to the collector once,
+ * now, in a GROUP event; the code stores one constant each time it runs
+ * them instead of one word per instruction, and one word per access.
  */
 static void flush_group(struct sb *sb)
 {
-	ULong head[3];
+	ULong head[4];
+	UChar bytes[VGW_GROUP_MAX + sizeof(sb->grp_acc)];
 
 	if (sb->grp_n == 0)
 		return;
-	head[0] = vgi_next_group++;
+	head[0] = sb->grp_id;
 	head[1] = sb->grp_start;
 	head[2] = sb->grp_n;
-	tl_assert(head[0] <= VGW_ADDR_MASK);
-	put_event_bytes(VGW_EV_GROUP, head, 3, sb->grp_lens, sb->grp_n);
-	store_word(sb, u64(tagged(VGW_GROUP, 0, head[0])));
+	head[3] = sb->grp_m;
+	VG_(memcpy)(bytes, sb->grp_lens, sb->grp_n);
+	VG_(memcpy)(bytes + sb->grp_n, sb->grp_acc, sb->grp_m * VGW_ACC_BYTES);
+	put_event_bytes(VGW_EV_GROUP, head, 4, bytes, sb->grp_n + sb->grp_m * VGW_ACC_BYTES);
 	sb->grp_n = 0;
+	sb->grp_m = 0;
+	sb->insn_in_group = False;
+}
+
+/* Open a group at `a`: its id, and its GROUP word first in the buffer. */
+static void open_group(struct sb *sb, Addr a)
+{
+	sb->grp_id = vgi_next_group++;
+	tl_assert(sb->grp_id <= VGW_ADDR_MASK);
+	sb->grp_start = a;
+	sb->grp_n = 0;
+	sb->grp_m = 0;
+	store_word(sb, u64(tagged(VGW_GROUP, 0, sb->grp_id)));
 }
 
 /* Append one word, after the pending instructions it follows. */
@@ -1138,15 +1168,19 @@ static void emit_insn(struct sb *sb, Addr a, UInt len, Bool rep)
 
 static void emit_insn_word(struct sb *sb, Addr a, UInt aux)
 {
+	sb->insn_emitted = True;
 	if (!clo_branch && fits(a) && aux >= 1 && aux <= ITRACE_INSN_MAX_LEN_X86) {
-		if (sb->grp_n > 0 && (a != sb->grp_next || sb->grp_n == VGW_GROUP_MAX))
+		if (sb->grp_n > 0 && (a != sb->grp_next || sb->grp_n == VGW_GROUP_MAX ||
+				      sb->grp_m + sb->insn_accesses > VGW_GROUP_ACC_MAX))
 			flush_group(sb);
 		if (sb->grp_n == 0)
-			sb->grp_start = a;
+			open_group(sb, a);
 		sb->grp_lens[sb->grp_n++] = (UChar)aux;
 		sb->grp_next = a + aux;
+		sb->insn_in_group = True;
 		return;
 	}
+	sb->insn_in_group = False;
 	if (fits(a)) {
 		emit_word(sb, u64(tagged(VGW_INSN, aux, a)));
 	} else {
@@ -1163,6 +1197,8 @@ static void emit_mem(struct sb *sb, Bool store, IRExpr *addr, UInt size, IRExpr 
 {
 	IRTemp masked, word;
 
+	if (!sb->insn_emitted)
+		return; /* an instruction that does not run (it faults) */
 	if (size > VGW_AUX_MASK)
 		size = VGW_AUX_MASK;
 	masked = new_tmp(sb, IRExpr_Binop(Iop_And64, addr, u64(VGW_ADDR_MASK)));
@@ -1170,6 +1206,19 @@ static void emit_mem(struct sb *sb, Bool store, IRExpr *addr, UInt size, IRExpr 
 					u64(tagged(store ? VGW_STORE : VGW_LOAD, size, 0))));
 	if (guard != NULL)
 		word = new_tmp(sb, IRExpr_ITE(guard, IRExpr_RdTmp(word), u64(0)));
+	if (sb->insn_in_group && sb->grp_m < VGW_GROUP_ACC_MAX) {
+		/* one of the group's accesses: described in its GROUP event */
+		UChar *d = sb->grp_acc + sb->grp_m++ * VGW_ACC_BYTES;
+
+		d[0] = (UChar)(sb->grp_n - 1);
+		d[1] = store ? 1 : 0;
+		d[2] = (UChar)size;
+		d[3] = (UChar)(size >> 8);
+		store_word(sb, IRExpr_RdTmp(word));
+		return;
+	}
+	/* after the group (or its last instruction's accesses beyond the
+	 * group's room): a MEM record of the instruction before it */
 	emit_word(sb, IRExpr_RdTmp(word));
 }
 
@@ -1312,13 +1361,16 @@ static Bool accesses_memory(const IRStmt *st)
 	}
 }
 
-/* Does the instruction whose IMark is stmts[i] load or store? */
-static Bool insn_accesses_memory(IRSB *in, Int i)
+/* At most how many access words the instruction whose IMark is
+ * stmts[i] has (emit_accesses: up to two per statement). */
+static UInt insn_access_bound(IRSB *in, Int i)
 {
+	UInt n = 0;
+
 	for (i++; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
 		if (accesses_memory(in->stmts[i]))
-			return True;
-	return False;
+			n += 2;
+	return n;
 }
 
 /* Jump kinds by which Valgrind raises a signal for the instruction
@@ -1523,6 +1575,7 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 	UInt cur_len = 0, last_len = 0;
 	Bool cur_in = False, scope_out_done = False, final_done = False, cur_rep = False, addr32 = False;
 	Bool cur_exit = False; /* the current instruction has a side exit */
+	UInt acc_bound;
 
 	(void)closure;
 	(void)vge;
@@ -1538,6 +1591,10 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 	sb.masked = use_triggers;
 	sb.n_loads = 0;
 	sb.grp_n = 0;
+	sb.grp_m = 0;
+	sb.insn_in_group = False;
+	sb.insn_emitted = False;
+	sb.insn_accesses = 0;
 	sb.offset_sp = layout->offset_SP;
 
 	/* Statements before the first IMark (self-checks) stay as they are. */
@@ -1572,6 +1629,10 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 			cur_in = in_scope(cur);
 			cur_rep = cur == last && is_rep_string(cur, cur_len, &addr32);
 			sb.n_loads = 0;
+			sb.insn_emitted = False;
+			sb.insn_in_group = False;
+			acc_bound = insn_access_bound(in, i);
+			sb.insn_accesses = clo_mem ? acc_bound : 0;
 			if (!sb.open)
 				open_segment(&sb, True);
 			trig = triggers_at(cur);
@@ -1588,9 +1649,16 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 			} else if (cur_in && !clo_branch) {
 				/* A fault in an access must leave the earlier
 				 * instructions recorded and this one not (as
-				 * with single-stepping): commit before it. */
-				if (n_imarks > 0 && insn_accesses_memory(in, i))
-					commit_segment(&sb);
+				 * with single-stepping): commit before it.  The
+				 * group stays open: the collector knows from the
+				 * access words committed how far it ran (without
+				 * MEM words it could not: the group ends here). */
+				if (n_imarks > 0 && acc_bound > 0) {
+					if (clo_mem)
+						commit_words(&sb);
+					else
+						commit_segment(&sb);
+				}
 				if (!(cur == last && is_fault_jump(in->jumpkind) &&
 				      const_next(in) == cur))
 					emit_insn(&sb, cur, cur_len, False);

@@ -36,9 +36,12 @@ void vg_convert_free(struct vg_convert *c)
 	forget_code_files(c);
 	free(c->groups);
 	free(c->group_lens);
+	free(c->group_acc_insn);
 	c->groups = NULL;
 	c->group_lens = NULL;
+	c->group_acc_insn = NULL;
 	c->n_groups = c->cap_groups = c->n_group_lens = c->cap_group_lens = 0;
+	c->n_group_acc = c->cap_group_acc = 0;
 }
 
 /* Remember a file mapped executable (once). */
@@ -354,9 +357,11 @@ static int event_hello(struct vg_convert *c, const uint64_t *p, size_t n)
 		update_plain(c);
 		forget_code_files(c);
 	}
-	/* GROUP ids start again in each image. */
+	/* GROUP ids start again in each image (the writer's block
+	 * definitions of the old image stay, unused). */
 	c->n_groups = 0;
 	c->n_group_lens = 0;
+	c->n_group_acc = 0;
 	c->hello = 1;
 	c->images++;
 	c->pid = (uint32_t)p[1];
@@ -382,31 +387,56 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* A GROUP event: id (the next one), start, n, the n lengths. */
+/*
+ * A GROUP event: id (the next one), start, n, m, the n lengths and the m
+ * access descriptors (vg_wire.h).  The group becomes a block of the
+ * writer, defined once: each of its executions is then one call.
+ */
 static int event_group(struct vg_convert *c, const uint64_t *p, size_t n)
 {
+	struct itrace_block_access acc[VGW_GROUP_ACC_MAX];
+	const uint8_t *bytes = (const uint8_t *)(p + 4);
 	struct vg_group *g;
-	uint64_t count;
+	uint64_t count, m;
+	int id;
 
-	if (n < 3 || p[0] != c->n_groups)
+	if (n < 4 || p[0] != c->n_groups)
 		return corrupt(c, "GROUP event out of sequence", p[-1]);
 	count = p[2];
-	if (count == 0 || count > VGW_GROUP_MAX || n - 3 < VGW_BYTES_WORDS(count))
+	m = p[3];
+	if (count == 0 || count > VGW_GROUP_MAX || m > VGW_GROUP_ACC_MAX ||
+	    n - 4 < VGW_BYTES_WORDS(count + m * VGW_ACC_BYTES))
 		return corrupt(c, "bad GROUP event", p[-1]);
-	for (uint64_t i = 0; i < count; i++) {
-		uint8_t len = ((const uint8_t *)(p + 3))[i];
-		if (len == 0 || len > ITRACE_INSN_MAX_LEN)
+	for (uint64_t i = 0; i < count; i++)
+		if (bytes[i] == 0 || bytes[i] > ITRACE_INSN_MAX_LEN)
 			return corrupt(c, "bad GROUP event length", p[-1]);
+	for (uint64_t k = 0; k < m; k++) {
+		const uint8_t *d = bytes + count + k * VGW_ACC_BYTES;
+
+		acc[k].insn = VGW_ACC_INSN(d);
+		acc[k].flags = VGW_ACC_STORE(d) ? ITRACE_MEM_STORE : 0;
+		acc[k].size = VGW_ACC_SIZE(d);
 	}
+	id = itrace_writer_block_define(c->w, p[1], count, bytes, m, acc);
+	if (id == -ITRACE_E_INVAL)
+		return corrupt(c, "bad GROUP event access", p[-1]);
+	if (id < 0)
+		return id;
 	if (grow((void **)&c->groups, &c->cap_groups, c->n_groups + 1, sizeof(*c->groups)) < 0 ||
-	    grow((void **)&c->group_lens, &c->cap_group_lens, c->n_group_lens + count, 1) < 0)
+	    grow((void **)&c->group_lens, &c->cap_group_lens, c->n_group_lens + count, 1) < 0 ||
+	    grow((void **)&c->group_acc_insn, &c->cap_group_acc, c->n_group_acc + m, 1) < 0)
 		return -ITRACE_E_NOMEM;
 	g = &c->groups[c->n_groups++];
 	g->start = p[1];
 	g->n = (uint32_t)count;
+	g->m = (uint32_t)m;
+	g->block = id;
 	g->lens = c->n_group_lens;
-	memcpy(c->group_lens + c->n_group_lens, p + 3, count);
+	memcpy(c->group_lens + c->n_group_lens, bytes, count);
 	c->n_group_lens += count;
+	g->acc = c->n_group_acc;
+	for (uint64_t k = 0; k < m; k++)
+		c->group_acc_insn[c->n_group_acc++] = acc[k].insn;
 	return 0;
 }
 
@@ -522,11 +552,48 @@ static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 	return itrace_write_insn(c->w, addr, aux & 0xf, NULL);
 }
 
-/* A GROUP word: the instructions of GROUP event `id` ran. */
-static int group(struct vg_convert *c, uint64_t id)
+/*
+ * group_partial - the GROUP word at w[0] whose access words are not all there
+ * (w[1..avail) holds what follows it): zero words are accesses that did
+ * not happen; the first word that is not an access word, or the end of
+ * the slot, is where the group stopped, before the instruction of the
+ * first access missing.  *words: the words of the group.
+ */
+static int group_partial(struct vg_convert *c, const struct vg_group *g, const uint64_t *w,
+			 size_t avail, size_t *words)
 {
-	const struct vg_group *g;
+	uint64_t addrs[VGW_GROUP_ACC_MAX];
+	uint8_t skip[VGW_GROUP_ACC_MAX];
+	size_t k;
 
+	for (k = 0; k < g->m && 1 + k < avail; k++) {
+		uint64_t x = w[1 + k];
+
+		if (VGW_IS_ACCESS(x)) {
+			addrs[k] = VGW_ADDR(x);
+			skip[k] = 0;
+		} else if (x == 0) {
+			addrs[k] = 0;
+			skip[k] = 1;
+		} else {
+			break;
+		}
+	}
+	*words = 1 + k;
+	return itrace_write_block_partial(c->w, g->block,
+					  k == g->m ? g->n : c->group_acc_insn[g->acc + k],
+					  addrs, skip);
+}
+
+/* A GROUP word at w[0] (avail words from it): the instructions of its
+ * GROUP event ran, with the accesses in the words after it. */
+static int group(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *words)
+{
+	uint64_t id = w[0] & VGW_ADDR_MASK, addrs[VGW_GROUP_ACC_MAX];
+	const struct vg_group *g;
+	size_t k;
+
+	*words = 1;
 	if (id >= c->n_groups)
 		return corrupt(c, "GROUP word without its event", id);
 	g = &c->groups[id];
@@ -535,7 +602,15 @@ static int group(struct vg_convert *c, uint64_t id)
 		if (c->out_of_scope)
 			TRY(scope_ctl(c, 1, g->start));
 	}
-	return itrace_write_insns(c->w, g->start, g->n, c->group_lens + g->lens);
+	if (g->m >= avail)
+		return group_partial(c, g, w, avail, words);
+	for (k = 0; k < g->m; k++) {
+		if (!VGW_IS_ACCESS(w[1 + k]))
+			return group_partial(c, g, w, avail, words);
+		addrs[k] = VGW_ADDR(w[1 + k]);
+	}
+	*words = 1 + g->m;
+	return itrace_write_block(c->w, g->block, addrs);
 }
 
 int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *sig)
@@ -630,8 +705,8 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			}
 			break;
 		case VGW_GROUP:
-			rc = group(c, x & VGW_ADDR_MASK);
-			i++;
+			rc = group(c, w + i, n - i, &k);
+			i += k;
 			break;
 		case VGW_BRANCH: /* branch level: nearly every word pair */
 			if (i + 1 >= n)

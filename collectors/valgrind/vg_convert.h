@@ -29,7 +29,9 @@ struct vg_buildid_entry {
 struct vg_group {
 	uint64_t start;
 	size_t lens;		/* offset in group_lens */
-	uint32_t n;
+	size_t acc;		/* offset in group_acc_insn */
+	uint32_t n, m;		/* instructions, accesses */
+	int block;		/* the writer's block id (itrace_writer_block_define) */
 };
 
 struct vg_convert {
@@ -71,6 +73,8 @@ struct vg_convert {
 	size_t n_groups, cap_groups;
 	uint8_t *group_lens;
 	size_t n_group_lens, cap_group_lens;
+	uint8_t *group_acc_insn;	/* per access: its instruction's index */
+	size_t n_group_acc, cap_group_acc;
 
 	uint64_t words;		/* words consumed */
 	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];

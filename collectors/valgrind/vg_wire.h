@@ -35,7 +35,9 @@ enum vgw_tag {
 	VGW_INSN_FULL = 5,  /* aux = length; next word = address */
 	VGW_BRANCH_FULL = 6, /* aux as BRANCH; next words = from, to */
 	VGW_SCOPE_OUT = 7,  /* an excluded superblock ran; address = its start */
-	VGW_GROUP = 8,	    /* address field = id of a GROUP event: its instructions ran */
+	VGW_GROUP = 8,	    /* address field = id of a GROUP event: its instructions ran; at
+			     * insn level followed by one LOAD or STORE word per access of
+			     * the group (0: a guarded access that did not happen) */
 	VGW_EVENT = 15,	    /* aux = enum vgw_event; bits 31..0 = payload words */
 };
 
@@ -64,10 +66,16 @@ enum vgw_event {
 				   * waits until every slot is converted before it goes on */
 	VGW_EV_FATAL = 14,	  /* tid, pc: the thread that ran when a fatal signal killed
 				   * the process, and where */
-	VGW_EV_GROUP = 15,	  /* id, start, n, n length bytes padded: instructions that
-				   * follow each other in memory, made when the tool
-				   * translates their code; ids count from 0 in each image
-				   * (HELLO).  A GROUP word then stands for n INSN words. */
+	VGW_EV_GROUP = 15,	  /* id, start, n, m, then bytes padded: n lengths, m access
+				   * descriptors of VGW_ACC_BYTES (struct below): instructions
+				   * that follow each other in memory with their memory
+				   * accesses, made when the tool translates their code; ids
+				   * count from 0 in each image (HELLO).  A GROUP word then
+				   * stands for the n INSN words and, in the m words after
+				   * it, the accesses' LOAD/STORE words.  Fewer than m such
+				   * words after it (another word, or the end of the slot):
+				   * the execution stopped before the instruction of the first
+				   * one missing (a fault). */
 };
 
 /* VGW_EV_EXEC's first word: will the exec'd program be traced? */
@@ -89,12 +97,25 @@ enum vgw_exec {
 /* THREAD exit "other" when the tool does not know the status (a fatal signal). */
 #define VGW_STATUS_UNKNOWN 0xffffffffffffffffULL
 
-#define VGW_VERSION 3
+#define VGW_VERSION 4
 #define VGW_LEVEL_BRANCH 1
 #define VGW_LEVEL_INSN 2
 
-/* Most instructions in one GROUP event. */
+/* Most instructions and accesses in one GROUP event. */
 #define VGW_GROUP_MAX 64
+#define VGW_GROUP_ACC_MAX 64
+
+/* An access descriptor of a GROUP event, VGW_ACC_BYTES bytes: the index of
+ * its instruction in the group, 1 for a store (0: load), and its size as
+ * a 16-bit little-endian number (sizes above VGW_AUX_MASK are clipped to
+ * it, as in LOAD/STORE words). */
+#define VGW_ACC_BYTES 4
+#define VGW_ACC_INSN(d) ((d)[0])
+#define VGW_ACC_STORE(d) ((d)[1])
+#define VGW_ACC_SIZE(d) ((unsigned)(d)[2] | (unsigned)(d)[3] << 8)
+
+/* Is word w a LOAD or STORE word (tags 2 and 3)? */
+#define VGW_IS_ACCESS(w) (((w) >> 61) == 1)
 
 /* Payload words needed for `n` bytes of string or code. */
 #define VGW_BYTES_WORDS(n) (((n) + 7) / 8)

@@ -42,6 +42,7 @@ static void out_open(struct out *o, int only)
 	assert_true(fd >= 0);
 	close(fd);
 	itrace_writer_options_init(&opts);
+	opts.blocks = 1; /* as the valgrind backend writes them */
 	assert_int_equal(itrace_writer_open(o->path, &opts, &o->w), 0);
 	vg_convert_init(&o->c, o->w, only);
 }
@@ -348,51 +349,73 @@ static void test_entry_fatal(void **state)
 	assert_int_equal(r[3].u.signal.handler, 0);
 }
 
-/* Words the tool never writes are refused with a message. */
-/* A GROUP event (made at translation) and the GROUP words that stand for
- * its instructions each time they run; damaged groups are refused. */
+/*
+ * A GROUP event (made at translation: instructions and their accesses)
+ * and the GROUP words that stand for its instructions each time they run,
+ * followed by their access words: whole, with a guarded access that did
+ * not happen (0), cut short by a fault (another word, or the end of the
+ * slot, where an access word was due), and followed by a MEM word beyond
+ * the group's accesses.  Damaged groups are refused.
+ */
 static void test_groups(void **state)
 {
 	const uint64_t words[] = {
 		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_INSN, 1,
 		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
-		EV(VGW_EV_GROUP, 4), 0, 0x401000, 3, 0x050203, /* lengths 3, 2, 5 */
-		EV(VGW_EV_GROUP, 4), 1, 0x402000, 1, 0x07,
-		W(VGW_GROUP, 0, 0),
-		W(VGW_LOAD, 8, 0x7fff0000),
+		/* lengths 3, 2, 5; a load of 8 by instruction 2 */
+		EV(VGW_EV_GROUP, 5), 0, 0x401000, 3, 1, 0x0000080002050203ull,
+		EV(VGW_EV_GROUP, 5), 1, 0x402000, 1, 0, 0x07,
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7fff0000),
 		W(VGW_GROUP, 0, 1),
-		W(VGW_GROUP, 0, 0),
+		W(VGW_GROUP, 0, 0), 0,
+		W(VGW_GROUP, 0, 0), /* cut: the next word is not its access */
+		W(VGW_GROUP, 0, 1),
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7fff0010), W(VGW_STORE, 4, 0x600000),
+		W(VGW_GROUP, 0, 0), /* cut by the end of the slot */
 	};
 	const uint64_t hello[] = { EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_INSN, 1 };
-	const uint64_t skipped_id[] = { EV(VGW_EV_GROUP, 4), 1, 0x401000, 1, 0x01 };
+	const uint64_t skipped_id[] = { EV(VGW_EV_GROUP, 5), 1, 0x401000, 1, 0, 0x01 };
 	const uint64_t no_event[] = { W(VGW_GROUP, 0, 0) };
-	const uint64_t zero_len[] = { EV(VGW_EV_GROUP, 4), 0, 0x401000, 2, 0x0001 };
-	const uint64_t too_many[] = { EV(VGW_EV_GROUP, 4), 0, 0x401000, 200, 0x01 };
-	const uint64_t *bad[] = { skipped_id, no_event, zero_len, too_many };
-	const size_t bad_len[] = { 5, 1, 5, 5 };
-	static const uint64_t addr[] = { 0x401000, 0x401003, 0x401005, 0x402000,
-					 0x401000, 0x401003, 0x401005 };
-	static const unsigned len[] = { 3, 2, 5, 7, 3, 2, 5 };
-	struct itrace_record r[16];
+	const uint64_t zero_len[] = { EV(VGW_EV_GROUP, 5), 0, 0x401000, 2, 0, 0x0001 };
+	const uint64_t too_many[] = { EV(VGW_EV_GROUP, 5), 0, 0x401000, 200, 0, 0x01 };
+	const uint64_t bad_index[] = { EV(VGW_EV_GROUP, 5), 0, 0x401000, 1, 1, 0x0000000008000501ull };
+	const uint64_t *bad[] = { skipped_id, no_event, zero_len, too_many, bad_index };
+	const size_t bad_len[] = { 6, 1, 6, 6, 6 };
+	/* instruction address (length from the group), or a MEM: 1 = load at
+	 * 0x7fff0000, 2 = load at 0x7fff0010, 3 = store at 0x600000 */
+	static const uint64_t want[] = {
+		0x401000, 0x401003, 0x401005, 1, 0x402000,
+		0x401000, 0x401003, 0x401005,
+		0x401000, 0x401003,
+		0x402000,
+		0x401000, 0x401003, 0x401005, 2, 3,
+		0x401000, 0x401003,
+	};
+	const size_t nwant = sizeof(want) / sizeof(want[0]);
+	struct itrace_record r[32];
 	struct out o;
-	size_t n, k = 0;
+	size_t n;
 
 	(void)state;
 	out_open(&o, 0);
 	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
-	n = out_close(&o, r, 16);
-	assert_int_equal(n, 1 + 7 + 1);
+	n = out_close(&o, r, 32);
+	assert_int_equal(n, 1 + nwant);
 	assert_int_equal(r[0].type, ITRACE_REC_THREAD);
-	for (size_t i = 1; i < n; i++) {
-		if (i == 4) { /* the load, after the third instruction */
-			assert_int_equal(r[i].type, ITRACE_REC_MEM);
-			assert_int_equal(r[i].u.mem.addr, 0x7fff0000);
+	for (size_t i = 0; i < nwant; i++) {
+		const struct itrace_record *x = &r[1 + i];
+
+		if (want[i] < 4) {
+			assert_int_equal(x->type, ITRACE_REC_MEM);
+			assert_int_equal(x->u.mem.addr, want[i] == 1 ? 0x7fff0000 : want[i] == 2 ? 0x7fff0010 : 0x600000);
+			assert_int_equal(x->u.mem.flags, want[i] == 3 ? ITRACE_MEM_STORE : 0);
+			assert_int_equal(x->u.mem.size, want[i] == 3 ? 4 : 8);
 			continue;
 		}
-		assert_int_equal(r[i].type, ITRACE_REC_INSN);
-		assert_int_equal(r[i].u.insn.addr, addr[k]);
-		assert_int_equal(r[i].u.insn.len, len[k]);
-		k++;
+		assert_int_equal(x->type, ITRACE_REC_INSN);
+		assert_int_equal(x->u.insn.addr, want[i]);
+		assert_int_equal(x->u.insn.len, want[i] == 0x402000 ? 7 : want[i] == 0x401000 ? 3 :
+						want[i] == 0x401003 ? 2 : 5);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		size_t used;
@@ -405,6 +428,7 @@ static void test_groups(void **state)
 	}
 }
 
+/* Words the tool never writes are refused with a message. */
 static void test_damage(void **state)
 {
 	const uint64_t bad_tag[] = { W(VGW_INSN, 1, 0x1000), W(12, 0, 0x1234) };

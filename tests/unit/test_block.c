@@ -1,0 +1,414 @@
+/*
+ * test_block.c - BLOCK records (format 3.0, ITRACE.md 6.5.15): the block
+ * API of the writer against what the reader delivers, byte for byte where
+ * the spec fixes the bytes, and the reader's checks on hostile BLOCK
+ * records.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "buf_testutil.h"
+
+#include "internal.h"
+#include "itrace.h"
+
+/* What a reader must deliver: instructions and accesses, in order. */
+struct want {
+	int type; /* ITRACE_REC_INSN or ITRACE_REC_MEM (or BRANCH) */
+	uint64_t addr, size, to;
+	unsigned flags;
+};
+
+struct wants {
+	struct want *v;
+	size_t n, cap;
+};
+
+static void want(struct wants *w, int type, uint64_t addr, uint64_t size, unsigned flags)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 1024;
+		w->v = realloc(w->v, w->cap * sizeof(*w->v));
+		assert_non_null(w->v);
+	}
+	w->v[w->n++] = (struct want){ .type = type, .addr = addr, .size = size, .flags = flags };
+}
+
+static struct itrace_writer *open_writer(int *fd, int blocks, size_t chunk)
+{
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+
+	*fd = memfd_create("itrace-block-test", 0);
+	assert_true(*fd >= 0);
+	itrace_writer_options_init(&o);
+	o.compression = ITRACE_COMPRESS_NONE;
+	o.chunk_bytes = chunk;
+	o.flags = ITRACE_FF_MEM;
+	o.blocks = blocks;
+	assert_int_equal(itrace_writer_open_fd(*fd, &o, &w), 0);
+	return w;
+}
+
+static struct buf close_and_slurp(struct itrace_writer *w, int fd)
+{
+	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
+	return buf_from_fd(fd);
+}
+
+/* read_all - every record of b must equal the wanted ones; footer totals too. */
+static void read_all(const struct buf *b, const struct wants *w, unsigned read_major)
+{
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	struct itrace_footer f;
+	size_t i = 0, insns = 0, mems = 0;
+	int rc;
+
+	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
+	assert_int_equal(itrace_reader_header(r)->read_major, read_major);
+	assert_int_equal(itrace_reader_header(r)->write_major, 3);
+	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+		assert_true(i < w->n);
+		assert_int_equal(rec.type, w->v[i].type);
+		if (rec.type == ITRACE_REC_INSN) {
+			assert_int_equal(rec.u.insn.addr, w->v[i].addr);
+			assert_int_equal(rec.u.insn.len, w->v[i].size);
+			insns++;
+		} else if (rec.type == ITRACE_REC_MEM) {
+			assert_int_equal(rec.u.mem.addr, w->v[i].addr);
+			assert_int_equal(rec.u.mem.size, w->v[i].size);
+			assert_int_equal(rec.u.mem.flags, w->v[i].flags);
+			mems++;
+		} else {
+			assert_int_equal(rec.u.branch.from, w->v[i].addr);
+			assert_int_equal(rec.u.branch.to, w->v[i].to);
+		}
+		i++;
+	}
+	assert_int_equal(rc, ITRACE_EOF);
+	assert_int_equal(i, w->n);
+	assert_int_equal(itrace_reader_footer(r, &f), 0);
+	assert_int_equal(f.record_count, w->n);
+	assert_int_equal(f.insn_count, insns);
+	assert_int_equal(f.mem_count, mems);
+	itrace_reader_close(r);
+}
+
+struct gen {
+	uint64_t x;
+};
+
+static uint64_t next(struct gen *g)
+{
+	g->x = g->x * 6364136223846793005ull + 1442695040888963407ull;
+	return g->x >> 33;
+}
+
+#define NDEF 300
+
+struct def {
+	uint64_t start;
+	size_t n, m;
+	uint8_t lens[ITRACE_RUN_MAX];
+	struct itrace_block_access acc[ITRACE_BLOCK_ACCESS_MAX];
+	int id;
+};
+
+/* make_def - a random block: a few long ones, accesses clustered on some
+ * instructions, several on one instruction, some on the last one. */
+static void make_def(struct gen *g, struct def *d, unsigned i)
+{
+	unsigned k, insn = 0;
+
+	d->start = 0x400000 + (next(g) % 4096) * 16;
+	d->n = 1 + next(g) % (i % 31 == 0 ? ITRACE_RUN_MAX : 12);
+	for (k = 0; k < d->n; k++)
+		d->lens[k] = (uint8_t)(i % 5 == 0 ? 4 : 1 + next(g) % 15);
+	d->m = i % 29 == 0 ? ITRACE_BLOCK_ACCESS_MAX : next(g) % 6;
+	for (k = 0; k < d->m; k++) {
+		if (next(g) % 2)
+			insn += (unsigned)(next(g) % 3);
+		if (insn >= d->n)
+			insn = (unsigned)d->n - 1;
+		d->acc[k].insn = (uint8_t)insn;
+		d->acc[k].size = next(g) % 9 == 0 ? 512 : 1u << next(g) % 4;
+		d->acc[k].flags = next(g) % 3 == 0 ? ITRACE_MEM_STORE : 0;
+	}
+}
+
+/* want_block - the records of the first ninsns instructions of d. */
+static void want_block(struct wants *w, const struct def *d, size_t ninsns, const uint64_t *addrs,
+		       const uint8_t *skip)
+{
+	uint64_t a = d->start;
+	size_t k = 0;
+
+	for (size_t i = 0; i < ninsns; i++) {
+		want(w, ITRACE_REC_INSN, a, d->lens[i], 0);
+		a += d->lens[i];
+		for (; k < d->m && d->acc[k].insn == i; k++)
+			if (!skip || !skip[k])
+				want(w, ITRACE_REC_MEM, addrs[k], d->acc[k].size, d->acc[k].flags);
+	}
+}
+
+/*
+ * emit - a stream of block executions (whole and partial) between plain
+ * instructions, MEM records and branches; the wanted records beside it.
+ */
+static void emit(struct itrace_writer *w, struct wants *ws, struct def *defs, unsigned steps)
+{
+	struct gen g = { 7 };
+	uint64_t addrs[ITRACE_BLOCK_ACCESS_MAX], stride[ITRACE_BLOCK_ACCESS_MAX];
+	uint8_t skip[ITRACE_BLOCK_ACCESS_MAX];
+
+	for (unsigned i = 0; i < NDEF; i++) {
+		make_def(&g, &defs[i], i);
+		defs[i].id = itrace_writer_block_define(w, defs[i].start, defs[i].n, defs[i].lens,
+							defs[i].m, defs[i].acc);
+		assert_int_equal(defs[i].id, i);
+	}
+	for (unsigned k = 0; k < ITRACE_BLOCK_ACCESS_MAX; k++)
+		stride[k] = 0x7ffd0000 + k * 0x100;
+	for (unsigned s = 0; s < steps; s++) {
+		/* hot blocks most of the time: repeats */
+		struct def *d = &defs[next(&g) % 8 ? next(&g) % 12 : next(&g) % NDEF];
+		unsigned what = (unsigned)(next(&g) % 16);
+
+		for (size_t k = 0; k < d->m; k++) {
+			stride[k] += next(&g) % 4 == 0 ? next(&g) : 8;
+			addrs[k] = stride[k];
+			skip[k] = next(&g) % 4 == 0;
+		}
+		if (what < 12) {
+			assert_int_equal(itrace_write_block(w, d->id, addrs), 0);
+			want_block(ws, d, d->n, addrs, NULL);
+		} else if (what == 12) {
+			size_t part = next(&g) % (d->n + 1);
+
+			assert_int_equal(itrace_write_block_partial(w, d->id, part, addrs, NULL), 0);
+			want_block(ws, d, part, addrs, NULL);
+		} else if (what == 13) {
+			assert_int_equal(itrace_write_block_partial(w, d->id, d->n, addrs, skip), 0);
+			want_block(ws, d, d->n, addrs, skip);
+		} else if (what == 14) {
+			/* a loose MEM record after a block belongs to its last instruction */
+			assert_int_equal(itrace_write_block(w, d->id, addrs), 0);
+			want_block(ws, d, d->n, addrs, NULL);
+			assert_int_equal(itrace_write_mem(w, 0x601000 + s, 4, 0), 0);
+			want(ws, ITRACE_REC_MEM, 0x601000 + s, 4, 0);
+		} else {
+			uint64_t from = d->start + 2, to = defs[next(&g) % 12].start;
+
+			assert_int_equal(itrace_write_insn(w, d->start, 2, NULL), 0);
+			want(ws, ITRACE_REC_INSN, d->start, 2, 0);
+			assert_int_equal(itrace_write_branch(w, from, to, ITRACE_BRANCH_COND,
+							     ITRACE_BRANCH_TAKEN), 0);
+			want(ws, ITRACE_REC_BRANCH, from, 0, 0);
+			ws->v[ws->n - 1].to = to;
+		}
+	}
+}
+
+/* Blocks written as BLOCK records and as INSN_RUN + MEM records read back
+ * as the same records; with BLOCK records the file is much smaller. */
+static void test_round_trip(void **state)
+{
+	static struct def defs[NDEF];
+	struct wants w1 = { 0 }, w0 = { 0 };
+	int fd1, fd0;
+	struct itrace_writer *b1 = open_writer(&fd1, 1, 4096);
+	struct itrace_writer *b0 = open_writer(&fd0, 0, 4096);
+	struct buf f1, f0;
+
+	(void)state;
+	emit(b1, &w1, defs, 20000);
+	emit(b0, &w0, defs, 20000);
+	f1 = close_and_slurp(b1, fd1);
+	f0 = close_and_slurp(b0, fd0);
+	assert_int_equal(w1.n, w0.n);
+	assert_true(f1.len * 10 < f0.len * 8);
+	read_all(&f1, &w1, 3);
+	read_all(&f0, &w0, 2);
+	free(f1.data);
+	free(f0.data);
+	free(w1.v);
+	free(w0.v);
+}
+
+/* The bytes of a BLOCK record and of its repeat, as 6.5.15 spells them. */
+static void test_block_bytes(void **state)
+{
+	static const uint8_t lens[3] = { 4, 3, 2 };
+	static const struct itrace_block_access acc[2] = {
+		{ .size = 8, .insn = 0, .flags = 0 },
+		{ .size = 4, .insn = 2, .flags = ITRACE_MEM_STORE },
+	};
+	static const uint8_t want_bytes[] = {
+		/* BLOCK, 16 payload bytes */
+		0x0f, 0x10,
+		0x80, 0xc0, 0x80, 0x04, /* start +0x401000 */
+		0x06, 0x34, 0x02,	/* n = 3, packed lengths 4 3 2 */
+		0x02,			/* m = 2 */
+		0x00, 0x10,		/* insn 0, load of 8 */
+		0x02, 0x09,		/* insn 0 + 2, store of 4 */
+		0x80, 0x40,		/* 0x1000 - 0 */
+		0x80, 0x40,		/* 0x1000 - 0 */
+		/* repeat of slot run_slot(0x401000, 3) = 45, then the deltas */
+		0xad, 0x10, 0x01,	/* +8, -1 */
+	};
+	uint64_t a1[2] = { 0x1000, 0x1000 }, a2[2] = { 0x1008, 0xfff };
+	struct itrace_writer *w;
+	struct buf b;
+	int fd, id;
+
+	(void)state;
+	w = open_writer(&fd, 1, 1 << 20);
+	id = itrace_writer_block_define(w, 0x401000, 3, lens, 2, acc);
+	assert_int_equal(id, 0);
+	assert_int_equal(itrace_write_block(w, id, a1), 0);
+	assert_int_equal(itrace_write_block(w, id, a2), 0);
+	b = close_and_slurp(w, fd);
+	assert_int_equal(get_le16(b.data + 8), 3); /* read_major */
+	/* the chunk's records follow its 72-byte header */
+	assert_memory_equal(b.data + get_le32(b.data + 16) + 72, want_bytes, sizeof(want_bytes));
+	assert_int_equal(get_le32(b.data + get_le32(b.data + 16) + 16), 2); /* framed records */
+	free(b.data);
+}
+
+static void test_define_rejects(void **state)
+{
+	static const uint8_t lens[4] = { 1, 2, 3, 4 }, bad_lens[2] = { 1, 16 };
+	struct itrace_block_access acc[2] = { { .size = 1, .insn = 1 }, { .size = 1, .insn = 0 } };
+	struct itrace_writer *w;
+	int fd;
+
+	(void)state;
+	w = open_writer(&fd, 1, 4096);
+	assert_int_equal(itrace_writer_block_define(w, 0x1000, 0, lens, 0, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_block_define(w, 0x1000, 2, bad_lens, 0, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_block_define(w, 0x1000, 4, lens, 2, acc), -ITRACE_E_INVAL);
+	acc[1].insn = 4;
+	assert_int_equal(itrace_writer_block_define(w, 0x1000, 4, lens, 2, acc), -ITRACE_E_INVAL);
+	acc[1].insn = 3;
+	acc[1].flags = 2;
+	assert_int_equal(itrace_writer_block_define(w, 0x1000, 4, lens, 2, acc), -ITRACE_E_INVAL);
+	acc[1].flags = 0;
+	assert_int_equal(itrace_writer_block_define(w, 0x1000, 4, lens, 2, acc), 0);
+	assert_int_equal(itrace_write_block(w, 1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_block(w, -1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_block(w, 0, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_block_partial(w, 0, 5, (uint64_t[2]){ 0 }, NULL),
+			 -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_block_partial(w, 0, 1, NULL, NULL), 0); /* no access ran */
+	itrace_writer_abandon(w);
+	close(fd);
+}
+
+/* A file holding one chunk with the given records; read_major as asked. */
+static struct buf one_chunk(unsigned read_major, const uint8_t *recs, size_t len, unsigned nrec)
+{
+	struct buf b = { 0 };
+	uint8_t h[48] = { 0 }, c[72] = { 0 };
+
+	memcpy(h, "\x89ITR\r\n\x1a\n", 8);
+	put_le16(h + 8, (uint16_t)read_major);
+	put_le16(h + 10, 3);
+	put_le16(h + 14, 48);
+	put_le32(h + 16, 48);
+	put_le16(h + 20, 62);
+	h[22] = 1;
+	h[23] = 2;
+	put_le32(h + 24, ITRACE_FF_MEM);
+	put_le32(h + 44, itrace_crc32c(0, h, 48));
+	memcpy(c, "ICHK", 4);
+	put_le32(c + 4, 72);
+	put_le32(c + 16, nrec);
+	put_le32(c + 20, (uint32_t)len);
+	put_le32(c + 24, (uint32_t)len);
+	put_le32(c + 32, itrace_crc32c(0, recs, len));
+	put_le32(c + 68, itrace_crc32c(0, c, 68));
+	b.len = 48 + 72 + len;
+	b.data = malloc(b.len);
+	assert_non_null(b.data);
+	memcpy(b.data, h, 48);
+	memcpy(b.data + 48, c, 72);
+	memcpy(b.data + 120, recs, len);
+	return b;
+}
+
+/* count_until_error - records delivered before the first error (or EOF). */
+static int count_until_error(const struct buf *b, int *err)
+{
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	int n = 0, rc;
+
+	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
+	while ((rc = itrace_reader_next(r, &rec)) == 0 && rec.type != ITRACE_REC_GAP)
+		n++;
+	*err = rc;
+	itrace_reader_close(r);
+	return n;
+}
+
+static void test_hostile_blocks(void **state)
+{
+	/* n = 1 (length 2), m = 1 at insn 0 (load of 8), delta 0 */
+	static const uint8_t good[] = { 0x0f, 0x07, 0x00, 0x03, 0x02, 0x01, 0x00, 0x10, 0x00 };
+	static const uint8_t idx_out[] = { 0x0f, 0x07, 0x00, 0x03, 0x02, 0x01, 0x01, 0x10, 0x00 };
+	static const uint8_t m_big[] = { 0x0f, 0x07, 0x00, 0x03, 0x02, 0x81, 0x02, 0x10, 0x00 };
+	static const uint8_t no_delta[] = { 0x0f, 0x06, 0x00, 0x03, 0x02, 0x01, 0x00, 0x10 };
+	static const uint8_t n_zero[] = { 0x0f, 0x07, 0x00, 0x01, 0x02, 0x01, 0x00, 0x10, 0x00 };
+	static const uint8_t zero_len[] = { 0x0f, 0x07, 0x00, 0x02, 0x00, 0x01, 0x00, 0x10, 0x00 };
+	/* the good block, then its repeat without its delta */
+	uint8_t cut_repeat[sizeof(good) + 1];
+	struct buf b;
+	int err;
+
+	(void)state;
+	b = one_chunk(3, good, sizeof(good), 1);
+	assert_int_equal(count_until_error(&b, &err), 2); /* INSN, MEM */
+	assert_int_equal(err, -ITRACE_E_NOFOOTER);
+	free(b.data);
+	/* in a file of read version 2, type 15 is unknown: skipped */
+	b = one_chunk(2, good, sizeof(good), 1);
+	assert_int_equal(count_until_error(&b, &err), 0);
+	assert_int_equal(err, -ITRACE_E_NOFOOTER);
+	free(b.data);
+	const uint8_t *bad[] = { idx_out, m_big, no_delta, n_zero, zero_len };
+	size_t bad_len[] = { sizeof(idx_out), sizeof(m_big), sizeof(no_delta), sizeof(n_zero),
+			     sizeof(zero_len) };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		b = one_chunk(3, bad[i], bad_len[i], 1);
+		assert_int_equal(count_until_error(&b, &err), 0);
+		assert_int_equal(err, -ITRACE_E_CORRUPT);
+		free(b.data);
+	}
+	memcpy(cut_repeat, good, sizeof(good));
+	cut_repeat[sizeof(good)] = (uint8_t)(0x80 | run_slot(0, 1));
+	b = one_chunk(3, cut_repeat, sizeof(cut_repeat), 2);
+	assert_int_equal(count_until_error(&b, &err), 2);
+	assert_int_equal(err, -ITRACE_E_CORRUPT);
+	free(b.data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_block_bytes),
+		cmocka_unit_test(test_define_rejects),
+		cmocka_unit_test(test_hostile_blocks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
