@@ -110,6 +110,9 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 		 * (format 3.0): a file of read version 3 */
 		wo.blocks = (flags & ITRACE_FF_MEM) != 0;
 	}
+	/* the qemu backend's blocks with their accesses, the same way */
+	if (strcmp(backend, "qemu") == 0)
+		wo.blocks = (flags & ITRACE_FF_MEM) != 0;
 	wo.meta = meta;
 	wo.meta_count = n;
 	rc = itrace_writer_open(opts->output, &wo, wp);

@@ -71,7 +71,9 @@ struct qc_block {
 	uint8_t fast;		/* its start is the plain case (for gen): not slow, no rep */
 	uint8_t shape_state;	/* SHAPE_* */
 	uint8_t last_call;	/* the last instruction is a call */
+	uint8_t pieces;		/* an access of the shape is made of several words */
 	uint16_t misses;	/* executions that did not match the shape */
+	int wid;		/* the writer's definition of block + shape; -1: none */
 	struct qc_shape shape;
 	uint8_t *lens;		/* n lengths */
 	uint16_t *off;		/* n + 1 byte offsets */
@@ -198,6 +200,7 @@ struct qemu_conv {
 	/* the words of the block fast_words is reading: addresses, and the
 	 * rest of each word while the block's shape is being learnt */
 	uint64_t fast_addr[SHAPE_MAX], fast_hi[SHAPE_MAX];
+	uint64_t fast_joined[SHAPE_MAX]; /* their accesses' addresses (join_pieces) */
 	char error[300];
 };
 
@@ -1188,6 +1191,7 @@ static int on_block_def(struct qemu_conv *c, const uint64_t *p, size_t n)
 	for (uint32_t i = 0; i < nins; i++)
 		b->off[i + 1] = (uint16_t)(b->off[i] + lens[i]);
 	b->gen = UINT32_MAX;
+	b->wid = -1;
 	classify(c, b);
 	if (c->n_blocks == c->cap_blocks) {
 		size_t cap = c->cap_blocks ? 2 * c->cap_blocks : 4096;
@@ -1388,31 +1392,63 @@ static int plain_thread(const struct qemu_conv *c, const struct qc_thread *t)
 /* ---- The plain case: blocks whose accesses match their shape ------------------------ */
 
 /*
+ * The block and its shape as a writer block (format 3.0, ITRACE.md
+ * 6.5.15): one record per execution, its accesses' addresses only.  Not
+ * for blocks longer than a block record holds, nor for accesses joined
+ * from pieces past MERGE_MAX (add_mem would not join them).
+ */
+static int define_block(struct qemu_conv *c, struct qc_block *b)
+{
+	struct itrace_block_access acc[SHAPE_MAX];
+	const struct qc_shape *s = &b->shape;
+	int id;
+
+	if (b->n > ITRACE_RUN_MAX || s->n_acc > ITRACE_BLOCK_ACCESS_MAX)
+		return 0;
+	for (uint32_t j = 0; j < s->n_acc; j++) {
+		const struct qc_access *a = &s->acc[j];
+
+		if (a->pieces > 1 && a->size > MERGE_MAX)
+			return 0;
+		acc[j] = (struct itrace_block_access){
+			.size = a->size, .insn = (uint8_t)QW_MEM_INDEX(s->hi[a->first]),
+			.flags = a->store ? ITRACE_MEM_STORE : 0};
+	}
+	id = itrace_writer_block_define(c->w, b->vaddr, b->n, b->lens, s->n_acc, acc);
+	if (id < 0)
+		return id;
+	b->wid = id;
+	return 0;
+}
+
+/*
  * learn_shape - block b's shape from the `n` words (but their addresses)
  * of one complete execution: the records they make, as on_mem and add_mem
  * make them.  A block whose words need add_mem's POWER rule (a
  * store-conditional's load and store) or whose execution makes more than
  * SHAPE_MAX words gets none, and goes the general way.
  */
-static void learn_shape(struct qemu_conv *c, struct qc_block *b, const uint64_t *hi, uint32_t n)
+static int learn_shape(struct qemu_conv *c, struct qc_block *b, const uint64_t *hi, uint32_t n)
 {
 	struct qc_access acc[SHAPE_MAX], *a = NULL;
 	uint32_t n_acc = 0, next = 0; /* the first instruction not written yet */
 	uint64_t *mem;
 
 	b->shape_state = SHAPE_NONE;
+	b->wid = -1;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t k = QW_MEM_INDEX(hi[i]);
 		uint8_t store = (uint8_t)QW_MEM_IS_STORE(hi[i]);
 
 		if (k >= b->n || k + 1 < next)
-			return;
+			return 0;
 		if (a && k + 1 == next && store == a->store) {
 			a->pieces++; /* joined per execution (add_mem) */
+			a->size += QW_MEM_SIZE(hi[i]);
 			continue;
 		}
 		if (a && k + 1 == next && c->machine == EM_PPC64_ && store && !a->store)
-			return;
+			return 0;
 		a = &acc[n_acc++];
 		*a = (struct qc_access){.insns_from = (uint16_t)next, .n_insns = (uint16_t)(k + 1 - next),
 					.first = (uint16_t)i, .pieces = 1, .size = QW_MEM_SIZE(hi[i]),
@@ -1421,7 +1457,7 @@ static void learn_shape(struct qemu_conv *c, struct qc_block *b, const uint64_t 
 	}
 	mem = malloc(n * sizeof(*hi) + n_acc * sizeof(*acc) + 1);
 	if (!mem)
-		return; /* (the general way needs no memory) */
+		return -ITRACE_E_NOMEM;
 	memcpy(mem, hi, n * sizeof(*hi));
 	memcpy(mem + n, acc, n_acc * sizeof(*acc));
 	free(b->shape_mem);
@@ -1431,6 +1467,34 @@ static void learn_shape(struct qemu_conv *c, struct qc_block *b, const uint64_t 
 				     .acc = (const struct qc_access *)(mem + n)};
 	b->shape_state = SHAPE_KNOWN;
 	b->misses = 0;
+	b->pieces = n != n_acc;
+	return define_block(c, b);
+}
+
+/*
+ * The address of each access of shape s whose pieces (addresses `addr`)
+ * add_mem joins into one, in joined[]; 0 if some are not contiguous
+ * (add_mem would write them as several records).
+ */
+static int join_pieces(const struct qc_shape *s, const uint64_t *addr, uint64_t *joined)
+{
+	for (uint32_t j = 0; j < s->n_acc; j++) {
+		const struct qc_access *a = &s->acc[j];
+		uint64_t lo = addr[a->first], size = QW_MEM_SIZE(s->hi[a->first]);
+
+		for (uint32_t p = a->first + 1; p < a->first + a->pieces; p++) {
+			uint64_t piece = QW_MEM_SIZE(s->hi[p]);
+
+			if (addr[p] == lo + size)
+				size += piece;
+			else if (addr[p] + piece == lo)
+				lo = addr[p], size += piece;
+			else
+				return 0;
+		}
+		joined[j] = lo;
+	}
+	return 1;
 }
 
 /*
@@ -1444,6 +1508,11 @@ static int write_shape(struct qemu_conv *c, struct qc_thread *t, const struct qc
 	const uint64_t *addr = c->fast_addr;
 	struct itrace_writer *w = c->w;
 
+	t->insn_out = 1;
+	if (b->wid >= 0 && !b->pieces)
+		return itrace_write_block(w, b->wid, addr);
+	if (b->wid >= 0 && join_pieces(s, addr, c->fast_joined))
+		return itrace_write_block(w, b->wid, c->fast_joined);
 	for (uint32_t j = 0; j < s->n_acc; j++) {
 		const struct qc_access *a = &s->acc[j];
 		uint32_t k = QW_MEM_INDEX(s->hi[a->first]);
@@ -1469,7 +1538,6 @@ static int write_shape(struct qemu_conv *c, struct qc_thread *t, const struct qc
 	if (s->n_tail)
 		TRY(itrace_write_insns(w, b->vaddr + b->off[s->tail_from], s->n_tail,
 				       b->lens + s->tail_from));
-	t->insn_out = 1;
 	return 0;
 }
 
@@ -1545,8 +1613,8 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 			break;
 		if (b) {
 			/* b ran to its end */
-			if (b->shape_state == SHAPE_UNKNOWN)
-				learn_shape(c, b, c->fast_hi, j);
+			if (b->shape_state == SHAPE_UNKNOWN && (*rc = learn_shape(c, b, c->fast_hi, j)) < 0)
+				return i;
 			if (b->shape_state != SHAPE_KNOWN || j != b->shape.n_words) {
 				b->misses++;
 				break;
