@@ -1576,28 +1576,27 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 			 int *rc)
 {
 	struct qc_block *b = NULL; /* the block being read here (none yet) */
-	uint32_t j = 0;		   /* its words so far */
+	const uint64_t *hi = NULL; /* its shape's words, if known */
+	uint32_t j = 0, n_hi = 0;  /* its words so far; in its shape */
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		uint64_t x = w[i];
 
 		if (QW_TAG(x) == QW_MEM && b) {
-			uint64_t hi = x & ~QW_MEM_ADDR_MASK;
-
-			if (b->shape_state == SHAPE_KNOWN) {
-				if (j < b->shape.n_words && hi == b->shape.hi[j]) {
-					c->fast_addr[j++] = x & QW_MEM_ADDR_MASK;
-					continue;
-				}
-				b->misses++;
-			} else if (b->shape_state == SHAPE_UNKNOWN && j < SHAPE_MAX) {
-				c->fast_hi[j] = hi;
+			if (j < n_hi && (x & ~QW_MEM_ADDR_MASK) == hi[j]) {
 				c->fast_addr[j++] = x & QW_MEM_ADDR_MASK;
 				continue;
-			} else if (b->shape_state == SHAPE_UNKNOWN) {
-				b->shape_state = SHAPE_NONE;
 			}
+			if (b->shape_state == SHAPE_UNKNOWN && j < SHAPE_MAX) {
+				c->fast_hi[j] = x & ~QW_MEM_ADDR_MASK;
+				c->fast_addr[j++] = x & QW_MEM_ADDR_MASK;
+				continue;
+			}
+			if (b->shape_state == SHAPE_UNKNOWN)
+				b->shape_state = SHAPE_NONE;
+			else
+				b->misses++;
 			break;
 		}
 		if (QW_TAG(x) != QW_BLOCK)
@@ -1632,6 +1631,8 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 		t->self_signal = 0;
 		b = nb;
 		j = 0;
+		n_hi = b->shape_state == SHAPE_KNOWN ? b->shape.n_words : 0;
+		hi = b->shape.hi;
 	}
 	if (b && (*rc = leave_shape(c, t, b, j)) < 0)
 		return i;
