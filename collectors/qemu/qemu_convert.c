@@ -52,6 +52,7 @@ struct qc_access {
 enum { SHAPE_UNKNOWN, SHAPE_KNOWN, SHAPE_NONE };
 #define SHAPE_MAX 256	   /* accesses in a learnt shape */
 #define SHAPE_RELEARN 64   /* executions that do not match before learning again */
+#define PAIRS_MAX 4	   /* pairs a block without accesses may be defined in */
 
 struct qc_shape {
 	uint32_t n_words;	/* words (QEMU's pieces) */
@@ -75,6 +76,13 @@ struct qc_block {
 	uint16_t misses;	/* executions that did not match the shape */
 	int wid;		/* the writer's definition of block + shape; -1: none */
 	struct qc_shape shape;
+	uint32_t shape_ver;	/* shapes learnt */
+	uint32_t id;
+	/* without accesses: written with the block that follows (pair_of) */
+	uint32_t pair_next;	/* that block's id + 1 (0: none) ... */
+	uint32_t pair_ver;	/* ... and shape */
+	int pair_wid;		/* their writer block */
+	uint32_t pairs;		/* pairs defined */
 	uint8_t *lens;		/* n lengths */
 	uint16_t *off;		/* n + 1 byte offsets */
 	/* the rest */
@@ -1192,6 +1200,7 @@ static int on_block_def(struct qemu_conv *c, const uint64_t *p, size_t n)
 		b->off[i + 1] = (uint16_t)(b->off[i] + lens[i]);
 	b->gen = UINT32_MAX;
 	b->wid = -1;
+	b->id = (uint32_t)id;
 	classify(c, b);
 	if (c->n_blocks == c->cap_blocks) {
 		size_t cap = c->cap_blocks ? 2 * c->cap_blocks : 4096;
@@ -1392,6 +1401,29 @@ static int plain_thread(const struct qemu_conv *c, const struct qc_thread *t)
 /* ---- The plain case: blocks whose accesses match their shape ------------------------ */
 
 /*
+ * The accesses of block b's shape as a writer block's, its instructions
+ * counted from `first`; -1 if an access joins pieces past MERGE_MAX
+ * (add_mem would not join them) or there are too many.
+ */
+static int shape_accesses(const struct qc_block *b, uint32_t first, struct itrace_block_access *acc)
+{
+	const struct qc_shape *s = &b->shape;
+
+	if (s->n_acc > ITRACE_BLOCK_ACCESS_MAX)
+		return -1;
+	for (uint32_t j = 0; j < s->n_acc; j++) {
+		const struct qc_access *a = &s->acc[j];
+
+		if (a->pieces > 1 && a->size > MERGE_MAX)
+			return -1;
+		acc[j] = (struct itrace_block_access){
+			.size = a->size, .insn = (uint8_t)(first + QW_MEM_INDEX(s->hi[a->first])),
+			.flags = a->store ? ITRACE_MEM_STORE : 0};
+	}
+	return 0;
+}
+
+/*
  * The block and its shape as a writer block (format 3.0, ITRACE.md
  * 6.5.15): one record per execution, its accesses' addresses only.  Not
  * for blocks longer than a block record holds, nor for accesses joined
@@ -1400,24 +1432,47 @@ static int plain_thread(const struct qemu_conv *c, const struct qc_thread *t)
 static int define_block(struct qemu_conv *c, struct qc_block *b)
 {
 	struct itrace_block_access acc[SHAPE_MAX];
-	const struct qc_shape *s = &b->shape;
 	int id;
 
-	if (b->n > ITRACE_RUN_MAX || s->n_acc > ITRACE_BLOCK_ACCESS_MAX)
+	if (b->n > ITRACE_RUN_MAX || shape_accesses(b, 0, acc) < 0)
 		return 0;
-	for (uint32_t j = 0; j < s->n_acc; j++) {
-		const struct qc_access *a = &s->acc[j];
-
-		if (a->pieces > 1 && a->size > MERGE_MAX)
-			return 0;
-		acc[j] = (struct itrace_block_access){
-			.size = a->size, .insn = (uint8_t)QW_MEM_INDEX(s->hi[a->first]),
-			.flags = a->store ? ITRACE_MEM_STORE : 0};
-	}
-	id = itrace_writer_block_define(c->w, b->vaddr, b->n, b->lens, s->n_acc, acc);
+	id = itrace_writer_block_define(c->w, b->vaddr, b->n, b->lens, b->shape.n_acc, acc);
 	if (id < 0)
 		return id;
 	b->wid = id;
+	return 0;
+}
+
+/*
+ * A block without accesses that runs into the next one (`b` starts where
+ * `a` ends: a conditional branch not taken) is written together with it,
+ * as one writer block: the writer would otherwise end an instruction run
+ * before each BLOCK record.  *wid is the pair's definition, or -1 if
+ * they are not to be written together.  Returns 0 or a writer error.
+ */
+static int pair_of(struct qemu_conv *c, struct qc_block *a, const struct qc_block *b, int *wid)
+{
+	struct itrace_block_access acc[SHAPE_MAX];
+	uint8_t lens[ITRACE_RUN_MAX];
+	int id;
+
+	*wid = -1;
+	if (a->pair_next == b->id + 1 && a->pair_ver == b->shape_ver) {
+		*wid = a->pair_wid;
+		return 0;
+	}
+	if (b->wid < 0 || a->vaddr + a->code_len != b->vaddr || a->n + b->n > ITRACE_RUN_MAX ||
+	    a->pairs >= PAIRS_MAX || shape_accesses(b, a->n, acc) < 0)
+		return 0;
+	memcpy(lens, a->lens, a->n);
+	memcpy(lens + a->n, b->lens, b->n);
+	id = itrace_writer_block_define(c->w, a->vaddr, a->n + b->n, lens, b->shape.n_acc, acc);
+	if (id < 0)
+		return id;
+	a->pairs++;
+	a->pair_next = b->id + 1;
+	a->pair_ver = b->shape_ver;
+	a->pair_wid = *wid = id;
 	return 0;
 }
 
@@ -1466,6 +1521,7 @@ static int learn_shape(struct qemu_conv *c, struct qc_block *b, const uint64_t *
 				     .n_tail = (uint16_t)(b->n - next), .hi = mem,
 				     .acc = (const struct qc_access *)(mem + n)};
 	b->shape_state = SHAPE_KNOWN;
+	b->shape_ver++;
 	b->misses = 0;
 	b->pieces = n != n_acc;
 	return define_block(c, b);
@@ -1542,6 +1598,28 @@ static int write_shape(struct qemu_conv *c, struct qc_thread *t, const struct qc
 }
 
 /*
+ * Block b ran to its end after `a`, a block without accesses that ran
+ * to its end and is not written yet: the two, as one writer block if
+ * they make a pair.
+ */
+static int write_pair(struct qemu_conv *c, struct qc_thread *t, struct qc_block *a,
+		      const struct qc_block *b)
+{
+	const uint64_t *addr = c->fast_addr;
+	int wid = -1;
+
+	if (b->pieces)
+		addr = b->wid >= 0 && join_pieces(&b->shape, addr, c->fast_joined) ? c->fast_joined
+									     : NULL;
+	if (addr)
+		TRY(pair_of(c, a, b, &wid));
+	if (wid >= 0)
+		return itrace_write_block(c->w, wid, addr);
+	TRY(itrace_write_block(c->w, a->wid, NULL));
+	return write_shape(c, t, b);
+}
+
+/*
  * Leaving the plain case inside block b, `n` words read: they go the
  * general way (on_mem), as if read there.  A block whose executions keep
  * leaving its shape learns it again.
@@ -1576,6 +1654,7 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 			 int *rc)
 {
 	struct qc_block *b = NULL; /* the block being read here (none yet) */
+	struct qc_block *pend = NULL; /* the one before, not written yet */
 	const uint64_t *hi = NULL; /* its shape's words, if known */
 	uint32_t j = 0, n_hi = 0;  /* its words so far; in its shape */
 	size_t i;
@@ -1618,8 +1697,22 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 				b->misses++;
 				break;
 			}
-			if ((*rc = write_shape(c, t, b)) < 0)
+			/* a block without accesses waits for the next one (write_pair) */
+			if (pend && b->shape.n_acc) {
+				*rc = write_pair(c, t, pend, b);
+				pend = NULL;
+			} else {
+				if (pend)
+					*rc = itrace_write_block(c->w, pend->wid, NULL);
+				pend = NULL;
+				if (*rc >= 0 && !b->shape.n_acc && b->wid >= 0)
+					pend = b;
+				else if (*rc >= 0)
+					*rc = write_shape(c, t, b);
+			}
+			if (*rc < 0)
 				return i;
+			t->insn_out = 1;
 			set_prev(t, b, b->n);
 		} else {
 			/* the block open before: the general way */
@@ -1634,6 +1727,8 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 		n_hi = b->shape_state == SHAPE_KNOWN ? b->shape.n_words : 0;
 		hi = b->shape.hi;
 	}
+	if (pend && (*rc = itrace_write_block(c->w, pend->wid, NULL)) < 0)
+		return i;
 	if (b && (*rc = leave_shape(c, t, b, j)) < 0)
 		return i;
 	return i;

@@ -498,8 +498,8 @@ static void expect_same(const struct itrace_record *a, size_t na, const struct i
  * takes them: the records read back are those of the general way, through matching
  * executions, a block without accesses, executions that leave the shape
  * (an access missing, another direction), QEMU's pieces joined either way
- * round or not contiguous, a store-conditional, and a block a fault cut
- * short.
+ * round or not contiguous, a store-conditional, a block without accesses
+ * running into the next (written with it), and a block a fault cut short.
  */
 static void test_blocks_same_records(void **state)
 {
@@ -507,7 +507,9 @@ static void test_blocks_same_records(void **state)
 	static const uint32_t b1[] = {NOP, NOP, BLR};
 	static const uint32_t b2[] = {LD_R3, NOP};
 	static const uint32_t b3[] = {LWARX, STWCX};
-	static struct itrace_record r[3][256];
+	static const uint32_t b4[] = {NOP, CMPWI};
+	static const uint32_t b5[] = {LD_R3, B_BACK8};
+	static struct itrace_record r[3][512];
 	struct slot d = {0}, t = {0};
 	size_t n[3];
 
@@ -517,6 +519,8 @@ static void test_blocks_same_records(void **state)
 	put_block(&d, 1, EXE_BASE + 0x100, b1, 3);
 	put_block(&d, 2, EXE_BASE + 0x200, b2, 2);
 	put_block(&d, 3, EXE_BASE + 0x300, b3, 2);
+	put_block(&d, 4, EXE_BASE + 0x400, b4, 2);
+	put_block(&d, 5, EXE_BASE + 0x408, b5, 2);
 	for (int k = 0; k < 3; k++) { /* learnt, then matching */
 		put(&t, BLK(0));
 		put(&t, MEMW(0, 0, 3, 0x1000 + 8 * k));
@@ -543,10 +547,24 @@ static void test_blocks_same_records(void **state)
 		put(&t, MEMW(1, 0, 2, 0x6000));
 		put(&t, MEMW(1, 1, 2, 0x6000));
 	}
+	for (int k = 0; k < 3; k++) { /* no access, running into the next */
+		put(&t, BLK(4));
+		put(&t, BLK(5));
+		put(&t, MEMW(0, 0, 3, 0x7000 + 8 * k));
+	}
+	put(&t, BLK(4)); /* the next one leaving its shape */
+	put(&t, BLK(5));
+	put(&t, MEMW(0, 1, 3, 0x7100));
+	put(&t, BLK(4)); /* followed by others */
+	put(&t, BLK(1));
+	put(&t, BLK(4));
 	put(&t, BLK(0)); /* matching again, after the others */
 	put(&t, MEMW(0, 0, 3, 0x1200));
 	put(&t, MEMW(2, 1, 2, 0x2200));
 	put(&t, BLK(1));
+	put(&t, BLK(4)); /* the next one cut short */
+	put(&t, BLK(5));
+	put(&t, PART(0));
 	put(&t, BLK(0)); /* the stw faulted */
 	put(&t, MEMW(0, 0, 3, 0x1300));
 	put(&t, PART(2));
@@ -570,11 +588,11 @@ static void test_blocks_same_records(void **state)
 		} else {
 			assert_int_equal(feed(&o, PID, &t), 0);
 		}
-		n[way] = out_close(&o, -11, r[way], 256);
+		n[way] = out_close(&o, -11, r[way], 512);
 	}
 	for (int way = 1; way < 3; way++)
 		expect_same(r[0], n[0], r[way], n[way]);
-	assert_true(n[0] > 60);
+	assert_true(n[0] > 100);
 }
 
 int main(void)
