@@ -110,6 +110,9 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 		wo.chunk_bytes = 4u << 20;
 		wo.blocks = (flags & ITRACE_FF_MEM) != 0;
 	}
+	/* the qemu backend's blocks with their accesses, the same way */
+	if (strcmp(backend, "qemu") == 0)
+		wo.blocks = (flags & ITRACE_FF_MEM) != 0;
 	wo.meta = meta;
 	wo.meta_count = n;
 	rc = itrace_writer_open(opts->output, &wo, wp);

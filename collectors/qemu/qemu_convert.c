@@ -32,15 +32,64 @@
 
 /* ---- Blocks ----------------------------------------------------------------- */
 
+/*
+ * The memory accesses one complete execution of a block made, learnt from
+ * its first (QEMU's callbacks for one translation come in the same order
+ * every time, but for instructions whose accesses depend on data: a
+ * store-conditional that fails, x86 string operations): the words' bits
+ * but the address, and the records they make.  An execution whose words
+ * match it is written from it without looking at each word again
+ * (qc_fast_words); any other goes the general way.
+ */
+struct qc_access {
+	uint16_t insns_from;	/* instructions written before it: insns_from.. */
+	uint16_t n_insns;	/* .. n_insns of them (its own included) */
+	uint16_t first, pieces;	/* QEMU's pieces: words first .. first + pieces */
+	uint32_t size;		/* the pieces' sizes added */
+	uint8_t store;
+};
+
+enum { SHAPE_UNKNOWN, SHAPE_KNOWN, SHAPE_NONE };
+#define SHAPE_MAX 256	   /* accesses in a learnt shape */
+#define SHAPE_RELEARN 64   /* executions that do not match before learning again */
+#define PAIRS_MAX 4	   /* pairs a block without accesses may be defined in */
+
+struct qc_shape {
+	uint32_t n_words;	/* words (QEMU's pieces) */
+	uint32_t n_acc;		/* records */
+	uint16_t tail_from;	/* instructions after the last access */
+	uint16_t n_tail;
+	const uint64_t *hi;	/* n_words: each word but its address */
+	const struct qc_access *acc;
+};
+
 /* One translation of guest code, as the plugin described it. */
 struct qc_block {
+	/* what the plain case reads, first */
 	uint64_t vaddr;
 	uint32_t n;		/* instructions */
-	uint32_t code_len;
+	uint32_t gen;
+	uint8_t fast;		/* its start is the plain case (for gen): not slow, no rep */
+	uint8_t shape_state;	/* SHAPE_* */
+	uint8_t last_call;	/* the last instruction is a call */
+	uint8_t pieces;		/* an access of the shape is made of several words */
+	uint16_t misses;	/* executions that did not match the shape */
+	int wid;		/* the writer's definition of block + shape; -1: none */
+	struct qc_shape shape;
+	uint32_t shape_ver;	/* shapes learnt */
+	uint32_t id;
+	/* without accesses: written with the block that follows (pair_of) */
+	uint32_t pair_next;	/* that block's id + 1 (0: none) ... */
+	uint32_t pair_ver;	/* ... and shape */
+	int pair_wid;		/* their writer block */
+	uint32_t pairs;		/* pairs defined */
 	uint8_t *lens;		/* n lengths */
 	uint16_t *off;		/* n + 1 byte offsets */
+	/* the rest */
+	uint32_t code_len;
 	uint8_t *kind;		/* n decoder kinds (ITRACE_INSN_NOT_BRANCH, ...) */
 	uint8_t *code;		/* the bytes */
+	void *shape_mem;	/* shape.hi and shape.acc */
 	uint64_t target;	/* direct target of the last instruction */
 	uint8_t has_target;
 	uint8_t first_rep;	/* x86: the first instruction is a rep string op */
@@ -50,7 +99,6 @@ struct qc_block {
 	uint8_t has_trigger;	/* a trigger address inside (valid for gen) */
 	uint8_t slow;		/* a handler's address, a trigger, rep, --only (for gen):
 				 * its start is not the plain case */
-	uint32_t gen;
 };
 
 /* The last instruction a thread executed. */
@@ -157,6 +205,10 @@ struct qemu_conv {
 	size_t code_cap, n_code;
 	struct collect_ring ring;
 	int ring_on;
+	/* the words of the block fast_words is reading: addresses, and the
+	 * rest of each word while the block's shape is being learnt */
+	uint64_t fast_addr[SHAPE_MAX], fast_hi[SHAPE_MAX];
+	uint64_t fast_joined[SHAPE_MAX]; /* their accesses' addresses (join_pieces) */
 	char error[300];
 };
 
@@ -436,6 +488,7 @@ static void refresh_block(struct qemu_conv *c, struct qc_block *b)
 	b->in_scope = !c->only_hi || (b->vaddr >= c->only_lo && b->vaddr < c->only_hi);
 	b->slow = b->has_trigger || b->first_rep || c->only_hi ||
 		  (c->handler_bits & handler_bit(b->vaddr));
+	b->fast = !b->slow && !b->last_rep;
 }
 
 static int resolve_trigger(struct qemu_conv *c, const char *func, int has_addr, uint64_t addr,
@@ -563,12 +616,8 @@ static void set_prev(struct qc_thread *t, const struct qc_block *b, uint32_t sto
 {
 	t->prev_blk = b;
 	t->prev_stop = stop;
-	if (stop == b->n) {
-		unsigned kind = b->kind[b->n - 1];
-
-		if (kind == ITRACE_BRANCH_CALL || kind == ITRACE_BRANCH_INDIRECT_CALL)
-			t->call_ret = b->vaddr + b->off[b->n];
-	}
+	if (stop == b->n && b->last_call)
+		t->call_ret = b->vaddr + b->off[b->n];
 }
 
 /* The last instruction thread t ran (or was running when it stopped). */
@@ -1084,6 +1133,8 @@ static void classify(struct qemu_conv *c, struct qc_block *b)
 			b->target = d.target;
 		}
 	}
+	b->last_call = b->kind[b->n - 1] == ITRACE_BRANCH_CALL ||
+		       b->kind[b->n - 1] == ITRACE_BRANCH_INDIRECT_CALL;
 }
 
 /*
@@ -1148,6 +1199,8 @@ static int on_block_def(struct qemu_conv *c, const uint64_t *p, size_t n)
 	for (uint32_t i = 0; i < nins; i++)
 		b->off[i + 1] = (uint16_t)(b->off[i] + lens[i]);
 	b->gen = UINT32_MAX;
+	b->wid = -1;
+	b->id = (uint32_t)id;
 	classify(c, b);
 	if (c->n_blocks == c->cap_blocks) {
 		size_t cap = c->cap_blocks ? 2 * c->cap_blocks : 4096;
@@ -1335,55 +1388,297 @@ static int on_block(struct qemu_conv *c, struct qc_thread *t, uint64_t id)
 	return enter_block(c, t, c->blocks[id]);
 }
 
-/*
- * The plain case, most of a trace: a recording thread at instruction
- * level with nothing held back, in blocks that start nothing special.
- * The same as the general loop below (close_block, enter_block, on_mem,
- * add_mem), without what does not apply.  Returns the words consumed; the
- * first word that needs more is left to the general loop.
- */
-static size_t plain_words(struct qemu_conv *c, struct qc_thread *t, const uint64_t *w, size_t n,
-			  int *rc)
+/* Can the words of thread t go the plain way (fast_words, plain_branch_words) now? */
+static int plain_thread(const struct qemu_conv *c, const struct qc_thread *t)
 {
-	struct itrace_writer *wr = c->w;
-	struct qc_block *b = t->blk;
-	uint32_t done = t->done;
-	size_t i;
+	if (!recording(t) || t->n_frames || t->resume || t->window || c->ring_on || !t->started)
+		return 0;
+	if (c->o.level == ITRACE_LEVEL_BRANCH)
+		return t->blk && !t->blk->has_trigger && !t->blk->first_rep && !t->blk->last_rep;
+	return !c->o.insn_bytes;
+}
 
-	for (i = 0; i < n && *rc >= 0; i++) {
-		uint64_t x = w[i];
+/* ---- The plain case: blocks whose accesses match their shape ------------------------ */
 
-		if (QW_TAG(x) == QW_MEM) {
-			uint32_t k = QW_MEM_INDEX(x);
-			uint64_t addr = x & QW_MEM_ADDR_MASK, size = QW_MEM_SIZE(x);
-			int store = (int)QW_MEM_IS_STORE(x);
+/*
+ * The accesses of block b's shape as a writer block's, its instructions
+ * counted from `first`; -1 if an access joins pieces past MERGE_MAX
+ * (add_mem would not join them) or there are too many.
+ */
+static int shape_accesses(const struct qc_block *b, uint32_t first, struct itrace_block_access *acc)
+{
+	const struct qc_shape *s = &b->shape;
 
-			if (!b || k >= b->n || k + 1 < done)
-				break;
-			if (k >= done) {
-				if (t->mem_on) {
-					t->mem_on = 0;
-					*rc = itrace_write_mem(wr, t->mem_addr, t->mem_size,
-							       t->mem_store ? ITRACE_MEM_STORE : 0);
-				}
-				if (*rc >= 0)
-					*rc = itrace_write_insns(wr, b->vaddr + b->off[done],
-								 k + 1 - done, b->lens + done);
-				done = k + 1;
-			} else if (t->mem_on) {
-				/* another access of the same instruction: add_mem decides */
-				*rc = add_mem(c, t, k, addr, size, store);
-				continue;
-			}
-			/* the instruction's first access: it waits for a second piece */
-			t->mem_on = 1;
-			t->mem_insn = k;
-			t->mem_addr = addr;
-			t->mem_size = size;
-			t->mem_store = store;
+	if (s->n_acc > ITRACE_BLOCK_ACCESS_MAX)
+		return -1;
+	for (uint32_t j = 0; j < s->n_acc; j++) {
+		const struct qc_access *a = &s->acc[j];
+
+		if (a->pieces > 1 && a->size > MERGE_MAX)
+			return -1;
+		acc[j] = (struct itrace_block_access){
+			.size = a->size, .insn = (uint8_t)(first + QW_MEM_INDEX(s->hi[a->first])),
+			.flags = a->store ? ITRACE_MEM_STORE : 0};
+	}
+	return 0;
+}
+
+/*
+ * The block and its shape as a writer block (format 3.0, ITRACE.md
+ * 6.5.15): one record per execution, its accesses' addresses only.  Not
+ * for blocks longer than a block record holds, nor for accesses joined
+ * from pieces past MERGE_MAX (add_mem would not join them).
+ */
+static int define_block(struct qemu_conv *c, struct qc_block *b)
+{
+	struct itrace_block_access acc[SHAPE_MAX];
+	int id;
+
+	if (b->n > ITRACE_RUN_MAX || shape_accesses(b, 0, acc) < 0)
+		return 0;
+	id = itrace_writer_block_define(c->w, b->vaddr, b->n, b->lens, b->shape.n_acc, acc);
+	if (id < 0)
+		return id;
+	b->wid = id;
+	return 0;
+}
+
+/*
+ * A block without accesses that runs into the next one (`b` starts where
+ * `a` ends: a conditional branch not taken) is written together with it,
+ * as one writer block: the writer would otherwise end an instruction run
+ * before each BLOCK record.  *wid is the pair's definition, or -1 if
+ * they are not to be written together.  Returns 0 or a writer error.
+ */
+static int pair_of(struct qemu_conv *c, struct qc_block *a, const struct qc_block *b, int *wid)
+{
+	struct itrace_block_access acc[SHAPE_MAX];
+	uint8_t lens[ITRACE_RUN_MAX];
+	int id;
+
+	*wid = -1;
+	if (a->pair_next == b->id + 1 && a->pair_ver == b->shape_ver) {
+		*wid = a->pair_wid;
+		return 0;
+	}
+	if (b->wid < 0 || a->vaddr + a->code_len != b->vaddr || a->n + b->n > ITRACE_RUN_MAX ||
+	    a->pairs >= PAIRS_MAX || shape_accesses(b, a->n, acc) < 0)
+		return 0;
+	memcpy(lens, a->lens, a->n);
+	memcpy(lens + a->n, b->lens, b->n);
+	id = itrace_writer_block_define(c->w, a->vaddr, a->n + b->n, lens, b->shape.n_acc, acc);
+	if (id < 0)
+		return id;
+	a->pairs++;
+	a->pair_next = b->id + 1;
+	a->pair_ver = b->shape_ver;
+	a->pair_wid = *wid = id;
+	return 0;
+}
+
+/*
+ * learn_shape - block b's shape from the `n` words (but their addresses)
+ * of one complete execution: the records they make, as on_mem and add_mem
+ * make them.  A block whose words need add_mem's POWER rule (a
+ * store-conditional's load and store) or whose execution makes more than
+ * SHAPE_MAX words gets none, and goes the general way.
+ */
+static int learn_shape(struct qemu_conv *c, struct qc_block *b, const uint64_t *hi, uint32_t n)
+{
+	struct qc_access acc[SHAPE_MAX], *a = NULL;
+	uint32_t n_acc = 0, next = 0; /* the first instruction not written yet */
+	uint64_t *mem;
+
+	b->shape_state = SHAPE_NONE;
+	b->wid = -1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = QW_MEM_INDEX(hi[i]);
+		uint8_t store = (uint8_t)QW_MEM_IS_STORE(hi[i]);
+
+		if (k >= b->n || k + 1 < next)
+			return 0;
+		if (a && k + 1 == next && store == a->store) {
+			a->pieces++; /* joined per execution (add_mem) */
+			a->size += QW_MEM_SIZE(hi[i]);
 			continue;
 		}
-		if (QW_TAG(x) != QW_BLOCK || !b)
+		if (a && k + 1 == next && c->machine == EM_PPC64_ && store && !a->store)
+			return 0;
+		a = &acc[n_acc++];
+		*a = (struct qc_access){.insns_from = (uint16_t)next, .n_insns = (uint16_t)(k + 1 - next),
+					.first = (uint16_t)i, .pieces = 1, .size = QW_MEM_SIZE(hi[i]),
+					.store = store};
+		next = k + 1;
+	}
+	mem = malloc(n * sizeof(*hi) + n_acc * sizeof(*acc) + 1);
+	if (!mem)
+		return -ITRACE_E_NOMEM;
+	memcpy(mem, hi, n * sizeof(*hi));
+	memcpy(mem + n, acc, n_acc * sizeof(*acc));
+	free(b->shape_mem);
+	b->shape_mem = mem;
+	b->shape = (struct qc_shape){.n_words = n, .n_acc = n_acc, .tail_from = (uint16_t)next,
+				     .n_tail = (uint16_t)(b->n - next), .hi = mem,
+				     .acc = (const struct qc_access *)(mem + n)};
+	b->shape_state = SHAPE_KNOWN;
+	b->shape_ver++;
+	b->misses = 0;
+	b->pieces = n != n_acc;
+	return define_block(c, b);
+}
+
+/*
+ * The address of each access of shape s whose pieces (addresses `addr`)
+ * add_mem joins into one, in joined[]; 0 if some are not contiguous
+ * (add_mem would write them as several records).
+ */
+static int join_pieces(const struct qc_shape *s, const uint64_t *addr, uint64_t *joined)
+{
+	for (uint32_t j = 0; j < s->n_acc; j++) {
+		const struct qc_access *a = &s->acc[j];
+		uint64_t lo = addr[a->first], size = QW_MEM_SIZE(s->hi[a->first]);
+
+		for (uint32_t p = a->first + 1; p < a->first + a->pieces; p++) {
+			uint64_t piece = QW_MEM_SIZE(s->hi[p]);
+
+			if (addr[p] == lo + size)
+				size += piece;
+			else if (addr[p] + piece == lo)
+				lo = addr[p], size += piece;
+			else
+				return 0;
+		}
+		joined[j] = lo;
+	}
+	return 1;
+}
+
+/*
+ * A complete execution of block b whose words matched its shape
+ * (addresses in c->fast_addr): the records on_mem, add_mem and
+ * close_block would write, without deciding them again.
+ */
+static int write_shape(struct qemu_conv *c, struct qc_thread *t, const struct qc_block *b)
+{
+	const struct qc_shape *s = &b->shape;
+	const uint64_t *addr = c->fast_addr;
+	struct itrace_writer *w = c->w;
+
+	t->insn_out = 1;
+	if (b->wid >= 0 && !b->pieces)
+		return itrace_write_block(w, b->wid, addr);
+	if (b->wid >= 0 && join_pieces(s, addr, c->fast_joined))
+		return itrace_write_block(w, b->wid, c->fast_joined);
+	for (uint32_t j = 0; j < s->n_acc; j++) {
+		const struct qc_access *a = &s->acc[j];
+		uint32_t k = QW_MEM_INDEX(s->hi[a->first]);
+
+		if (a->n_insns)
+			TRY(itrace_write_insns(w, b->vaddr + b->off[a->insns_from], a->n_insns,
+					       b->lens + a->insns_from));
+		if (a->pieces == 1) {
+			TRY(itrace_write_mem(w, addr[a->first], a->size,
+					     a->store ? ITRACE_MEM_STORE : 0));
+			continue;
+		}
+		/* QEMU's pieces of one operand: joined if contiguous */
+		t->mem_on = 1;
+		t->mem_insn = k;
+		t->mem_addr = addr[a->first];
+		t->mem_size = QW_MEM_SIZE(s->hi[a->first]);
+		t->mem_store = a->store;
+		for (uint32_t p = a->first + 1; p < a->first + a->pieces; p++)
+			TRY(add_mem(c, t, k, addr[p], QW_MEM_SIZE(s->hi[p]), a->store));
+		TRY(flush_mem(c, t));
+	}
+	if (s->n_tail)
+		TRY(itrace_write_insns(w, b->vaddr + b->off[s->tail_from], s->n_tail,
+				       b->lens + s->tail_from));
+	return 0;
+}
+
+/*
+ * Block b ran to its end after `a`, a block without accesses that ran
+ * to its end and is not written yet: the two, as one writer block if
+ * they make a pair.
+ */
+static int write_pair(struct qemu_conv *c, struct qc_thread *t, struct qc_block *a,
+		      const struct qc_block *b)
+{
+	const uint64_t *addr = c->fast_addr;
+	int wid = -1;
+
+	if (b->pieces)
+		addr = b->wid >= 0 && join_pieces(&b->shape, addr, c->fast_joined) ? c->fast_joined
+									     : NULL;
+	if (addr)
+		TRY(pair_of(c, a, b, &wid));
+	if (wid >= 0)
+		return itrace_write_block(c->w, wid, addr);
+	TRY(itrace_write_block(c->w, a->wid, NULL));
+	return write_shape(c, t, b);
+}
+
+/*
+ * Leaving the plain case inside block b, `n` words read: they go the
+ * general way (on_mem), as if read there.  A block whose executions keep
+ * leaving its shape learns it again.
+ */
+static int leave_shape(struct qemu_conv *c, struct qc_thread *t, struct qc_block *b, uint32_t n)
+{
+	const uint64_t *hi = b->shape_state == SHAPE_KNOWN ? b->shape.hi : c->fast_hi;
+
+	t->blk = b;
+	t->done = 0;
+	for (uint32_t j = 0; j < n; j++)
+		TRY(on_mem(c, t, QW_MEM_INDEX(hi[j]), c->fast_addr[j], QW_MEM_SIZE(hi[j]),
+			   (int)QW_MEM_IS_STORE(hi[j])));
+	if (b->shape_state == SHAPE_KNOWN && b->misses >= SHAPE_RELEARN) {
+		b->shape_state = SHAPE_UNKNOWN;
+		b->misses = 0;
+	}
+	return 0;
+}
+
+/*
+ * The plain case, most of a trace: a recording thread at instruction
+ * level with nothing held back (plain_thread), in blocks that start
+ * nothing special (b->fast), and whose words match the shape of their
+ * block: the same as the general loop (on_block, enter_block, on_mem,
+ * close_block), a block at a time.  It starts at a BLOCK word (the
+ * block open before goes the general way); the first word it cannot take
+ * is left to the general loop, the block it is in handed over as if the
+ * general loop had read its words.  Returns the words consumed.
+ */
+static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_t *w, size_t n,
+			 int *rc)
+{
+	struct qc_block *b = NULL; /* the block being read here (none yet) */
+	struct qc_block *pend = NULL; /* the one before, not written yet */
+	const uint64_t *hi = NULL; /* its shape's words, if known */
+	uint32_t j = 0, n_hi = 0;  /* its words so far; in its shape */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t x = w[i];
+
+		if (QW_TAG(x) == QW_MEM && b) {
+			if (j < n_hi && (x & ~QW_MEM_ADDR_MASK) == hi[j]) {
+				c->fast_addr[j++] = x & QW_MEM_ADDR_MASK;
+				continue;
+			}
+			if (b->shape_state == SHAPE_UNKNOWN && j < SHAPE_MAX) {
+				c->fast_hi[j] = x & ~QW_MEM_ADDR_MASK;
+				c->fast_addr[j++] = x & QW_MEM_ADDR_MASK;
+				continue;
+			}
+			if (b->shape_state == SHAPE_UNKNOWN)
+				b->shape_state = SHAPE_NONE;
+			else
+				b->misses++;
+			break;
+		}
+		if (QW_TAG(x) != QW_BLOCK)
 			break;
 		uint64_t id = x & ((1ULL << QW_TAG_SHIFT) - 1);
 		struct qc_block *nb = id < c->n_blocks ? c->blocks[id] : NULL;
@@ -1392,20 +1687,50 @@ static size_t plain_words(struct qemu_conv *c, struct qc_thread *t, const uint64
 			break;
 		if (nb->gen != c->gen)
 			refresh_block(c, nb);
-		if (nb->slow)
+		if (!nb->fast)
 			break;
-		if (t->mem_on && (*rc = flush_mem(c, t)) < 0)
-			break;
-		if (done < b->n)
-			*rc = itrace_write_insns(wr, b->vaddr + b->off[done], b->n - done,
-						 b->lens + done);
-		set_prev(t, b, b->n);
+		if (b) {
+			/* b ran to its end */
+			if (b->shape_state == SHAPE_UNKNOWN && (*rc = learn_shape(c, b, c->fast_hi, j)) < 0)
+				return i;
+			if (b->shape_state != SHAPE_KNOWN || j != b->shape.n_words) {
+				b->misses++;
+				break;
+			}
+			/* a block without accesses waits for the next one (write_pair) */
+			if (pend && b->shape.n_acc) {
+				*rc = write_pair(c, t, pend, b);
+				pend = NULL;
+			} else {
+				if (pend)
+					*rc = itrace_write_block(c->w, pend->wid, NULL);
+				pend = NULL;
+				if (*rc >= 0 && !b->shape.n_acc && b->wid >= 0)
+					pend = b;
+				else if (*rc >= 0)
+					*rc = write_shape(c, t, b);
+			}
+			if (*rc < 0)
+				return i;
+			t->insn_out = 1;
+			set_prev(t, b, b->n);
+		} else {
+			/* the block open before: the general way */
+			if ((*rc = close_block(c, t, QW_MAX_BLOCK_INSNS)) < 0)
+				return i;
+			if (!plain_thread(c, t))
+				break; /* (a trigger in it stopped the recording) */
+		}
 		t->self_signal = 0;
 		b = nb;
-		done = 0;
+		j = 0;
+		n_hi = b->shape_state == SHAPE_KNOWN ? b->shape.n_words : 0;
+		hi = b->shape.hi;
 	}
-	t->blk = b;
-	t->done = done;
+	if (pend && (*rc = itrace_write_block(c->w, pend->wid, NULL)) < 0)
+		return i;
+	if (b && (*rc = leave_shape(c, t, b, j)) < 0)
+		return i;
 	return i;
 }
 
@@ -1454,14 +1779,6 @@ static size_t plain_branch_words(struct qemu_conv *c, struct qc_thread *t, const
 	return i;
 }
 
-/* Can the words of thread t go through plain_words now? */
-static int plain_thread(const struct qemu_conv *c, const struct qc_thread *t)
-{
-	return recording(t) && !t->n_frames && !t->resume && !t->window && !c->ring_on &&
-	       t->blk && !t->blk->has_trigger && !t->blk->first_rep && !t->blk->last_rep &&
-	       (c->o.level == ITRACE_LEVEL_BRANCH || (!c->o.insn_bytes && t->insn_out));
-}
-
 int qc_slot(struct qemu_conv *c, const struct qw_note *note, const uint64_t *w, size_t n)
 {
 	struct qc_thread *t = NULL;
@@ -1476,7 +1793,7 @@ int qc_slot(struct qemu_conv *c, const struct qw_note *note, const uint64_t *w, 
 	while (i < n && rc >= 0) {
 		if (t && plain_thread(c, t) && (rc = switch_to(c, t)) >= 0) {
 			i += c->o.level == ITRACE_LEVEL_BRANCH ? plain_branch_words(c, t, w + i, n - i, &rc)
-							       : plain_words(c, t, w + i, n - i, &rc);
+							       : fast_words(c, t, w + i, n - i, &rc);
 			if (i == n || rc < 0)
 				break;
 		}
@@ -1628,8 +1945,10 @@ void qc_free(struct qemu_conv *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n_blocks; i++)
+	for (size_t i = 0; i < c->n_blocks; i++) {
+		free(c->blocks[i]->shape_mem);
 		free(c->blocks[i]);
+	}
 	free(c->blocks);
 	for (size_t i = 0; i < c->n_threads; i++)
 		free_thread(c->threads[i]);

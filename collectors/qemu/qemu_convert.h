@@ -11,6 +11,11 @@
  *   - memory accesses: one MEM record per access, QEMU's pieces of one
  *     operand (a 16-byte vector load done as two 8-byte loads, lmw's
  *     words) joined when they are contiguous and of the same direction;
+ *   - at instruction level, a block's accesses as its first complete
+ *     execution made them (its shape): each later execution that makes
+ *     the same goes to the writer as one itrace_write_block() (a BLOCK
+ *     record of format 3.0 when the writer was opened with blocks), a
+ *     block without accesses together with the block it runs into;
  *   - branches (--level branch): each block's last instruction, classified
  *     by libitrace's decoder, with the next block of the thread as target;
  *   - the address space (qemu_space.h), threads, processes, system calls;

@@ -146,7 +146,8 @@ struct out {
 	struct qemu_elf exe;
 };
 
-static void out_open(struct out *o, int level, uint16_t machine)
+/* A converter writing BLOCK records (format 3.0) where it can when `blocks`. */
+static void out_open_blocks(struct out *o, int level, uint16_t machine, int blocks)
 {
 	struct itrace_writer_options opts;
 	struct qc_options q;
@@ -159,6 +160,7 @@ static void out_open(struct out *o, int level, uint16_t machine)
 	itrace_writer_options_init(&opts);
 	opts.machine = machine;
 	opts.level = (uint8_t)level;
+	opts.blocks = blocks;
 	assert_int_equal(itrace_writer_open(o->path, &opts, &o->w), 0);
 	memset(&o->exe, 0, sizeof(o->exe));
 	o->exe.machine = machine;
@@ -173,6 +175,11 @@ static void out_open(struct out *o, int level, uint16_t machine)
 	q.exe_elf = &o->exe;
 	q.interp = "";
 	assert_int_equal(qc_alloc(&q, machine, 1, o->w, &o->c), 0);
+}
+
+static void out_open(struct out *o, int level, uint16_t machine)
+{
+	out_open_blocks(o, level, machine, 0);
 }
 
 static int feed(struct out *o, uint32_t tid, const struct slot *s)
@@ -467,12 +474,134 @@ static void test_damage(void **state)
 	unlink(o.path);
 }
 
+/* The same instructions and accesses, and the same types of records. */
+static void expect_same(const struct itrace_record *a, size_t na, const struct itrace_record *b,
+			size_t nb)
+{
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(a[i].type, b[i].type);
+		if (a[i].type == ITRACE_REC_INSN) {
+			assert_true(a[i].u.insn.addr == b[i].u.insn.addr);
+			assert_int_equal(a[i].u.insn.len, b[i].u.insn.len);
+		} else if (a[i].type == ITRACE_REC_MEM) {
+			assert_true(a[i].u.mem.addr == b[i].u.mem.addr);
+			assert_true(a[i].u.mem.size == b[i].u.mem.size);
+			assert_int_equal(a[i].u.mem.flags, b[i].u.mem.flags);
+		}
+	}
+}
+
+/*
+ * Blocks whose accesses match the shape learnt from their first execution
+ * are written from it, as BLOCK records (format 3.0) when the writer
+ * takes them: the records read back are those of the general way, through matching
+ * executions, a block without accesses, executions that leave the shape
+ * (an access missing, another direction), QEMU's pieces joined either way
+ * round or not contiguous, a store-conditional, a block without accesses
+ * running into the next (written with it), and a block a fault cut short.
+ */
+static void test_blocks_same_records(void **state)
+{
+	static const uint32_t b0[] = {LD_R3, NOP, STW_R3, B_BACK8};
+	static const uint32_t b1[] = {NOP, NOP, BLR};
+	static const uint32_t b2[] = {LD_R3, NOP};
+	static const uint32_t b3[] = {LWARX, STWCX};
+	static const uint32_t b4[] = {NOP, CMPWI};
+	static const uint32_t b5[] = {LD_R3, B_BACK8};
+	static struct itrace_record r[3][512];
+	struct slot d = {0}, t = {0};
+	size_t n[3];
+
+	(void)state;
+	put_hello(&d);
+	put_block(&d, 0, EXE_BASE, b0, 4);
+	put_block(&d, 1, EXE_BASE + 0x100, b1, 3);
+	put_block(&d, 2, EXE_BASE + 0x200, b2, 2);
+	put_block(&d, 3, EXE_BASE + 0x300, b3, 2);
+	put_block(&d, 4, EXE_BASE + 0x400, b4, 2);
+	put_block(&d, 5, EXE_BASE + 0x408, b5, 2);
+	for (int k = 0; k < 3; k++) { /* learnt, then matching */
+		put(&t, BLK(0));
+		put(&t, MEMW(0, 0, 3, 0x1000 + 8 * k));
+		put(&t, MEMW(2, 1, 2, 0x2000 + 4 * k));
+		put(&t, BLK(1));
+	}
+	put(&t, BLK(0)); /* the store missing */
+	put(&t, MEMW(0, 0, 3, 0x1100));
+	put(&t, BLK(0)); /* a store where the load was */
+	put(&t, MEMW(0, 1, 3, 0x1108));
+	put(&t, MEMW(2, 1, 2, 0x2100));
+	put(&t, BLK(2)); /* halves, high one first */
+	put(&t, MEMW(0, 0, 3, 0x3008));
+	put(&t, MEMW(0, 0, 3, 0x3000));
+	put(&t, BLK(2)); /* low one first */
+	put(&t, MEMW(0, 0, 3, 0x3010));
+	put(&t, MEMW(0, 0, 3, 0x3018));
+	put(&t, BLK(2)); /* not contiguous: two accesses */
+	put(&t, MEMW(0, 0, 3, 0x4000));
+	put(&t, MEMW(0, 0, 3, 0x5000));
+	for (int k = 0; k < 2; k++) {
+		put(&t, BLK(3));
+		put(&t, MEMW(0, 0, 2, 0x6000));
+		put(&t, MEMW(1, 0, 2, 0x6000));
+		put(&t, MEMW(1, 1, 2, 0x6000));
+	}
+	for (int k = 0; k < 3; k++) { /* no access, running into the next */
+		put(&t, BLK(4));
+		put(&t, BLK(5));
+		put(&t, MEMW(0, 0, 3, 0x7000 + 8 * k));
+	}
+	put(&t, BLK(4)); /* the next one leaving its shape */
+	put(&t, BLK(5));
+	put(&t, MEMW(0, 1, 3, 0x7100));
+	put(&t, BLK(4)); /* followed by others */
+	put(&t, BLK(1));
+	put(&t, BLK(4));
+	put(&t, BLK(0)); /* matching again, after the others */
+	put(&t, MEMW(0, 0, 3, 0x1200));
+	put(&t, MEMW(2, 1, 2, 0x2200));
+	put(&t, BLK(1));
+	put(&t, BLK(4)); /* the next one cut short */
+	put(&t, BLK(5));
+	put(&t, PART(0));
+	put(&t, BLK(0)); /* the stw faulted */
+	put(&t, MEMW(0, 0, 3, 0x1300));
+	put(&t, PART(2));
+	/* 0: a block's words per slot, the general way (the plain case
+	 * starts at a block's start and gives a slot's last block to the
+	 * general way); 1, 2: whole, without and with BLOCK records */
+	for (int way = 0; way < 3; way++) {
+		struct out o;
+
+		out_open_blocks(&o, ITRACE_LEVEL_INSN, 21, way == 2);
+		assert_int_equal(feed(&o, 0, &d), 0);
+		if (way == 0) {
+			for (size_t i = 0, k; i < t.n; i = k) {
+				struct qw_note note = {0, 0, PID, PID};
+
+				for (k = i + 1; k < t.n && QW_TAG(t.w[k]) != QW_BLOCK; k++)
+					;
+				note.words = (uint32_t)(k - i);
+				assert_int_equal(qc_slot(o.c, &note, &t.w[i], k - i), 0);
+			}
+		} else {
+			assert_int_equal(feed(&o, PID, &t), 0);
+		}
+		n[way] = out_close(&o, -11, r[way], 512);
+	}
+	for (int way = 1; way < 3; way++)
+		expect_same(r[0], n[0], r[way], n[way]);
+	assert_true(n[0] > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_insns_and_accesses), cmocka_unit_test(test_store_conditional),
 		cmocka_unit_test(test_page_crossing_x86), cmocka_unit_test(test_signal_held_back),
 		cmocka_unit_test(test_space_and_threads), cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_blocks_same_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
