@@ -653,8 +653,10 @@ static int unpack_payload(struct itrace_reader *r, const uint8_t *h, size_t have
 	size_t n;
 
 	if (h[28] == ITRACE_COMP_NONE_DISK) {
+		/* an empty payload may have no buffer yet: p == end == NULL
+		 * (C11 6.5.6 allows no arithmetic on a null pointer) */
 		r->p = r->payload;
-		r->end = r->payload + have;
+		r->end = have ? r->payload + have : r->payload;
 		return 0;
 	}
 	/* The frame says how much it holds: a header whose raw_size the

@@ -31,7 +31,8 @@ AuthenticAMD | GenuineIntel)
 	# what every x86-64 core of the last decade measures: add 1 cycle,
 	# L1 load-to-use 3 to 6 cycles, FMA 4 or 5
 	m() { sed -n "s/^#   $1  *\([0-9.]*\)\$/\1/p" "$TMP/host.core"; }
-	check_eq "int_alu latency measured 1" 1.00 "$(m 'int_alu latency')"
+	# (a timing: 1.01 was seen at a load average of 5, so a band around 1)
+	check "int_alu latency measured 1 ($(m 'int_alu latency'))" awk -v v="$(m 'int_alu latency')" 'BEGIN { exit !(v >= 0.95 && v <= 1.1) }'
 	check "L1D load-to-use 3..6 ($(m 'L1D load-to-use'))" awk -v v="$(m 'L1D load-to-use')" 'BEGIN { exit !(v >= 3 && v <= 6.5) }'
 	check "fp_fma latency 4..5 ($(m 'fp_fma latency'))" awk -v v="$(m 'fp_fma latency')" 'BEGIN { exit !(v >= 3.5 && v <= 5.5) }'
 	ITRACE_HOST_CORE="$TMP/host.core" "$SIM" --core host "$TMP/mix.itr" >"$TMP/env.txt" 2>"$TMP/env.err"
