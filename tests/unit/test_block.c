@@ -19,6 +19,7 @@
 
 #include "internal.h"
 #include "itrace.h"
+#include "writer_testutil.h"
 
 /* What a reader must deliver: instructions and accesses, in order. */
 struct want {
@@ -45,23 +46,13 @@ static void want(struct wants *w, int type, uint64_t addr, uint64_t size, unsign
 static struct itrace_writer *open_writer(int *fd, int blocks, size_t chunk)
 {
 	struct itrace_writer_options o;
-	struct itrace_writer *w;
 
-	*fd = memfd_create("itrace-block-test", 0);
-	assert_true(*fd >= 0);
 	itrace_writer_options_init(&o);
 	o.compression = ITRACE_COMPRESS_NONE;
 	o.chunk_bytes = chunk;
 	o.flags = ITRACE_FF_MEM;
 	o.blocks = blocks;
-	assert_int_equal(itrace_writer_open_fd(*fd, &o, &w), 0);
-	return w;
-}
-
-static struct buf close_and_slurp(struct itrace_writer *w, int fd)
-{
-	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
-	return buf_from_fd(fd);
+	return memfd_writer(&o, fd);
 }
 
 /* read_all - every record of b must equal the wanted ones; footer totals too. */

@@ -21,27 +21,18 @@
 
 #include "internal.h"
 #include "itrace.h"
+#include "writer_testutil.h"
 
 
 static struct itrace_writer *open_writer(int *fd, int async, int compression, size_t chunk)
 {
 	struct itrace_writer_options o;
-	struct itrace_writer *w;
 
-	*fd = memfd_create("itrace-writer-test", 0);
-	assert_true(*fd >= 0);
 	itrace_writer_options_init(&o);
 	o.async = async;
 	o.compression = compression;
 	o.chunk_bytes = chunk;
-	assert_int_equal(itrace_writer_open_fd(*fd, &o, &w), 0);
-	return w;
-}
-
-static struct buf close_and_slurp(struct itrace_writer *w, int fd)
-{
-	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
-	return buf_from_fd(fd);
+	return memfd_writer(&o, fd);
 }
 
 /* A deterministic pseudo-random stream of blocks, branches and accesses. */
