@@ -129,13 +129,6 @@ extern volatile sig_atomic_t collect_interrupted;
 void collect_restore_signals(void);
 
 /*
- * collect_wait_child - waitpid for the started program's process, which
- * is killed if itrace-collect is interrupted meanwhile (SIGINT, SIGTERM).
- * Returns 0 with its status, or -1 with errno.
- */
-int collect_wait_child(pid_t pid, int *status);
-
-/*
  * collect_refuse_emulated - the options that a backend running the
  * program under an emulator of its own (`emulator`: "valgrind",
  * "qemu-user") cannot honour: attaching (-p), --remote, --follow-fork and
