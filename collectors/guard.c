@@ -164,8 +164,10 @@ static _Noreturn void guardian_loop(pid_t prog, int rep, int ord, const sigset_t
 		/* The collector took the status and ends normally: leave the
 		 * rest as the program left it.  _exit: our copy of the
 		 * collector's stdio buffers is not ours to flush. */
-		if (n == 1 && order == ORDER_RELEASE && reported)
+		if (n == 1 && order == ORDER_RELEASE && reported) {
+			reap(prog, rep, &reported); /* what ended meanwhile */
 			_exit(0);
+		}
 		kill_everything(prog, rep, &reported);
 	}
 }
