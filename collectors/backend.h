@@ -37,6 +37,9 @@
  *     when it becomes non-zero they finish the trace with
  *     itrace_writer_close(w, ITRACE_END_INTERRUPTED, signo), kill a program
  *     they started or detach from one they attached to, and return.
+ *   - A backend that starts a program forks it with guard_fork() (guard.h)
+ *     and waits for it with guard_wait() or guard_poll(): what the program
+ *     starts does not outlive a killed collector.
  */
 #ifndef ITRACE_COLLECT_BACKEND_H
 #define ITRACE_COLLECT_BACKEND_H

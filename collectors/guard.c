@@ -249,7 +249,7 @@ static void end_guardian(struct collect_guard *g)
 	while (waitpid(g->guardian, &status, 0) < 0 && errno == EINTR)
 		;
 	g->guardian = 0;
-	g->ended = 1;
+	g->released = 1;
 }
 
 /* The status word has come (or the guardian is gone): take it. */
@@ -257,7 +257,7 @@ static void take_status(struct collect_guard *g, int got, int32_t status)
 {
 	/* a guardian killed before it could tell: the program got SIGKILL */
 	g->status = got == 1 ? status : SIGKILL;
-	end_guardian(g);
+	g->ended = 1;
 }
 
 pid_t guard_fork(struct collect_guard *g)
@@ -323,6 +323,8 @@ int guard_wait(struct collect_guard *g, int *status)
 			continue;
 		take_status(g, got, st);
 	}
+	if (!g->released)
+		end_guardian(g);
 	*status = g->status;
 	return 0;
 }
@@ -330,17 +332,24 @@ int guard_wait(struct collect_guard *g, int *status)
 int guard_poll(struct collect_guard *g, int *status)
 {
 	struct pollfd p = {.fd = g->report, .events = POLLIN};
+	int32_t st = 0;
+	int got;
 
 	if (!g->active || (!g->ended && poll(&p, 1, 0) <= 0))
 		return 0;
-	return guard_wait(g, status) == 0;
+	if (!g->ended) {
+		got = read_int(g->report, &st);
+		take_status(g, got, st);
+	}
+	*status = g->status;
+	return 1;
 }
 
 void guard_kill(struct collect_guard *g)
 {
 	char order = ORDER_KILL;
 
-	if (!g->active || g->ended || g->killed)
+	if (!g->active || g->released || g->killed)
 		return;
 	g->killed = 1;
 	/* EPIPE (the guardian is gone) is no news: SIGPIPE is ignored */

@@ -39,7 +39,8 @@ struct collect_guard {
 	int order;	/* to the guardian: release or kill */
 	int status;	/* the program's wait status, once ended */
 	int active;	/* guard_fork succeeded */
-	int ended;	/* the status is known and the guardian is gone */
+	int ended;	/* the program's status is known */
+	int released;	/* the guardian is gone (guard_wait) */
 	int killed;	/* guard_kill() was called */
 };
 
@@ -55,21 +56,24 @@ pid_t guard_fork(struct collect_guard *g);
 /*
  * guard_wait - wait for the program to end (killing it, and all it
  * started, if itrace-collect is interrupted meanwhile: SIGINT, SIGTERM),
- * then let the guardian go.  *status is the program's wait status as
- * waitpid() gives it; SIGKILL's if the guardian was killed without
- * telling.  Returns 0, or -1 with errno ECHILD if no program was started.
+ * then end the guardian: it leaves what the program left running, or,
+ * after guard_kill(), kills it all.  *status is the program's wait status
+ * as waitpid() gives it; SIGKILL's if the guardian was killed without
+ * telling.  Every guard_fork() in the collector ends with a guard_wait().
+ * Returns 0, or -1 with errno ECHILD if no program was started.
  */
 int guard_wait(struct collect_guard *g, int *status);
 
 /*
- * guard_poll - guard_wait() without waiting: 1 with *status if the
- * program has ended, 0 while it runs.
+ * guard_poll - has the program ended?  1 with *status if so, 0 while it
+ * runs.  The guardian waits on for guard_wait() (or guard_kill()).
  */
 int guard_poll(struct collect_guard *g, int *status);
 
 /*
- * guard_kill - SIGKILL the program and every process it started; they
- * are reaped by the guardian.  guard_wait() still gives the status.
+ * guard_kill - SIGKILL the program and every process it started, also
+ * after the program's end was polled, until guard_wait() ended the
+ * guardian; the guardian reaps them.  guard_wait() still gives the status.
  */
 void guard_kill(struct collect_guard *g);
 

@@ -254,6 +254,7 @@ static int start_stub(struct gdb_session *s, struct rsp **rp)
 		if (rsp_connect(s->remote, 0, rp, err, sizeof(err)) == 0)
 			return 0;
 		if (guard_poll(&s->guard, &status)) {
+			guard_wait(&s->guard, &status);
 			s->child = 0;
 			cli_error("'%s' exited before accepting the gdb connection (see its "
 				  "message above)", stub);
@@ -1155,12 +1156,12 @@ static void teardown(struct gdb_session *s)
 	}
 	gdb_target_close(&s->t);
 	if (s->child > 0) {
+		for (int i = 0; i < 100 && !guard_poll(&s->guard, &status); i++)
+			sleep_ms(10);
 		/* an aborted run: what the program started goes with it */
 		if (s->end_reason != ITRACE_END_COMPLETE && s->end_reason != ITRACE_END_CRASHED)
 			guard_kill(&s->guard);
-		for (int i = 0; i < 100 && !guard_poll(&s->guard, &status); i++)
-			sleep_ms(10);
-		if (!guard_poll(&s->guard, &status))
+		else if (!guard_poll(&s->guard, &status))
 			kill(s->child, SIGKILL); /* the stub alone: the program has ended */
 		guard_wait(&s->guard, &status);
 	}

@@ -576,8 +576,7 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 	cli_progress_end(&prog);
 	if (rc < 0 && rc != -ITRACE_E_IO)
 		guard_kill(&child.guard);
-	if (!reaped)
-		guard_wait(&child.guard, &status);
+	guard_wait(&child.guard, &status);
 	end = end_of(status);
 	qc_state(conv, &st);
 	if (rc == 0 && !collect_interrupted)

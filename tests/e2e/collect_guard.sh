@@ -1,6 +1,7 @@
 #!/bin/sh
 # What a started program leaves behind (collectors/guard.h), for every
-# backend that starts programs (ptrace, valgrind, qemu on x86-64).  The
+# backend that starts programs (ptrace, valgrind, qemu on x86-64, gdb with
+# either stub: qemu-x86_64 -g, gdbserver).  The
 # program (tests/data/guard_prog.c) forks a child that sleeps and a
 # daemon (fork, setsid, fork: its own session, its parent gone).
 #  - kill -9 of itrace-collect, or SIGINT to its process group (^C): the
@@ -8,16 +9,19 @@
 #  - A normal end: the exit status, a crash's signal, the program's own
 #    SIGINT handler, stdin and stdout are as without itrace-collect, and
 #    what the program left running keeps running, as it does without it.
-#  - The program stays in the collector's process group and session.
+#  - The guardian and the program stay in the collector's process group
+#    and session (the gdb backend's stub has always had a group of its own).
 . tests/lib.sh
 . "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
 G="$DATA/guard_prog"
 
-# Everything any run left, killed at the end (the sleepers of the normal
-# ends run on by design).
+# What the runs left, killed after each backend (the sleepers of the
+# normal ends run on by design): the processes still running with this
+# test's directory in their command line, so never a reused pid.
 cleanup() {
 	cat "$TMP"/*.pids 2>/dev/null | awk '{ print $2 }' | while read -r p; do
-		kill -KILL "$p" 2>/dev/null
+		{ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF "$TMP" &&
+			kill -KILL "$p" 2>/dev/null
 	done
 }
 trap 'cleanup; rm -rf "$TMP"' EXIT
