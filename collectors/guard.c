@@ -101,14 +101,17 @@ static pid_t reap(pid_t prog, int rep, int *reported)
 	return pid;
 }
 
-/* SIGKILL every child of `self` (PPid in /proc/PID/stat, after the name). */
-static void kill_children(pid_t self)
+/*
+ * SIGKILL every child of `self` (PPid in /proc/PID/stat, after the name).
+ * Returns -1 without /proc.
+ */
+static int kill_children(pid_t self)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 
 	if (!d)
-		return;
+		return -1;
 	while ((e = readdir(d)) != NULL) {
 		char path[300], buf[512], *end;
 		long pid = strtol(e->d_name, &end, 10);
@@ -131,6 +134,7 @@ static void kill_children(pid_t self)
 			kill((pid_t)pid, SIGKILL);
 	}
 	closedir(d);
+	return 0;
 }
 
 static _Noreturn void kill_everything(pid_t prog, int rep, int *reported)
@@ -139,8 +143,12 @@ static _Noreturn void kill_everything(pid_t prog, int rep, int *reported)
 	pid_t self = getpid();
 
 	for (;;) {
-		kill_children(self);
-		if (reap(prog, rep, reported) < 0 && errno == ECHILD)
+		/* without /proc, the program at least; its orphans go to init */
+		int blind = kill_children(self) < 0;
+
+		if (blind && !*reported)
+			kill(prog, SIGKILL);
+		if ((reap(prog, rep, reported) < 0 && errno == ECHILD) || (blind && *reported))
 			_exit(0);
 		nanosleep(&pause, NULL);
 	}

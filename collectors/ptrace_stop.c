@@ -295,6 +295,18 @@ static int is_stop_signal(int sig)
 
 /* ---- events -------------------------------------------------------------- */
 
+/*
+ * Is thread `tid` of process `tgid` there, running or with an exit still
+ * to be waited for?  A new thread or child killed before its first stop
+ * (an exit_group, a SIGKILL) may have its exit waited for before its
+ * creator's clone or fork event, as an unknown thread (on_wait_status):
+ * it must not be counted as live then, or the event loop waits forever.
+ */
+static int still_there(pid_t tgid, pid_t tid)
+{
+	return tgkill(tgid, tid, 0) == 0 || errno == EPERM;
+}
+
 static void on_clone(struct pt_session *s, struct pt_thread *t)
 {
 	unsigned long msg = 0;
@@ -302,7 +314,7 @@ static void on_clone(struct pt_session *s, struct pt_thread *t)
 
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
 	c = pt_find_thread(s, (pid_t)msg);
-	if (!c)
+	if (!c && still_there(t->proc->pid, (pid_t)msg))
 		c = pt_new_thread(s, t->proc, (pid_t)msg);
 	if (c)
 		pt_write_thread(s, ITRACE_THREAD_CREATE, c->tid, t->proc->pid, (uint64_t)t->tid);
@@ -328,6 +340,8 @@ static void on_fork(struct pt_session *s, struct pt_thread *t, int vfork)
 
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
 	c = pt_find_thread(s, (pid_t)msg);
+	if (!c && !still_there((pid_t)msg, (pid_t)msg))
+		return;
 	cp = c ? c->proc : pt_new_process(s, (pid_t)msg);
 	if (!cp)
 		return;
