@@ -297,10 +297,10 @@ static int is_stop_signal(int sig)
 
 /*
  * Is thread `tid` of process `tgid` there, running or with an exit still
- * to be waited for?  A new thread or child killed before its first stop
- * (an exit_group, a SIGKILL) may have its exit waited for before its
- * creator's clone or fork event, as an unknown thread (on_wait_status):
- * it must not be counted as live then, or the event loop waits forever.
+ * to be waited for?  A new thread may have run and ended, or a new thread
+ * or child been killed before its first stop, before its creator's clone
+ * or fork event: it must not be counted as live then, or the event loop
+ * waits forever.
  */
 static int still_there(pid_t tgid, pid_t tid)
 {
@@ -311,13 +311,18 @@ static void on_clone(struct pt_session *s, struct pt_thread *t)
 {
 	unsigned long msg = 0;
 	struct pt_thread *c;
+	int gone = 0;
 
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
 	c = pt_find_thread(s, (pid_t)msg);
-	if (!c && still_there(t->proc->pid, (pid_t)msg))
-		c = pt_new_thread(s, t->proc, (pid_t)msg);
-	if (c)
-		pt_write_thread(s, ITRACE_THREAD_CREATE, c->tid, t->proc->pid, (uint64_t)t->tid);
+	if (!c) {
+		/* gone: it may have run, and ended, before this event */
+		gone = !still_there(t->proc->pid, (pid_t)msg);
+		if (!gone)
+			c = pt_new_thread(s, t->proc, (pid_t)msg);
+	}
+	if (c || gone)
+		pt_write_thread(s, ITRACE_THREAD_CREATE, (pid_t)msg, t->proc->pid, (uint64_t)t->tid);
 	s->last_tid = 0; /* the next record names its thread again */
 }
 
