@@ -37,6 +37,9 @@
  *     when it becomes non-zero they finish the trace with
  *     itrace_writer_close(w, ITRACE_END_INTERRUPTED, signo), kill a program
  *     they started or detach from one they attached to, and return.
+ *   - A backend that starts a program forks it with guard_fork() (guard.h)
+ *     and waits for it with guard_wait() or guard_poll(): what the program
+ *     starts does not outlive a killed collector.
  */
 #ifndef ITRACE_COLLECT_BACKEND_H
 #define ITRACE_COLLECT_BACKEND_H
@@ -127,13 +130,6 @@ extern volatile sig_atomic_t collect_interrupted;
  * without the collector (an ignored SIGPIPE would survive exec).
  */
 void collect_restore_signals(void);
-
-/*
- * collect_wait_child - waitpid for the started program's process, which
- * is killed if itrace-collect is interrupted meanwhile (SIGINT, SIGTERM).
- * Returns 0 with its status, or -1 with errno.
- */
-int collect_wait_child(pid_t pid, int *status);
 
 /*
  * collect_refuse_emulated - the options that a backend running the

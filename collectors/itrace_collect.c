@@ -355,17 +355,6 @@ static void install_interrupt_handlers(void)
 	}
 }
 
-int collect_wait_child(pid_t pid, int *status)
-{
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno != EINTR)
-			return -1;
-		if (collect_interrupted)
-			kill(pid, SIGKILL);
-	}
-	return 0;
-}
-
 int collect_refuse_emulated(const struct collect_options *o, const char *backend,
 			    const char *emulator, char *err, size_t errlen)
 {

@@ -5,11 +5,14 @@
  * attached one) or on a write error.  Also the PTRACE_SINGLEBLOCK probe.
  *
  * Safety: a started program is seized with PTRACE_O_EXITKILL, so it dies
- * with the collector; the window between fork and seize is covered by
- * PR_SET_PDEATHSIG in the child, which stops itself before exec.
+ * with the collector, and runs under a guardian (guard.h), which kills
+ * what it started, followed or not, if the collector dies first; before
+ * the seize it waits for the collector's word to exec, and the end of
+ * file of a dead collector ends it.
  */
 #include <errno.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,55 +62,79 @@ static int pick_cpu(void)
 }
 
 
-/* Child side of start_program: never returns. */
-static void exec_child(const struct collect_options *o, pid_t parent, int cpu)
+/*
+ * Child side of start_program: never returns.  It execs when the
+ * collector, having seized it, writes to `go` (the program is the
+ * guardian's child: the collector cannot wait for it to stop).
+ */
+static void exec_child(const struct collect_options *o, int go, int cpu)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL); /* covers the window before SEIZE */
-	if (getppid() != parent)
-		_exit(127);
+	char word;
+	ssize_t n;
+
 	if (cpu >= 0)
 		pt_pin_to(cpu); /* the program and its threads: pick_cpu() */
 	collect_restore_signals();
 	if (!o->aslr)
 		personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE);
-	raise(SIGSTOP);
+	while ((n = read(go, &word, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1) /* the collector gave up, or died, before seizing us */
+		_exit(127);
+	close(go);
 	execvp(o->argv[0], o->argv);
 	fprintf(stderr, "%s: cannot run '%s': %s\n", cli_progname(), o->argv[0], strerror(errno));
 	_exit(127);
 }
 
-/* Fork the program stopped, seize it, let it run to its exec event. */
+/*
+ * Fork the program under its guardian, seize it, let it run to its exec
+ * event.  PTRACE_SEIZE of a grandchild is allowed under Yama's
+ * ptrace_scope 1: it is a descendant.
+ */
 static int start_program(struct pt_session *s)
 {
-	pid_t parent = getpid(), pid;
 	struct pt_process *p;
-	struct pt_thread *t;
-	int status;
+	struct pt_thread *t = NULL;
+	int go[2], status;
+	pid_t pid;
 
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		cli_error("cannot fork: %m");
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		cli_error("cannot create a pipe: %m");
 		return -1;
 	}
-	if (pid == 0)
-		exec_child(s->opts, parent, s->pin_cpu);
-	if (waitpid(pid, &status, WUNTRACED) != pid || !WIFSTOPPED(status) ||
-	    ptrace(PTRACE_SEIZE, pid, 0, seize_options(s, 1)) != 0) {
+	pid = guard_fork(&s->guard);
+	if (pid < 0) {
+		cli_error("cannot fork: %m");
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		exec_child(s->opts, go[0], s->pin_cpu);
+	}
+	close(go[0]);
+	if (ptrace(PTRACE_SEIZE, pid, 0, seize_options(s, 1)) != 0) {
 		cli_error("cannot trace '%s': %m", s->opts->argv[0]);
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+		close(go[1]);
+		guard_kill(&s->guard);
+		guard_wait(&s->guard, &status);
 		return -1;
 	}
 	s->main_pid = pid;
 	p = pt_new_process(s, pid);
-	t = p ? pt_new_thread(s, p, pid) : NULL;
-	if (!t)
-		return -1;
-	t->started = 1;
-	t->mode = PT_MODE_CONT; /* until exec */
-	kill(pid, SIGCONT);
-	return 0;
+	if (p)
+		t = pt_new_thread(s, p, pid);
+	if (t) {
+		t->started = 1;
+		t->mode = PT_MODE_CONT; /* until exec */
+		if (write(go[1], "g", 1) != 1)
+			t = NULL;
+	}
+	close(go[1]); /* without the word, the program ends (127) */
+	return t ? 0 : -1;
 }
 
 static int seize_new_threads(struct pt_session *s, struct pt_process *p)
@@ -235,12 +262,16 @@ static int attach_program(struct pt_session *s, pid_t pid)
 	return 0;
 }
 
-/* Started program, on interrupt or fatal error: kill and reap everything. */
+/*
+ * Started program, on interrupt or fatal error: kill and reap everything
+ * (the guardian too, which kills what we did not trace, and ends).
+ */
 static void kill_all(struct pt_session *s)
 {
 	int status;
 	pid_t tid;
 
+	guard_kill(&s->guard);
 	for (struct pt_process *p = s->procs; p; p = p->next)
 		kill(p->pid, SIGKILL);
 	while ((tid = waitpid(-1, &status, __WALL)) > 0 || (tid < 0 && errno == EINTR)) {
@@ -425,7 +456,7 @@ static int ptrace_run(const struct collect_options *opts, struct collect_result 
 {
 	struct pt_session s;
 	double t0 = cli_now();
-	int rc;
+	int rc, status;
 
 	memset(&s, 0, sizeof(s));
 	s.opts = opts;
@@ -466,6 +497,8 @@ static int ptrace_run(const struct collect_options *opts, struct collect_result 
 		detach_all(&s);
 	else if (collect_interrupted || s.io_error || rc)
 		kill_all(&s);
+	/* its exit status came through ptrace; this lets the guardian go */
+	guard_wait(&s.guard, &status);
 	cli_progress_end(&s.progress);
 	res->steps = s.steps;
 	res->seconds = cli_now() - t0;

@@ -24,6 +24,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "collect_ring.h"
+#include "guard.h"
 #include "itrace.h"
 #include "itrace_code.h"
 #include "maps.h"
@@ -145,6 +146,7 @@ struct pt_session {
 	struct pt_process *procs;
 	struct pt_thread *threads;
 	pid_t main_pid;		/* started or attached process */
+	struct collect_guard guard; /* a started program's guardian (guard.h) */
 	int attached;		/* -p: detach at the end */
 	int main_status;	/* shell-style exit status of main_pid (-1 unknown) */
 	int live_threads;

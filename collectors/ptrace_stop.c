@@ -295,17 +295,34 @@ static int is_stop_signal(int sig)
 
 /* ---- events -------------------------------------------------------------- */
 
+/*
+ * Is thread `tid` of process `tgid` there, running or with an exit still
+ * to be waited for?  A new thread may have run and ended, or a new thread
+ * or child been killed before its first stop, before its creator's clone
+ * or fork event: it must not be counted as live then, or the event loop
+ * waits forever.
+ */
+static int still_there(pid_t tgid, pid_t tid)
+{
+	return tgkill(tgid, tid, 0) == 0 || errno == EPERM;
+}
+
 static void on_clone(struct pt_session *s, struct pt_thread *t)
 {
 	unsigned long msg = 0;
 	struct pt_thread *c;
+	int gone = 0;
 
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
 	c = pt_find_thread(s, (pid_t)msg);
-	if (!c)
-		c = pt_new_thread(s, t->proc, (pid_t)msg);
-	if (c)
-		pt_write_thread(s, ITRACE_THREAD_CREATE, c->tid, t->proc->pid, (uint64_t)t->tid);
+	if (!c) {
+		/* gone: it may have run, and ended, before this event */
+		gone = !still_there(t->proc->pid, (pid_t)msg);
+		if (!gone)
+			c = pt_new_thread(s, t->proc, (pid_t)msg);
+	}
+	if (c || gone)
+		pt_write_thread(s, ITRACE_THREAD_CREATE, (pid_t)msg, t->proc->pid, (uint64_t)t->tid);
 	s->last_tid = 0; /* the next record names its thread again */
 }
 
@@ -328,6 +345,8 @@ static void on_fork(struct pt_session *s, struct pt_thread *t, int vfork)
 
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
 	c = pt_find_thread(s, (pid_t)msg);
+	if (!c && !still_there((pid_t)msg, (pid_t)msg))
+		return;
 	cp = c ? c->proc : pt_new_process(s, (pid_t)msg);
 	if (!cp)
 		return;

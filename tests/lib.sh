@@ -64,3 +64,11 @@ gone() {
 	echo "process $1 is in state $state"
 	return 1
 }
+
+# started_by PID: the program that itrace-collect PID started: the child
+# of its guardian (collectors/guard.h), empty until both exist.
+started_by() {
+	_guardian=$(pgrep -P "$1" -x itrace-guardian | head -1)
+	[ -n "$_guardian" ] && pgrep -P "$_guardian" | head -1
+	return 0
+}

@@ -38,6 +38,7 @@
 #include "../backend.h"
 #include "../collect_writer.h"
 #include "../emit.h"
+#include "../guard.h"
 #include "../maps.h"
 #include "../trigger.h"
 #include "cli.h"
@@ -60,6 +61,7 @@ struct gdb_session {
 	struct gdb_elf elf;
 	int have_elf;
 	pid_t child;		   /* stub we started (qemu, gdbserver), or 0 */
+	struct collect_guard guard; /* its guardian (guard.h) */
 	const char *stub;	   /* its name */
 	int proc_maps;		   /* a native stub on this machine: /proc/PID/maps */
 	struct maps_seen seen;	   /* mappings already written from it */
@@ -203,9 +205,9 @@ static char **stub_argv(const char *stub, int gdbserver, const char *sysroot, co
 	return args;
 }
 
-static pid_t spawn_stub(char **args)
+static pid_t spawn_stub(struct collect_guard *g, char **args)
 {
-	pid_t pid = fork();
+	pid_t pid = guard_fork(g);
 
 	if (pid == 0) {
 		/* Own process group: the terminal's ^C goes to itrace-collect only. */
@@ -241,7 +243,7 @@ static int start_stub(struct gdb_session *s, struct rsp **rp)
 	snprintf(port, sizeof(port), gdbserver ? "127.0.0.1:%d" : "%d", p);
 	snprintf(s->remote, sizeof(s->remote), "127.0.0.1:%d", p);
 	args = stub_argv(stub, gdbserver, qemu_sysroot(&s->elf), port, s->prog, s->opts->argv);
-	s->child = args ? spawn_stub(args) : -1;
+	s->child = args ? spawn_stub(&s->guard, args) : -1;
 	free(args);
 	if (s->child < 0) {
 		cli_error("cannot start '%s': %s", stub, strerror(errno));
@@ -251,7 +253,8 @@ static int start_stub(struct gdb_session *s, struct rsp **rp)
 	for (int waited = 0; waited < QEMU_CONNECT_WAIT_MS; waited += 20) {
 		if (rsp_connect(s->remote, 0, rp, err, sizeof(err)) == 0)
 			return 0;
-		if (waitpid(s->child, &status, WNOHANG) == s->child) {
+		if (guard_poll(&s->guard, &status)) {
+			guard_wait(&s->guard, &status);
 			s->child = 0;
 			cli_error("'%s' exited before accepting the gdb connection (see its "
 				  "message above)", stub);
@@ -1153,12 +1156,14 @@ static void teardown(struct gdb_session *s)
 	}
 	gdb_target_close(&s->t);
 	if (s->child > 0) {
-		for (int i = 0; i < 100 && waitpid(s->child, &status, WNOHANG) == 0; i++)
+		for (int i = 0; i < 100 && !guard_poll(&s->guard, &status); i++)
 			sleep_ms(10);
-		if (waitpid(s->child, &status, WNOHANG) == 0) {
-			kill(s->child, SIGKILL);
-			waitpid(s->child, &status, 0);
-		}
+		/* an aborted run: what the program started goes with it */
+		if (s->end_reason != ITRACE_END_COMPLETE && s->end_reason != ITRACE_END_CRASHED)
+			guard_kill(&s->guard);
+		else if (!guard_poll(&s->guard, &status))
+			kill(s->child, SIGKILL); /* the stub alone: the program has ended */
+		guard_wait(&s->guard, &status);
 	}
 	itrace_decoder_free(s->dec);
 	maps_seen_free(&s->seen);

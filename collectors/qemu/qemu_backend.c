@@ -32,6 +32,7 @@
 #include "cli.h"
 #include "collect_paths.h"
 #include "collect_writer.h"
+#include "guard.h"
 #include "gdb_elf.h"
 #include "itrace.h"
 #include "itrace_format.h"
@@ -240,6 +241,7 @@ static int qb_probe(const struct collect_options *o, char *err, size_t errlen)
 
 struct qb_child {
 	pid_t pid;
+	struct collect_guard guard; /* the program's guardian (guard.h) */
 	struct qw_shm *shm;
 	int shm_fd;
 };
@@ -304,7 +306,6 @@ static char **qemu_argv(const struct collect_options *o, const struct qb_setup *
 static int start_qemu(const struct collect_options *o, const struct qb_setup *s, struct qb_child *c)
 {
 	char plugin_arg[PATH_MAX + 64];
-	pid_t parent = getpid();
 	char **argv;
 
 	if (make_shm(c) != 0)
@@ -317,7 +318,7 @@ static int start_qemu(const struct collect_options *o, const struct qb_setup *s,
 		cli_error("out of memory");
 		return -1;
 	}
-	c->pid = fork();
+	c->pid = guard_fork(&c->guard);
 	if (c->pid < 0) {
 		cli_error("cannot fork: %s", strerror(errno));
 		free(argv);
@@ -326,10 +327,6 @@ static int start_qemu(const struct collect_options *o, const struct qb_setup *s,
 	if (c->pid == 0) {
 		/* The plugin maps the buffer and closes this descriptor at once. */
 		fcntl(c->shm_fd, F_SETFD, 0);
-		/* A program we started does not outlive the collector. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
 		if (strcmp(o->output, "-") == 0)
 			dup2(STDERR_FILENO, STDOUT_FILENO); /* stdout carries the trace */
 		collect_restore_signals();
@@ -377,7 +374,7 @@ static int pump(struct qemu_conv *conv, struct qb_child *c, struct cli_progress 
 
 	for (;;) {
 		if (collect_interrupted) {
-			kill(c->pid, SIGKILL);
+			guard_kill(&c->guard);
 			return 1;
 		}
 		if (qw_get_note(c->shm, &note, POLL_MS)) {
@@ -401,7 +398,7 @@ static int pump(struct qemu_conv *conv, struct qb_child *c, struct cli_progress 
 			cli_progress(prog, st.words);
 			continue;
 		}
-		if (!*reaped && waitpid(c->pid, status, WNOHANG) == c->pid)
+		if (!*reaped && guard_poll(&c->guard, status))
 			*reaped = 1;
 		if (*reaped && ++idle > 1)
 			return 0; /* gone without a last word (killed), notes drained */
@@ -564,8 +561,8 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 			cli_error("cannot convert %s code: %s", s->arch->name, itrace_errstr(rc));
 	}
 	if (rc < 0) {
-		kill(child.pid, SIGKILL);
-		collect_wait_child(child.pid, &status);
+		guard_kill(&child.guard);
+		guard_wait(&child.guard, &status);
 		itrace_writer_abandon(w);
 		munmap(child.shm, QW_SHM_BYTES);
 		free(s);
@@ -578,9 +575,8 @@ static int qb_run(const struct collect_options *o, struct collect_result *res)
 		rc = pump(conv, &child, &prog, &status, &reaped);
 	cli_progress_end(&prog);
 	if (rc < 0 && rc != -ITRACE_E_IO)
-		kill(child.pid, SIGKILL);
-	if (!reaped)
-		collect_wait_child(child.pid, &status);
+		guard_kill(&child.guard);
+	guard_wait(&child.guard, &status);
 	end = end_of(status);
 	qc_state(conv, &st);
 	if (rc == 0 && !collect_interrupted)

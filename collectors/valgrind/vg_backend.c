@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -32,6 +31,7 @@
 #include "collect_paths.h"
 #include "collect_program.h"
 #include "collect_writer.h"
+#include "guard.h"
 #include "itrace.h"
 #include "maps.h"
 #include "symbols.h"
@@ -167,6 +167,7 @@ static int vg_probe(const struct collect_options *o, char *err, size_t errlen)
 
 struct vg_child {
 	pid_t pid;
+	struct collect_guard guard; /* the program's guardian (guard.h) */
 	int rd;			/* read end of the notes pipe */
 	int ack;		/* write end of the acknowledgement pipe */
 	uint64_t *shm;		/* the slots, shared with the tool */
@@ -333,7 +334,6 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	const char *tmp = getenv("TMPDIR");
 	int fds[5], argc = 0, logfd, log_target;
 	size_t nprog = 0;
-	pid_t parent = getpid();
 	char **argv;
 
 	if (!tmp || !*tmp || strlen(tmp) > sizeof(c->logdir) - 40)
@@ -410,7 +410,7 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 	memcpy(argv + argc, o->argv, nprog * sizeof(*argv));
 	argv[argc + nprog] = NULL;
 
-	c->pid = fork();
+	c->pid = guard_fork(&c->guard);
 	if (c->pid < 0) {
 		cli_error("cannot fork: %s", strerror(errno));
 		close_channels(c, fds);
@@ -431,11 +431,6 @@ static int start_valgrind(const struct collect_options *o, const struct vg_setup
 				cli_progname(), log_target, strerror(errno));
 			_exit(127);
 		}
-		/* Like PTRACE_O_EXITKILL for the ptrace backend: a program we
-		 * started does not outlive the collector. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
 		/* the program inherits the dispositions the collector found
 		 * (its own SIGPIPE is ignored), as under any other backend */
 		collect_restore_signals();
@@ -544,10 +539,8 @@ static int pump(const struct collect_options *o, struct vg_convert *conv, const 
 		ssize_t n;
 		size_t count;
 
-		if (collect_interrupted) {
-			kill(c->pid, SIGKILL);
-			return 1;
-		}
+		if (collect_interrupted)
+			return 1; /* guard_wait() kills the program */
 		/* Once a second the trace reaches the file, also while the
 		 * program sleeps (the ticker's SIGALRM interrupts the read). */
 		if ((rc = itrace_writer_tick(conv->w)) < 0) {
@@ -744,8 +737,8 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		flags |= ITRACE_FF_MEM;
 	extra[0] = (struct itrace_meta){"valgrind", s.version};
 	if (collect_writer_open(o, "valgrind", child.pid, flags, extra, 1, &w) != 0) {
-		kill(child.pid, SIGKILL);
-		collect_wait_child(child.pid, &status);
+		guard_kill(&child.guard);
+		guard_wait(&child.guard, &status);
 		close(child.rd);
 		close(child.ack);
 		munmap(child.shm, VG_SHM_BYTES);
@@ -767,8 +760,8 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	close(child.ack);
 	munmap(child.shm, VG_SHM_BYTES);
 	if (rc < 0 && rc != -ITRACE_E_CORRUPT)
-		kill(child.pid, SIGKILL);
-	collect_wait_child(child.pid, &status);
+		guard_kill(&child.guard);
+	guard_wait(&child.guard, &status);
 	if (rc == VG_FAILED_AT_ENTRY) {
 		vg_convert_free(&conv);
 		itrace_writer_stats(w, &res->stats);

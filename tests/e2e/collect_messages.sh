@@ -46,7 +46,7 @@ check "valgrind, exec of one: the trace ends detached, not complete" sh -c \
 "$COLLECT" -q --backend ptrace -o "$TMP/a.itr" -- sleep 5 >/dev/null 2>&1 &
 collector=$!
 sleep 1
-target=$(pgrep -P $collector)
+target=$(started_by $collector)
 "$COLLECT" -q -p "$target" -o "$TMP/b.itr" 2>"$TMP/b.err"
 check_eq "attach to a traced process: exit 1" 1 $?
 check_eq "attach to a traced process: the real cause, with the tracer" \

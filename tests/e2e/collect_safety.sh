@@ -6,10 +6,6 @@
 . tests/lib.sh
 . "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
 
-# child_of PID: the traced program started by collector PID.
-child_of() {
-	ps -o pid= --ppid "$1" | tr -d ' ' | head -1
-}
 # wait_trace FILE: until the collector has started tracing (file exists).
 wait_trace() {
 	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
@@ -25,7 +21,7 @@ for pair in INT:2 TERM:15; do
 	cpid=$!
 	wait_trace "$TMP/$sig.itr"
 	sleep 0.3
-	prog=$(child_of "$cpid")
+	prog=$(started_by "$cpid")
 	kill -"$sig" "$cpid"
 	wait "$cpid"
 	rc=$?
@@ -38,7 +34,7 @@ done
 "$COLLECT" --backend ptrace -q -o "$TMP/kill.itr" -- "$PROG" sleep >/dev/null 2>&1 &
 cpid=$!
 wait_trace "$TMP/kill.itr"
-prog=$(child_of "$cpid")
+prog=$(started_by "$cpid")
 kill -KILL "$cpid"
 wait "$cpid" 2>/dev/null
 check "SIGKILL of the collector while stepping: no tracee left" gone "$prog" 1

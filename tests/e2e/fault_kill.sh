@@ -23,7 +23,7 @@ collect_kill() {
 		>/dev/null 2>"$TMP/err" &
 	pid=$!
 	sleep "$2"
-	prog=$(ps -o pid= --ppid "$pid" | tr -d ' ' | head -1)
+	prog=$(started_by "$pid")
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
 	check "$1: the traced program dies with the collector" gone "$prog"

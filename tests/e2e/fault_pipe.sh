@@ -19,7 +19,7 @@ reader_leaves() {
 		>/dev/null 2>"$TMP/err" &
 	pid=$!
 	sleep 0.5
-	prog=$(ps -o pid= --ppid "$pid" | tr -d ' ' | head -1)
+	prog=$(started_by "$pid")
 	wait "$reader"
 	wait "$pid"
 	rc=$?
@@ -45,7 +45,7 @@ for be in ptrace valgrind; do
 		>/dev/null 2>"$TMP/err" &
 	pid=$!
 	sleep 0.5
-	prog=$(ps -o pid= --ppid "$pid" | tr -d ' ' | grep -v "^$" | head -1)
+	prog=$(started_by "$pid")
 	wait "$reader"
 	wait "$pid"
 	rc=$?

@@ -145,7 +145,7 @@ check "SIGINT: the trace is readable and marked interrupted" sh -c \
 "$COLLECT" -q --backend valgrind -o "$TMP/k.itr" -- "$DATA/vg_work" 1000000 >/dev/null 2>&1 &
 pid=$!
 sleep 2
-prog=$(pgrep -P $pid)
+prog=$(started_by $pid)
 kill -KILL $pid
 wait $pid 2>/dev/null
 sleep 1
