@@ -10,6 +10,7 @@
  */
 #include "internal.h"
 #include "itrace_code.h"
+#include "itrace_elf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -410,7 +411,7 @@ static size_t code_bytes(struct itrace_analysis *a, const struct space *s, uint6
 		return 0;
 	d = &a->dsos.v[m->dso];
 	if (d->fd == -2)
-		d->fd = d->pub.path[0] == '/' ? open(d->pub.path, O_RDONLY | O_CLOEXEC) : -1;
+		d->fd = d->pub.path[0] == '/' ? itrace_elf_open_fd(d->pub.path) : -1;
 	if (d->fd < 0)
 		return 0;
 	n = m->end - addr;

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -28,6 +29,25 @@ static void version_init(void)
 	elf_version(EV_CURRENT);
 }
 
+int itrace_elf_open_fd(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	/* A path from a trace (an MMAP record) may name a FIFO, which an
+	 * open for reading would wait on for ever, or a device: open without
+	 * waiting or taking a terminal, and read regular files only. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = ENOEXEC;
+		return -1;
+	}
+	return fd;
+}
+
 int itrace_elf_open(const char *path, struct itrace_elf **ep)
 {
 	struct itrace_elf *e;
@@ -39,13 +59,13 @@ int itrace_elf_open(const char *path, struct itrace_elf **ep)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ITRACE_E_NOMEM;
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	e->fd = itrace_elf_open_fd(path);
 	if (e->fd < 0) {
 		int err = errno;
 
 		free(e);
 		errno = err;
-		return -ITRACE_E_IO;
+		return err == ENOEXEC ? -ITRACE_E_ELF : -ITRACE_E_IO;
 	}
 	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {

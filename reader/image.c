@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "image_int.h"
+#include "itrace_elf.h"
 #include "internal.h"
 #include "itrace_format.h"
 
@@ -581,10 +582,10 @@ static int use_elf(struct image_file *f, Elf *elf, int fd, const char *name)
  */
 static int try_open(struct image_file *f, const char *name)
 {
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	int fd = itrace_elf_open_fd(name);
 
 	if (fd < 0)
-		return -ITRACE_E_IO;
+		return errno == ENOEXEC ? -ITRACE_E_ELF : -ITRACE_E_IO;
 	return use_elf(f, elf_begin(fd, ELF_C_READ_MMAP, NULL), fd, name);
 }
 

@@ -21,9 +21,19 @@
 struct itrace_elf;
 
 /*
+ * itrace_elf_open_fd - open `path` read-only for the bytes of a file a
+ * trace names: a regular file only, without waiting (a FIFO) or taking a
+ * terminal (a device).  Returns the descriptor, or -1 with errno set
+ * (ENOEXEC when the path is not a regular file).
+ */
+int itrace_elf_open_fd(const char *path);
+
+/*
  * itrace_elf_open - open `path` read-only (mapped) as an ELF file.
  * Returns 0 with *ep set, -ITRACE_E_IO with errno kept when the file
- * cannot be opened, -ITRACE_E_ELF (errno ENOEXEC) when it is not ELF.
+ * cannot be opened, -ITRACE_E_ELF (errno ENOEXEC) when it is not ELF or
+ * not a regular file (a FIFO or a device named by a trace is neither read
+ * nor waited on).
  */
 int itrace_elf_open(const char *path, struct itrace_elf **ep);
 

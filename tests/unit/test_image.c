@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "fill_testutil.h"
+#include "itrace_elf.h"
 
 static char prog[PATH_MAX];
 
@@ -112,6 +114,42 @@ static void test_missing_file(void **state)
 	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
 	assert_int_equal(itrace_image_lookup(img, 100, m.start, &loc), -ITRACE_E_IO);
 	itrace_image_free(img);
+}
+
+/* A FIFO at a mapping's path (a hostile or stale trace): refused at once,
+ * not waited on for a writer that never comes (alarm: a hang fails). */
+static void test_fifo_not_waited_on(void **state)
+{
+	char dir[] = "/tmp/itrace-image-XXXXXX", path[PATH_MAX];
+	struct itrace_image *img = new_image(NULL, NULL);
+	struct itrace_image_loc loc;
+	struct itrace_mmap m;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(test_text_mmap(prog, "func", 0x1000, &m), 0);
+	m.path = path;
+	m.path_len = strlen(m.path);
+	assert_int_equal(itrace_image_add_mmap(img, &m), 0);
+	alarm(10);
+	assert_true(itrace_image_lookup(img, 100, m.start, &loc) < 0);
+	assert_int_equal(itrace_elf_open_fd(path), -1);
+	assert_int_equal(errno, ENOEXEC);
+	/* a device too (in some containers /dev/null is a regular file) */
+	for (const char *const *d = (const char *const[]){ "/dev/zero", "/dev/null", NULL }; *d; d++) {
+		struct stat st;
+
+		if (stat(*d, &st) == 0 && S_ISCHR(st.st_mode)) {
+			assert_int_equal(itrace_elf_open_fd(*d), -1);
+			break;
+		}
+	}
+	alarm(0);
+	itrace_image_free(img);
+	unlink(path);
+	rmdir(dir);
 }
 
 /* A copy under a sysroot, and a build-id link under a debug directory. */
@@ -306,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_reads_file),
 		cmocka_unit_test(test_buildid_mismatch_refused),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_fifo_not_waited_on),
 		cmocka_unit_test(test_deleted_suffix),
 		cmocka_unit_test(test_sysroot_and_debug_dir),
 		cmocka_unit_test(test_code_records),
