@@ -74,3 +74,13 @@ $(BUILD)/obj/tests/unit/test_vg_convert.o: CPPFLAGS += -Icollectors -Icollectors
 $(BUILD)/tests/test_vg_convert: $(BUILD)/obj/collectors/valgrind/vg_convert.o \
 	$(BUILD)/obj/collectors/maps.o
 UNIT_LIBS_vg_convert := $(LIBITRACE)
+
+# Fuzz target of the stream converter (tests/fuzz/fuzz_vg_convert.c): the
+# converter and maps.c (build-ids) besides libitrace, in both builds.
+FUZZ_TARGETS += fuzz_vg_convert
+FUZZ_EXTRA_SRCS_fuzz_vg_convert := collectors/valgrind/vg_convert.c collectors/maps.c
+$(BUILD)/obj/tests/fuzz/fuzz_vg_convert.o: CPPFLAGS += -Icollectors -Icollectors/valgrind
+$(BUILD)/fuzz/obj/tests/fuzz/fuzz_vg_convert.o $(BUILD)/fuzz/obj/collectors/valgrind/vg_convert.o \
+	$(BUILD)/fuzz/obj/collectors/maps.o: FUZZ_CPPFLAGS += -Icollectors -Icollectors/valgrind
+$(BUILD)/fuzz-replay/fuzz_vg_convert: $(BUILD)/obj/collectors/valgrind/vg_convert.o \
+	$(BUILD)/obj/collectors/maps.o
