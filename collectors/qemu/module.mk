@@ -84,3 +84,16 @@ $(BUILD)/bench/qemu_work.x86_64: bench/qemu_work.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -g -Wl,--build-id -o $@ $<
 bench: $(QEMU_WORK)
+
+# Fuzz target of the converter (tests/fuzz/fuzz_qemu_convert.c): linked
+# with what test_qemu_convert links, in both builds.
+QC_FUZZ_SRCS := collectors/qemu/qemu_convert.c collectors/qemu/qemu_space.c \
+	collectors/qemu/qemu_elf.c collectors/qemu/qemu_wire.c collectors/collect_ring.c \
+	collectors/maps.c collectors/symbols.c collectors/gdb/gdb_elf.c collectors/emit.c
+FUZZ_TARGETS += fuzz_qemu_convert
+FUZZ_EXTRA_SRCS_fuzz_qemu_convert := $(QC_FUZZ_SRCS) tools/cli.c tools/cli_trace.c
+$(BUILD)/obj/tests/fuzz/fuzz_qemu_convert.o: ALL_CPPFLAGS += -Icollectors -Icollectors/qemu
+$(patsubst %.c,$(BUILD)/fuzz/obj/%.o,tests/fuzz/fuzz_qemu_convert.c $(QC_FUZZ_SRCS)): \
+	FUZZ_CPPFLAGS += -Icollectors -Icollectors/qemu -Icollectors/gdb
+$(BUILD)/fuzz-replay/fuzz_qemu_convert: $(patsubst %.c,$(BUILD)/obj/%.o,$(QC_FUZZ_SRCS)) \
+	$(BUILD)/lib/libcli.a
