@@ -19,30 +19,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_readback.h"
 #include "itrace.h"
 #include "vg_convert.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* read_back - every record of the trace in fd (file_len bytes) reads
- * without an error, up to a bound on the work per input. */
-static void read_back(int fd, off_t file_len)
-{
-	struct itrace_reader *r;
-	struct itrace_record rec;
-	uint8_t *file = malloc((size_t)file_len);
-	int rc, n = 0;
-
-	if (!file || pread(fd, file, (size_t)file_len, 0) != file_len ||
-	    itrace_reader_open_mem(file, (size_t)file_len, &r) < 0)
-		abort();
-	while ((rc = itrace_reader_next(r, &rec)) == 0 && n++ < 65536)
-		;
-	if (rc < 0)
-		abort();
-	itrace_reader_close(r);
-	free(file);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -91,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if ((file_len = lseek(fd, 0, SEEK_CUR)) < 0)
 		abort();
-	read_back(fd, file_len);
+	fuzz_read_back(fd, file_len);
 	free(words);
 	return 0;
 }
