@@ -513,6 +513,14 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
 int itrace_write_branch_id(struct itrace_writer *w, int id);
 
 /*
+ * itrace_write_branch_ids - n branches of definitions ids[0..n), in order:
+ * the same as n itrace_write_branch_id() calls, in one.  Returns 0;
+ * -ITRACE_E_INVAL if any id is unknown (then nothing is written); the
+ * writer's errors.
+ */
+int itrace_write_branch_ids(struct itrace_writer *w, size_t n, const int *ids);
+
+/*
  * itrace_write_block_partial - block `id` ran only in part: its first
  * `ninsns` instructions (0..n), with the accesses of those instructions;
  * addrs[k] is the address of access k (the accesses of the others are not

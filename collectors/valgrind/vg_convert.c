@@ -664,6 +664,32 @@ static int group(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *
 	return itrace_write_block(c->w, g->block, addrs);
 }
 
+/* Most BSITE words converted in one writer call (bsites()). */
+#define VG_BATCH 256
+
+/*
+ * bsites - the BSITE words from w[0] (avail words), up to a batch, in one
+ * writer call (c->plain).  Stops before any other word or a bad one,
+ * which bsite() then takes.  *words: the words converted.
+ */
+static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *words)
+{
+	int ids[VG_BATCH];
+	size_t n = 0;
+
+	while (n < avail && n < VG_BATCH && VGW_TAG(w[n]) == VGW_BSITE) {
+		uint64_t id = w[n] & VGW_ADDR_MASK;
+		unsigned t = VGW_AUX(w[n]);
+
+		if (id >= c->n_bsites || t > 1)
+			break;
+		ids[n] = c->bsite_base + 2 * (int)id + (int)t;
+		n++;
+	}
+	*words = n;
+	return n ? itrace_write_branch_ids(c->w, n, ids) : 0;
+}
+
 int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *sig)
 {
 	struct itrace_record rec;
@@ -760,8 +786,14 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			i += k;
 			break;
 		case VGW_BSITE: /* branch level: most branches */
-			rc = bsite(c, x & VGW_ADDR_MASK, VGW_AUX(x));
-			i++;
+			k = 0;
+			if (c->plain)
+				rc = bsites(c, w + i, n - i, &k);
+			if (k == 0) {
+				rc = bsite(c, x & VGW_ADDR_MASK, VGW_AUX(x));
+				k = 1;
+			}
+			i += k;
 			break;
 		case VGW_BRANCH: /* branch level: indirect branches */
 			if (i + 1 >= n)

@@ -394,7 +394,9 @@ static void test_hostile_blocks(void **state)
 }
 
 /* Defined branches write the very bytes of itrace_write_branch(), mixed
- * with it, with runs and blocks in the same slots, across chunks. */
+ * with it, with runs and blocks in the same slots, across chunks, one by
+ * one or in batches (itrace_write_branch_ids); a batch with an unknown id
+ * writes nothing. */
 static void test_branch_ids(void **state)
 {
 	static const uint8_t lens[2] = { 3, 2 };
@@ -412,6 +414,8 @@ static void test_branch_ids(void **state)
 	assert_int_equal(itrace_writer_branch_define(a, 1, 2, 99, 0), -ITRACE_E_INVAL);
 	assert_int_equal(itrace_writer_branch_define(a, 1, 2, 0, 8), -ITRACE_E_INVAL);
 	assert_int_equal(itrace_write_branch_id(a, 0), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_branch_ids(a, 1, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_branch_ids(a, 0, NULL), 0);
 	for (int i = 0; i < 64; i++) {
 		from[i] = 0x400000 + (next(&g) % 512) * 4;
 		to[i] = i % 9 == 0 ? from[i] : 0x400000 + (next(&g) % 512) * 4;
@@ -426,7 +430,19 @@ static void test_branch_ids(void **state)
 		int i = (int)(next(&g) % (s % 7 ? 8 : 64));
 		unsigned what = (unsigned)(next(&g) % 10);
 
-		if (what < 6) {
+		if (what == 0) {
+			int batch[6], k = 1 + (int)(next(&g) % 5);
+
+			for (int j = 0; j < k; j++) {
+				batch[j] = id[(i + j * 5) % 64];
+				assert_int_equal(itrace_write_branch(a, from[batch[j]], to[batch[j]],
+								     kind[batch[j]], flags[batch[j]]), 0);
+			}
+			batch[k] = s % 2 ? 64 : -1; /* unknown: the whole batch is refused */
+			assert_int_equal(itrace_write_branch_ids(b, (size_t)k + 1, batch),
+					 -ITRACE_E_INVAL);
+			assert_int_equal(itrace_write_branch_ids(b, (size_t)k, batch), 0);
+		} else if (what < 6) {
 			assert_int_equal(itrace_write_branch(a, from[i], to[i], kind[i], flags[i]), 0);
 			if (what < 3)
 				assert_int_equal(itrace_write_branch_id(b, id[i]), 0);

@@ -472,6 +472,26 @@ static void test_branch_sites(void **state)
 		assert_true(strstr(o.c.error, "BSITE") != NULL);
 		out_close(&o, r, 8);
 	}
+	/* A bad word in a run of BSITE words (converted a run at a time):
+	 * the branches before it are written, the error names that word. */
+	for (unsigned bad_aux = 0; bad_aux < 2; bad_aux++) {
+		const uint64_t run[] = {
+			EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002,
+			0x401100,
+			W(VGW_BSITE, 1, 0), W(VGW_BSITE, 0, 0),
+			bad_aux ? W(VGW_BSITE, 2, 0) : W(VGW_BSITE, 0, 1), W(VGW_BSITE, 1, 0),
+		};
+		size_t used;
+
+		out_open(&o, 0);
+		convert_all(&o, hello, 5);
+		assert_int_equal(vg_convert_words(&o.c, run, 10, &used), -ITRACE_E_CORRUPT);
+		assert_int_equal(used, 9); /* up to the bad word, as for any word */
+		assert_true(strstr(o.c.error, "BSITE") != NULL);
+		assert_int_equal(out_close(&o, r, 8), 2);
+		assert_int_equal(r[0].u.branch.to, 0x401100);
+		assert_int_equal(r[1].u.branch.to, 0x401002);
+	}
 }
 
 /* Words the tool never writes are refused with a message. */
