@@ -621,6 +621,12 @@ static void post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 		     si->si_signo == VKI_SIGILL || si->si_signo == VKI_SIGFPE ||
 		     si->si_signo == VKI_SIGTRAP))
 			sig_event_words[2] = (ULong)(Addr)si->_sifields._sigfault._addr;
+		/* A division fault's si_addr is the host's div in the
+		 * translation; the kernel gives the program the faulting
+		 * instruction's address, the pc (precise at divisions). */
+		if (si->si_signo == VKI_SIGFPE &&
+		    (si->si_code == VKI_FPE_INTDIV || si->si_code == VKI_FPE_INTOVF))
+			sig_event_words[2] = sig_event_words[3];
 	}
 	sig_event_words = NULL;
 }
@@ -987,7 +993,7 @@ struct sb {
 	UInt words;
 	Bool open;
 	Bool masked; /* triggers in use: commit through vgi_on_mask */
-	Int offset_sp;
+	Int offset_sp, offset_ip;
 	IRExpr *loads[VGI_MAX_LOADS]; /* load addresses of the current instruction */
 	UInt n_loads;
 	/* The open group (insn level): instructions that follow each other
@@ -1409,6 +1415,35 @@ static UInt insn_access_bound(IRSB *in, Int i)
 	return n;
 }
 
+/*
+ * Does the instruction whose IMark is stmts[i] divide integers?  VEX
+ * runs such a division as the host's own div, which faults (a zero
+ * divisor, an overflow) in the middle of the superblock: the words not
+ * committed before it are lost, and Valgrind's guest state, precise only
+ * at memory accesses, says an earlier instruction faulted.
+ */
+static Bool insn_divides(IRSB *in, Int i)
+{
+	for (i++; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++) {
+		const IRStmt *st = in->stmts[i];
+
+		if (st->tag != Ist_WrTmp || st->Ist.WrTmp.data->tag != Iex_Binop)
+			continue;
+		switch (st->Ist.WrTmp.data->Iex.Binop.op) {
+		case Iop_DivU32: case Iop_DivS32: case Iop_DivU64: case Iop_DivS64:
+		case Iop_DivU32E: case Iop_DivS32E: case Iop_DivU64E: case Iop_DivS64E:
+		case Iop_DivModU64to32: case Iop_DivModS64to32:
+		case Iop_DivModU128to64: case Iop_DivModS128to64:
+		case Iop_DivModU64to64: case Iop_DivModS64to64:
+		case Iop_DivModU32to32: case Iop_DivModS32to32:
+			return True;
+		default:
+			break;
+		}
+	}
+	return False;
+}
+
 /* Jump kinds by which Valgrind raises a signal for the instruction
  * itself (ud2, misaligned access...): it did not execute. */
 static Bool is_fault_jump(IRJumpKind jk)
@@ -1609,6 +1644,7 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 	UInt cur_len = 0, last_len = 0;
 	Bool cur_in = False, scope_out_done = False, final_done = False, cur_rep = False, addr32 = False;
 	Bool cur_exit = False; /* the current instruction has a side exit */
+	Bool divides;	       /* the current instruction divides integers */
 	UInt acc_bound;
 
 	(void)closure;
@@ -1630,6 +1666,7 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 	sb.insn_emitted = False;
 	sb.insn_accesses = 0;
 	sb.offset_sp = layout->offset_SP;
+	sb.offset_ip = layout->offset_IP;
 
 	/* Statements before the first IMark (self-checks) stay as they are. */
 	while (first < in->stmts_used && in->stmts[first]->tag != Ist_IMark) {
@@ -1666,6 +1703,7 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 			sb.insn_emitted = False;
 			sb.insn_in_group = False;
 			acc_bound = insn_access_bound(in, i);
+			divides = insn_divides(in, i);
 			sb.insn_accesses = clo_mem ? acc_bound : 0;
 			if (!sb.open)
 				open_segment(&sb, True);
@@ -1686,9 +1724,11 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 				 * with single-stepping): commit before it.  The
 				 * group stays open: the collector knows from the
 				 * access words committed how far it ran (without
-				 * MEM words it could not: the group ends here). */
-				if (n_imarks > 0 && acc_bound > 0) {
-					if (clo_mem)
+				 * MEM words it could not: the group ends here).
+				 * A division can fault without an access: the
+				 * group ends before it too. */
+				if (n_imarks > 0 && (acc_bound > 0 || divides)) {
+					if (clo_mem && !divides)
 						commit_words(&sb);
 					else
 						commit_segment(&sb);
@@ -1699,6 +1739,10 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 			}
 			n_imarks++;
 			addStmtToIRSB(sb.out, st);
+			/* A division that faults must be where the signal is
+			 * reported: the guest pc, as at a memory access. */
+			if (divides)
+				addStmtToIRSB(sb.out, IRStmt_Put(sb.offset_ip, mkIRExpr_HWord(cur)));
 			continue;
 		}
 		if (cur_in && !clo_branch && clo_mem)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -701,6 +702,11 @@ int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *si
 	rec.u.signal = *sig;
 	rec.u.signal.pc = c->fatal_pc;
 	rec.u.signal.handler = 0;
+	/* Valgrind reports a division fault at the host's div in the
+	 * translation; the kernel says the faulting instruction, the pc
+	 * (which the tool keeps precise at divisions). */
+	if (sig->signo == SIGFPE && (sig->code == FPE_INTDIV || sig->code == FPE_INTOVF))
+		rec.u.signal.addr = c->fatal_pc;
 	return write_rec(c, &rec);
 }
 

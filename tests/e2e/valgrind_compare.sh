@@ -77,6 +77,30 @@ check "vg_prog --start main: executable code recorded" test "$(wc -l <"$TMP/vs.t
 check_files_eq "vg_prog --start main: executable's insns and MEMs equal ptrace" \
 	"$TMP/ps.txt" "$TMP/vs.txt"
 
+# --- vg_div: integer division faults -------------------------------------
+# A division by zero, caught and then fatal: the instructions before it are
+# recorded and it is not, and the signal is at the division, with its
+# address as si_addr (as ptrace sees it), at both levels.
+DIV="$DATA/vg_div"
+{ "$DIV" >"$TMP/native.out"; } 2>/dev/null # (no "Floating point exception" line)
+native_rc=$?
+"$COLLECT" -q --backend valgrind --start main -o "$TMP/vd.itr" -- "$DIV" >"$TMP/vd.out"
+check_eq "vg_div: killed by SIGFPE under valgrind as natively" "$native_rc" $?
+check_files_eq "vg_div: output unchanged" "$TMP/native.out" "$TMP/vd.out"
+"$COLLECT" -q --backend ptrace --start main -o "$TMP/pd.itr" -- "$DIV" >/dev/null
+"$DUMP" "$TMP/vd.itr" | awk -v EXE="$DIV" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" >"$TMP/vd.txt"
+"$DUMP" "$TMP/pd.itr" | awk -v EXE="$DIV" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" >"$TMP/pd.txt"
+div=$(objdump -d --no-show-raw-insn "$DIV" |
+	awk '/<vg_divide>:/ { on = 1 } on && $2 == "idiv" { sub(/:/, "", $1); print $1; exit }')
+check "vg_div: two SIGFPE at the division, its address as si_addr" sh -c \
+	"test \$(grep -c '^SIGNAL signo=8 code=1 addr=exe+$div pc=exe+$div ' '$TMP/vd.txt') = 2"
+check_files_eq "vg_div: instructions, accesses and signals equal ptrace" "$TMP/pd.txt" "$TMP/vd.txt"
+"$COLLECT" -q --backend valgrind --level branch --start main -o "$TMP/vdb.itr" -- "$DIV" >/dev/null
+"$COLLECT" -q --backend ptrace --level branch --start main -o "$TMP/pdb.itr" -- "$DIV" >/dev/null
+"$DUMP" "$TMP/vdb.itr" | awk -v EXE="$DIV" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" >"$TMP/vdb.txt"
+"$DUMP" "$TMP/pdb.itr" | awk -v EXE="$DIV" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" >"$TMP/pdb.txt"
+check_files_eq "vg_div --level branch: branches and signals equal ptrace" "$TMP/pdb.txt" "$TMP/vdb.txt"
+
 # Windows: each call of vg_window, from its entry to its return.
 # vg_window is called three times; vg_after once, after the last call.
 for trig in "--start vg_window:3" "--start vg_window --stop vg_after:1"; do

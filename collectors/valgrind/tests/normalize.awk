@@ -3,7 +3,7 @@
 # (EXE=path of it) and the loads and stores they make, the branches from
 # its code, and where recording starts and stops.
 #
-#   awk -v EXE=/path/prog -v MODE=static|dynamic -f normalize.awk DUMP
+#   awk -v EXE=/path/prog -v MODE=static|dynamic [-v SIGNALS=1] -f normalize.awk DUMP
 #
 # Addresses inside the executable's mappings are printed relative to its
 # first mapping, so a PIE loaded elsewhere under Valgrind compares equal.
@@ -11,6 +11,8 @@
 # MODE=static, printed relative to the first such address of the trace;
 # in MODE=dynamic (heap and libraries laid out differently), as "other".
 # Instruction bytes (the ptrace backend records them) are dropped.
+# With -v SIGNALS=1, SIGNAL records too: number, code, and their addresses
+# placed as data addresses are.
 function field(name,    i) {
 	for (i = 1; i <= NF; i++)
 		if (index($i, name "=") == 1)
@@ -71,5 +73,16 @@ $2 == "BRANCH" && in_exe(hex($3)) {
 $2 == "TRACE_ON" || $2 == "TRACE_OFF" {
 	a = hex($4)
 	printf "%s %s %s\n", $2, $3, in_exe(a) ? sprintf("exe+%x", a - base) : "other"
+	next
+}
+# A signal: where it was delivered, the fault address and the handler, in
+# the executable (relative) or elsewhere (as recorded: 0, a fixed address).
+function place(s,    a) {
+	a = hex(s)
+	return in_exe(a) ? sprintf("exe+%x", a - base) : (MODE == "dynamic" && a >= 65536 ? "other" : s)
+}
+SIGNALS && $2 == "SIGNAL" {
+	printf "SIGNAL %s %s addr=%s pc=%s handler=%s\n", $3, $4, place(field("addr")),
+		place(field("pc")), place(field("handler"))
 	next
 }
