@@ -116,6 +116,7 @@ struct pt_thread {
 	int nreturns;
 	uint64_t call_ret, call_slot; /* --only: the last call traced, its return address and slot */
 	int pending_sig;	/* signal whose handler address is learnt next stop */
+	int step_to_handler;	/* running free: one step into pending_sig's handler */
 	struct itrace_signal pending_siginfo;
 	struct user_regs_struct regs;
 };

@@ -673,7 +673,7 @@ int pt_prepare_resume(struct pt_session *s, struct pt_thread *t)
 		t->reinsert_bp = bp->addr;
 	}
 	if (t->mode == PT_MODE_CONT)
-		return t->reinsert_bp ? PTRACE_SINGLESTEP : PTRACE_CONT;
+		return t->reinsert_bp || t->step_to_handler ? PTRACE_SINGLESTEP : PTRACE_CONT;
 	if (t->trap_blocked) {
 		if (!t->trap_gap && t->mode == PT_MODE_STEP) {
 			pt_write_ctl(s, t, 0, ITRACE_CTL_SCOPE, t->regs.rip);

@@ -199,7 +199,7 @@ static void finish_pending_signal(struct pt_session *s, struct pt_thread *t)
 	t->pending_siginfo.handler = t->regs.rip;
 	t->trap_blocked = pt_sigtrap_blocked(t->tid); /* the handler's sa_mask */
 	pt_write_signal(s, t, &t->pending_siginfo);
-	if (s->opts->level == ITRACE_LEVEL_BRANCH && t->mode != PT_MODE_SILENT)
+	if (s->opts->level == ITRACE_LEVEL_BRANCH && t->mode == PT_MODE_STEP)
 		pt_emit_branch(s, t, t->pending_siginfo.pc, t->regs.rip, ITRACE_BRANCH_INTERRUPT,
 			       ITRACE_BRANCH_TAKEN);
 	t->pending_sig = 0;
@@ -219,14 +219,45 @@ static void on_signal(struct pt_session *s, struct pt_thread *t, int sig)
 	info.code = si.si_code;
 	info.addr = fault_address(&si);
 	info.pc = t->regs.rip;
-	if (t->mode != PT_MODE_CONT && pt_signal_is_caught(t->tid, sig)) {
+	if (pt_signal_is_caught(t->tid, sig)) {
 		t->pending_sig = sig; /* written at the handler's first step */
 		t->pending_siginfo = info;
+		/* Running free (outside a window, in excluded code): one step,
+		 * the delivery, to learn the handler, instead of a SIGNAL that
+		 * says "default action" (handler 0) for a caught signal. */
+		t->step_to_handler = t->mode == PT_MODE_CONT;
 	} else if (t->mode != PT_MODE_SILENT) {
 		pt_write_signal(s, t, &info);
 	}
 	t->deliver_sig = sig;
 	pt_resume(s, t, sig);
+}
+
+/* Thread t is at breakpoint bp (its int3 not run, or undone): what it
+ * stands for, then on. */
+static void at_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *bp)
+{
+	if ((bp->kinds & PT_BP_ENTRY) && on_entry_breakpoint(s, t, bp)) {
+		s->io_error = 1; /* fatal: stop the session */
+		return;
+	}
+	bp = pt_bp_find(t->proc, t->regs.rip);
+	if (bp)
+		pt_on_breakpoint(s, t, bp);
+	pt_resume(s, t, 0);
+}
+
+/* The step into a handler (step_to_handler) stopped at its first
+ * instruction, which may hold a breakpoint: a --start there. */
+static void on_handler_entry(struct pt_session *s, struct pt_thread *t)
+{
+	struct pt_bp *bp = pt_bp_find(t->proc, t->regs.rip);
+
+	if (bp && bp->inserted) {
+		at_breakpoint(s, t, bp);
+		return;
+	}
+	pt_resume(s, t, 0);
 }
 
 /* SIGTRAP: our step or breakpoint (consumed), or the program's own. */
@@ -252,14 +283,7 @@ static void on_sigtrap(struct pt_session *s, struct pt_thread *t)
 		ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
 		if (t->mode != PT_MODE_CONT)
 			pt_commit(s, t, PT_COMMIT_STOP); /* a block step ran into it */
-		if ((bp->kinds & PT_BP_ENTRY) && on_entry_breakpoint(s, t, bp)) {
-			s->io_error = 1; /* fatal: stop the session */
-			return;
-		}
-		bp = pt_bp_find(t->proc, t->regs.rip);
-		if (bp)
-			pt_on_breakpoint(s, t, bp);
-		pt_resume(s, t, 0);
+		at_breakpoint(s, t, bp);
 		return;
 	}
 	if (t->mode != PT_MODE_CONT && si.si_code > 0 && si.si_code != SI_KERNEL) {
@@ -554,6 +578,7 @@ void pt_on_exit_status(struct pt_session *s, struct pt_thread *t, int status)
 static void on_wait_status(struct pt_session *s, pid_t tid, int status)
 {
 	struct pt_thread *t = pt_find_thread(s, tid);
+	int stepped_in;
 
 	if (!t) {
 		if (!WIFSTOPPED(status))
@@ -577,10 +602,14 @@ static void on_wait_status(struct pt_session *s, pid_t tid, int status)
 		if (t->proc->awaiting_fork)
 			return;
 	}
+	stepped_in = t->step_to_handler;
+	t->step_to_handler = 0;
 	if (pt_get_regs(t) == 0)
 		finish_pending_signal(s, t);
 	if (status >> 16)
 		on_event(s, t, status >> 16, WSTOPSIG(status));
+	else if (WSTOPSIG(status) == SIGTRAP && stepped_in)
+		on_handler_entry(s, t);
 	else if (WSTOPSIG(status) == SIGTRAP)
 		on_sigtrap(s, t);
 	else if (WSTOPSIG(status) == (SIGTRAP | 0x80))

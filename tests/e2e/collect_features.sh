@@ -50,6 +50,21 @@ done
 # A handled signal: delivered once, with the handler's address.
 check "signal: SIGUSR1 recorded with its handler" sh -c \
 	"'$DUMP' '$TMP/signal.insn.itr' | grep -q 'SIGNAL signo=10 .*handler=0x[1-9a-f]'"
+# Outside a --start window (running at full speed) too: the handlers of
+# vg_prog's SIGUSR1 and SIGSEGV, never "default action" (handler 0).  And a
+# --start at a handler still opens a window when the signal arrives there.
+VGP="$DATA/vg_prog"
+"$COLLECT" --backend ptrace -q --start vg_window -o "$TMP/window.itr" -- "$VGP" >/dev/null 2>&1
+"$DUMP" "$TMP/window.itr" | awk -v EXE="$VGP" -v MODE=dynamic -v SIGNALS=1 \
+	-f "$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk" >"$TMP/window.txt"
+for fn in on_usr1 on_segv; do
+	h=$(nm "$VGP" | awk -v f="$fn" '$3 == f { print $1 }' | sed 's/^0*//')
+	check "outside a window: the SIGNAL of $fn names it" \
+		grep -q "^SIGNAL .* handler=exe+$h\$" "$TMP/window.txt"
+done
+"$COLLECT" --backend ptrace -q --start on_usr1 -o "$TMP/inhandler.itr" -- "$VGP" >/dev/null 2>&1
+check_eq "--start on_usr1: one window, at the handler" 1 \
+	"$("$DUMP" "$TMP/inhandler.itr" | grep -c 'TRACE_ON trigger')"
 # The program's own int3 and raise(SIGTRAP) reach its handler.
 check_eq "trap: both SIGTRAPs recorded" 2 \
 	"$("$DUMP" "$TMP/trap.insn.itr" | grep -c 'SIGNAL signo=5 ')"

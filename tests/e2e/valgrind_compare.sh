@@ -77,6 +77,23 @@ check "vg_prog --start main: executable code recorded" test "$(wc -l <"$TMP/vs.t
 check_files_eq "vg_prog --start main: executable's insns and MEMs equal ptrace" \
 	"$TMP/ps.txt" "$TMP/vs.txt"
 
+# --only main: libc runs untraced (at full speed under ptrace) and the
+# signals delivered there name their handlers in main, as under valgrind.
+# The worker thread's code is traced too: records are compared thread by
+# thread (in the order the threads first appear), not as interleaved.
+by_thread() {
+	"$DUMP" "$1" | awk '{ if (!($1 in t)) t[$1] = n++; print t[$1] "\t" $0 }' |
+		sort -s -n -k1,1 | cut -f2- |
+		awk -v EXE="$PROG" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" | grep -v '^TRACE'
+}
+"$COLLECT" -q --backend valgrind --only main -o "$TMP/vo.itr" -- "$PROG" >/dev/null 2>&1
+"$COLLECT" -q --backend ptrace --only main -o "$TMP/po.itr" -- "$PROG" >/dev/null 2>&1
+by_thread "$TMP/vo.itr" >"$TMP/vo.txt"
+by_thread "$TMP/po.itr" >"$TMP/po.txt"
+check_eq "vg_prog --only main: two signals, each with its handler" 2 \
+	"$(grep -c '^SIGNAL .* handler=exe+' "$TMP/vo.txt")"
+check_files_eq "vg_prog --only main: insns, MEMs and signals equal ptrace" "$TMP/po.txt" "$TMP/vo.txt"
+
 # --- vg_div: integer division faults -------------------------------------
 # A division by zero, caught and then fatal: the instructions before it are
 # recorded and it is not, and the signal is at the division, with its
