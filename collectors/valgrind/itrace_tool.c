@@ -583,20 +583,23 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes 
 
 static void pre_deliver_signal(ThreadId tid, Int signo, Bool alt_stack)
 {
-	ULong p[5];
+	ULong p[6];
 	Addr h = signo > 0 && signo < VGI_MAX_SIG ? sig_handler[signo] : 0;
 
 	(void)alt_stack;
 	sig_event_words = NULL;
-	if (vgi_fd < 0 || !recording())
+	/* Also outside a --start window, as the ptrace backend does: the
+	 * program's own code took the signal, with its handler. */
+	if (vgi_fd < 0 || !client_started)
 		return;
 	p[0] = (ULong)signo;
 	p[1] = 0;	/* si_code and si_addr: filled from the frame below */
 	p[2] = 0;
 	p[3] = VG_(get_IP)(tid);
 	p[4] = h > 1 ? h : 0;	/* SIG_DFL (0) and SIG_IGN (1): no handler */
-	put_event(VGW_EV_SIGNAL, p, 5);
-	sig_event_words = vgi_cursor - 5;
+	p[5] = recording();
+	put_event(VGW_EV_SIGNAL, p, 6);
+	sig_event_words = vgi_cursor - 6;
 }
 
 /*

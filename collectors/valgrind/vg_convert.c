@@ -284,8 +284,11 @@ static int event_signal(struct vg_convert *c, const uint64_t *p, size_t n)
 	rec.u.signal.pc = p[3];
 	rec.u.signal.handler = p[4];
 	rc = write_rec(c, &rec);
-	/* At branch level the delivery is also a branch into the handler. */
-	if (rc >= 0 && c->level == VGW_LEVEL_BRANCH && p[4] != 0 && !c->out_of_scope)
+	/* At branch level the delivery is also a branch into the handler,
+	 * where the thread is recording (p[5]: not outside a --start window;
+	 * events of tools before it have 5 words). */
+	if (rc >= 0 && c->level == VGW_LEVEL_BRANCH && p[4] != 0 && !c->out_of_scope &&
+	    (n < 6 || p[5]))
 		rc = itrace_write_branch(c->w, p[3], p[4], ITRACE_BRANCH_INTERRUPT, ITRACE_BRANCH_TAKEN);
 	return rc;
 }

@@ -20,9 +20,11 @@ NORM="$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk"
 MEMP="$DATA/vg_mem"
 PROG="$DATA/vg_prog"
 
-# normalized MODE PROGRAM TRACE: the main executable's INSN/MEM records.
+# normalized MODE PROGRAM TRACE [awk options]: the main executable's records.
 normalized() {
-	"$DUMP" "$3" | awk -v EXE="$2" -v MODE="$1" -f "$NORM"
+	_mode=$1 _exe=$2 _trace=$3
+	shift 3
+	"$DUMP" "$_trace" | awk -v EXE="$_exe" -v MODE="$_mode" "$@" -f "$NORM"
 }
 branches() {
 	"$DUMP" "$1" | awk '$2 == "BRANCH" { $1 = ""; print }'
@@ -131,8 +133,8 @@ for trig in "--start vg_window:3" "--start vg_window --stop vg_after:1"; do
 		sed 's/ bytes=.*//' >"$TMP/vw.txt"
 	"$DUMP" "$TMP/pw.itr" | awk '$2 ~ /^(INSN|MEM|TRACE_ON|TRACE_OFF)$/ { $1 = ""; print }' |
 		sed 's/ bytes=.*//' >"$TMP/pw.txt"
-	normalized dynamic "$PROG" "$TMP/vw.itr" >"$TMP/vwn.txt"
-	normalized dynamic "$PROG" "$TMP/pw.itr" >"$TMP/pwn.txt"
+	normalized dynamic "$PROG" "$TMP/vw.itr" -v SIGNALS=1 >"$TMP/vwn.txt"
+	normalized dynamic "$PROG" "$TMP/pw.itr" -v SIGNALS=1 >"$TMP/pwn.txt"
 	check_eq "$trig: $windows window(s)" "$windows" "$(grep -c TRACE_ON "$TMP/vw.txt")"
 	check_eq "$trig: as many windows as ptrace" \
 		"$(grep -c TRACE_ON "$TMP/pw.txt")" "$(grep -c TRACE_ON "$TMP/vw.txt")"

@@ -494,6 +494,36 @@ static void test_branch_sites(void **state)
 	}
 }
 
+/*
+ * Branch level: a delivery to a handler is also a branch into it, where
+ * the thread records; outside a --start window (the event's last word 0)
+ * only the SIGNAL record is written, as the ptrace backend does.
+ */
+static void test_signal_branch(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		EV(VGW_EV_SIGNAL, 6), 10, 0, 0, 0x401010, 0x401200, 1,
+		EV(VGW_EV_SIGNAL, 6), 10, 0, 0, 0x401020, 0x401200, 0,
+	};
+	struct itrace_record r[8];
+	struct out o;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	assert_int_equal(out_close(&o, r, 8), 4);
+	assert_int_equal(r[1].type, ITRACE_REC_SIGNAL);
+	assert_int_equal(r[2].type, ITRACE_REC_BRANCH);
+	assert_int_equal(r[2].u.branch.from, 0x401010);
+	assert_int_equal(r[2].u.branch.to, 0x401200);
+	assert_int_equal(r[2].u.branch.kind, ITRACE_BRANCH_INTERRUPT);
+	assert_int_equal(r[3].type, ITRACE_REC_SIGNAL);
+	assert_int_equal(r[3].u.signal.pc, 0x401020);
+	assert_int_equal(r[3].u.signal.handler, 0x401200);
+}
+
 /* Words the tool never writes are refused with a message. */
 static void test_damage(void **state)
 {
@@ -525,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_finish),
 		cmocka_unit_test(test_damage), cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_branch_sites),
+		cmocka_unit_test(test_signal_branch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
