@@ -382,6 +382,23 @@ static void thread_start_client_code(ThreadId tid, ULong blocks_done)
 		first_client_code(tid);
 }
 
+/*
+ * Is `pc` just past an int3 (CC, or CD 03)?  A SIGTRAP there is the
+ * instruction's: the kernel reports it as SI_KERNEL, where Valgrind
+ * delivers TRAP_BRKPT (its synth_sigtrap) and reports a fatal one with no
+ * code at all.
+ */
+static Bool after_int3(Addr pc)
+{
+	const UChar *b = (const UChar *)pc;
+	NSegment const *seg = VG_(am_find_nsegment)(pc - 2);
+
+	if (seg == NULL || (seg->kind != SkFileC && seg->kind != SkAnonC) || !seg->hasR ||
+	    VG_(am_find_nsegment)(pc - 1) != seg)
+		return False;
+	return b[-1] == 0xcc || (b[-2] == 0xcd && b[-1] == 0x03);
+}
+
 static void thread_pre_exit(ThreadId tid)
 {
 	struct vgi_thread *t;
@@ -393,8 +410,9 @@ static void thread_pre_exit(ThreadId tid)
 	 * the fatal signal (Valgrind acts on a signal in the running thread),
 	 * here.  The collector learns the signal from waitpid. */
 	if (!group_exiting && !t->exit_called && tid == last_tid && !fatal_sent) {
-		ULong p[2] = { (ULong)t->os_tid, VG_(get_IP)(tid) };
-		put_event(VGW_EV_FATAL, p, 2);
+		Addr pc = VG_(get_IP)(tid);
+		ULong p[3] = { (ULong)t->os_tid, pc, after_int3(pc) };
+		put_event(VGW_EV_FATAL, p, 3);
 		fatal_sent = True;
 	}
 	/* The status is that of exit_group or the thread's exit; a thread
@@ -624,6 +642,9 @@ static void post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 		     si->si_signo == VKI_SIGILL || si->si_signo == VKI_SIGFPE ||
 		     si->si_signo == VKI_SIGTRAP))
 			sig_event_words[2] = (ULong)(Addr)si->_sifields._sigfault._addr;
+		/* int3: Valgrind's TRAP_BRKPT, the kernel's SI_KERNEL */
+		if (si->si_signo == VKI_SIGTRAP && si->si_code == VKI_TRAP_BRKPT)
+			sig_event_words[1] = 0x80; /* SI_KERNEL */
 		/* A division fault's si_addr is the host's div in the
 		 * translation; the kernel gives the program the faulting
 		 * instruction's address, the pc (precise at divisions). */

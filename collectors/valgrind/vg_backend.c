@@ -687,8 +687,9 @@ static int fault_from_log(const struct vg_child *c, int signo, struct itrace_sig
  * The SIGNAL record of the signal that killed the program, as the ptrace
  * backend writes it: in the thread that got it (the tool's FATAL event),
  * at its pc, no handler.  si_code and si_addr: a fault's from Valgrind's
- * report; a signal the thread sent itself (abort, raise) SI_TKILL or
- * SI_USER; else SI_USER, another process's kill.
+ * report; an int3's SIGTRAP SI_KERNEL; a signal the thread sent itself
+ * (abort, raise) SI_TKILL or SI_USER; else SI_USER, another process's
+ * kill.
  */
 static int write_fatal_signal(struct vg_convert *conv, const struct vg_child *c, int signo)
 {
@@ -696,8 +697,12 @@ static int write_fatal_signal(struct vg_convert *conv, const struct vg_child *c,
 
 	memset(&sig, 0, sizeof(sig));
 	sig.signo = (uint32_t)signo;
-	if (!fault_from_log(c, signo, &sig) && conv->kill_tid == conv->fatal_tid &&
-	    conv->kill_sig == (uint64_t)signo && conv->kill_nr != SYS_kill)
+	if (fault_from_log(c, signo, &sig))
+		; /* a fault Valgrind described */
+	else if (signo == SIGTRAP && conv->fatal_after_int3)
+		sig.code = SI_KERNEL; /* an int3, as the kernel reports it */
+	else if (conv->kill_tid == conv->fatal_tid && conv->kill_sig == (uint64_t)signo &&
+		 conv->kill_nr != SYS_kill)
 		sig.code = SI_TKILL;
 	return vg_convert_fatal_signal(conv, &sig);
 }

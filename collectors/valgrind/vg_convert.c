@@ -528,6 +528,7 @@ static int event(struct vg_convert *c, unsigned type, const uint64_t *p, size_t 
 		c->fatal = 1;
 		c->fatal_tid = (uint32_t)p[0];
 		c->fatal_pc = p[1];
+		c->fatal_after_int3 = n >= 3 && p[2];
 		return 0;
 	case VGW_EV_EXEC_FAILED:
 		c->exec_seen = 0;

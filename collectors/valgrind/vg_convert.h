@@ -62,6 +62,7 @@ struct vg_convert {
 	int fatal;		/* FATAL seen: the thread and pc of a fatal signal */
 	uint32_t fatal_tid;
 	uint64_t fatal_pc;
+	int fatal_after_int3;	/* fatal_pc is just past an int3 instruction */
 	/* The last kill/tkill/tgkill per the stream (abort() and raise() send
 	 * the fatal signal to themselves this way). */
 	uint32_t kill_tid;

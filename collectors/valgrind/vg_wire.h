@@ -67,8 +67,9 @@ enum vgw_event {
 	VGW_EV_ERROR = 11,	  /* message bytes padded: the tool gives up */
 	VGW_EV_ENTRY = 13,	  /* (none): the program reached its entry point; the tool
 				   * waits until every slot is converted before it goes on */
-	VGW_EV_FATAL = 14,	  /* tid, pc: the thread that ran when a fatal signal killed
-				   * the process, and where */
+	VGW_EV_FATAL = 14,	  /* tid, pc, int3: the thread that ran when a fatal signal
+				   * killed the process, where, and whether pc is just past
+				   * an int3 instruction (a SIGTRAP there is its own) */
 	VGW_EV_BSITE = 16,	  /* id, from, aux (as a BRANCH word's), target 0, target 1: a
 				   * branch whose targets are known when the tool translates
 				   * it (direct jumps and calls, both ways of a conditional

@@ -120,6 +120,29 @@ check_files_eq "vg_div: instructions, accesses and signals equal ptrace" "$TMP/p
 "$DUMP" "$TMP/pdb.itr" | awk -v EXE="$DIV" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" >"$TMP/pdb.txt"
 check_files_eq "vg_div --level branch: branches and signals equal ptrace" "$TMP/pdb.txt" "$TMP/vdb.txt"
 
+# --- int3: SIGTRAP as the kernel reports it (SI_KERNEL, just past it) ----
+# caught (collect_prog trap: an int3, then raise) and fatal (vg_int3).
+# Only the SIGNAL records are compared: the ptrace backend cannot step a
+# SIGTRAP handler (its GAP records say so).
+CPROG="$DATA/collect_prog"
+"$COLLECT" -q --backend valgrind --start main -o "$TMP/vt.itr" -- "$CPROG" trap >/dev/null 2>&1
+"$COLLECT" -q --backend ptrace --start main -o "$TMP/pt.itr" -- "$CPROG" trap >/dev/null 2>&1
+normalized dynamic "$CPROG" "$TMP/vt.itr" -v SIGNALS=1 | grep '^SIGNAL' >"$TMP/vt.txt"
+normalized dynamic "$CPROG" "$TMP/pt.itr" -v SIGNALS=1 2>/dev/null | grep '^SIGNAL' >"$TMP/pt.txt"
+check_eq "collect_prog trap: the int3's SIGTRAP is SI_KERNEL" 1 \
+	"$(grep -c '^SIGNAL signo=5 code=128 ' "$TMP/vt.txt")"
+check_files_eq "collect_prog trap: SIGNAL records equal ptrace" "$TMP/pt.txt" "$TMP/vt.txt"
+I3="$DATA/vg_int3"
+{ "$I3"; } 2>/dev/null
+native_rc=$?
+"$COLLECT" -q --backend valgrind -o "$TMP/vi3.itr" -- "$I3" 2>/dev/null
+check_eq "vg_int3: killed by SIGTRAP under valgrind as natively" "$native_rc" $?
+"$COLLECT" -q --backend ptrace -o "$TMP/pi3.itr" -- "$I3" 2>/dev/null
+normalized dynamic "$I3" "$TMP/vi3.itr" -v SIGNALS=1 | grep '^SIGNAL' >"$TMP/vi3.txt"
+normalized dynamic "$I3" "$TMP/pi3.itr" -v SIGNALS=1 | grep '^SIGNAL' >"$TMP/pi3.txt"
+check "vg_int3: one SIGNAL, SI_KERNEL" grep -q '^SIGNAL signo=5 code=128 ' "$TMP/vi3.txt"
+check_files_eq "vg_int3: the fatal SIGNAL equals ptrace's" "$TMP/pi3.txt" "$TMP/vi3.txt"
+
 # Windows: each call of vg_window, from its entry to its return.
 # vg_window is called three times; vg_after once, after the last call.
 for trig in "--start vg_window:3" "--start vg_window --stop vg_after:1"; do
