@@ -453,6 +453,19 @@ static inline void copy_lens(uint8_t *dst, const uint8_t *src, size_t n)
 		*dst++ = *src++;
 }
 
+/*
+ * free_slot - a repeat-table slot holds one record (ITRACE.md 6.2): a new
+ * run, branch or block in it makes the reader forget whatever was there,
+ * and so must the writer (the caller then records what it put there).
+ */
+static inline void free_slot(struct itrace_writer *w, unsigned slot)
+{
+	w->runs[slot].n = 0;
+	w->branches[slot].used = 0;
+	w->block_in[slot] = 0;
+	w->branch_in[slot] = 0;
+}
+
 /* encode_run - encode the pending instruction run (not empty), as a
  * repeat if possible. */
 static int encode_run(struct itrace_writer *w)
@@ -475,9 +488,7 @@ static int encode_run(struct itrace_writer *w)
 		run->n = 0;
 		return emit_repeat(w, ITRACE_REPEAT_BIT | slot);
 	}
-	w->branches[slot].used = 0; /* a slot holds one record: branch, run or block */
-	w->block_in[slot] = 0;
-	w->branch_in[slot] = 0;
+	free_slot(w, slot);
 	start = w->raw_len;
 	q = start + 2;
 	q += put_varint(w->raw + q, zigzag((int64_t)(run->start - base)));
@@ -644,13 +655,11 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 	w->cur_pc = to;
 	if (t->used && t->from == from && t->to == to && t->kindflags == kf)
 		return emit_repeat(w, ITRACE_REPEAT_BIT | branch_slot(from, to));
+	free_slot(w, branch_slot(from, to));
 	t->from = from;
 	t->to = to;
 	t->kindflags = kf;
 	t->used = 1;
-	w->runs[branch_slot(from, to)].n = 0; /* a slot holds one record */
-	w->block_in[branch_slot(from, to)] = 0;
-	w->branch_in[branch_slot(from, to)] = 0;
 	start = w->raw_len;
 	q = start + 2;
 	/* from is relative to where execution was, to relative to from. */
@@ -851,9 +860,7 @@ int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 		q += put_varint(w->raw + q, zigzag((int64_t)(b->start - w->cur_pc)));
 		memcpy(w->raw + q, w->bdata + b->tail, b->tail_len);
 		q += b->tail_len;
-		w->runs[b->slot].n = 0; /* a slot holds one record */
-		w->branches[b->slot].used = 0;
-		w->branch_in[b->slot] = 0;
+		free_slot(w, b->slot);
 		w->block_in[b->slot] = id + 1;
 	}
 	mslots = w->bdata + b->mslots;
@@ -940,12 +947,11 @@ static inline ALWAYS_INLINE int put_branch_id(struct itrace_writer *w, int id)
 		w->branch_in[d->slot] = id + 1; /* written by itrace_write_branch() */
 		return emit_repeat(w, ITRACE_REPEAT_BIT | d->slot);
 	}
+	free_slot(w, d->slot);
 	t->from = d->from;
 	t->to = d->to;
 	t->kindflags = d->kindflags;
 	t->used = 1;
-	w->runs[d->slot].n = 0; /* a slot holds one record */
-	w->block_in[d->slot] = 0;
 	w->branch_in[d->slot] = id + 1;
 	start = w->raw_len;
 	q = start + 2;
