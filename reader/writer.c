@@ -978,9 +978,38 @@ int itrace_write_branch_ids(struct itrace_writer *w, size_t n, const int *ids)
 	for (i = 0; i < n; i++)
 		if (ids[i] < 0 || (size_t)ids[i] >= w->n_bdefs)
 			return -ITRACE_E_INVAL;
-	for (i = 0; i < n; i++)
-		if ((rc = put_branch_id(w, ids[i])) < 0)
+	for (i = 0; i < n;) {
+		/* Most branches repeat what their slot holds: one byte each, in
+		 * locals while the chunk has room (a store through w->raw could
+		 * be any field of w to the compiler, which would reload them
+		 * all).  The chunk buffer has room for a whole chunk and more:
+		 * below chunk_bytes, a byte needs no reserve(). */
+		const struct branch_def *defs = w->bdefs;
+		const int32_t *held = w->branch_in;
+		uint8_t *raw = w->raw;
+		size_t len = w->raw_len, end = w->opts.chunk_bytes, first = i;
+		uint64_t pc = w->cur_pc;
+
+		if (!w->err && !w->pending.n) {
+			while (i < n && len < end) {
+				const struct branch_def *d = &defs[ids[i]];
+
+				if (held[d->slot] != ids[i] + 1)
+					break;
+				raw[len++] = (uint8_t)(ITRACE_REPEAT_BIT | d->slot);
+				pc = d->to;
+				i++;
+			}
+			w->raw_len = len;
+			w->cur_pc = pc;
+			w->chunk_records += (uint32_t)(i - first);
+			w->st.branches += i - first;
+			w->st.records += i - first;
+		}
+		/* anything else: a new record, a chunk's end, an error */
+		if (i < n && (rc = put_branch_id(w, ids[i++])) < 0)
 			return rc;
+	}
 	return 0;
 }
 

@@ -680,16 +680,18 @@ static int group(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *
 static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *words)
 {
 	int ids[VG_BATCH];
-	size_t n = 0;
+	/* in locals: stores to ids[] could be c's fields to the compiler */
+	const uint64_t n_bsites = c->n_bsites;
+	const int base = c->bsite_base;
+	size_t n = 0, lim = avail < VG_BATCH ? avail : VG_BATCH;
 
-	while (n < avail && n < VG_BATCH && VGW_TAG(w[n]) == VGW_BSITE) {
-		uint64_t id = w[n] & VGW_ADDR_MASK;
-		unsigned t = VGW_AUX(w[n]);
+	while (n < lim) {
+		uint64_t x = w[n], id = x & VGW_ADDR_MASK;
+		unsigned t = VGW_AUX(x);
 
-		if (id >= c->n_bsites || t > 1)
+		if (VGW_TAG(x) != VGW_BSITE || id >= n_bsites || t > 1)
 			break;
-		ids[n] = c->bsite_base + 2 * (int)id + (int)t;
-		n++;
+		ids[n++] = base + 2 * (int)id + (int)t;
 	}
 	*words = n;
 	return n ? itrace_write_branch_ids(c->w, n, ids) : 0;
