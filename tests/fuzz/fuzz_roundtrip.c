@@ -23,21 +23,26 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The input, copied into a buffer with zero bytes past its end, more
+ * than one operation reads (define_block: 170 at most), so that reading
+ * a value needs no bounds check: bytes past the end read as 0, and the
+ * program ends at the first operation that starts at or past the end. */
+#define INPUT_MAX 1024
+#define INPUT_PAD 256
+
 struct src {
 	const uint8_t *p, *end;
+	uint8_t buf[INPUT_MAX + INPUT_PAD];
 };
 
-/* take - the next `bytes` bytes (fewer at the end) as a little-endian
- * number; one bounds check per call, not per byte. */
+/* take - the next `bytes` (1..8) bytes as a little-endian number. */
 static uint64_t take(struct src *s, unsigned bytes)
 {
-	size_t left = (size_t)(s->end - s->p);
-	unsigned n = bytes < left ? bytes : (unsigned)left;
 	uint64_t v = 0;
 
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < bytes; i++)
 		v |= (uint64_t)s->p[i] << (8 * i);
-	s->p += n;
+	s->p += bytes;
 	return v;
 }
 
@@ -345,8 +350,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	/* the first 1 KiB: a few hundred operations are enough to reach every
 	 * coding path, and keep each input quick */
-	p.s.p = data;
-	p.s.end = data + (size < 1024 ? size : 1024);
+	memcpy(p.s.buf, data, size < INPUT_MAX ? size : INPUT_MAX);
+	memset(p.s.buf + (size < INPUT_MAX ? size : INPUT_MAX), 0, INPUT_PAD);
+	p.s.p = p.s.buf;
+	p.s.end = p.s.buf + (size < INPUT_MAX ? size : INPUT_MAX);
 	p.pc = 0x400000;
 	p.mem = 0x7ff000;
 	p.n = 0;
