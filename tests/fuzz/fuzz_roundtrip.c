@@ -336,7 +336,7 @@ static int same(const struct itrace_record *a, const struct itrace_record *b)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct itrace_writer_options o;
-	struct itrace_reader *r;
+	static struct itrace_reader *r; /* kept, reopened on each input's trace */
 	struct itrace_record rec;
 	static struct prog p; /* its record array is kept from input to input */
 	static int fd = -1;
@@ -375,7 +375,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* exactly its size, so that ASan sees a read past the end */
 	file = malloc((size_t)file_len);
 	if (!file || pread(fd, file, (size_t)file_len, 0) != file_len ||
-	    itrace_reader_open_mem(file, (size_t)file_len, &r) < 0)
+	    (r ? itrace_reader_reopen_mem(&r, file, (size_t)file_len)
+	       : itrace_reader_open_mem(file, (size_t)file_len, &r)) < 0)
 		abort();
 	while (itrace_reader_next(r, &rec) == 0) {
 		if (i >= p.n || !same(&p.recs[i], &rec))
@@ -384,7 +385,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (i != p.n)
 		abort();
-	itrace_reader_close(r);
 	free(file);
 	return 0;
 }
