@@ -466,6 +466,18 @@ int itrace_reader_open_mem(const void *buf, size_t len, struct itrace_reader **r
 	return reader_start(r, rp);
 }
 
+/* end_trace - what belongs to the trace read, not to the reader: the
+ * descriptor it opened, the metadata, the chunk index. */
+static void end_trace(struct itrace_reader *r)
+{
+	if (r->own_fd)
+		close(r->fd);
+	free(r->meta_blob);
+	free(r->meta_key);
+	free(r->meta_val);
+	free(r->index);
+}
+
 /* The memory a reader keeps from trace to trace (itrace_reader_reopen_mem). */
 struct reader_kept {
 	uint8_t *back, *payload, *raw;
@@ -483,12 +495,7 @@ int itrace_reader_reopen_mem(struct itrace_reader **rp, const void *buf, size_t 
 		return -ITRACE_E_INVAL;
 	r = *rp;
 	*rp = NULL;
-	if (r->own_fd)
-		close(r->fd);
-	free(r->meta_blob);
-	free(r->meta_key);
-	free(r->meta_val);
-	free(r->index);
+	end_trace(r);
 	k = (struct reader_kept){ r->back, r->payload, r->raw, r->back_cap, r->payload_cap,
 				  r->raw_cap, r->dctx, { NULL } };
 	memcpy(k.blocks, r->blocks, sizeof(k.blocks));
@@ -515,14 +522,9 @@ void itrace_reader_close(struct itrace_reader *r)
 {
 	if (!r)
 		return;
-	if (r->own_fd)
-		close(r->fd);
+	end_trace(r);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->back);
-	free(r->meta_blob);
-	free(r->meta_key);
-	free(r->meta_val);
-	free(r->index);
 	free(r->payload);
 	free(r->raw);
 	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)
