@@ -13,23 +13,23 @@ int sim_bpred_init(struct sim_bpred *b, const struct sim_core_cfg *cfg)
 	b->kind = cfg->bpred;
 	b->bits = cfg->bpred_bits;
 	b->ghist_mask = cfg->ghist_bits >= 64 ? ~0ull : (1ull << cfg->ghist_bits) - 1;
-	b->base = malloc((size_t)1 << b->bits);
+	b->base = calloc((size_t)1 << b->bits, 1);
 	if (!b->base)
 		goto fail;
 	if (b->kind == SIM_BP_TAGE) {
 		b->tage_bits = b->bits > 2 ? b->bits - 2 : 2;
 		for (int t = 0; t < SIM_TAGE_TABLES; t++) {
-			b->tage[t] = malloc(((size_t)1 << b->tage_bits) * sizeof(struct sim_tage_entry));
+			b->tage[t] = calloc((size_t)1 << b->tage_bits, sizeof(struct sim_tage_entry));
 			if (!b->tage[t])
 				goto fail;
 			b->tage_hist[t] = tage_lengths[t];
 		}
 	}
 	b->btb_mask = cfg->btb_entries - 1;
-	b->btb = malloc(cfg->btb_entries * sizeof(uint64_t));
-	b->btb_target = malloc(cfg->btb_entries * sizeof(uint64_t));
+	b->btb = calloc(cfg->btb_entries, sizeof(uint64_t));
+	b->btb_target = calloc(cfg->btb_entries, sizeof(uint64_t));
 	b->ras_size = cfg->ras_entries ? cfg->ras_entries : 1;
-	b->ras = malloc(b->ras_size * sizeof(uint64_t));
+	b->ras = calloc(b->ras_size, sizeof(uint64_t));
 	if (!b->btb || !b->btb_target || !b->ras)
 		goto fail;
 	sim_bpred_reset(b);

@@ -24,7 +24,7 @@ int sim_cache_init(struct sim_cache *c, const struct sim_cache_cfg *cfg)
 	c->line_shift = log2u(cfg->line);
 	c->set_mask = sets - 1;
 	c->repl = cfg->repl;
-	c->tags = malloc(sets * cfg->assoc * sizeof(uint64_t));
+	c->tags = calloc(sets * cfg->assoc, sizeof(uint64_t));
 	if (!c->tags)
 		return -1;
 	sim_cache_reset(c);

@@ -84,22 +84,22 @@ int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t k
 	c->ring_mask = ring - 1;
 	c->lq_mask = pow2_at_least(cfg->lq) - 1;
 	c->sq_mask = pow2_at_least(cfg->sq) - 1;
-	c->ring_retire = malloc(ring * sizeof(uint64_t));
-	c->ring_dispatch = malloc(ring * sizeof(uint64_t));
-	c->ring_issue = malloc(ring * sizeof(uint64_t));
-	c->ring_cause = malloc(ring);
-	c->ld_retire = malloc((c->lq_mask + 1) * sizeof(uint64_t));
-	c->iq_heap = malloc(((size_t)cfg->iq + 1) * sizeof(uint64_t));
-	c->st_retire = malloc((c->sq_mask + 1) * sizeof(uint64_t));
+	c->ring_retire = calloc(ring, sizeof(uint64_t));
+	c->ring_dispatch = calloc(ring, sizeof(uint64_t));
+	c->ring_issue = calloc(ring, sizeof(uint64_t));
+	c->ring_cause = calloc(ring, 1);
+	c->ld_retire = calloc(c->lq_mask + 1, sizeof(uint64_t));
+	c->iq_heap = calloc((size_t)cfg->iq + 1, sizeof(uint64_t));
+	c->st_retire = calloc(c->sq_mask + 1, sizeof(uint64_t));
 	if (!c->ring_retire || !c->ring_dispatch || !c->ring_issue || !c->ring_cause || !c->ld_retire ||
 	    !c->st_retire || !c->iq_heap)
 		goto fail;
 	c->ncal = cfg->nports + 3;
 	for (int p = 0; p < c->ncal; p++)
-		if (!(c->cal[p] = malloc(CAL_WORDS * sizeof(uint64_t))))
+		if (!(c->cal[p] = calloc(CAL_WORDS, sizeof(uint64_t))))
 			goto fail;
 	if (keep_timeline) {
-		c->tl = malloc(keep_timeline * sizeof(*c->tl));
+		c->tl = calloc(keep_timeline, sizeof(*c->tl));
 		if (!c->tl)
 			goto fail;
 		c->tl_cap = keep_timeline;
