@@ -13,7 +13,6 @@ int sim_bpred_init(struct sim_bpred *b, const struct sim_core_cfg *cfg)
 	b->kind = cfg->bpred;
 	b->bits = cfg->bpred_bits;
 	b->ghist_mask = cfg->ghist_bits >= 64 ? ~0ull : (1ull << cfg->ghist_bits) - 1;
-	b->rng = 0x2545f4914f6cdd1dull;
 	b->base = calloc((size_t)1 << b->bits, 1);
 	if (!b->base)
 		goto fail;
@@ -33,10 +32,28 @@ int sim_bpred_init(struct sim_bpred *b, const struct sim_core_cfg *cfg)
 	b->ras = calloc(b->ras_size, sizeof(uint64_t));
 	if (!b->btb || !b->btb_target || !b->ras)
 		goto fail;
+	sim_bpred_reset(b);
 	return 0;
 fail:
 	sim_bpred_free(b);
 	return -1;
+}
+
+void sim_bpred_reset(struct sim_bpred *b)
+{
+	memset(b->base, 0, (size_t)1 << b->bits);
+	for (int t = 0; t < SIM_TAGE_TABLES && b->tage[t]; t++)
+		memset(b->tage[t], 0, ((size_t)1 << b->tage_bits) * sizeof(struct sim_tage_entry));
+	memset(b->btb, 0, (b->btb_mask + 1) * sizeof(uint64_t));
+	memset(b->btb_target, 0, (b->btb_mask + 1) * sizeof(uint64_t));
+	memset(b->ras, 0, b->ras_size * sizeof(uint64_t));
+	b->ghist = 0;
+	b->rng = 0x2545f4914f6cdd1dull;
+	b->ras_top = 0;
+	b->ras_count = 0;
+	b->cond = b->cond_miss = 0;
+	b->indirect = b->indirect_miss = 0;
+	b->ret = b->ret_miss = 0;
 }
 
 void sim_bpred_free(struct sim_bpred *b)

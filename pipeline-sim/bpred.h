@@ -38,6 +38,9 @@ struct sim_bpred {
 
 int sim_bpred_init(struct sim_bpred *b, const struct sim_core_cfg *cfg);
 void sim_bpred_free(struct sim_bpred *b);
+/* sim_bpred_reset - every table, the history, the return stack and the
+ * statistics as sim_bpred_init left them, without allocating. */
+void sim_bpred_reset(struct sim_bpred *b);
 
 /*
  * sim_bpred_cond - predict the conditional branch at `pc`, then train it

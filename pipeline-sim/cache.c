@@ -24,9 +24,19 @@ int sim_cache_init(struct sim_cache *c, const struct sim_cache_cfg *cfg)
 	c->line_shift = log2u(cfg->line);
 	c->set_mask = sets - 1;
 	c->repl = cfg->repl;
-	c->rng = 0x9e3779b97f4a7c15ull;
 	c->tags = calloc(sets * cfg->assoc, sizeof(uint64_t));
-	return c->tags ? 0 : -1;
+	if (!c->tags)
+		return -1;
+	sim_cache_reset(c);
+	return 0;
+}
+
+void sim_cache_reset(struct sim_cache *c)
+{
+	memset(c->tags, 0, (c->set_mask + 1) * c->assoc * sizeof(uint64_t));
+	c->rng = 0x9e3779b97f4a7c15ull;
+	c->accesses = 0;
+	c->misses = 0;
 }
 
 void sim_cache_free(struct sim_cache *c)
@@ -120,6 +130,20 @@ int sim_memsys_init(struct sim_memsys *m, const struct sim_core_cfg *cfg)
 fail:
 	sim_memsys_free(m);
 	return -1;
+}
+
+void sim_memsys_reset(struct sim_memsys *m)
+{
+	sim_cache_reset(&m->l1i);
+	sim_cache_reset(&m->l1d);
+	if (m->has_l2)
+		sim_cache_reset(&m->l2);
+	if (m->has_llc)
+		sim_cache_reset(&m->llc);
+	memset(m->l2_acc, 0, sizeof(m->l2_acc));
+	memset(m->l2_miss, 0, sizeof(m->l2_miss));
+	memset(m->llc_acc, 0, sizeof(m->llc_acc));
+	memset(m->llc_miss, 0, sizeof(m->llc_miss));
 }
 
 void sim_memsys_free(struct sim_memsys *m)

@@ -26,6 +26,8 @@ struct sim_cache {
 /* sim_cache_init - allocate; returns 0 or -1 (out of memory). */
 int sim_cache_init(struct sim_cache *c, const struct sim_cache_cfg *cfg);
 void sim_cache_free(struct sim_cache *c);
+/* sim_cache_reset - empty again, counters at 0, as sim_cache_init left it. */
+void sim_cache_reset(struct sim_cache *c);
 
 /* sim_cache_ref - one reference; returns 1 when it missed (and fills). */
 int sim_cache_ref(struct sim_cache *c, uint64_t addr, unsigned size);
@@ -47,6 +49,9 @@ struct sim_memsys {
 
 int sim_memsys_init(struct sim_memsys *m, const struct sim_core_cfg *cfg);
 void sim_memsys_free(struct sim_memsys *m);
+/* sim_memsys_reset - every cache empty and every counter 0, as
+ * sim_memsys_init left it, without allocating. */
+void sim_memsys_reset(struct sim_memsys *m);
 
 /* sim_memsys_data / _fetch - reference through the hierarchy; returns the
  * level that served it (enum sim_level). */

@@ -47,6 +47,28 @@ static unsigned log2u(uint64_t v)
 	return n;
 }
 
+/* clear_state - the state of a core that has simulated nothing, in the
+ * buffers that sim_core_init allocated (shared by init and reset). */
+static void clear_state(struct sim_core *c)
+{
+	size_t ring = c->ring_mask + 1;
+
+	memset(c->ring_retire, 0, ring * sizeof(uint64_t));
+	memset(c->ring_dispatch, 0, ring * sizeof(uint64_t));
+	memset(c->ring_issue, 0, ring * sizeof(uint64_t));
+	memset(c->ring_cause, 0, ring);
+	memset(c->ld_retire, 0, (c->lq_mask + 1) * sizeof(uint64_t));
+	memset(c->st_retire, 0, (c->sq_mask + 1) * sizeof(uint64_t));
+	memset(c->iq_heap, 0, ((size_t)c->cfg.iq + 1) * sizeof(uint64_t));
+	for (int p = 0; p < c->ncal; p++)
+		memset(c->cal[p], 0, CAL_WORDS * sizeof(uint64_t));
+	if (c->tl)
+		memset(c->tl, 0, c->tl_cap * sizeof(*c->tl));
+	sim_memsys_reset(&c->mem);
+	sim_bpred_reset(&c->bp);
+	c->fetch_line = ~0ull;
+}
+
 int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t keep_timeline)
 {
 	uint64_t ring;
@@ -86,11 +108,49 @@ int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t k
 		goto fail;
 	c->l1i_shift = log2u(cfg->l1i.line);
 	c->l1d_shift = log2u(cfg->l1d.line);
-	c->fetch_line = ~0ull;
+	clear_state(c);
 	return 0;
 fail:
 	sim_core_free(c);
 	return -1;
+}
+
+/*
+ * The members sim_core_reset keeps: the configuration, what follows from
+ * it, the buffers (cleared) and the caller's sim_core_keep_from().
+ */
+struct core_kept {
+	struct sim_core_cfg cfg;
+	unsigned width, l1i_shift, l1d_shift;
+	uint64_t ring_mask, lq_mask, sq_mask;
+	uint64_t *ring_retire, *ring_dispatch, *ring_issue, *iq_heap, *ld_retire, *st_retire;
+	uint8_t *ring_cause;
+	uint64_t *cal[SIM_MAX_PORTS + 3];
+	int ncal;
+	struct sim_tl *tl;
+	uint64_t tl_cap, tl_from;
+	struct sim_memsys mem;
+	struct sim_bpred bp;
+};
+
+/* The members of struct core_kept but cal (an array, copied apart). */
+#define CORE_KEPT(X)                                                                              \
+	X(cfg) X(width) X(l1i_shift) X(l1d_shift) X(ring_mask) X(lq_mask) X(sq_mask)              \
+	X(ring_retire) X(ring_dispatch) X(ring_issue) X(iq_heap) X(ld_retire) X(st_retire)        \
+	X(ring_cause) X(ncal) X(tl) X(tl_cap) X(tl_from) X(mem) X(bp)
+#define SAVE(m) k.m = c->m;
+#define RESTORE(m) c->m = k.m;
+
+void sim_core_reset(struct sim_core *c)
+{
+	struct core_kept k;
+
+	CORE_KEPT(SAVE)
+	memcpy(k.cal, c->cal, sizeof(k.cal));
+	memset(c, 0, sizeof(*c));
+	CORE_KEPT(RESTORE)
+	memcpy(c->cal, k.cal, sizeof(c->cal));
+	clear_state(c);
 }
 
 void sim_core_free(struct sim_core *c)

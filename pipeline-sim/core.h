@@ -120,6 +120,15 @@ int sim_core_init(struct sim_core *c, const struct sim_core_cfg *cfg, uint64_t k
 void sim_core_keep_from(struct sim_core *c, uint64_t first);
 void sim_core_free(struct sim_core *c);
 
+/*
+ * sim_core_reset - back to the state sim_core_init (and sim_core_keep_from)
+ * left: nothing simulated, caches, predictors and counters empty, the
+ * same configuration and timeline size, without allocating.  For callers
+ * that simulate many short traces (the fuzz target): the next run gives
+ * exactly what a fresh core would.
+ */
+void sim_core_reset(struct sim_core *c);
+
 /* sim_core_step - simulate one executed instruction. */
 void sim_core_step(struct sim_core *c, struct sim_sem *s, const struct sim_dyn *d);
 

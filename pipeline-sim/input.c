@@ -156,6 +156,38 @@ int sim_input_open_mem(const void *buf, size_t len, struct sim_input **ip, char 
 	return 0;
 }
 
+int sim_input_reopen_mem(struct sim_input **ip, const void *buf, size_t len, char *err, size_t errlen)
+{
+	struct sim_input *in = *ip;
+	struct itrace_reader *ir = in->ir;
+	struct sim_memref *mems[2] = { in->mems[0], in->mems[1] };
+	size_t mem_cap[2] = { in->mem_cap[0], in->mem_cap[1] };
+	int rc;
+
+	*ip = NULL;
+	if (in->img || in->qr) { /* not one of sim_input_open_mem */
+		sim_input_close(in);
+		return sim_input_open_mem(buf, len, ip, err, errlen);
+	}
+	memset(in, 0, sizeof(*in));
+	in->format = SIM_FMT_ITRACE;
+	for (int k = 0; k < 2; k++) {
+		in->mems[k] = mems[k];
+		in->mem_cap[k] = mem_cap[k];
+		in->slot[k].mem = mems[k];
+	}
+	rc = itrace_reader_reopen_mem(&ir, buf, len);
+	in->ir = ir;
+	if (rc < 0 || check_header(in, "(memory)", err, errlen)) {
+		if (rc < 0)
+			fail(err, errlen, "cannot open", "(memory)", itrace_errstr(rc));
+		sim_input_close(in);
+		return -1;
+	}
+	*ip = in;
+	return 0;
+}
+
 void sim_input_close(struct sim_input *in)
 {
 	if (!in)

@@ -31,6 +31,11 @@ int sim_input_open(const char *path, int format, const char *sysroot, struct sim
  * image: instructions without bytes stay undecoded, no symbols. */
 int sim_input_open_mem(const void *buf, size_t len, struct sim_input **ip, char *err, size_t errlen);
 void sim_input_close(struct sim_input *in);
+/* sim_input_reopen_mem - *ip (of sim_input_open_mem) on another trace in
+ * memory, as sim_input_open_mem would open it, keeping its reader's and
+ * its own buffers (callers that simulate many short traces: the fuzz
+ * target).  Returns 0, or -1 with a message in err and *ip NULL (freed). */
+int sim_input_reopen_mem(struct sim_input **ip, const void *buf, size_t len, char *err, size_t errlen);
 
 /*
  * sim_input_add_elf - map the loadable segments of ELF file `path` at

@@ -64,6 +64,21 @@ void sim_semtab_close(struct sim_semtab *t)
 	free(t);
 }
 
+void sim_semtab_reset(struct sim_semtab *t)
+{
+	/* entries keep statistics that start at 0 (fill keeps them) */
+	for (size_t i = 0; i < t->count; i += POOL_CHUNK) {
+		size_t n = t->count - i < POOL_CHUNK ? t->count - i : POOL_CHUNK;
+
+		memset(t->chunks[i / POOL_CHUNK], 0, n * sizeof(struct sim_sem));
+	}
+	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	t->used = 0;
+	t->count = 0;
+	t->undecoded = 0;
+	t->undecodable = 0;
+}
+
 size_t sim_semtab_count(const struct sim_semtab *t)
 {
 	return t->count;
@@ -113,9 +128,11 @@ static int grow_slots(struct sim_semtab *t)
 	return 0;
 }
 
+/* new_entry - the next free entry of the pool (zeroed: a chunk comes from
+ * calloc, and sim_semtab_reset clears the entries it hands back). */
 static struct sim_sem *new_entry(struct sim_semtab *t)
 {
-	if (t->count % POOL_CHUNK == 0) {
+	if (t->count / POOL_CHUNK == t->nchunks) {
 		struct sim_sem **c = realloc(t->chunks, (t->nchunks + 1) * sizeof(*c));
 
 		if (!c)

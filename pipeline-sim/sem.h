@@ -83,6 +83,9 @@ enum sim_arch { SIM_ARCH_X86_64, SIM_ARCH_PPC64LE, SIM_ARCH_PPC64BE };
  * the decoder cannot open the architecture. */
 struct sim_semtab *sim_semtab_open(int arch);
 void sim_semtab_close(struct sim_semtab *t);
+/* sim_semtab_reset - empty again, as sim_semtab_open left it, keeping the
+ * decoder and the memory (callers that simulate many short traces). */
+void sim_semtab_reset(struct sim_semtab *t);
 
 /*
  * sim_semtab_get - the semantics of the instruction at addr; decoded on

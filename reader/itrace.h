@@ -718,6 +718,17 @@ int itrace_reader_open_fd(int fd, struct itrace_reader **rp);
  */
 int itrace_reader_open_mem(const void *buf, size_t len, struct itrace_reader **rp);
 
+/*
+ * itrace_reader_reopen_mem - read another trace, buf[0..len), with the
+ * reader *rp, exactly as itrace_reader_open_mem would, keeping its buffers
+ * and decompression context (for programs that read many small traces,
+ * such as fuzz targets).  The previous trace is finished as by
+ * itrace_reader_close (a descriptor the reader opened is closed).
+ * Returns 0; on error (those of itrace_reader_open_mem) the reader has
+ * been freed and *rp is NULL.
+ */
+int itrace_reader_reopen_mem(struct itrace_reader **rp, const void *buf, size_t len);
+
 /* itrace_reader_close - free the reader; NULL is a no-op. */
 void itrace_reader_close(struct itrace_reader *r);
 

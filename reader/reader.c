@@ -466,18 +466,65 @@ int itrace_reader_open_mem(const void *buf, size_t len, struct itrace_reader **r
 	return reader_start(r, rp);
 }
 
-void itrace_reader_close(struct itrace_reader *r)
+/* end_trace - what belongs to the trace read, not to the reader: the
+ * descriptor it opened, the metadata, the chunk index. */
+static void end_trace(struct itrace_reader *r)
 {
-	if (!r)
-		return;
 	if (r->own_fd)
 		close(r->fd);
-	ZSTD_freeDCtx(r->dctx);
-	free(r->back);
 	free(r->meta_blob);
 	free(r->meta_key);
 	free(r->meta_val);
 	free(r->index);
+}
+
+/* The memory a reader keeps from trace to trace (itrace_reader_reopen_mem). */
+struct reader_kept {
+	uint8_t *back, *payload, *raw;
+	size_t back_cap, payload_cap, raw_cap;
+	ZSTD_DCtx *dctx;
+	struct block_slot *blocks[ITRACE_REPEAT_SLOTS];
+};
+
+int itrace_reader_reopen_mem(struct itrace_reader **rp, const void *buf, size_t len)
+{
+	struct itrace_reader *r;
+	struct reader_kept k;
+
+	if (!rp || !*rp || (!buf && len))
+		return -ITRACE_E_INVAL;
+	r = *rp;
+	*rp = NULL;
+	end_trace(r);
+	k = (struct reader_kept){ r->back, r->payload, r->raw, r->back_cap, r->payload_cap,
+				  r->raw_cap, r->dctx, { NULL } };
+	memcpy(k.blocks, r->blocks, sizeof(k.blocks));
+	/* everything else as itrace_reader_open_mem's calloc leaves it; a
+	 * kept block slot is empty until a BLOCK record of this trace fills it */
+	memset(r, 0, sizeof(*r));
+	r->back = k.back;
+	r->back_cap = k.back_cap;
+	r->payload = k.payload;
+	r->payload_cap = k.payload_cap;
+	r->raw = k.raw;
+	r->raw_cap = k.raw_cap;
+	r->dctx = k.dctx;
+	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)
+		if ((r->blocks[i] = k.blocks[i]) != NULL)
+			r->blocks[i]->n = 0;
+	r->fd = -1;
+	r->mem = buf ? buf : (const uint8_t *)"";
+	r->mem_len = len;
+	return reader_start(r, rp);
+}
+
+void itrace_reader_close(struct itrace_reader *r)
+{
+	if (!r)
+		return;
+	end_trace(r);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->back);
 	free(r->payload);
 	free(r->raw);
 	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)

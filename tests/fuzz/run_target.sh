@@ -11,11 +11,19 @@
 # seconds the process used, so that RUNS / CPU_S is the speed whatever
 # else the machine runs.  libFuzzer's log is WORKDIR/log.
 # Used by tests/e2e/fuzz_run.sh (make check) and bench/fuzz_speed.sh.
+#
+# Options of one target (tests/fuzz/TARGET.options, the [libfuzzer]
+# section of OSS-Fuzz's format: "name = value" lines) are passed as
+# -name=value.  Only scheduling options belong there, chosen by
+# measurement (tests/fuzz/README.md), never one that turns coverage
+# feedback or a check off.
 build=$1 target=$2 seconds=$3 work=$4
 mkdir -p "$work/corpus" "$work/found"
 cp tests/fuzz/corpus/"$target"/* "$work/corpus/" 2>/dev/null
+opts=$(sed -n 's/^ *\([a-z_]*\) *= *\([0-9A-Za-z_.-]*\) *$/-\1=\2/p' tests/fuzz/"$target".options 2>/dev/null)
 /usr/bin/time -f '%U %S' -o "$work/cpu" "$build/fuzz/$target" -max_total_time="$seconds" \
 	-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=3 \
+	$opts \
 	-artifact_prefix="$work/found/" "$work/corpus" >"$work/log" 2>&1
 rc=$?
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")

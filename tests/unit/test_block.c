@@ -393,6 +393,40 @@ static void test_hostile_blocks(void **state)
 	free(b.data);
 }
 
+/* itrace_reader_reopen_mem: a block the previous trace stored in a slot
+ * is gone; a repeat of that slot in the next trace reads as it does in a
+ * fresh reader (an empty slot), and the block read after it is whole. */
+static void test_reopen_forgets_blocks(void **state)
+{
+	static const uint8_t good[] = { 0x0f, 0x07, 0x00, 0x03, 0x02, 0x01, 0x00, 0x10, 0x00 };
+	uint8_t repeat = (uint8_t)(0x80 | run_slot(0, 1));
+	struct buf first = one_chunk(3, good, sizeof(good), 1), second = one_chunk(3, &repeat, 1, 1);
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	int fresh_err, err, fresh_n, n = 0;
+
+	(void)state;
+	fresh_n = count_until_error(&second, &fresh_err);
+	assert_int_equal(itrace_reader_open_mem(first.data, first.len, &r), 0);
+	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(rec.type, ITRACE_REC_MEM);
+	assert_int_equal(itrace_reader_reopen_mem(&r, second.data, second.len), 0);
+	while ((err = itrace_reader_next(r, &rec)) == 0 && rec.type != ITRACE_REC_GAP)
+		n++;
+	assert_int_equal(n, fresh_n);
+	assert_int_equal(err, fresh_err);
+	assert_int_equal(itrace_reader_reopen_mem(&r, first.data, first.len), 0);
+	assert_int_equal(count_until_error(&first, &fresh_err), 2);
+	for (n = 0; (err = itrace_reader_next(r, &rec)) == 0; n++)
+		;
+	assert_int_equal(n, 2);
+	assert_int_equal(err, fresh_err);
+	itrace_reader_close(r);
+	free(first.data);
+	free(second.data);
+}
+
 /* Defined branches write the very bytes of itrace_write_branch(), mixed
  * with it, with runs and blocks in the same slots, across chunks, one by
  * one or in batches (itrace_write_branch_ids); a batch with an unknown id
@@ -472,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_block_bytes),
 		cmocka_unit_test(test_define_rejects),
 		cmocka_unit_test(test_hostile_blocks),
+		cmocka_unit_test(test_reopen_forgets_blocks),
 		cmocka_unit_test(test_branch_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -334,15 +334,15 @@ static void test_crc32c(void **state)
 	assert_int_equal(itrace_crc32c(itrace_crc32c(0, "1234", 4), "56789", 5), 0xE3069283u);
 }
 
-static void read_all_and_compare(const struct buf *b, const struct itrace_record *recs, size_t n)
+/* reader_matches - an open reader of a trace of recs[0..n) written by
+ * write_records (with its metadata and footer) returns exactly them. */
+static void reader_matches(struct itrace_reader *r, const struct itrace_record *recs, size_t n)
 {
-	struct itrace_reader *r;
 	struct itrace_record rec;
 	struct itrace_footer f;
 	size_t i = 0;
 	int rc;
 
-	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
 	assert_string_equal(itrace_reader_meta(r, "cmdline"), "prog a b");
 	assert_string_equal(itrace_reader_meta(r, "pid"), "1234");
 	assert_null(itrace_reader_meta(r, "nope"));
@@ -357,7 +357,51 @@ static void read_all_and_compare(const struct buf *b, const struct itrace_record
 	assert_int_equal(f.end_reason, ITRACE_END_COMPLETE);
 	assert_int_equal(f.end_status, 3);
 	assert_int_equal(f.record_count, n);
+}
+
+static void read_all_and_compare(const struct buf *b, const struct itrace_record *recs, size_t n)
+{
+	struct itrace_reader *r;
+
+	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
+	reader_matches(r, recs, n);
 	itrace_reader_close(r);
+}
+
+/*
+ * itrace_reader_reopen_mem: one reader reads trace after trace (zstd
+ * and stored chunks, several chunk sizes, read to the end or stopped
+ * early) exactly as fresh readers do; a trace it cannot open frees it.
+ */
+static void test_reopen_reads_like_open(void **state)
+{
+	static const size_t chunks[] = { 256, 1000, 1 << 20 };
+	size_t n = golden_records(golden, MAXREC);
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	struct buf b[6];
+
+	(void)state;
+	for (int k = 0; k < 6; k++)
+		b[k] = write_records(golden, n, k & 1, chunks[k % 3], 1);
+	assert_int_equal(itrace_reader_open_mem(b[0].data, b[0].len, &r), 0);
+	reader_matches(r, golden, n);
+	for (int k = 1; k < 6; k++) {
+		assert_int_equal(itrace_reader_reopen_mem(&r, b[k].data, b[k].len), 0);
+		reader_matches(r, golden, n);
+		/* stopped in the middle of a chunk: the next trace starts afresh */
+		assert_int_equal(itrace_reader_reopen_mem(&r, b[k - 1].data, b[k - 1].len), 0);
+		assert_int_equal(itrace_reader_next(r, &rec), 0);
+		assert_int_equal(itrace_reader_next(r, &rec), 0);
+	}
+	assert_int_equal(itrace_reader_reopen_mem(&r, b[0].data, b[0].len), 0);
+	reader_matches(r, golden, n);
+	/* not a trace: the reader is gone */
+	assert_true(itrace_reader_reopen_mem(&r, "not a trace", 11) < 0);
+	assert_null(r);
+	assert_int_equal(itrace_reader_reopen_mem(&r, b[0].data, b[0].len), -ITRACE_E_INVAL);
+	for (int k = 0; k < 6; k++)
+		free(b[k].data);
 }
 
 static void test_roundtrip_every_kind(void **state)
@@ -938,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_next_in_chunk),
 		cmocka_unit_test(test_pipe_stream),
 		cmocka_unit_test(test_api_misuse),
+		cmocka_unit_test(test_reopen_reads_like_open),
 		cmocka_unit_test(test_golden_file_bytes),
 		cmocka_unit_test(test_reads_format_1),
 		cmocka_unit_test(test_mem_deltas_per_instruction),

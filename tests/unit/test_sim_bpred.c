@@ -118,12 +118,40 @@ static void test_btb(void **state_)
 	sim_bpred_free(&b);
 }
 
+/* sim_bpred_reset: a trained predictor, reset, predicts as a fresh one. */
+static void test_reset_is_a_fresh_predictor(void **state_)
+{
+	static const int kinds[] = { SIM_BP_BIMODAL, SIM_BP_GSHARE, SIM_BP_TAGE };
+
+	(void)state_;
+	for (int k = 0; k < 3; k++) {
+		struct sim_bpred used = make(kinds[k], 8), fresh = make(kinds[k], 8);
+		uint64_t a, b;
+
+		run(&used, loop8, 5000);
+		sim_bpred_call(&used, 0x2000);
+		sim_bpred_target(&used, 0x400, 0x9000);
+		sim_bpred_reset(&used);
+		assert_int_equal(used.cond + used.ret + used.indirect + used.ras_count, 0);
+		state = 0x9e3779b97f4a7c15ull;
+		a = run(&used, random_bit, 4000) + run(&used, alternate, 4000);
+		state = 0x9e3779b97f4a7c15ull;
+		b = run(&fresh, random_bit, 4000) + run(&fresh, alternate, 4000);
+		assert_int_equal(a, b);
+		assert_int_equal(sim_bpred_return(&used, 0x2000), 1); /* the stack is empty */
+		assert_int_equal(sim_bpred_target(&used, 0x400, 0x9000), 1); /* so is the BTB */
+		sim_bpred_free(&used);
+		sim_bpred_free(&fresh);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_direction_predictors),
 		cmocka_unit_test(test_return_stack),
 		cmocka_unit_test(test_btb),
+		cmocka_unit_test(test_reset_is_a_fresh_predictor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

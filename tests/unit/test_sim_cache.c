@@ -229,6 +229,31 @@ static void test_hierarchy_matches_reference(void **state)
 	free(r3.ways);
 }
 
+/* sim_cache_reset: empty again, counters at 0, and random replacement
+ * picks the same victims as in a fresh cache. */
+static void test_reset_is_a_fresh_cache(void **state)
+{
+	struct sim_cache_cfg cfg = { 1, 4 << 10, 4, 64, 4, SIM_REPL_RANDOM };
+	struct sim_cache c;
+	uint64_t first;
+
+	(void)state;
+	assert_int_equal(sim_cache_init(&c, &cfg), 0);
+	for (int k = 0; k < 5000; k++)
+		sim_cache_ref(&c, (uint64_t)(k * 7 % 97) * 64, 8);
+	first = c.misses;
+	assert_true(first > 97 && first < 5000);
+	sim_cache_reset(&c);
+	assert_int_equal(c.accesses, 0);
+	assert_int_equal(c.misses, 0);
+	assert_int_equal(sim_cache_ref(&c, 0, 8), 1); /* it was there before */
+	sim_cache_reset(&c);
+	for (int k = 0; k < 5000; k++)
+		sim_cache_ref(&c, (uint64_t)(k * 7 % 97) * 64, 8);
+	assert_int_equal(c.misses, first);
+	sim_cache_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_random_replacement_is_sane),
 		cmocka_unit_test(test_straddle_counts_once),
 		cmocka_unit_test(test_hierarchy_matches_reference),
+		cmocka_unit_test(test_reset_is_a_fresh_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

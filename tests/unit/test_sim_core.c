@@ -60,19 +60,25 @@ static void load_cfg(struct sim_core_cfg *cfg, const char *preset, const char *c
 		fail_msg("%s", err);
 }
 
-/* run_loop - execute `iters` iterations of the loop `ops` (last op: jnz). */
-static void run_loop(struct run *r, const char *preset, const char *const *sets, struct kop *ops, int n,
-		     uint64_t iters)
+/* run_open - a core of `preset` with `sets`, keeping `timeline` timings. */
+static void run_open(struct run *r, const char *preset, const char *const *sets, uint64_t timeline)
 {
 	struct sim_core_cfg cfg;
+
+	load_cfg(&cfg, preset, sets);
+	assert_int_equal(sim_core_init(&r->core, &cfg, timeline), 0);
+	r->t = sim_semtab_open(SIM_ARCH_X86_64);
+	assert_non_null(r->t);
+}
+
+/* run_ops - execute `iters` iterations of the loop `ops` (last op: jnz)
+ * at `base` on r's core. */
+static void run_ops(struct run *r, struct kop *ops, int n, uint64_t iters, uint64_t base)
+{
 	uint64_t addr[16], chase = 0, stream = 0, span_lines = (64ull << 20) / 64;
 	int skip = 0;
 
-	load_cfg(&cfg, preset, sets);
-	assert_int_equal(sim_core_init(&r->core, &cfg, 0), 0);
-	r->t = sim_semtab_open(SIM_ARCH_X86_64);
-	assert_non_null(r->t);
-	addr[0] = 0x401000;
+	addr[0] = base;
 	for (int i = 1; i < n; i++)
 		addr[i] = addr[i - 1] + ops[i - 1].len;
 	ops[n - 1].b[1] = (uint8_t)(int8_t)(addr[0] - (addr[n - 1] + 2));
@@ -122,6 +128,13 @@ static void run_loop(struct run *r, const char *preset, const char *const *sets,
 			sim_core_step(&r->core, r->sems[i], &d);
 		}
 	}
+}
+
+static void run_loop(struct run *r, const char *preset, const char *const *sets, struct kop *ops, int n,
+		     uint64_t iters)
+{
+	run_open(r, preset, sets, 0);
+	run_ops(r, ops, n, iters, 0x401000);
 }
 
 static void run_free(struct run *r)
@@ -619,6 +632,86 @@ static void test_rep_string_streams(void **state)
 	sim_semtab_close(t);
 }
 
+/* run_same - two runs gave the same timing, counters and timeline. */
+static void run_same(const struct run *a, const struct run *b)
+{
+	const struct sim_core *x = &a->core, *y = &b->core;
+
+	assert_int_equal(sim_core_cycles(x), sim_core_cycles(y));
+	assert_int_equal(x->insns, y->insns);
+	assert_int_equal(x->slots, y->slots);
+	assert_int_equal(x->loads, y->loads);
+	assert_int_equal(x->stores, y->stores);
+	assert_int_equal(x->branches, y->branches);
+	assert_int_equal(x->mispredicts, y->mispredicts);
+	assert_int_equal(x->prefetches, y->prefetches);
+	assert_int_equal(x->beyond_horizon, y->beyond_horizon);
+	assert_memory_equal(x->load_level, y->load_level, sizeof(x->load_level));
+	assert_memory_equal(x->stack, y->stack, sizeof(x->stack));
+	assert_int_equal(x->mem.l1i.misses, y->mem.l1i.misses);
+	assert_int_equal(x->mem.l1d.misses, y->mem.l1d.misses);
+	assert_int_equal(x->mem.l1d.accesses, y->mem.l1d.accesses);
+	assert_memory_equal(x->mem.llc_miss, y->mem.llc_miss, sizeof(x->mem.llc_miss));
+	assert_int_equal(x->bp.cond_miss, y->bp.cond_miss);
+	assert_int_equal(x->bp.ret_miss, y->bp.ret_miss);
+	assert_int_equal(x->tl_n, y->tl_n);
+	for (uint64_t i = 0; i < x->tl_n; i++) {
+		const struct sim_tl *p = &x->tl[i], *q = &y->tl[i];
+
+		assert_int_equal(p->seq, q->seq);
+		assert_int_equal(p->f, q->f);
+		assert_int_equal(p->d, q->d);
+		assert_int_equal(p->i, q->i);
+		assert_int_equal(p->c, q->c);
+		assert_int_equal(p->r, q->r);
+		assert_int_equal(p->cause, q->cause);
+		assert_int_equal(p->mispredict, q->mispredict);
+		assert_int_equal(p->level, q->level);
+		assert_true(p->lost == q->lost);
+	}
+}
+
+/*
+ * sim_core_reset: a core that has run a loop with misses, mispredictions,
+ * store forwarding and full structures, then is reset, runs another loop
+ * exactly as a fresh core does (every counter, the CPI stack and the
+ * timeline kept from an offset).
+ */
+static void test_reset_is_a_fresh_core(void **state)
+{
+	/* mov [0x20000000],rax ; mov rbx,[0x20000000] ; mov rdx,[chase] ;
+	 * test al,1 ; jz +4 ; add rdx,1 ; dec rcx ; jnz */
+	struct kop first[] = { OP(K_FIXED, 0x48, 0x89, 0x04, 0x25, 0x00, 0x00, 0x00, 0x20),
+			       OP(K_FIXED, 0x48, 0x8b, 0x1c, 0x25, 0x00, 0x00, 0x00, 0x20),
+			       OP(K_CHASE, 0x48, 0x8b, 0x16), OP(K_PLAIN, 0xa8, 0x01),
+			       OP(K_RANDOM_BRANCH, 0x74, 0x04), OP(K_PLAIN, 0x48, 0x83, 0xc2, 0x01),
+			       DEC_RCX, LOOP_BRANCH };
+	/* mov rax,[stream] ; imul rax,rax ; test al,1 ; jz +4 ; add rdx,1 ; dec rcx ; jnz */
+	struct kop second[] = { OP(K_STREAM, 0x48, 0x8b, 0x06), OP(K_PLAIN, 0x48, 0x0f, 0xaf, 0xc0),
+				OP(K_PLAIN, 0xa8, 0x01), OP(K_RANDOM_BRANCH, 0x74, 0x04),
+				OP(K_PLAIN, 0x48, 0x83, 0xc2, 0x01), DEC_RCX, LOOP_BRANCH };
+	struct run used, fresh;
+
+	(void)state;
+	run_open(&used, "zen4", NULL, 64);
+	sim_core_keep_from(&used.core, 100);
+	run_ops(&used, first, 8, 5000, 0x401000);
+	assert_true(used.core.mispredicts > 0 && used.core.load_level[SIM_LVL_MEM] > 0);
+	sim_core_reset(&used.core);
+	assert_int_equal(used.core.insns, 0);
+	assert_int_equal(sim_core_cycles(&used.core), 0);
+	rng = 0x9e3779b97f4a7c15ull;
+	run_ops(&used, second, 7, 3000, 0x402000);
+	run_open(&fresh, "zen4", NULL, 64);
+	sim_core_keep_from(&fresh.core, 100);
+	rng = 0x9e3779b97f4a7c15ull;
+	run_ops(&fresh, second, 7, 3000, 0x402000);
+	assert_int_equal(used.core.tl_n, 64);
+	run_same(&used, &fresh);
+	run_free(&used);
+	run_free(&fresh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_fill_bandwidth),
 		cmocka_unit_test(test_vector_store_width),
 		cmocka_unit_test(test_rep_string_streams),
+		cmocka_unit_test(test_reset_is_a_fresh_core),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

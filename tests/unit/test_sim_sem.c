@@ -158,6 +158,38 @@ static void test_table_caches_by_address(void **state)
 	sim_semtab_close(t);
 }
 
+/* sim_semtab_reset: nothing cached, ids from 0 again, statistics at 0. */
+static void test_table_reset(void **state)
+{
+	struct sim_semtab *t = sim_semtab_open(SIM_ARCH_X86_64);
+	const uint8_t add[] = { 0x48, 0x01, 0xd8 };
+	struct sim_sem *s;
+
+	(void)state;
+	for (uint64_t i = 0; i < 5000; i++) {
+		s = sim_semtab_get(t, 0x500000 + i * 3, 3, add);
+		s->count = 7;
+		s->stall[1] = 1.5;
+	}
+	sim_semtab_get(t, 0x600000, 2, NULL);
+	sim_semtab_reset(t);
+	assert_int_equal(sim_semtab_count(t), 0);
+	assert_int_equal(sim_semtab_undecoded(t), 0);
+	assert_null(sim_semtab_find(t, 0x500000));
+	assert_null(sim_semtab_find(t, 0x600000));
+	for (uint64_t i = 0; i < 4500; i++) {
+		s = sim_semtab_get(t, 0x700000 + i * 3, 3, add);
+		assert_int_equal(s->id, i);
+		assert_int_equal(s->count, 0);
+		assert_true(s->stall[1] == 0);
+	}
+	assert_string_equal(sim_semtab_at(t, 4499)->text, "add rax, rbx");
+	assert_ptr_equal(sim_semtab_find(t, 0x700000), sim_semtab_at(t, 0));
+	sim_semtab_get(t, 0x800000, 2, NULL);
+	assert_int_equal(sim_semtab_undecoded(t), 1);
+	sim_semtab_close(t);
+}
+
 /* What capstone 4 could not decode now has its real class; bytes that do
  * not decode are marked, not simulated as something made up. */
 static void test_new_instructions_and_undecodable(void **state)
@@ -240,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_x86_classes_and_registers),
 		cmocka_unit_test(test_ppc_classes),
 		cmocka_unit_test(test_table_caches_by_address),
+		cmocka_unit_test(test_table_reset),
 		cmocka_unit_test(test_new_instructions_and_undecodable),
 	};
 
