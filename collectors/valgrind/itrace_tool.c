@@ -642,15 +642,6 @@ static void post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT len)
 		     si->si_signo == VKI_SIGILL || si->si_signo == VKI_SIGFPE ||
 		     si->si_signo == VKI_SIGTRAP))
 			sig_event_words[2] = (ULong)(Addr)si->_sifields._sigfault._addr;
-		/* int3: Valgrind's TRAP_BRKPT, the kernel's SI_KERNEL */
-		if (si->si_signo == VKI_SIGTRAP && si->si_code == VKI_TRAP_BRKPT)
-			sig_event_words[1] = 0x80; /* SI_KERNEL */
-		/* A division fault's si_addr is the host's div in the
-		 * translation; the kernel gives the program the faulting
-		 * instruction's address, the pc (precise at divisions). */
-		if (si->si_signo == VKI_SIGFPE &&
-		    (si->si_code == VKI_FPE_INTDIV || si->si_code == VKI_FPE_INTOVF))
-			sig_event_words[2] = sig_event_words[3];
 	}
 	sig_event_words = NULL;
 }

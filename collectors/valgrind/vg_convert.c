@@ -266,6 +266,24 @@ static int event_syscall(struct vg_convert *c, int enter, const uint64_t *p, siz
 	return write_rec(c, &rec);
 }
 
+/*
+ * as_kernel_reports - a signal's si_code and si_addr as the kernel gives
+ * them on x86-64 where Valgrind's differ (caught signals: the tool's
+ * SIGNAL event; fatal ones: vg_convert_fatal_signal):
+ * - a division fault's si_addr is the faulting instruction, its pc (the
+ *   tool keeps the guest pc exact at divisions), where Valgrind gives the
+ *   host's div in its translation;
+ * - an int3's SIGTRAP is SI_KERNEL, where Valgrind's synth_sigtrap says
+ *   TRAP_BRKPT.
+ */
+static void as_kernel_reports(struct itrace_signal *s)
+{
+	if (s->signo == SIGFPE && (s->code == FPE_INTDIV || s->code == FPE_INTOVF))
+		s->addr = s->pc;
+	if (s->signo == SIGTRAP && s->code == TRAP_BRKPT)
+		s->code = SI_KERNEL;
+}
+
 static int event_signal(struct vg_convert *c, const uint64_t *p, size_t n)
 {
 	struct itrace_record rec;
@@ -283,6 +301,7 @@ static int event_signal(struct vg_convert *c, const uint64_t *p, size_t n)
 	rec.u.signal.addr = p[2];
 	rec.u.signal.pc = p[3];
 	rec.u.signal.handler = p[4];
+	as_kernel_reports(&rec.u.signal);
 	rc = write_rec(c, &rec);
 	/* At branch level the delivery is also a branch into the handler,
 	 * where the thread is recording (p[5]: not outside a --start window;
@@ -708,11 +727,7 @@ int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *si
 	rec.u.signal = *sig;
 	rec.u.signal.pc = c->fatal_pc;
 	rec.u.signal.handler = 0;
-	/* Valgrind reports a division fault at the host's div in the
-	 * translation; the kernel says the faulting instruction, the pc
-	 * (which the tool keeps precise at divisions). */
-	if (sig->signo == SIGFPE && (sig->code == FPE_INTDIV || sig->code == FPE_INTOVF))
-		rec.u.signal.addr = c->fatal_pc;
+	as_kernel_reports(&rec.u.signal);
 	return write_rec(c, &rec);
 }
 

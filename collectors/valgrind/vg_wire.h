@@ -54,8 +54,9 @@ enum vgw_event {
 	VGW_EV_THREAD = 2,	  /* kind (enum itrace_thread_event), tid, pid, other */
 	VGW_EV_SYSCALL_ENTER = 3, /* nr, nargs, args[nargs] */
 	VGW_EV_SYSCALL_EXIT = 4,  /* nr, ret */
-	VGW_EV_SIGNAL = 5,	  /* signo, code, addr, pc, handler, recording (1: the
-				   * thread is tracing, 0: outside a --start window) */
+	VGW_EV_SIGNAL = 5,	  /* signo, code, addr (as Valgrind delivers them), pc,
+				   * handler, recording (1: the thread is tracing, 0:
+				   * outside a --start window) */
 	VGW_EV_MMAP = 6,	  /* start, len, pgoff, prot, pathlen, path bytes padded */
 	VGW_EV_CODE = 7,	  /* addr, len, bytes padded */
 	VGW_EV_TRACE_CTL = 8,	  /* on, reason, addr */

@@ -8,6 +8,7 @@
  * the process, execve), GROUP words and damaged streams.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -524,6 +525,34 @@ static void test_signal_branch(void **state)
 	assert_int_equal(r[3].u.signal.handler, 0x401200);
 }
 
+/*
+ * Where Valgrind's siginfo differs from the kernel's, the record says the
+ * kernel's: a division fault at its pc (not the host address Valgrind
+ * gives), an int3's SIGTRAP SI_KERNEL (not TRAP_BRKPT); others as given.
+ */
+static void test_signal_as_kernel(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_INSN, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		EV(VGW_EV_SIGNAL, 6), SIGFPE, FPE_INTDIV, 0x1003141516, 0x401010, 0x401200, 1,
+		EV(VGW_EV_SIGNAL, 6), SIGTRAP, TRAP_BRKPT, 0, 0x401020, 0x401300, 1,
+		EV(VGW_EV_SIGNAL, 6), SIGSEGV, SEGV_MAPERR, 0x10, 0x401030, 0x401400, 1,
+	};
+	struct itrace_record r[8];
+	struct out o;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	assert_int_equal(out_close(&o, r, 8), 4);
+	assert_int_equal(r[1].u.signal.code, FPE_INTDIV);
+	assert_int_equal(r[1].u.signal.addr, 0x401010);
+	assert_int_equal(r[2].u.signal.code, SI_KERNEL);
+	assert_int_equal(r[3].u.signal.code, SEGV_MAPERR);
+	assert_int_equal(r[3].u.signal.addr, 0x10);
+}
+
 /* Words the tool never writes are refused with a message. */
 static void test_damage(void **state)
 {
@@ -556,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_damage), cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_branch_sites),
 		cmocka_unit_test(test_signal_branch),
+		cmocka_unit_test(test_signal_as_kernel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
