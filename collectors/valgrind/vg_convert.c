@@ -604,14 +604,26 @@ static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to
 	return plain_branch(c, from, aux, to);
 }
 
+/*
+ * bsite_def - the writer's definition of target `t` of BSITE event `id`
+ * (n_bsites events so far, the first one's target 0 defined as `base`),
+ * or -1 if a word names no such target.
+ */
+static inline int bsite_def(uint64_t id, unsigned t, uint64_t n_bsites, int base)
+{
+	return id < n_bsites && t <= 1 ? base + 2 * (int)id + (int)t : -1;
+}
+
 /* A BSITE word: the branch of BSITE event `id` went to target `t`. */
 static int bsite(struct vg_convert *c, uint64_t id, unsigned t)
 {
-	if (id >= c->n_bsites || t > 1)
+	int def = bsite_def(id, t, c->n_bsites, c->bsite_base);
+
+	if (def < 0)
 		return corrupt(c, "BSITE word without its event", id);
 	if (!c->plain)
 		TRY(before_branch(c, c->bsites[id].from));
-	return itrace_write_branch_id(c->w, c->bsite_base + 2 * (int)id + (int)t);
+	return itrace_write_branch_id(c->w, def);
 }
 
 /* One instruction (a rep-prefixed string instruction has one word per
@@ -705,12 +717,12 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	size_t n = 0, lim = avail < VG_BATCH ? avail : VG_BATCH;
 
 	while (n < lim) {
-		uint64_t x = w[n], id = x & VGW_ADDR_MASK;
-		unsigned t = VGW_AUX(x);
+		uint64_t x = w[n];
+		int def = bsite_def(x & VGW_ADDR_MASK, VGW_AUX(x), n_bsites, base);
 
-		if (VGW_TAG(x) != VGW_BSITE || id >= n_bsites || t > 1)
+		if (VGW_TAG(x) != VGW_BSITE || def < 0)
 			break;
-		ids[n++] = base + 2 * (int)id + (int)t;
+		ids[n++] = def;
 	}
 	*words = n;
 	return n ? itrace_write_branch_ids(c->w, n, ids) : 0;
