@@ -1002,6 +1002,20 @@ static const char *f_string(struct itrace_reader *r, struct field *f, size_t *le
 	return r->scratch;
 }
 
+/*
+ * free_slot - a repeat-table slot holds one record (ITRACE.md 6.2): a new
+ * BRANCH, INSN_RUN or BLOCK record in it makes whatever was there gone
+ * (the caller then fills in what it put there), as the writer's
+ * free_slot() does on its side.
+ */
+static inline void free_slot(struct itrace_reader *r, unsigned slot)
+{
+	r->runs[slot].n = 0;
+	r->branches[slot].used = 0;
+	if (r->blocks[slot])
+		r->blocks[slot]->n = 0;
+}
+
 static void decode_branch(struct itrace_reader *r, struct field *f, struct itrace_record *rec)
 {
 	uint64_t from = r->cur_pc + (uint64_t)f_svar(f);
@@ -1013,14 +1027,12 @@ static void decode_branch(struct itrace_reader *r, struct field *f, struct itrac
 		f->bad = 1;
 		return;
 	}
+	free_slot(r, branch_slot(from, to));
 	t = &r->branches[branch_slot(from, to)];
 	t->from = from;
 	t->to = to;
 	t->kindflags = kf;
 	t->used = 1;
-	r->runs[branch_slot(from, to)].n = 0; /* a slot holds one record */
-	if (r->blocks[branch_slot(from, to)])
-		r->blocks[branch_slot(from, to)]->n = 0;
 	rec->type = ITRACE_REC_BRANCH;
 	rec->u.branch.from = from;
 	rec->u.branch.to = to;
@@ -1070,10 +1082,8 @@ static void decode_run(struct itrace_reader *r, struct field *f)
 	f_lens(f, n, nu & 1, len);
 	if (f->bad)
 		return;
+	free_slot(r, run_slot(start, n));
 	t = &r->runs[run_slot(start, n)];
-	r->branches[run_slot(start, n)].used = 0;
-	if (r->blocks[run_slot(start, n)])
-		r->blocks[run_slot(start, n)]->n = 0;
 	t->start = start;
 	t->n = (uint16_t)n;
 	memcpy(t->len, len, n);
@@ -1155,15 +1165,14 @@ static int decode_block(struct itrace_reader *r, struct field *f)
 		b->mslot[k] = (uint8_t)mem_slot(insn_addr, ordinal++);
 	}
 	b->start = start;
-	b->n = (uint16_t)n;
 	b->m = (uint16_t)m;
 	b->end = start + itrace_lens_total(b->len, n);
 	b->last_insn = b->end - b->len[n - 1];
 	b->last_mem_index = 0;
 	for (k = (unsigned)m; k > 0 && b->insn[k - 1] == n - 1; k--)
 		b->last_mem_index++;
-	r->runs[slot].n = 0; /* a slot holds one record */
-	r->branches[slot].used = 0;
+	free_slot(r, slot);
+	b->n = (uint16_t)n;
 	if (start_block(r, b, &f->p, f->end) < 0)
 		f->bad = 1;
 	return 0;
