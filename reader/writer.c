@@ -807,7 +807,8 @@ static int write_block_records(struct itrace_writer *w, const struct block_def *
 			       size_t ninsns, const uint64_t *addrs, const uint8_t *skip)
 {
 	const uint8_t *lens = w->bdata + b->lens;
-	const struct itrace_block_access *acc = w->bacc + b->acc;
+	/* no access defined yet leaves bacc NULL, and NULL + 0 is undefined */
+	const struct itrace_block_access *acc = b->m ? w->bacc + b->acc : NULL;
 	uint64_t addr = b->start;
 	size_t i = 0, j, k = 0;
 	int rc;

@@ -236,6 +236,40 @@ static void test_round_trip(void **state)
 	free(w0.v);
 }
 
+/* A block without accesses, defined before any block with them, written
+ * as INSN_RUN records (no BLOCK records, and a partial run with them):
+ * the writer has no access table yet then.  It added zero to that null
+ * pointer, which clang's UBSan reports and gcc's does not: the input
+ * fuzz_roundtrip found is in its corpus (ub-block-without-accesses),
+ * which make check replays under clang's UBSan (build/fuzz-ub). */
+static void test_block_without_accesses_first(void **state)
+{
+	static const uint8_t lens[3] = { 2, 3, 4 };
+	struct wants ws = { 0 };
+
+	(void)state;
+	for (int blocks = 0; blocks <= 1; blocks++) {
+		int fd, id;
+		struct itrace_writer *w = open_writer(&fd, blocks, 4096);
+		struct buf f;
+
+		id = itrace_writer_block_define(w, 0x401000, 3, lens, 0, NULL);
+		assert_int_equal(id, 0);
+		ws.n = 0;
+		assert_int_equal(itrace_write_block(w, id, NULL), 0);
+		assert_int_equal(itrace_write_block_partial(w, id, 2, NULL, NULL), 0);
+		want(&ws, ITRACE_REC_INSN, 0x401000, 2, 0);
+		want(&ws, ITRACE_REC_INSN, 0x401002, 3, 0);
+		want(&ws, ITRACE_REC_INSN, 0x401005, 4, 0);
+		want(&ws, ITRACE_REC_INSN, 0x401000, 2, 0);
+		want(&ws, ITRACE_REC_INSN, 0x401002, 3, 0);
+		f = close_and_slurp(w, fd);
+		read_all(&f, &ws, blocks ? 3 : 2);
+		free(f.data);
+	}
+	free(ws.v);
+}
+
 /* The bytes of a BLOCK record and of its repeat, as 6.5.15 spells them. */
 static void test_block_bytes(void **state)
 {
@@ -504,6 +538,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_block_bytes),
+		cmocka_unit_test(test_block_without_accesses_first),
 		cmocka_unit_test(test_define_rejects),
 		cmocka_unit_test(test_hostile_blocks),
 		cmocka_unit_test(test_reopen_forgets_blocks),
