@@ -93,7 +93,7 @@ QC_FUZZ_SRCS := collectors/qemu/qemu_convert.c collectors/qemu/qemu_space.c \
 FUZZ_TARGETS += fuzz_qemu_convert
 FUZZ_EXTRA_SRCS_fuzz_qemu_convert := $(QC_FUZZ_SRCS) tools/cli.c tools/cli_trace.c
 $(BUILD)/obj/tests/fuzz/fuzz_qemu_convert.o: ALL_CPPFLAGS += -Icollectors -Icollectors/qemu
-$(patsubst %.c,$(BUILD)/fuzz/obj/%.o,tests/fuzz/fuzz_qemu_convert.c $(QC_FUZZ_SRCS)): \
+$(foreach d,fuzz fuzz-ub,$(patsubst %.c,$(BUILD)/$(d)/obj/%.o,tests/fuzz/fuzz_qemu_convert.c $(QC_FUZZ_SRCS))): \
 	FUZZ_CPPFLAGS += -Icollectors -Icollectors/qemu -Icollectors/gdb
 $(BUILD)/fuzz-replay/fuzz_qemu_convert: $(patsubst %.c,$(BUILD)/obj/%.o,$(QC_FUZZ_SRCS)) \
 	$(BUILD)/lib/libcli.a

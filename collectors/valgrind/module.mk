@@ -80,7 +80,7 @@ UNIT_LIBS_vg_convert := $(LIBITRACE)
 FUZZ_TARGETS += fuzz_vg_convert
 FUZZ_EXTRA_SRCS_fuzz_vg_convert := collectors/valgrind/vg_convert.c collectors/maps.c
 $(BUILD)/obj/tests/fuzz/fuzz_vg_convert.o: CPPFLAGS += -Icollectors -Icollectors/valgrind
-$(BUILD)/fuzz/obj/tests/fuzz/fuzz_vg_convert.o $(BUILD)/fuzz/obj/collectors/valgrind/vg_convert.o \
-	$(BUILD)/fuzz/obj/collectors/maps.o: FUZZ_CPPFLAGS += -Icollectors -Icollectors/valgrind
+$(foreach d,fuzz fuzz-ub,$(BUILD)/$(d)/obj/tests/fuzz/fuzz_vg_convert.o \
+	$(BUILD)/$(d)/obj/collectors/valgrind/vg_convert.o $(BUILD)/$(d)/obj/collectors/maps.o): FUZZ_CPPFLAGS += -Icollectors -Icollectors/valgrind
 $(BUILD)/fuzz-replay/fuzz_vg_convert: $(BUILD)/obj/collectors/valgrind/vg_convert.o \
 	$(BUILD)/obj/collectors/maps.o

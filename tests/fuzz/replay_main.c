@@ -1,7 +1,10 @@
 /*
  * replay_main.c - run a libFuzzer target over a corpus without libFuzzer,
  * so `make check` replays every saved input with the normal compiler.
- * Usage: replay DIR|FILE...  Prints one TAP line per input.
+ * Usage: replay [-v] DIR|FILE...  Prints one TAP line per file named and
+ * one per directory.  With -v each input's path goes to stderr before it
+ * runs, so that the input a sanitizer stops on is the last one named
+ * (tests/fuzz/run_target.sh keeps it).
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -13,6 +16,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int test_no;
+static int verbose;
 
 static int replay_file(const char *path)
 {
@@ -34,6 +38,8 @@ static int replay_file(const char *path)
 		return 1;
 	}
 	fclose(f);
+	if (verbose)
+		fprintf(stderr, "replaying %s\n", path);
 	LLVMFuzzerTestOneInput(buf, (size_t)len);
 	free(buf);
 	return 0;
@@ -88,6 +94,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
 
+		if (!strcmp(argv[i], "-v")) {
+			verbose = 1;
+			continue;
+		}
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
 			bad |= replay_dir(argv[i]);
 		else if (!(bad |= replay_file(argv[i])))
