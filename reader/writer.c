@@ -466,6 +466,28 @@ static inline void free_slot(struct itrace_writer *w, unsigned slot)
 	w->branch_in[slot] = 0;
 }
 
+/* branch_slot_holds - does branch slot t hold the branch from -> to with
+ * kind and flags kf?  Then the branch is written as a repeat byte. */
+static inline int branch_slot_holds(const struct itrace_branch_slot *t, uint64_t from, uint64_t to,
+				    uint8_t kf)
+{
+	return t->used && t->from == from && t->to == to && t->kindflags == kf;
+}
+
+/* take_branch_slot - slot `slot` holds the branch from -> to (kind and
+ * flags kf) from now on, as the reader's will after this record. */
+static inline void take_branch_slot(struct itrace_writer *w, unsigned slot, uint64_t from,
+				    uint64_t to, uint8_t kf)
+{
+	struct itrace_branch_slot *t = &w->branches[slot];
+
+	free_slot(w, slot);
+	t->from = from;
+	t->to = to;
+	t->kindflags = kf;
+	t->used = 1;
+}
+
 /* encode_run - encode the pending instruction run (not empty), as a
  * repeat if possible. */
 static int encode_run(struct itrace_writer *w)
@@ -638,7 +660,7 @@ int writer_insns_valid(struct itrace_writer *w, uint64_t addr, size_t n, const u
 int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, unsigned kind,
 			unsigned flags)
 {
-	struct itrace_branch_slot *t;
+	unsigned slot;
 	uint64_t base;
 	uint8_t kf;
 	size_t start, q;
@@ -650,16 +672,12 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 	w->st.branches++;
 	w->st.records++;
 	kf = (uint8_t)(kind | flags << 4);
-	t = &w->branches[branch_slot(from, to)];
+	slot = branch_slot(from, to);
 	base = w->cur_pc;
 	w->cur_pc = to;
-	if (t->used && t->from == from && t->to == to && t->kindflags == kf)
-		return emit_repeat(w, ITRACE_REPEAT_BIT | branch_slot(from, to));
-	free_slot(w, branch_slot(from, to));
-	t->from = from;
-	t->to = to;
-	t->kindflags = kf;
-	t->used = 1;
+	if (branch_slot_holds(&w->branches[slot], from, to, kf))
+		return emit_repeat(w, ITRACE_REPEAT_BIT | slot);
+	take_branch_slot(w, slot, from, to, kf);
 	start = w->raw_len;
 	q = start + 2;
 	/* from is relative to where execution was, to relative to from. */
@@ -931,7 +949,6 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
 static inline ALWAYS_INLINE int put_branch_id(struct itrace_writer *w, int id)
 {
 	const struct branch_def *d = &w->bdefs[id];
-	struct itrace_branch_slot *t;
 	uint64_t base;
 	size_t start, q;
 
@@ -943,16 +960,11 @@ static inline ALWAYS_INLINE int put_branch_id(struct itrace_writer *w, int id)
 	w->cur_pc = d->to;
 	if (w->branch_in[d->slot] == id + 1)
 		return emit_repeat(w, ITRACE_REPEAT_BIT | d->slot);
-	t = &w->branches[d->slot];
-	if (t->used && t->from == d->from && t->to == d->to && t->kindflags == d->kindflags) {
+	if (branch_slot_holds(&w->branches[d->slot], d->from, d->to, d->kindflags)) {
 		w->branch_in[d->slot] = id + 1; /* written by itrace_write_branch() */
 		return emit_repeat(w, ITRACE_REPEAT_BIT | d->slot);
 	}
-	free_slot(w, d->slot);
-	t->from = d->from;
-	t->to = d->to;
-	t->kindflags = d->kindflags;
-	t->used = 1;
+	take_branch_slot(w, d->slot, d->from, d->to, d->kindflags);
 	w->branch_in[d->slot] = id + 1;
 	start = w->raw_len;
 	q = start + 2;
