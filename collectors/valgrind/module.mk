@@ -84,3 +84,14 @@ $(foreach d,fuzz fuzz-ub,$(BUILD)/$(d)/obj/tests/fuzz/fuzz_vg_convert.o \
 	$(BUILD)/$(d)/obj/collectors/valgrind/vg_convert.o $(BUILD)/$(d)/obj/collectors/maps.o): FUZZ_CPPFLAGS += -Icollectors -Icollectors/valgrind
 $(BUILD)/fuzz-replay/fuzz_vg_convert: $(BUILD)/obj/collectors/valgrind/vg_convert.o \
 	$(BUILD)/obj/collectors/maps.o
+
+# bench/vg_replay: the collector's side of this backend (converter and
+# writer, set up by collect_writer_open) over a dump of the tool's words
+# (ITRACE_VG_BENCH=dump:FILE), without Valgrind; bench/vg_replay.sh.
+$(BUILD)/obj/bench/vg_replay.o: ALL_CPPFLAGS += -Icollectors -Icollectors/valgrind -Itools
+$(BUILD)/bench/vg_replay: $(BUILD)/obj/bench/vg_replay.o $(BUILD)/obj/collectors/collect_writer.o \
+	$(BUILD)/obj/collectors/valgrind/vg_convert.o $(BUILD)/obj/collectors/maps.o \
+	$(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
+TEST_DATA += $(BUILD)/bench/vg_replay

@@ -522,12 +522,37 @@ static int bench_tool_only(void)
 }
 
 /*
+ * ITRACE_VG_BENCH=dump:FILE, for bench/vg_replay.sh only: every slot the
+ * tool hands over is also written to FILE (created, or truncated), as its
+ * length in bytes (64 bits, the machine's order) and its words, so that
+ * bench/vg_replay can convert the same words again, without Valgrind and
+ * its noise.  The trace is made as usual.  Returns NULL when not asked.
+ */
+static const char *bench_dump_path(void)
+{
+	const char *v = getenv("ITRACE_VG_BENCH");
+
+	return v && strncmp(v, "dump:", 5) == 0 && v[5] ? v + 5 : NULL;
+}
+
+/* dump_slot - append one slot to the dump (above); 0 or -ITRACE_E_IO. */
+static int dump_slot(FILE *dump, const uint64_t *words, uint64_t bytes, struct vg_convert *conv)
+{
+	if (fwrite(&bytes, sizeof(bytes), 1, dump) == 1 &&
+	    fwrite(words, 1, (size_t)bytes, dump) == (size_t)bytes)
+		return 0;
+	snprintf(conv->error, sizeof(conv->error), "the dump of the tool's words: %s",
+		 strerror(errno));
+	return -ITRACE_E_IO;
+}
+
+/*
  * Convert the slots as the tool announces them, giving each back at once.
  * Returns 0 at the end of the notes, 1 if interrupted, VG_FAILED_AT_ENTRY,
  * or a negative -ITRACE_E_* code.
  */
 static int pump(const struct collect_options *o, struct vg_convert *conv, const struct vg_child *c,
-		struct cli_progress *prog)
+		struct cli_progress *prog, FILE *dump)
 {
 	uint64_t notes[64];
 	uint8_t acks[64];
@@ -565,6 +590,8 @@ static int pump(const struct collect_options *o, struct vg_convert *conv, const 
 				conv->exited = 1; /* (the EXIT event is not read either) */
 				continue;
 			}
+			if (dump && (rc = dump_slot(dump, c->shm + slot * VGW_SLOT_WORDS, bytes, conv)) < 0)
+				return rc;
 			rc = vg_convert_words(conv, c->shm + slot * VGW_SLOT_WORDS, bytes / 8, &used);
 			if (rc >= 0 && used != bytes / 8) {
 				snprintf(conv->error, sizeof(conv->error),
@@ -719,6 +746,8 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	int rc, status = 0, end, end_status, ret, e, io_errno;
 	uint32_t flags = 0;
 	double t0 = cli_now();
+	const char *dump_path = bench_dump_path();
+	FILE *dump = NULL;
 
 	if (vg_find(&s, err, sizeof(err)) != 0) {
 		cli_error("%s", err);
@@ -736,12 +765,21 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 			  "Valgrind refuses (use --backend ptrace)", o->argv[0]);
 		return -1;
 	}
-	if (start_valgrind(o, &s, &child) != 0)
+	if (dump_path && !(dump = fopen(dump_path, "we"))) {
+		cli_error("cannot open '%s': %s", dump_path, strerror(errno));
 		return -1;
+	}
+	if (start_valgrind(o, &s, &child) != 0) {
+		if (dump)
+			fclose(dump);
+		return -1;
+	}
 	if (o->level == ITRACE_LEVEL_INSN)
 		flags |= ITRACE_FF_MEM;
 	extra[0] = (struct itrace_meta){"valgrind", s.version};
 	if (collect_writer_open(o, "valgrind", child.pid, flags, extra, 1, &w) != 0) {
+		if (dump)
+			fclose(dump);
 		guard_kill(&child.guard);
 		guard_wait(&child.guard, &status);
 		close(child.rd);
@@ -757,8 +795,14 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	cli_progress_init(&prog, "words", 0, o->quiet);
 	collect_ticker_start();
 	if (rc >= 0)
-		rc = pump(o, &conv, &child, &prog);
+		rc = pump(o, &conv, &child, &prog, dump);
 	io_errno = errno;
+	if (dump && fclose(dump) != 0 && rc >= 0) {
+		snprintf(conv.error, sizeof(conv.error), "the dump '%s': %s", dump_path,
+			 strerror(errno));
+		io_errno = errno;
+		rc = -ITRACE_E_IO;
+	}
 	collect_ticker_stop();
 	cli_progress_end(&prog);
 	close(child.rd);
