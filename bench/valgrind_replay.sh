@@ -10,15 +10,18 @@
 # collector happen to share two cores, so a change to the converter or
 # the writer shows here when the whole run's noise (10-20%) hides it.
 #
-# Each line: the replay's CPU seconds (median of VG_BENCH_ROUNDS, 5),
+# Each line: the replay's CPU seconds (median of VG_BENCH_ROUNDS, 5;
+# bench-runtime counts the writer's compression thread too),
 # against the CPU seconds of gzip alone on the same input, and the ratio;
 # at instruction level also without compression (encoding alone) and the
 # nanoseconds per instruction.  No target of its own: the ratio is the
 # part of issue 22's 15x (instruction level) and 6x (branch level) that
 # the collector's side costs in CPU.
 : "${ITRACE_BUILD:=build}"
-BIN="$ITRACE_BUILD/bin"
-REPLAY="$ITRACE_BUILD/bench/vg_replay"
+: "${ITRACE_ROOT:=$(pwd)}"
+BIN="$ITRACE_ROOT/$ITRACE_BUILD/bin"
+REPLAY="$ITRACE_ROOT/$ITRACE_BUILD/bench/vg_replay"
+RUNTIME="$ITRACE_ROOT/$ITRACE_BUILD/bench/bench-runtime"
 ROUNDS=${VG_BENCH_ROUNDS:-5}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vg-replay.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -32,35 +35,20 @@ done
 LIBC=${VG_BENCH_LIBC:-/lib/x86_64-linux-gnu/libc.so.6}
 cat "$LIBC" "$LIBC" | head -c 2000000 >"$TMP/in"
 
-# median_cpu N CMD...: the median CPU seconds (user + system) of N runs.
-median_cpu() {
-	n=$1
-	shift
-	i=0
-	: >"$TMP/cpu"
-	while [ "$i" -lt "$n" ]; do
-		/usr/bin/time -f '%U %S' -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err" || {
-			cat "$TMP/err" >&2
-			exit 1
-		}
-		awk '{ print $1 + $2 }' "$TMP/t" >>"$TMP/cpu"
-		i=$((i + 1))
-	done
-	sort -n "$TMP/cpu" | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }'
-}
+. "$ITRACE_ROOT/bench/lib.sh" # median, cpu
 
-native=$(median_cpu "$ROUNDS" gzip -c "$TMP/in")
+native=$(cpu "$(median "$ROUNDS" gzip -c "$TMP/in")")
 ITRACE_VG_BENCH=dump:"$TMP/insn.words" "$BIN/itrace-collect" -q --backend valgrind \
 	-o "$TMP/x.itr" -- gzip -c "$TMP/in" >/dev/null || exit 1
 ITRACE_VG_BENCH=dump:"$TMP/branch.words" "$BIN/itrace-collect" -q --backend valgrind \
 	--level branch -o "$TMP/x.itr" -- gzip -c "$TMP/in" >/dev/null || exit 1
 "$REPLAY" "$TMP/insn.words" "$TMP/i.itr" 2>"$TMP/err" || { cat "$TMP/err" >&2; exit 1; }
 insns=$("$BIN/itrace-dump" --summary "$TMP/i.itr" | awk '$1 == "INSN" { print $2 }')
-insn=$(median_cpu "$ROUNDS" "$REPLAY" "$TMP/insn.words" "$TMP/i.itr")
+insn=$(cpu "$(median "$ROUNDS" "$REPLAY" "$TMP/insn.words" "$TMP/i.itr")")
 # to /dev/null: writing four times the bytes to a file would cost more
 # system time than zstd saves
-raw=$(median_cpu "$ROUNDS" "$REPLAY" --no-compress "$TMP/insn.words" -)
-branch=$(median_cpu "$ROUNDS" "$REPLAY" --branch "$TMP/branch.words" "$TMP/b.itr")
+raw=$(cpu "$(median "$ROUNDS" "$REPLAY" --no-compress "$TMP/insn.words" -)")
+branch=$(cpu "$(median "$ROUNDS" "$REPLAY" --branch "$TMP/branch.words" "$TMP/b.itr")")
 awk -v n="$native" -v i="$insn" -v r="$raw" -v b="$branch" -v insns="$insns" 'BEGIN {
 	if (n <= 0) n = 0.001
 	printf "vg_replay_insn          %.3f s  %.3f s  ratio %.1f  (converter and writer with zstd, CPU, against gzip alone; %.2f ns per instruction)\n", i, n, i / n, i / insns * 1e9

@@ -47,23 +47,7 @@ for i in range($PY_LOOP):
     s += i * i % 7
 print(s)"
 
-# median N CMD...: "WALL CPU" (seconds), the medians of N runs.
-median() {
-	n=$1
-	shift
-	i=0
-	: >"$TMP/times"
-	while [ "$i" -lt "$n" ]; do
-		"$RUNTIME" -o "$TMP/t1" "$@" >/dev/null 2>&1 ||
-			{ echo "valgrind_speed: '$*' failed" >&2; exit 1; }
-		cat "$TMP/t1" >>"$TMP/times"
-		i=$((i + 1))
-	done
-	sort -n -k1,1 "$TMP/times" | awk '{ w[NR] = $1 } END { printf "%s ", w[int((NR + 1) / 2)] }'
-	sort -n -k2,2 "$TMP/times" | awk '{ c[NR] = $2 } END { print c[int((NR + 1) / 2)] }'
-}
-wall() { echo "$1" | cut -d' ' -f1; }
-cpu() { echo "$1" | cut -d' ' -f2; }
+. "$ITRACE_ROOT/bench/lib.sh" # median, wall, cpu
 count() { "$BIN/itrace-dump" --summary "$1" | awk -v t="$2" '$1 == t { print $2 }'; }
 size() { wc -c <"$1" | tr -d ' '; }
 
