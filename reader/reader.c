@@ -1021,14 +1021,15 @@ static void decode_branch(struct itrace_reader *r, struct field *f, struct itrac
 	uint64_t from = r->cur_pc + (uint64_t)f_svar(f);
 	uint64_t to = from + (uint64_t)f_svar(f);
 	uint8_t kf = f_u8(f);
+	unsigned slot = branch_slot(from, to);
 	struct itrace_branch_slot *t;
 
 	if (f->bad || (kf & 0xf) > ITRACE_BK_MAX || (kf >> 4) & ~ITRACE_BF_KNOWN_MASK) {
 		f->bad = 1;
 		return;
 	}
-	free_slot(r, branch_slot(from, to));
-	t = &r->branches[branch_slot(from, to)];
+	free_slot(r, slot);
+	t = &r->branches[slot];
 	t->from = from;
 	t->to = to;
 	t->kindflags = kf;
