@@ -1008,7 +1008,7 @@ struct sb {
 	UInt words;
 	Bool open;
 	Bool masked; /* triggers in use: commit through vgi_on_mask */
-	Int offset_sp, offset_ip;
+	Int offset_sp;
 	IRExpr *loads[VGI_MAX_LOADS]; /* load addresses of the current instruction */
 	UInt n_loads;
 	/* The open group (insn level): instructions that follow each other
@@ -1681,7 +1681,6 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 	sb.insn_emitted = False;
 	sb.insn_accesses = 0;
 	sb.offset_sp = layout->offset_SP;
-	sb.offset_ip = layout->offset_IP;
 
 	/* Statements before the first IMark (self-checks) stay as they are. */
 	while (first < in->stmts_used && in->stmts[first]->tag != Ist_IMark) {
@@ -1757,7 +1756,7 @@ static IRSB *itrace_instrument(VgCallbackClosure *closure, IRSB *in, const VexGu
 			/* A division that faults must be where the signal is
 			 * reported: the guest pc, as at a memory access. */
 			if (divides)
-				addStmtToIRSB(sb.out, IRStmt_Put(sb.offset_ip, mkIRExpr_HWord(cur)));
+				addStmtToIRSB(sb.out, IRStmt_Put(layout->offset_IP, mkIRExpr_HWord(cur)));
 			continue;
 		}
 		if (cur_in && !clo_branch && clo_mem)
