@@ -136,6 +136,24 @@ int sim_input_open(const char *path, int format, const char *sysroot, struct sim
 	return 0;
 }
 
+/*
+ * opened_mem - the end of sim_input_open_mem and sim_input_reopen_mem:
+ * `rc` is their reader's, then the header is checked.  Returns 0 with *ip
+ * set, or -1 with the message in err and `in` freed.
+ */
+static int opened_mem(struct sim_input *in, int rc, struct sim_input **ip, char *err,
+		      size_t errlen)
+{
+	if (rc < 0 || check_header(in, "(memory)", err, errlen)) {
+		if (rc < 0)
+			fail(err, errlen, "cannot open", "(memory)", itrace_errstr(rc));
+		sim_input_close(in);
+		return -1;
+	}
+	*ip = in;
+	return 0;
+}
+
 int sim_input_open_mem(const void *buf, size_t len, struct sim_input **ip, char *err, size_t errlen)
 {
 	struct sim_input *in = calloc(1, sizeof(*in));
@@ -146,14 +164,7 @@ int sim_input_open_mem(const void *buf, size_t len, struct sim_input **ip, char 
 		return fail(err, errlen, "cannot open", "(memory)", "out of memory");
 	in->format = SIM_FMT_ITRACE;
 	rc = itrace_reader_open_mem(buf, len, &in->ir);
-	if (rc < 0 || check_header(in, "(memory)", err, errlen)) {
-		if (rc < 0)
-			fail(err, errlen, "cannot open", "(memory)", itrace_errstr(rc));
-		sim_input_close(in);
-		return -1;
-	}
-	*ip = in;
-	return 0;
+	return opened_mem(in, rc, ip, err, errlen);
 }
 
 int sim_input_reopen_mem(struct sim_input **ip, const void *buf, size_t len, char *err, size_t errlen)
@@ -178,14 +189,7 @@ int sim_input_reopen_mem(struct sim_input **ip, const void *buf, size_t len, cha
 	}
 	rc = itrace_reader_reopen_mem(&ir, buf, len);
 	in->ir = ir;
-	if (rc < 0 || check_header(in, "(memory)", err, errlen)) {
-		if (rc < 0)
-			fail(err, errlen, "cannot open", "(memory)", itrace_errstr(rc));
-		sim_input_close(in);
-		return -1;
-	}
-	*ip = in;
-	return 0;
+	return opened_mem(in, rc, ip, err, errlen);
 }
 
 void sim_input_close(struct sim_input *in)
