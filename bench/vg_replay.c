@@ -109,9 +109,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t0 = cpu_seconds();
-	/* the header flags vg_run() gives the writer */
-	if (collect_writer_open(&o, "valgrind", 0, o.level == ITRACE_LEVEL_INSN ? ITRACE_FF_MEM : 0,
-				NULL, 0, &w) != 0)
+	if (collect_writer_open(&o, "valgrind", 0, vg_trace_flags(o.level), NULL, 0, &w) != 0)
 		return 1;
 	vg_convert_init(&conv, w, 0);
 	rc = replay(in, argv[a], &conv, words, &slots);

@@ -744,7 +744,6 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 	struct itrace_meta extra[1];
 	char err[512], prog_path[PATH_MAX], real_path[PATH_MAX];
 	int rc, status = 0, end, end_status, ret, e, io_errno;
-	uint32_t flags = 0;
 	double t0 = cli_now();
 	const char *dump_path = bench_dump_path();
 	FILE *dump = NULL;
@@ -774,10 +773,9 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 			fclose(dump);
 		return -1;
 	}
-	if (o->level == ITRACE_LEVEL_INSN)
-		flags |= ITRACE_FF_MEM;
 	extra[0] = (struct itrace_meta){"valgrind", s.version};
-	if (collect_writer_open(o, "valgrind", child.pid, flags, extra, 1, &w) != 0) {
+	if (collect_writer_open(o, "valgrind", child.pid, vg_trace_flags(o->level), extra, 1,
+				&w) != 0) {
 		if (dump)
 			fclose(dump);
 		guard_kill(&child.guard);

@@ -92,6 +92,14 @@ struct vg_convert {
 	size_t n_buildids;
 };
 
+/* vg_trace_flags - the ITRACE_FF_* header flags of the trace the
+ * converter writes at `level` (ITRACE_LEVEL_*): MEM records at
+ * instruction level, from the tool's access words. */
+static inline uint32_t vg_trace_flags(int level)
+{
+	return level == ITRACE_LEVEL_INSN ? ITRACE_FF_MEM : 0;
+}
+
 /* vg_convert_init - start converting into `w` (not owned). */
 void vg_convert_init(struct vg_convert *c, struct itrace_writer *w, int only_active);
 
