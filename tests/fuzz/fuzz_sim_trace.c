@@ -58,10 +58,10 @@ static ssize_t discard(void *cookie, const char *buf, size_t n)
 }
 
 /*
- * fuzz_tables - the instruction table of an architecture and the core,
- * made once and reset for each input (sim_semtab_reset, sim_core_reset:
- * the state of fresh ones, without the allocations, which were a sixth of
- * the time per input).
+ * fuzz_table, fuzz_core - the instruction table of an architecture and
+ * the core, made once and reset for each input (sim_semtab_reset,
+ * sim_core_reset: the state of fresh ones, without the allocations, which
+ * were a sixth of the time per input).
  */
 static struct sim_semtab *fuzz_table(int arch)
 {
