@@ -107,8 +107,8 @@ native_rc=$?
 check_eq "vg_div: killed by SIGFPE under valgrind as natively" "$native_rc" $?
 check_files_eq "vg_div: output unchanged" "$TMP/native.out" "$TMP/vd.out"
 "$COLLECT" -q --backend ptrace --start main -o "$TMP/pd.itr" -- "$DIV" >/dev/null
-"$DUMP" "$TMP/vd.itr" | awk -v EXE="$DIV" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" >"$TMP/vd.txt"
-"$DUMP" "$TMP/pd.itr" | awk -v EXE="$DIV" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" >"$TMP/pd.txt"
+normalized dynamic "$DIV" "$TMP/vd.itr" -v SIGNALS=1 >"$TMP/vd.txt"
+normalized dynamic "$DIV" "$TMP/pd.itr" -v SIGNALS=1 >"$TMP/pd.txt"
 div=$(objdump -d --no-show-raw-insn "$DIV" |
 	awk '/<vg_divide>:/ { on = 1 } on && $2 == "idiv" { sub(/:/, "", $1); print $1; exit }')
 check "vg_div: two SIGFPE at the division, its address as si_addr" sh -c \
@@ -116,8 +116,8 @@ check "vg_div: two SIGFPE at the division, its address as si_addr" sh -c \
 check_files_eq "vg_div: instructions, accesses and signals equal ptrace" "$TMP/pd.txt" "$TMP/vd.txt"
 "$COLLECT" -q --backend valgrind --level branch --start main -o "$TMP/vdb.itr" -- "$DIV" >/dev/null
 "$COLLECT" -q --backend ptrace --level branch --start main -o "$TMP/pdb.itr" -- "$DIV" >/dev/null
-"$DUMP" "$TMP/vdb.itr" | awk -v EXE="$DIV" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" >"$TMP/vdb.txt"
-"$DUMP" "$TMP/pdb.itr" | awk -v EXE="$DIV" -v MODE=dynamic -v SIGNALS=1 -f "$NORM" >"$TMP/pdb.txt"
+normalized dynamic "$DIV" "$TMP/vdb.itr" -v SIGNALS=1 >"$TMP/vdb.txt"
+normalized dynamic "$DIV" "$TMP/pdb.itr" -v SIGNALS=1 >"$TMP/pdb.txt"
 check_files_eq "vg_div --level branch: branches and signals equal ptrace" "$TMP/pdb.txt" "$TMP/vdb.txt"
 
 # --- int3: SIGTRAP as the kernel reports it (SI_KERNEL, just past it) ----
