@@ -495,6 +495,15 @@ int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
 int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs);
 
 /*
+ * itrace_write_blocks - n blocks ran, in order: blocks ids[0..n), the
+ * accesses of each at the next m addresses of addrs (the first block's
+ * first, NULL when no block has accesses).  The same as n
+ * itrace_write_block() calls, in one.  Returns 0; -ITRACE_E_INVAL if any
+ * id is unknown (then nothing is written); the writer's errors.
+ */
+int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs);
+
+/*
  * itrace_writer_branch_define - register a branch (from, to, kind, flags
  * as for itrace_write_branch()), once, when a collector translates the
  * code (a conditional branch is two definitions: taken and not taken).

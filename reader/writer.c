@@ -849,12 +849,32 @@ static int write_block_records(struct itrace_writer *w, const struct block_def *
 	return 0;
 }
 
+/*
+ * put_access_deltas - a BLOCK record's address deltas (ITRACE.md 6.5.15):
+ * access k's address addrs[k] against its MEM-table slot mslots[k], which
+ * it then holds.  Written at raw[q]; returns the offset after them.
+ */
+static inline ALWAYS_INLINE size_t put_access_deltas(uint8_t *raw, size_t q, uint64_t *table,
+						     const uint8_t *mslots, unsigned m,
+						     const uint64_t *addrs)
+{
+	for (unsigned k = 0; k < m; k++) {
+		uint64_t *base = &table[mslots[k]];
+		uint64_t z = zigzag((int64_t)(addrs[k] - *base));
+
+		if (z < 0x80) /* most: a stack slot again, a stride */
+			raw[q++] = (uint8_t)z;
+		else
+			q += put_varint(raw + q, z);
+		*base = addrs[k];
+	}
+	return q;
+}
+
 int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 {
 	const struct block_def *b;
-	const uint8_t *mslots;
 	size_t start, q;
-	unsigned k;
 
 	if (!w || id < 0 || (size_t)id >= w->n_blocks || (!addrs && w->blocks[id].m))
 		return -ITRACE_E_INVAL;
@@ -882,17 +902,7 @@ int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 		free_slot(w, b->slot);
 		w->block_in[b->slot] = id + 1;
 	}
-	mslots = w->bdata + b->mslots;
-	for (k = 0; k < b->m; k++) {
-		uint64_t *base = &w->mem_table[mslots[k]];
-		uint64_t z = zigzag((int64_t)(addrs[k] - *base));
-
-		if (z < 0x80) /* most: a stack slot again, a stride */
-			w->raw[q++] = (uint8_t)z;
-		else
-			q += put_varint(w->raw + q, z);
-		*base = addrs[k];
-	}
+	q = put_access_deltas(w->raw, q, w->mem_table, w->bdata + b->mslots, b->m, addrs);
 	w->cur_pc = b->end;
 	w->last_insn = b->last_insn;
 	w->mem_index = b->last_mem_index;
@@ -901,6 +911,69 @@ int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 		return 0;
 	}
 	return end_record(w, start, ITRACE_T_BLOCK, q);
+}
+
+int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs)
+{
+	size_t i, a = 0; /* addrs[a]: the next block's first access */
+	int rc;
+
+	if (!w || (n && !ids))
+		return -ITRACE_E_INVAL;
+	for (i = 0; i < n; i++)
+		if (ids[i] < 0 || (size_t)ids[i] >= w->n_blocks || (!addrs && w->blocks[ids[i]].m))
+			return -ITRACE_E_INVAL;
+	for (i = 0; i < n;) {
+		/* Most blocks repeat what their slot holds: a repeat byte and
+		 * the deltas, in locals while the chunk has room (as in
+		 * itrace_write_branch_ids(): a store through raw could be any
+		 * field of w to the compiler). */
+		const struct block_def *blocks = w->blocks, *last = NULL;
+		const int32_t *held = w->block_in;
+		const uint8_t *bdata = w->bdata;
+		uint64_t *table = w->mem_table;
+		uint8_t *raw = w->raw;
+		size_t len = w->raw_len, end = w->opts.chunk_bytes, cap = w->raw_cap, first = i;
+		uint64_t insns = 0, mems = 0;
+
+		if (w->opts.blocks && !w->err && !w->pending.n) {
+			while (i < n && len < end) {
+				const struct block_def *b = &blocks[ids[i]];
+
+				/* a repeat byte and at most 10 bytes per delta */
+				if (held[b->slot] != ids[i] + 1 || len + 1 + 10 * (size_t)b->m > cap)
+					break;
+				raw[len++] = (uint8_t)(ITRACE_REPEAT_BIT | b->slot);
+				/* addrs + a only with accesses: NULL + 0 is undefined */
+				if (b->m)
+					len = put_access_deltas(raw, len, table, bdata + b->mslots,
+								b->m, addrs + a);
+				a += b->m;
+				insns += b->n;
+				mems += b->m;
+				last = b;
+				i++;
+			}
+		}
+		if (last) {
+			w->raw_len = len;
+			w->cur_pc = last->end;
+			w->last_insn = last->last_insn;
+			w->mem_index = last->last_mem_index;
+			w->chunk_records += (uint32_t)(i - first);
+			w->st.insns += insns;
+			w->st.mems += mems;
+			w->st.records += insns + mems;
+		}
+		/* anything else: a new record, a chunk's end, an error */
+		if (i < n) {
+			if ((rc = itrace_write_block(w, ids[i], w->blocks[ids[i]].m ? addrs + a : NULL)) < 0)
+				return rc;
+			a += w->blocks[ids[i]].m;
+			i++;
+		}
+	}
+	return 0;
 }
 
 int itrace_write_block_partial(struct itrace_writer *w, int id, size_t ninsns,

@@ -533,6 +533,86 @@ static void test_branch_ids(void **state)
 	free(fb.data);
 }
 
+/*
+ * itrace_write_blocks() writes the same bytes as one itrace_write_block()
+ * call per block: batches of hot blocks (repeats) and cold ones, with
+ * small and large address deltas, across chunk boundaries (1 KiB chunks),
+ * after a pending instruction run, with and without BLOCK records, NULL
+ * addresses for blocks without accesses; a batch with an unknown id is
+ * refused whole.
+ */
+static void test_block_batches(void **state)
+{
+	static struct def defs[NDEF];
+	static uint64_t addrs[64 * ITRACE_BLOCK_ACCESS_MAX];
+	struct gen g = { 5 };
+	uint64_t stride[ITRACE_BLOCK_ACCESS_MAX];
+	int ids[65], nomem = -1;
+
+	(void)state;
+	for (unsigned i = 0; i < NDEF; i++) {
+		make_def(&g, &defs[i], i);
+		if (defs[i].m == 0 && nomem < 0)
+			nomem = (int)i;
+	}
+	assert_true(nomem >= 0);
+	for (unsigned k = 0; k < ITRACE_BLOCK_ACCESS_MAX; k++)
+		stride[k] = 0x7ffd0000 + k * 0x100;
+	for (int blocks = 0; blocks < 2; blocks++) {
+		int fda, fdb;
+		struct itrace_writer *a = open_writer(&fda, blocks, 1024);
+		struct itrace_writer *b = open_writer(&fdb, blocks, 1024);
+		struct buf fa, fb;
+
+		for (unsigned i = 0; i < NDEF; i++) {
+			defs[i].id = itrace_writer_block_define(a, defs[i].start, defs[i].n,
+								defs[i].lens, defs[i].m, defs[i].acc);
+			assert_int_equal(itrace_writer_block_define(b, defs[i].start, defs[i].n,
+								    defs[i].lens, defs[i].m, defs[i].acc),
+					 defs[i].id);
+		}
+		assert_int_equal(itrace_write_blocks(b, 1, NULL, addrs), -ITRACE_E_INVAL);
+		assert_int_equal(itrace_write_blocks(NULL, 0, ids, addrs), -ITRACE_E_INVAL);
+		assert_int_equal(itrace_write_blocks(b, 0, NULL, NULL), 0);
+		for (int s = 0; s < 3000; s++) {
+			size_t n = 1 + next(&g) % 40, na = 0;
+			uint64_t *p = addrs;
+
+			if (s % 10 == 0) { /* a pending run before the batch */
+				assert_int_equal(itrace_write_insn(a, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
+				assert_int_equal(itrace_write_insn(b, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
+			}
+			for (size_t j = 0; j < n; j++) {
+				const struct def *d = &defs[next(&g) % 6 ? next(&g) % 10 : next(&g) % NDEF];
+
+				ids[j] = d->id;
+				for (size_t k = 0; k < d->m; k++) {
+					stride[k] += next(&g) % 5 == 0 ? next(&g) << 7 : 8;
+					addrs[na + k] = stride[k];
+				}
+				assert_int_equal(itrace_write_block(a, d->id, d->m ? p : NULL), 0);
+				p += d->m;
+				na += d->m;
+			}
+			ids[n] = s % 2 ? NDEF : -1; /* unknown: the whole batch is refused */
+			assert_int_equal(itrace_write_blocks(b, n + 1, ids, addrs), -ITRACE_E_INVAL);
+			assert_int_equal(itrace_write_blocks(b, n, ids, addrs), 0);
+			if (s % 50 == 0) { /* no accesses: addrs may be NULL */
+				ids[0] = ids[1] = defs[nomem].id;
+				assert_int_equal(itrace_write_block(a, ids[0], NULL), 0);
+				assert_int_equal(itrace_write_block(a, ids[0], NULL), 0);
+				assert_int_equal(itrace_write_blocks(b, 2, ids, NULL), 0);
+			}
+		}
+		fa = close_and_slurp(a, fda);
+		fb = close_and_slurp(b, fdb);
+		assert_int_equal(fa.len, fb.len);
+		assert_memory_equal(fa.data, fb.data, fa.len);
+		free(fa.data);
+		free(fb.data);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_blocks),
 		cmocka_unit_test(test_reopen_forgets_blocks),
 		cmocka_unit_test(test_branch_ids),
+		cmocka_unit_test(test_block_batches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
