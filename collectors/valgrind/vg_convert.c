@@ -37,15 +37,18 @@ void vg_convert_free(struct vg_convert *c)
 	forget_code_files(c);
 	free(c->groups);
 	free(c->group_lens);
-	free(c->group_acc_insn);
+	free(c->group_acc);
+	free(c->chains);
 	free(c->bsites);
 	c->bsites = NULL;
 	c->n_bsites = c->cap_bsites = 0;
 	c->groups = NULL;
 	c->group_lens = NULL;
-	c->group_acc_insn = NULL;
+	c->group_acc = NULL;
+	c->chains = NULL;
 	c->n_groups = c->cap_groups = c->n_group_lens = c->cap_group_lens = 0;
 	c->n_group_acc = c->cap_group_acc = 0;
+	c->n_chains = c->cap_chains = 0;
 }
 
 /* Remember a file mapped executable (once). */
@@ -388,6 +391,7 @@ static int event_hello(struct vg_convert *c, const uint64_t *p, size_t n)
 	c->n_groups = 0;
 	c->n_group_lens = 0;
 	c->n_group_acc = 0;
+	c->n_chains = 0;
 	c->n_bsites = 0;
 	c->hello = 1;
 	c->images++;
@@ -424,19 +428,22 @@ static int event_group(struct vg_convert *c, const uint64_t *p, size_t n)
 	struct itrace_block_access acc[VGW_GROUP_ACC_MAX];
 	const uint8_t *bytes = (const uint8_t *)(p + 4);
 	struct vg_group *g;
-	uint64_t count, m;
+	uint64_t count, m, end;
 	int id;
 
 	if (n < 4 || p[0] != c->n_groups)
 		return corrupt(c, "GROUP event out of sequence", p[-1]);
 	count = p[2];
 	m = p[3];
+	end = p[1];
 	if (count == 0 || count > VGW_GROUP_MAX || m > VGW_GROUP_ACC_MAX ||
 	    n - 4 < VGW_BYTES_WORDS(count + m * VGW_ACC_BYTES))
 		return corrupt(c, "bad GROUP event", p[-1]);
-	for (uint64_t i = 0; i < count; i++)
+	for (uint64_t i = 0; i < count; i++) {
 		if (bytes[i] == 0 || bytes[i] > ITRACE_INSN_MAX_LEN)
 			return corrupt(c, "bad GROUP event length", p[-1]);
+		end += bytes[i];
+	}
 	for (uint64_t k = 0; k < m; k++) {
 		const uint8_t *d = bytes + count + k * VGW_ACC_BYTES;
 
@@ -451,10 +458,13 @@ static int event_group(struct vg_convert *c, const uint64_t *p, size_t n)
 		return id;
 	if (grow((void **)&c->groups, &c->cap_groups, c->n_groups + 1, sizeof(*c->groups)) < 0 ||
 	    grow((void **)&c->group_lens, &c->cap_group_lens, c->n_group_lens + count, 1) < 0 ||
-	    grow((void **)&c->group_acc_insn, &c->cap_group_acc, c->n_group_acc + m, 1) < 0)
+	    grow((void **)&c->group_acc, &c->cap_group_acc, c->n_group_acc + m,
+		 sizeof(*c->group_acc)) < 0 ||
+	    grow((void **)&c->chains, &c->cap_chains, c->n_chains + 1, sizeof(*c->chains)) < 0)
 		return -ITRACE_E_NOMEM;
-	g = &c->groups[c->n_groups++];
+	g = &c->groups[c->n_groups];
 	g->start = p[1];
+	g->end = end;
 	g->n = (uint32_t)count;
 	g->m = (uint32_t)m;
 	g->block = id;
@@ -462,8 +472,19 @@ static int event_group(struct vg_convert *c, const uint64_t *p, size_t n)
 	memcpy(c->group_lens + c->n_group_lens, bytes, count);
 	c->n_group_lens += count;
 	g->acc = c->n_group_acc;
-	for (uint64_t k = 0; k < m; k++)
-		c->group_acc_insn[c->n_group_acc++] = acc[k].insn;
+	if (m)
+		memcpy(c->group_acc + c->n_group_acc, acc, m * sizeof(*acc));
+	c->n_group_acc += m;
+	g->chain = (uint32_t)c->n_chains;
+	c->chains[c->n_chains++] = (struct vg_chain){
+		.end = end,
+		.n = g->n,
+		.m = g->m,
+		.group = (uint32_t)c->n_groups,
+		.groups = 1,
+		.block = id,
+	};
+	c->n_groups++;
 	return 0;
 }
 
@@ -668,17 +689,142 @@ static int group_partial(struct vg_convert *c, const struct vg_group *g, const u
 	}
 	*words = 1 + k;
 	return itrace_write_block_partial(c->w, g->block,
-					  k == g->m ? g->n : c->group_acc_insn[g->acc + k],
+					  k == g->m ? g->n : c->group_acc[g->acc + k].insn,
 					  addrs, skip);
 }
 
+/*
+ * extend - make chain `ci` one group longer, by group `id`, if that group
+ * starts where the chain ends and the longer chain is still a block the
+ * writer takes.  Its block is defined here, once.  1: extended (the
+ * chains may have moved), 0: not, or a negative error.
+ */
+static int extend(struct vg_convert *c, uint32_t ci, uint64_t id)
+{
+	uint8_t lens[ITRACE_RUN_MAX];
+	struct itrace_block_access acc[ITRACE_BLOCK_ACCESS_MAX];
+	uint32_t parts[VG_CHAIN_GROUPS], np = 0, n = 0, m = 0;
+	uint64_t start;
+	const struct vg_chain *ch = &c->chains[ci];
+	const struct vg_group *h;
+	int block;
+
+	if (id >= c->n_groups || ch->groups >= VG_CHAIN_GROUPS)
+		return 0;
+	h = &c->groups[id];
+	if (h->start != ch->end || ch->n + h->n > ITRACE_RUN_MAX ||
+	    ch->m + h->m > ITRACE_BLOCK_ACCESS_MAX)
+		return 0;
+	/* its groups, last first, then in order */
+	parts[np++] = (uint32_t)id;
+	for (uint32_t k = ci + 1; k; k = c->chains[k - 1].parent)
+		parts[np++] = c->chains[k - 1].group;
+	start = c->groups[parts[np - 1]].start;
+	while (np--) {
+		const struct vg_group *g = &c->groups[parts[np]];
+
+		memcpy(lens + n, c->group_lens + g->lens, g->n);
+		for (uint32_t k = 0; k < g->m; k++) {
+			acc[m + k] = c->group_acc[g->acc + k];
+			acc[m + k].insn = (uint8_t)(acc[m + k].insn + n);
+		}
+		n += g->n;
+		m += g->m;
+	}
+	block = itrace_writer_block_define(c->w, start, n, lens, m, acc);
+	if (block < 0)
+		return block;
+	if (grow((void **)&c->chains, &c->cap_chains, c->n_chains + 1, sizeof(*c->chains)) < 0)
+		return -ITRACE_E_NOMEM;
+	ch = &c->chains[ci];
+	c->chains[c->n_chains] = (struct vg_chain){
+		.end = h->end,
+		.n = n,
+		.m = m,
+		.parent = ci + 1,
+		.group = (uint32_t)id,
+		.groups = ch->groups + 1,
+		.block = block,
+	};
+	c->chains[ci].next_group = (uint32_t)id + 1;
+	c->chains[ci].next_m = h->m;
+	c->chains[ci].next = (uint32_t)c->n_chains++;
+	return 1;
+}
+
+/*
+ * whole_chain - the GROUP word at w[*pos] (of a known group) ran in full
+ * if the words after it are its access words: their addresses go to
+ * addrs, and the groups whose words follow join it while they make a
+ * chain (struct vg_chain) and ran in full too.  Then *pos is past their
+ * words, *block the chain's block and *m its accesses, and it returns 0;
+ * 1: the first group did not run in full (group_partial() takes it); or
+ * a negative error.
+ */
+static inline __attribute__((always_inline)) int whole_chain(struct vg_convert *c, const uint64_t *w,
+							    size_t avail, size_t *pos, uint64_t *addrs,
+							    int *block, size_t *m)
+{
+	const struct vg_group *g = &c->groups[w[*pos] & VGW_ADDR_MASK];
+	const struct vg_chain *ch;
+	size_t p = *pos, k;
+	uint64_t *a = addrs, x;
+	uint32_t ci;
+	const int plain = c->plain;
+	int rc;
+
+	if (p + g->m >= avail)
+		return 1;
+	for (k = 0; k < g->m; k++) {
+		x = w[p + 1 + k];
+		if (!VGW_IS_ACCESS(x))
+			return 1;
+		a[k] = VGW_ADDR(x);
+	}
+	a += k;
+	p += 1 + k;
+	ch = &c->chains[g->chain];
+	while (p < avail && VGW_TAG(x = w[p]) == VGW_GROUP && plain) {
+		if (ch->next_group != (x & VGW_ADDR_MASK) + 1) {
+			/* most: a taken branch, not the group after it */
+			if (ch->next_group || (x & VGW_ADDR_MASK) >= c->n_groups ||
+			    c->groups[x & VGW_ADDR_MASK].start != ch->end)
+				break;
+			ci = (uint32_t)(ch - c->chains);
+			if ((rc = extend(c, ci, x & VGW_ADDR_MASK)) < 0)
+				return rc;
+			ch = &c->chains[ci]; /* extend() may move them */
+			if (rc == 0)
+				break;
+		}
+		if (p + ch->next_m >= avail)
+			break;
+		for (k = 0; k < ch->next_m; k++) {
+			x = w[p + 1 + k];
+			if (!VGW_IS_ACCESS(x))
+				goto out;
+			a[k] = VGW_ADDR(x);
+		}
+		a += k;
+		p += 1 + k;
+		ch = &c->chains[ch->next];
+	}
+out:
+	*pos = p;
+	*block = ch->block;
+	*m = (size_t)(a - addrs);
+	return 0;
+}
+
 /* A GROUP word at w[0] (avail words from it): the instructions of its
- * GROUP event ran, with the accesses in the words after it. */
+ * GROUP event ran, with the accesses in the words after it, and the
+ * chain it starts. */
 static int group(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *words)
 {
-	uint64_t id = w[0] & VGW_ADDR_MASK, addrs[VGW_GROUP_ACC_MAX];
+	uint64_t id = w[0] & VGW_ADDR_MASK, addrs[ITRACE_BLOCK_ACCESS_MAX];
 	const struct vg_group *g;
-	size_t k;
+	size_t pos = 0, m;
+	int block, rc;
 
 	*words = 1;
 	if (id >= c->n_groups)
@@ -689,15 +835,43 @@ static int group(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *
 		if (c->out_of_scope)
 			TRY(scope_ctl(c, 1, g->start));
 	}
-	if (g->m >= avail)
+	if ((rc = whole_chain(c, w, avail, &pos, addrs, &block, &m)) == 1)
 		return group_partial(c, g, w, avail, words);
-	for (k = 0; k < g->m; k++) {
-		if (!VGW_IS_ACCESS(w[1 + k]))
-			return group_partial(c, g, w, avail, words);
-		addrs[k] = VGW_ADDR(w[1 + k]);
+	if (rc < 0)
+		return rc;
+	*words = pos;
+	return itrace_write_block(c->w, block, addrs);
+}
+
+/* Most blocks, and accesses before the last block, in one writer call (groups()). */
+#define VG_BLOCK_BATCH 256
+#define VG_BATCH_ACCESSES 2048
+
+/*
+ * groups - the GROUP words from w[0] (avail words) that ran in full, and
+ * their chains, up to a batch, in one writer call (c->plain).  Stops
+ * before any other word, or a group that did not run in full, which
+ * group() then takes.  *words: the words converted.
+ */
+static int groups(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *words)
+{
+	int ids[VG_BLOCK_BATCH];
+	uint64_t addrs[VG_BATCH_ACCESSES + ITRACE_BLOCK_ACCESS_MAX];
+	size_t nb = 0, na = 0, pos = 0, m;
+	int rc = 0, wrc;
+
+	while (nb < VG_BLOCK_BATCH && na <= VG_BATCH_ACCESSES && pos < avail &&
+	       VGW_TAG(w[pos]) == VGW_GROUP && (w[pos] & VGW_ADDR_MASK) < c->n_groups) {
+		if ((rc = whole_chain(c, w, avail, &pos, addrs + na, &ids[nb], &m)) != 0)
+			break;
+		nb++;
+		na += m;
 	}
-	*words = 1 + g->m;
-	return itrace_write_block(c->w, g->block, addrs);
+	if (nb == 0)
+		return rc < 0 ? rc : group(c, w, avail, words);
+	*words = pos;
+	wrc = itrace_write_blocks(c->w, nb, ids, addrs);
+	return wrc < 0 ? wrc : rc < 0 ? rc : 0;
 }
 
 /* Most BSITE words converted in one writer call (bsites()). */
@@ -821,7 +995,10 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			}
 			break;
 		case VGW_GROUP:
-			rc = group(c, w + i, n - i, &k);
+			if (c->plain)
+				rc = groups(c, w + i, n - i, &k);
+			else
+				rc = group(c, w + i, n - i, &k);
 			i += k;
 			break;
 		case VGW_BSITE: /* branch level: most branches */

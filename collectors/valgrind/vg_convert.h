@@ -27,12 +27,35 @@ struct vg_buildid_entry {
 #define VG_MAX_CODE_FILES 512
 
 struct vg_group {
-	uint64_t start;
+	uint64_t start, end;	/* its first instruction; the address after its last */
 	size_t lens;		/* offset in group_lens */
-	size_t acc;		/* offset in group_acc_insn */
+	size_t acc;		/* offset in group_acc */
 	uint32_t n, m;		/* instructions, accesses */
 	int block;		/* the writer's block id (itrace_writer_block_define) */
+	uint32_t chain;		/* the chain of this group alone */
 };
+
+/*
+ * A chain: groups that ran one after the other, each starting where the
+ * one before it ended (the superblock before it fell through a
+ * conditional branch), written as one block.  A chain grows by one group
+ * at a time, the first one seen to follow it in memory, and only once:
+ * the chains of an image are at most VG_CHAIN_GROUPS per group.
+ */
+struct vg_chain {
+	uint64_t end;		/* address after its last instruction */
+	uint32_t n, m;		/* instructions, accesses */
+	uint32_t parent;	/* the chain it extends, + 1 (0: a group alone) */
+	uint32_t group;		/* its last group */
+	uint32_t groups;	/* how many groups */
+	int block;		/* the writer's block id */
+	uint32_t next_group;	/* id + 1 of the group that extends it (0: none yet) */
+	uint32_t next_m;	/* that group's accesses */
+	uint32_t next;		/* that extension */
+};
+
+/* Most groups in a chain. */
+#define VG_CHAIN_GROUPS 16
 
 /* A BSITE event: a branch with known targets; its writer definitions are
  * bsite_base + 2 * id + target, so a BSITE word needs no lookup here. */
@@ -80,8 +103,10 @@ struct vg_convert {
 	size_t n_groups, cap_groups;
 	uint8_t *group_lens;
 	size_t n_group_lens, cap_group_lens;
-	uint8_t *group_acc_insn;	/* per access: its instruction's index */
+	struct itrace_block_access *group_acc;
 	size_t n_group_acc, cap_group_acc;
+	struct vg_chain *chains;
+	size_t n_chains, cap_chains;
 	/* The BSITE events of the current image, by id. */
 	struct vg_bsite *bsites;
 	size_t n_bsites, cap_bsites;

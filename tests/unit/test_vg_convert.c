@@ -430,6 +430,146 @@ static void test_groups(void **state)
 }
 
 /*
+ * Chains: groups that ran one after the other, each starting where the
+ * one before it ended, are written with one block (struct vg_chain).  The
+ * records read back are those of the groups one by one: a chain grows by
+ * the first group seen to follow it in memory and only once (another
+ * group at that address later is written on its own), and it stops at a
+ * group that is not its successor, at a word that is not an access (a
+ * guarded access that did not happen, an event), and where the slot ends.
+ */
+static void test_chains(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_INSN, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		/* A: lengths 3, 2, a load of 8 by its instruction 1 */
+		EV(VGW_EV_GROUP, 5), 0, 0x401000, 2, 1, 0x0000000800010203ull,
+		/* B: length 4, a store of 4 */
+		EV(VGW_EV_GROUP, 5), 1, 0x401005, 1, 1, 0x0000000004010004ull,
+		EV(VGW_EV_GROUP, 5), 2, 0x401009, 1, 0, 0x01, /* C */
+		EV(VGW_EV_GROUP, 5), 3, 0x500000, 1, 0, 0x02, /* D */
+		EV(VGW_EV_GROUP, 5), 4, 0x401005, 1, 0, 0x04, /* E, where B is */
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7f0000), W(VGW_GROUP, 0, 1),
+		W(VGW_STORE, 4, 0x600000), W(VGW_GROUP, 0, 2),
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7f0010), W(VGW_GROUP, 0, 1),
+		W(VGW_STORE, 4, 0x600008), W(VGW_GROUP, 0, 2),
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7f0020), W(VGW_GROUP, 0, 1),
+		W(VGW_STORE, 4, 0x600010), W(VGW_GROUP, 0, 3),
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7f0030), W(VGW_GROUP, 0, 4),
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7f0040), W(VGW_GROUP, 0, 1), 0,
+		W(VGW_GROUP, 0, 1), W(VGW_STORE, 4, 0x600018), W(VGW_GROUP, 0, 2),
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7f0050),
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 43, 42, 0,
+		W(VGW_GROUP, 0, 1), W(VGW_STORE, 4, 0x600020),
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7f0060), W(VGW_GROUP, 0, 1),
+	};
+	/* an instruction's address, or a MEM record's (0x600000 up: stores) */
+	static const uint64_t want[] = {
+		0x401000, 0x401003, 0x7f0000, 0x401005, 0x600000, 0x401009,
+		0x401000, 0x401003, 0x7f0010, 0x401005, 0x600008, 0x401009,
+		0x401000, 0x401003, 0x7f0020, 0x401005, 0x600010, 0x500000,
+		0x401000, 0x401003, 0x7f0030, 0x401005,
+		0x401000, 0x401003, 0x7f0040, 0x401005,
+		0x401005, 0x600018, 0x401009,
+		0x401000, 0x401003, 0x7f0050,
+		0x401005, 0x600020, /* thread 43 */
+		0x401000, 0x401003, 0x7f0060, /* B cut by the end of the slot */
+	};
+	const uint64_t unknown[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_INSN, 1,
+		EV(VGW_EV_GROUP, 5), 0, 0x401000, 1, 0, 0x01,
+		W(VGW_GROUP, 0, 0), W(VGW_GROUP, 0, 7),
+	};
+	const size_t nwant = sizeof(want) / sizeof(want[0]);
+	struct itrace_record r[64];
+	struct out o;
+	size_t n, k = 0, used;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	/* A, B, C, D, E alone; AB, ABC; BC */
+	assert_int_equal(o.c.n_chains, 8);
+	n = out_close(&o, r, 64);
+	assert_int_equal(n, nwant + 2);
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].type == ITRACE_REC_THREAD)
+			continue;
+		assert_true(k < nwant);
+		if (want[k] >= 0x600000 && want[k] < 0x800000) {
+			assert_int_equal(r[i].type, ITRACE_REC_MEM);
+			assert_int_equal(r[i].u.mem.addr, want[k]);
+			assert_int_equal(r[i].u.mem.flags, want[k] < 0x7f0000 ? ITRACE_MEM_STORE : 0);
+		} else {
+			assert_int_equal(r[i].type, ITRACE_REC_INSN);
+			assert_int_equal(r[i].u.insn.addr, want[k]);
+		}
+		assert_int_equal(r[i].tid, k >= 32 ? 43 : 42);
+		k++;
+	}
+	assert_int_equal(k, nwant);
+
+	/* a GROUP word without its event after a group: refused */
+	out_open(&o, 0);
+	assert_int_equal(vg_convert_words(&o.c, unknown, sizeof(unknown) / sizeof(unknown[0]), &used),
+			 -ITRACE_E_CORRUPT);
+	assert_true(strstr(o.c.error, "GROUP word without its event") != NULL);
+	out_close(&o, r, 64);
+}
+
+/*
+ * A chain holds at most VG_CHAIN_GROUPS groups and one block's worth of
+ * instructions (ITRACE_RUN_MAX): twenty groups of one instruction after
+ * each other make chains of 16 and 4; five groups of 64 instructions,
+ * chains of three and two.  Every instruction is read back, in order.
+ */
+static void test_chain_limits(void **state)
+{
+	static uint64_t words[5 + 20 * 6 + 2 * 20]; /* the larger of the two */
+	static struct itrace_record r[2 * 5 * 64];
+	const size_t sizes[] = { 1, 64 }, ngroups[] = { 20, 5 }, nchains[] = { 20 + 15 + 3, 5 + 2 + 1 };
+	struct out o;
+	size_t n, nw;
+
+	(void)state;
+	for (int t = 0; t < 2; t++) {
+		const size_t len = sizes[t], count = ngroups[t];
+
+		nw = 0;
+		words[nw++] = EV(VGW_EV_HELLO, 4);
+		words[nw++] = VGW_VERSION;
+		words[nw++] = 42;
+		words[nw++] = VGW_LEVEL_INSN;
+		words[nw++] = 1;
+		for (size_t g = 0; g < count; g++) {
+			words[nw++] = EV(VGW_EV_GROUP, 4 + VGW_BYTES_WORDS(len));
+			words[nw++] = g;
+			words[nw++] = 0x401000 + g * len;
+			words[nw++] = len;
+			words[nw++] = 0;
+			for (size_t b = 0; b < VGW_BYTES_WORDS(len); b++)
+				words[nw++] = len - b * 8 >= 8 ? 0x0101010101010101ull
+							     : 0x0101010101010101ull >> (64 - 8 * (len - b * 8));
+		}
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t g = 0; g < count; g++)
+				words[nw++] = W(VGW_GROUP, 0, g);
+		assert_true(nw <= sizeof(words) / sizeof(words[0]));
+		out_open(&o, 0);
+		convert_all(&o, words, nw);
+		assert_int_equal(o.c.n_chains, nchains[t]);
+		n = out_close(&o, r, sizeof(r) / sizeof(r[0]));
+		assert_int_equal(n, 2 * len * count);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(r[i].type, ITRACE_REC_INSN);
+			assert_int_equal(r[i].u.insn.addr, 0x401000 + i % (len * count));
+			assert_int_equal(r[i].u.insn.len, 1);
+		}
+	}
+}
+
+/*
  * Branch level: a BSITE event (a branch with its two targets, made at
  * translation) and the one-word BSITE records that name the target taken;
  * a conditional branch to the next instruction is not taken.
@@ -583,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_lazy_switch), cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_finish),
 		cmocka_unit_test(test_damage), cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_chains), cmocka_unit_test(test_chain_limits),
 		cmocka_unit_test(test_branch_sites),
 		cmocka_unit_test(test_signal_branch),
 		cmocka_unit_test(test_signal_as_kernel),
