@@ -11,8 +11,8 @@
 # native, bytes per instruction of the trace), and where the time goes at
 # instruction level: the tool alone (ITRACE_VG_BENCH=tool: slots handed
 # back unread), conversion and encoding without compression (to
-# /dev/null), and the whole (zstd level 1, 4 MiB chunks, to a file), with the CPU time
-# zstd(1) takes to compress that trace at that level.  Then `itrace-collect --
+# /dev/null), and the whole (zstd fast level -1, 4 MiB chunks, to a file), with the CPU time
+# zstd(1) takes to compress that trace at that level (--fast=1).  Then `itrace-collect --
 # ls /` with no option at all, in seconds.
 #
 # Every figure is the median of VG_BENCH_ROUNDS runs (default 5): the
@@ -66,9 +66,9 @@ workload() {
 	tool_b=$(ITRACE_VG_BENCH=tool median "$ROUNDS" $ci --level branch -o "$TMP/x.itr" -- "$@")
 	raw=$(median "$ROUNDS" $ci --no-compress -o - -- "$@")
 	$ci --no-compress -o "$TMP/raw.itr" -- "$@" >/dev/null 2>&1
-	# zstd's share: the records the writer compresses, at its level (1),
+	# zstd's share: the records the writer compresses, at its level (-1),
 	# compressed by zstd(1) on one thread, against the CPU of the whole run.
-	zs=$(median 1 zstd -q -1 -T1 -f -o "$TMP/raw.zst" "$TMP/raw.itr")
+	zs=$(median 1 zstd -q --fast=1 -T1 -f -o "$TMP/raw.zst" "$TMP/raw.itr")
 	rm -f "$TMP/raw.zst"
 	awk -v name="$name" -v n="$(wall "$native")" -v none="$(wall "$none")" -v cg="$(wall "$cg")" \
 		-v b="$(wall "$branch")" -v bc="$(cpu "$branch")" -v i="$(wall "$insn")" \
@@ -91,7 +91,7 @@ workload() {
 	printf "vg_%s_branch_bytes  %.3f bytes/branch  (%d bytes)\n", name, bbytes / branches, bbytes
 	printf "vg_%s_time_tool  %.3f s  %.3f s  ratio %.1f  (insn level, the tool alone, CPU %.3f s; branch level %.3f s; baseline: native)\n", name, t, n, t / n, tc, tb
 	printf "vg_%s_time_encode  %.3f s  %.3f s  ratio %.2f  (insn level, converted and encoded, no compression, CPU %.3f s; baseline: the whole)\n", name, r, i, r / i, rc
-	printf "vg_%s_time_zstd  %.3f s  %.3f s  ratio %.2f  (CPU of zstd -1 on the uncompressed trace, one thread; baseline: CPU of the whole)\n", name, zs, ic, zs / ic
+	printf "vg_%s_time_zstd  %.3f s  %.3f s  ratio %.2f  (CPU of zstd --fast=1, the level the writer uses, on the uncompressed trace, one thread; baseline: CPU of the whole)\n", name, zs, ic, zs / ic
 }'
 }
 
