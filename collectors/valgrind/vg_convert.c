@@ -746,7 +746,7 @@ static int extend(struct vg_convert *c, uint32_t ci, uint64_t id)
 		.groups = ch->groups + 1,
 		.block = block,
 	};
-	c->chains[ci].next_group = (uint32_t)id + 1;
+	c->chains[ci].next_word = (uint64_t)VGW_GROUP << VGW_TAG_SHIFT | id;
 	c->chains[ci].next_m = h->m;
 	c->chains[ci].next = (uint32_t)c->n_chains++;
 	return 1;
@@ -770,7 +770,6 @@ static inline __attribute__((always_inline)) int whole_chain(struct vg_convert *
 	size_t p = *pos, k;
 	uint64_t *a = addrs, x;
 	uint32_t ci;
-	const int plain = c->plain;
 	int rc;
 
 	if (p + g->m >= avail)
@@ -784,10 +783,12 @@ static inline __attribute__((always_inline)) int whole_chain(struct vg_convert *
 	a += k;
 	p += 1 + k;
 	ch = &c->chains[g->chain];
-	while (p < avail && VGW_TAG(x = w[p]) == VGW_GROUP && plain) {
-		if (ch->next_group != (x & VGW_ADDR_MASK) + 1) {
+	while (p < avail) {
+		x = w[p];
+		if (x != ch->next_word) {
 			/* most: a taken branch, not the group after it */
-			if (ch->next_group || (x & VGW_ADDR_MASK) >= c->n_groups ||
+			if (ch->next_word || VGW_TAG(x) != VGW_GROUP ||
+			    (x & VGW_ADDR_MASK) >= c->n_groups ||
 			    c->groups[x & VGW_ADDR_MASK].start != ch->end)
 				break;
 			ci = (uint32_t)(ch - c->chains);

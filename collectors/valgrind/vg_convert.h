@@ -49,7 +49,7 @@ struct vg_chain {
 	uint32_t group;		/* its last group */
 	uint32_t groups;	/* how many groups */
 	int block;		/* the writer's block id */
-	uint32_t next_group;	/* id + 1 of the group that extends it (0: none yet) */
+	uint64_t next_word;	/* the GROUP word of the group that extends it (0: none yet) */
 	uint32_t next_m;	/* that group's accesses */
 	uint32_t next;		/* that extension */
 };
