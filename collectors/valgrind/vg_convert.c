@@ -39,6 +39,11 @@ void vg_convert_free(struct vg_convert *c)
 	free(c->group_lens);
 	free(c->group_acc);
 	free(c->chains);
+	free(c->defs);
+	free(c->def_bytes);
+	c->defs = NULL;
+	c->def_bytes = NULL;
+	c->n_defs = c->cap_defs = c->n_def_bytes = c->cap_def_bytes = 0;
 	free(c->bsites);
 	c->bsites = NULL;
 	c->n_bsites = c->cap_bsites = 0;
@@ -418,6 +423,102 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* Bytes of a definition in def_bytes: the lengths, then per access its
+ * instruction, flags and size (8 bytes, host order). */
+#define DEF_ACC_BYTES 10
+
+static size_t def_size(size_t n, size_t m)
+{
+	return n + m * DEF_ACC_BYTES;
+}
+
+static void def_pack(uint8_t *d, size_t n, const uint8_t *lens, size_t m,
+		     const struct itrace_block_access *acc)
+{
+	memcpy(d, lens, n);
+	d += n;
+	for (size_t k = 0; k < m; k++, d += DEF_ACC_BYTES) {
+		d[0] = acc[k].insn;
+		d[1] = acc[k].flags;
+		memcpy(d + 2, &acc[k].size, 8);
+	}
+}
+
+/* FNV-1a over the packed definition and its start. */
+static uint64_t def_hash(uint64_t start, const uint8_t *d, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ start;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ d[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Twice the entries, rehashed. */
+static int defs_grow(struct vg_convert *c)
+{
+	size_t cap = c->cap_defs ? 2 * c->cap_defs : 1024;
+	struct vg_def *v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return -ITRACE_E_NOMEM;
+	for (size_t i = 0; i < cap; i++)
+		v[i].block = -1;
+	for (size_t i = 0; i < c->cap_defs; i++) {
+		size_t j;
+
+		if (c->defs[i].block < 0)
+			continue;
+		for (j = c->defs[i].hash & (cap - 1); v[j].block >= 0; j = (j + 1) & (cap - 1))
+			;
+		v[j] = c->defs[i];
+	}
+	free(c->defs);
+	c->defs = v;
+	c->cap_defs = cap;
+	return 0;
+}
+
+/*
+ * define_block - the writer's block of n instructions from `start` with
+ * lengths lens and the m accesses acc: the one defined before with the
+ * same contents, or a new one.  Returns its id, or a negative error
+ * (-ITRACE_E_INVAL: the writer refuses the definition).
+ */
+static int define_block(struct vg_convert *c, uint64_t start, size_t n, const uint8_t *lens,
+			size_t m, const struct itrace_block_access *acc)
+{
+	uint8_t d[ITRACE_RUN_MAX + ITRACE_BLOCK_ACCESS_MAX * DEF_ACC_BYTES];
+	size_t len = def_size(n, m), j;
+	uint64_t h;
+	int block;
+
+	if (n > ITRACE_RUN_MAX || m > ITRACE_BLOCK_ACCESS_MAX)
+		return -ITRACE_E_INVAL;
+	def_pack(d, n, lens, m, acc);
+	h = def_hash(start, d, len);
+	if (2 * (c->n_defs + 1) > c->cap_defs && defs_grow(c) < 0)
+		return -ITRACE_E_NOMEM;
+	for (j = h & (c->cap_defs - 1); c->defs[j].block >= 0; j = (j + 1) & (c->cap_defs - 1)) {
+		const struct vg_def *e = &c->defs[j];
+
+		if (e->hash == h && e->start == start && e->n == n && e->m == m &&
+		    memcmp(c->def_bytes + e->at, d, len) == 0)
+			return e->block;
+	}
+	if (grow((void **)&c->def_bytes, &c->cap_def_bytes, c->n_def_bytes + len, 1) < 0)
+		return -ITRACE_E_NOMEM;
+	block = itrace_writer_block_define(c->w, start, n, lens, m, acc);
+	if (block < 0)
+		return block;
+	memcpy(c->def_bytes + c->n_def_bytes, d, len);
+	c->defs[j] = (struct vg_def){ .start = start, .hash = h, .at = c->n_def_bytes,
+				      .n = (uint32_t)n, .m = (uint32_t)m, .block = block };
+	c->n_def_bytes += len;
+	c->n_defs++;
+	return block;
+}
+
 /*
  * A GROUP event: id (the next one), start, n, m, the n lengths and the m
  * access descriptors (vg_wire.h).  The group becomes a block of the
@@ -451,7 +552,7 @@ static int event_group(struct vg_convert *c, const uint64_t *p, size_t n)
 		acc[k].flags = VGW_ACC_STORE(d) ? ITRACE_MEM_STORE : 0;
 		acc[k].size = VGW_ACC_SIZE(d);
 	}
-	id = itrace_writer_block_define(c->w, p[1], count, bytes, m, acc);
+	id = define_block(c, p[1], count, bytes, m, acc);
 	if (id == -ITRACE_E_INVAL)
 		return corrupt(c, "bad GROUP event access", p[-1]);
 	if (id < 0)
@@ -731,7 +832,7 @@ static int extend(struct vg_convert *c, uint32_t ci, uint64_t id)
 		n += g->n;
 		m += g->m;
 	}
-	block = itrace_writer_block_define(c->w, start, n, lens, m, acc);
+	block = define_block(c, start, n, lens, m, acc);
 	if (block < 0)
 		return block;
 	if (grow((void **)&c->chains, &c->cap_chains, c->n_chains + 1, sizeof(*c->chains)) < 0)

@@ -54,6 +54,14 @@ struct vg_chain {
 	uint32_t next;		/* that extension */
 };
 
+/* A block of the writer, by its contents (vg_convert.c, define_block). */
+struct vg_def {
+	uint64_t start, hash;
+	size_t at;		/* its lengths and accesses in def_bytes */
+	uint32_t n, m;
+	int block;		/* the writer's id; -1: an empty entry */
+};
+
 /* Most groups in a chain. */
 #define VG_CHAIN_GROUPS 16
 
@@ -107,6 +115,13 @@ struct vg_convert {
 	size_t n_group_acc, cap_group_acc;
 	struct vg_chain *chains;
 	size_t n_chains, cap_chains;
+	/* Every block defined to the writer, by contents: Valgrind unrolls
+	 * short loops into one superblock, so one loop body comes as several
+	 * GROUP events, which must be one block to repeat in its slot. */
+	struct vg_def *defs;	/* open addressing, a power of two entries */
+	size_t n_defs, cap_defs;
+	uint8_t *def_bytes;
+	size_t n_def_bytes, cap_def_bytes;
 	/* The BSITE events of the current image, by id. */
 	struct vg_bsite *bsites;
 	size_t n_bsites, cap_bsites;

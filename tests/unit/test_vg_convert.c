@@ -519,6 +519,50 @@ static void test_chains(void **state)
 }
 
 /*
+ * Valgrind unrolls a short loop into one superblock: the same
+ * instructions come as several GROUP events.  They are one block of the
+ * writer (so that each execution repeats it in its slot); a group that
+ * differs in anything (an access's size, a length) is another block.
+ */
+static void test_same_groups(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_INSN, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		/* lengths 3, 2, a load of 8 by instruction 1: three times */
+		EV(VGW_EV_GROUP, 5), 0, 0x401000, 2, 1, 0x0000000800010203ull,
+		EV(VGW_EV_GROUP, 5), 1, 0x401000, 2, 1, 0x0000000800010203ull,
+		EV(VGW_EV_GROUP, 5), 2, 0x401000, 2, 1, 0x0000000800010203ull,
+		/* a load of 4, a store of 8, another length, another start */
+		EV(VGW_EV_GROUP, 5), 3, 0x401000, 2, 1, 0x0000000400010203ull,
+		EV(VGW_EV_GROUP, 5), 4, 0x401000, 2, 1, 0x0000000801010203ull,
+		EV(VGW_EV_GROUP, 5), 5, 0x401000, 2, 1, 0x0000000800010303ull,
+		EV(VGW_EV_GROUP, 5), 6, 0x402000, 2, 1, 0x0000000800010203ull,
+		W(VGW_GROUP, 0, 0), W(VGW_LOAD, 8, 0x7f0000), W(VGW_GROUP, 0, 1),
+		W(VGW_LOAD, 8, 0x7f0008), W(VGW_GROUP, 0, 2), W(VGW_LOAD, 8, 0x7f0010),
+	};
+	struct itrace_record r[16];
+	struct out o;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	assert_int_equal(o.c.groups[1].block, o.c.groups[0].block);
+	assert_int_equal(o.c.groups[2].block, o.c.groups[0].block);
+	for (int i = 3; i < 7; i++)
+		for (int j = 0; j < i; j++)
+			if (j == 0 || j >= 3)
+				assert_int_not_equal(o.c.groups[i].block, o.c.groups[j].block);
+	assert_int_equal(out_close(&o, r, 16), 1 + 9);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(r[1 + 3 * i].u.insn.addr, 0x401000);
+		assert_int_equal(r[2 + 3 * i].u.insn.addr, 0x401003);
+		assert_int_equal(r[3 + 3 * i].type, ITRACE_REC_MEM);
+		assert_int_equal(r[3 + 3 * i].u.mem.addr, 0x7f0000 + 8 * i);
+	}
+}
+
+/*
  * A chain holds at most VG_CHAIN_GROUPS groups and one block's worth of
  * instructions (ITRACE_RUN_MAX): twenty groups of one instruction after
  * each other make chains of 16 and 4; five groups of 64 instructions,
@@ -724,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_finish),
 		cmocka_unit_test(test_damage), cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_chains), cmocka_unit_test(test_chain_limits),
+		cmocka_unit_test(test_same_groups),
 		cmocka_unit_test(test_branch_sites),
 		cmocka_unit_test(test_signal_branch),
 		cmocka_unit_test(test_signal_as_kernel),
