@@ -2,7 +2,7 @@
  * fuzz_roundtrip.c - libFuzzer target: the input is a program of writer
  * operations (records with values taken from the bytes, and the block and
  * defined-branch calls of ITRACE.md 6.5.15: itrace_writer_block_define,
- * itrace_write_block, itrace_write_block_partial,
+ * itrace_write_block, itrace_write_blocks, itrace_write_block_partial,
  * itrace_writer_branch_define, itrace_write_branch_id); whatever the
  * writer accepts, the reader must return identically, and the writer
  * accepts exactly the calls its header says it does.  The trace is
@@ -241,6 +241,40 @@ static void write_block(struct prog *p, int partial)
 		run_block(p, b, partial ? ninsns : b->n, addrs, partial ? skip : NULL);
 }
 
+/* write_blocks - itrace_write_blocks on one to four ids from the input
+ * (one past the last refuses the whole batch). */
+static void write_blocks(struct prog *p)
+{
+	int ids[4], valid = 1, rc;
+	uint64_t addrs[4 * BLOCK_ACCS];
+	size_t n = 1 + take(&p->s, 1) % 4, na = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		ids[j] = (int)(take(&p->s, 1) % (unsigned)(p->nblocks + 1));
+		valid &= ids[j] < p->nblocks;
+		if (ids[j] >= p->nblocks)
+			continue;
+		for (size_t k = 0; k < p->blocks[ids[j]].m; k++) {
+			unsigned v = (unsigned)take(&p->s, 1);
+
+			p->mem = v & 0x80 ? take(&p->s, 8) : p->mem + (uint64_t)((int)(v & 0x7e) - 0x40) * 8;
+			addrs[na++] = p->mem;
+		}
+	}
+	rc = itrace_write_blocks(p->w, n, ids, na ? addrs : NULL);
+	if (valid != (rc == 0))
+		abort();
+	if (rc)
+		return;
+	na = 0;
+	for (size_t j = 0; j < n; j++) {
+		const struct block *b = &p->blocks[ids[j]];
+
+		run_block(p, b, b->n, addrs + na, NULL);
+		na += b->m;
+	}
+}
+
 /* define_branch - a branch from the input (a kind or flags out of range
  * must be refused). */
 static void define_branch(struct prog *p, unsigned op)
@@ -299,7 +333,8 @@ static int next_op(struct prog *p)
 	}
 	switch (op & 15) {
 	case 0: case 1: case 2: define_block(p, op); break;
-	case 3: case 4: case 5: case 6: write_block(p, 0); break;
+	case 3: case 4: case 5: write_block(p, 0); break;
+	case 6: write_blocks(p); break;
 	case 7: case 8: write_block(p, 1); break;
 	case 9: case 10: define_branch(p, op); break;
 	default: write_branch(p); break;
