@@ -41,6 +41,9 @@ void vg_convert_free(struct vg_convert *c)
 	free(c->chains);
 	free(c->defs);
 	free(c->def_bytes);
+	free(c->bdefs);
+	c->bdefs = NULL;
+	c->n_bdefs = c->cap_bdefs = 0;
 	c->defs = NULL;
 	c->def_bytes = NULL;
 	c->n_defs = c->cap_defs = c->n_def_bytes = c->cap_def_bytes = 0;
@@ -599,29 +602,90 @@ static unsigned branch_flags(uint64_t from, unsigned aux, uint64_t to)
 }
 
 /* A BSITE event: id (the next one), from, aux, target 0, target 1. */
+/* bdef_slot - where branch (from, to, kind, flags) is in c->bdefs, or
+ * the empty entry where it goes. */
+static size_t bdef_slot(const struct vg_convert *c, uint64_t from, uint64_t to, unsigned kind,
+			unsigned flags)
+{
+	uint64_t h = ((from * 0x9E3779B97F4A7C15ull) ^ to) * 0xff51afd7ed558ccdull ^ kind ^ flags << 4;
+	size_t j;
+
+	for (j = (size_t)(h >> 32) & (c->cap_bdefs - 1); c->bdefs[j].id >= 0;
+	     j = (j + 1) & (c->cap_bdefs - 1)) {
+		const struct vg_bdef *e = &c->bdefs[j];
+
+		if (e->from == from && e->to == to && e->kind == kind && e->flags == flags)
+			break;
+	}
+	return j;
+}
+
+/* Twice the entries, reinserted. */
+static int bdefs_grow(struct vg_convert *c)
+{
+	struct vg_bdef *old = c->bdefs;
+	size_t cap = c->cap_bdefs ? 2 * c->cap_bdefs : 1024, ocap = c->cap_bdefs;
+
+	c->bdefs = malloc(cap * sizeof(*c->bdefs));
+	if (!c->bdefs) {
+		c->bdefs = old;
+		return -ITRACE_E_NOMEM;
+	}
+	c->cap_bdefs = cap;
+	for (size_t i = 0; i < cap; i++)
+		c->bdefs[i].id = -1;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].id >= 0)
+			c->bdefs[bdef_slot(c, old[i].from, old[i].to, old[i].kind, old[i].flags)] = old[i];
+	free(old);
+	return 0;
+}
+
+/*
+ * define_branch - the writer's definition of the branch from -> to of
+ * `kind` with `flags`: the one defined before with the same values, or a
+ * new one.  Returns its id, or a negative error (-ITRACE_E_INVAL: the
+ * writer refuses it).
+ */
+static int define_branch(struct vg_convert *c, uint64_t from, uint64_t to, unsigned kind,
+			 unsigned flags)
+{
+	size_t j;
+	int id;
+
+	if (2 * (c->n_bdefs + 1) > c->cap_bdefs && bdefs_grow(c) < 0)
+		return -ITRACE_E_NOMEM;
+	j = bdef_slot(c, from, to, kind, flags);
+	if (c->bdefs[j].id >= 0)
+		return c->bdefs[j].id;
+	id = itrace_writer_branch_define(c->w, from, to, kind, flags);
+	if (id < 0)
+		return id;
+	c->bdefs[j] = (struct vg_bdef){ .from = from, .to = to, .kind = kind, .flags = flags, .id = id };
+	c->n_bdefs++;
+	return id;
+}
+
 static int event_bsite(struct vg_convert *c, const uint64_t *p, size_t n)
 {
+	struct vg_bsite *b;
 	unsigned aux;
-	int id;
 
 	if (n < 5 || p[0] != c->n_bsites)
 		return corrupt(c, "BSITE event out of sequence", p[-1]);
 	if (grow((void **)&c->bsites, &c->cap_bsites, c->n_bsites + 1, sizeof(*c->bsites)) < 0)
 		return -ITRACE_E_NOMEM;
+	b = &c->bsites[c->n_bsites];
 	aux = (unsigned)p[2];
 	for (int t = 0; t < 2; t++) {
-		id = itrace_writer_branch_define(c->w, p[1], p[3 + t], aux >> 4,
-						 branch_flags(p[1], aux, p[3 + t]));
-		if (id == -ITRACE_E_INVAL)
+		b->def[t] = define_branch(c, p[1], p[3 + t], aux >> 4, branch_flags(p[1], aux, p[3 + t]));
+		if (b->def[t] == -ITRACE_E_INVAL)
 			return corrupt(c, "bad BSITE event", p[-1]);
-		if (id < 0)
-			return id;
-		if (c->n_bsites == 0 && t == 0)
-			c->bsite_base = id;
-		if (id != c->bsite_base + 2 * (int)c->n_bsites + t)
-			return -ITRACE_E_INTERNAL; /* the writer's ids are sequential */
+		if (b->def[t] < 0)
+			return b->def[t];
 	}
-	c->bsites[c->n_bsites++].from = p[1];
+	b->from = p[1];
+	c->n_bsites++;
 	return 0;
 }
 
@@ -728,18 +792,17 @@ static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to
 
 /*
  * bsite_def - the writer's definition of target `t` of BSITE event `id`
- * (n_bsites events so far, the first one's target 0 defined as `base`),
- * or -1 if a word names no such target.
+ * (bs: the n_bsites events so far), or -1 if a word names no such target.
  */
-static inline int bsite_def(uint64_t id, unsigned t, uint64_t n_bsites, int base)
+static inline int bsite_def(const struct vg_bsite *bs, uint64_t id, unsigned t, uint64_t n_bsites)
 {
-	return id < n_bsites && t <= 1 ? base + 2 * (int)id + (int)t : -1;
+	return id < n_bsites && t <= 1 ? bs[id].def[t] : -1;
 }
 
 /* A BSITE word: the branch of BSITE event `id` went to target `t`. */
 static int bsite(struct vg_convert *c, uint64_t id, unsigned t)
 {
-	int def = bsite_def(id, t, c->n_bsites, c->bsite_base);
+	int def = bsite_def(c->bsites, id, t, c->n_bsites);
 
 	if (def < 0)
 		return corrupt(c, "BSITE word without its event", id);
@@ -989,12 +1052,12 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	int ids[VG_BATCH];
 	/* in locals: stores to ids[] could be c's fields to the compiler */
 	const uint64_t n_bsites = c->n_bsites;
-	const int base = c->bsite_base;
+	const struct vg_bsite *bs = c->bsites;
 	size_t n = 0, lim = avail < VG_BATCH ? avail : VG_BATCH;
 
 	while (n < lim) {
 		uint64_t x = w[n];
-		int def = bsite_def(x & VGW_ADDR_MASK, VGW_AUX(x), n_bsites, base);
+		int def = bsite_def(bs, x & VGW_ADDR_MASK, VGW_AUX(x), n_bsites);
 
 		if (VGW_TAG(x) != VGW_BSITE || def < 0)
 			break;

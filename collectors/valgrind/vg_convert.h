@@ -65,10 +65,18 @@ struct vg_def {
 /* Most groups in a chain. */
 #define VG_CHAIN_GROUPS 16
 
-/* A BSITE event: a branch with known targets; its writer definitions are
- * bsite_base + 2 * id + target, so a BSITE word needs no lookup here. */
+/* A BSITE event: a branch with known targets, and the writer's
+ * definitions of its two ways (vg_convert.c, define_branch). */
 struct vg_bsite {
 	uint64_t from;
+	int def[2];		/* target 0, target 1 */
+};
+
+/* A branch defined to the writer, by its values. */
+struct vg_bdef {
+	uint64_t from, to;
+	unsigned kind, flags;
+	int id;			/* the writer's id; -1: an empty entry */
 };
 
 struct vg_convert {
@@ -125,7 +133,10 @@ struct vg_convert {
 	/* The BSITE events of the current image, by id. */
 	struct vg_bsite *bsites;
 	size_t n_bsites, cap_bsites;
-	int bsite_base;		/* writer branch id of target 0 of BSITE 0 */
+	/* Every branch defined to the writer, by values (as for blocks: an
+	 * unrolled loop's branch comes in several BSITE events). */
+	struct vg_bdef *bdefs;	/* open addressing, a power of two entries */
+	size_t n_bdefs, cap_bdefs;
 
 	uint64_t words;		/* words consumed */
 	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];

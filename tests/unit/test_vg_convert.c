@@ -563,6 +563,49 @@ static void test_same_groups(void **state)
 }
 
 /*
+ * An unrolled loop's branch comes in several BSITE events: each way of it
+ * is one definition of the writer (so that it repeats in its slot); a
+ * branch that differs in its kind, its source or a target is another.
+ */
+static void test_same_bsites(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401100,
+		EV(VGW_EV_BSITE, 5), 1, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401100,
+		EV(VGW_EV_BSITE, 5), 2, 0x401000, 0x02 | ITRACE_BRANCH_UNCOND << 4, 0x401002, 0x401100,
+		EV(VGW_EV_BSITE, 5), 3, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401200,
+		EV(VGW_EV_BSITE, 5), 4, 0x401004, 0x02 | ITRACE_BRANCH_COND << 4, 0x401006, 0x401100,
+		W(VGW_BSITE, 1, 0), W(VGW_BSITE, 1, 1), W(VGW_BSITE, 0, 1), W(VGW_BSITE, 1, 3),
+	};
+	struct itrace_record r[8];
+	struct out o;
+
+	(void)state;
+	out_open(&o, 0);
+	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+	assert_int_equal(o.c.bsites[1].def[0], o.c.bsites[0].def[0]);
+	assert_int_equal(o.c.bsites[1].def[1], o.c.bsites[0].def[1]);
+	assert_int_not_equal(o.c.bsites[0].def[0], o.c.bsites[0].def[1]);
+	assert_int_not_equal(o.c.bsites[2].def[1], o.c.bsites[0].def[1]);
+	assert_int_equal(o.c.bsites[3].def[0], o.c.bsites[0].def[0]); /* the same way */
+	assert_int_not_equal(o.c.bsites[3].def[1], o.c.bsites[0].def[1]);
+	assert_int_not_equal(o.c.bsites[4].def[1], o.c.bsites[0].def[1]);
+	assert_int_equal(o.c.n_bdefs, 7);
+	assert_int_equal(out_close(&o, r, 8), 5);
+	assert_int_equal(r[1].u.branch.to, 0x401100);
+	assert_int_equal(r[2].u.branch.to, 0x401100);
+	assert_int_equal(r[3].u.branch.to, 0x401002);
+	assert_int_equal(r[4].u.branch.to, 0x401200);
+	for (int i = 1; i < 5; i++) {
+		assert_int_equal(r[i].u.branch.from, 0x401000);
+		assert_int_equal(r[i].u.branch.kind, ITRACE_BRANCH_COND);
+		assert_int_equal(r[i].u.branch.flags, i == 3 ? 0 : ITRACE_BRANCH_TAKEN);
+	}
+}
+
+/*
  * A chain holds at most VG_CHAIN_GROUPS groups and one block's worth of
  * instructions (ITRACE_RUN_MAX): twenty groups of one instruction after
  * each other make chains of 16 and 4; five groups of 64 instructions,
@@ -768,7 +811,7 @@ int main(void)
 		cmocka_unit_test(test_cut_record), cmocka_unit_test(test_finish),
 		cmocka_unit_test(test_damage), cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_chains), cmocka_unit_test(test_chain_limits),
-		cmocka_unit_test(test_same_groups),
+		cmocka_unit_test(test_same_groups), cmocka_unit_test(test_same_bsites),
 		cmocka_unit_test(test_branch_sites),
 		cmocka_unit_test(test_signal_branch),
 		cmocka_unit_test(test_signal_as_kernel),
