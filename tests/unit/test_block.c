@@ -461,6 +461,17 @@ static void test_reopen_forgets_blocks(void **state)
 	free(second.data);
 }
 
+/* assert_same_files - close writers a and b: their files are the same bytes. */
+static void assert_same_files(struct itrace_writer *a, int fda, struct itrace_writer *b, int fdb)
+{
+	struct buf fa = close_and_slurp(a, fda), fb = close_and_slurp(b, fdb);
+
+	assert_int_equal(fa.len, fb.len);
+	assert_memory_equal(fa.data, fb.data, fa.len);
+	free(fa.data);
+	free(fb.data);
+}
+
 /* Defined branches write the very bytes of itrace_write_branch(), mixed
  * with it, with runs and blocks in the same slots, across chunks, one by
  * one or in batches (itrace_write_branch_ids); a batch with an unknown id
@@ -470,7 +481,6 @@ static void test_branch_ids(void **state)
 	static const uint8_t lens[2] = { 3, 2 };
 	static const struct itrace_block_access acc[1] = { { .size = 8, .insn = 1 } };
 	struct itrace_writer *a, *b;
-	struct buf fa, fb;
 	struct gen g = { 11 };
 	uint64_t from[64], to[64], addr = 0x7ffd0000;
 	unsigned kind[64], flags[64];
@@ -525,12 +535,7 @@ static void test_branch_ids(void **state)
 			assert_int_equal(itrace_write_block(b, blk, &addr), 0);
 		}
 	}
-	fa = close_and_slurp(a, fda);
-	fb = close_and_slurp(b, fdb);
-	assert_int_equal(fa.len, fb.len);
-	assert_memory_equal(fa.data, fb.data, fa.len);
-	free(fa.data);
-	free(fb.data);
+	assert_same_files(a, fda, b, fdb);
 }
 
 /*
@@ -562,7 +567,6 @@ static void test_block_batches(void **state)
 		int fda, fdb;
 		struct itrace_writer *a = open_writer(&fda, blocks, 1024);
 		struct itrace_writer *b = open_writer(&fdb, blocks, 1024);
-		struct buf fa, fb;
 
 		for (unsigned i = 0; i < NDEF; i++) {
 			defs[i].id = itrace_writer_block_define(a, defs[i].start, defs[i].n,
@@ -604,12 +608,7 @@ static void test_block_batches(void **state)
 				assert_int_equal(itrace_write_blocks(b, 2, ids, NULL), 0);
 			}
 		}
-		fa = close_and_slurp(a, fda);
-		fb = close_and_slurp(b, fdb);
-		assert_int_equal(fa.len, fb.len);
-		assert_memory_equal(fa.data, fb.data, fa.len);
-		free(fa.data);
-		free(fb.data);
+		assert_same_files(a, fda, b, fdb);
 	}
 }
 
