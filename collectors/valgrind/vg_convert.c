@@ -601,7 +601,6 @@ static unsigned branch_flags(uint64_t from, unsigned aux, uint64_t to)
 	return kind == ITRACE_BRANCH_COND && to == from + len ? 0 : ITRACE_BRANCH_TAKEN;
 }
 
-/* A BSITE event: id (the next one), from, aux, target 0, target 1. */
 /* bdef_slot - where branch (from, to, kind, flags) is in c->bdefs, or
  * the empty entry where it goes. */
 static size_t bdef_slot(const struct vg_convert *c, uint64_t from, uint64_t to, unsigned kind,
@@ -666,6 +665,7 @@ static int define_branch(struct vg_convert *c, uint64_t from, uint64_t to, unsig
 	return id;
 }
 
+/* A BSITE event: id (the next one), from, aux, target 0, target 1. */
 static int event_bsite(struct vg_convert *c, const uint64_t *p, size_t n)
 {
 	struct vg_bsite *b;
