@@ -507,6 +507,8 @@ static int check_at_entry(const struct collect_options *o, const struct vg_conve
 
 /* pump's answer when a check at the entry point failed (already said). */
 #define VG_FAILED_AT_ENTRY (-1000)
+/* The bench's dump (below) could not be written: conv.error says so. */
+#define VG_DUMP_FAILED (-1001)
 
 /*
  * ITRACE_VG_BENCH=tool, for bench/valgrind_speed.sh only: after the tool's
@@ -535,21 +537,21 @@ static const char *bench_dump_path(void)
 	return v && strncmp(v, "dump:", 5) == 0 && v[5] ? v + 5 : NULL;
 }
 
-/* dump_slot - append one slot to the dump (above); 0 or -ITRACE_E_IO. */
+/* dump_slot - append one slot to the dump (above); 0 or VG_DUMP_FAILED. */
 static int dump_slot(FILE *dump, const uint64_t *words, uint64_t bytes, struct vg_convert *conv)
 {
 	if (fwrite(&bytes, sizeof(bytes), 1, dump) == 1 &&
 	    fwrite(words, 1, (size_t)bytes, dump) == (size_t)bytes)
 		return 0;
-	snprintf(conv->error, sizeof(conv->error), "the dump of the tool's words: %s",
+	snprintf(conv->error, sizeof(conv->error), "cannot write '%s': %s", bench_dump_path(),
 		 strerror(errno));
-	return -ITRACE_E_IO;
+	return VG_DUMP_FAILED;
 }
 
 /*
  * Convert the slots as the tool announces them, giving each back at once.
  * Returns 0 at the end of the notes, 1 if interrupted, VG_FAILED_AT_ENTRY,
- * or a negative -ITRACE_E_* code.
+ * VG_DUMP_FAILED, or a negative -ITRACE_E_* code.
  */
 static int pump(const struct collect_options *o, struct vg_convert *conv, const struct vg_child *c,
 		struct cli_progress *prog, FILE *dump)
@@ -796,10 +798,10 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		rc = pump(o, &conv, &child, &prog, dump);
 	io_errno = errno;
 	if (dump && fclose(dump) != 0 && rc >= 0) {
-		snprintf(conv.error, sizeof(conv.error), "the dump '%s': %s", dump_path,
+		snprintf(conv.error, sizeof(conv.error), "cannot write '%s': %s", dump_path,
 			 strerror(errno));
 		io_errno = errno;
-		rc = -ITRACE_E_IO;
+		rc = VG_DUMP_FAILED;
 	}
 	collect_ticker_stop();
 	cli_progress_end(&prog);
@@ -847,12 +849,13 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		end = ITRACE_END_DETACHED;
 	}
 	if (rc < 0) {
-		if (rc == -ITRACE_E_CORRUPT)
+		/* the dump's errors name the dump */
+		if (rc == -ITRACE_E_CORRUPT || rc == VG_DUMP_FAILED)
 			cli_error("%s", conv.error);
 		else
 			cli_error("cannot write '%s': %s", o->output, conv.error);
 		end = ITRACE_END_ERROR;
-		end_status = rc == -ITRACE_E_IO ? io_errno : EPROTO;
+		end_status = rc == -ITRACE_E_IO || rc == VG_DUMP_FAILED ? io_errno : EPROTO;
 		ret = -1;
 	} else if (!conv.hello) {
 		/* Valgrind never started the tool: its log says why. */

@@ -42,4 +42,13 @@ ITRACE_VG_BENCH=dump:"$TMP/no/such/dir/w" "$COLLECT" -q --backend valgrind -o "$
 check_eq "unwritable dump: exit status 1" 1 $?
 check_eq "unwritable dump: the error" \
 	"itrace-collect: cannot open '$TMP/no/such/dir/w': No such file or directory" "$(cat "$TMP/n.err")"
+# A dump that cannot be written while the program runs: the error names
+# the dump, not the trace, and the trace says the collector failed.
+ITRACE_VG_BENCH=dump:/dev/full "$COLLECT" -q --backend valgrind -o "$TMP/f.itr" -- true \
+	2>"$TMP/f.err"
+check_eq "dump to a full device: exit status 1" 1 $?
+check_eq "dump to a full device: the error" \
+	"itrace-collect: cannot write '/dev/full': No space left on device" "$(cat "$TMP/f.err")"
+check "dump to a full device: the trace says the collector failed" sh -c \
+	"'$DUMP' --summary '$TMP/f.itr' | grep -q '^how: the collector failed: No space left on device'"
 done_testing
