@@ -581,7 +581,6 @@ static int event_group(struct vg_convert *c, const uint64_t *p, size_t n)
 	c->n_group_acc += m;
 	g->chain = (uint32_t)c->n_chains;
 	c->chains[c->n_chains++] = (struct vg_chain){
-		.end = end,
 		.n = g->n,
 		.m = g->m,
 		.group = (uint32_t)c->n_groups,
@@ -876,7 +875,7 @@ static int extend(struct vg_convert *c, uint32_t ci, uint64_t id)
 	if (id >= c->n_groups || ch->groups >= VG_CHAIN_GROUPS)
 		return 0;
 	h = &c->groups[id];
-	if (h->start != ch->end || ch->n + h->n > ITRACE_RUN_MAX ||
+	if (h->start != c->groups[ch->group].end || ch->n + h->n > ITRACE_RUN_MAX ||
 	    ch->m + h->m > ITRACE_BLOCK_ACCESS_MAX)
 		return 0;
 	/* its groups, last first, then in order */
@@ -902,7 +901,6 @@ static int extend(struct vg_convert *c, uint32_t ci, uint64_t id)
 		return -ITRACE_E_NOMEM;
 	ch = &c->chains[ci];
 	c->chains[c->n_chains] = (struct vg_chain){
-		.end = h->end,
 		.n = n,
 		.m = m,
 		.parent = ci + 1,
@@ -953,7 +951,7 @@ static inline __attribute__((always_inline)) int whole_chain(struct vg_convert *
 			/* most: a taken branch, not the group after it */
 			if (ch->next_word || VGW_TAG(x) != VGW_GROUP ||
 			    (x & VGW_ADDR_MASK) >= c->n_groups ||
-			    c->groups[x & VGW_ADDR_MASK].start != ch->end)
+			    c->groups[x & VGW_ADDR_MASK].start != c->groups[ch->group].end)
 				break;
 			ci = (uint32_t)(ch - c->chains);
 			if ((rc = extend(c, ci, x & VGW_ADDR_MASK)) < 0)

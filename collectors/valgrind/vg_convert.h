@@ -43,10 +43,9 @@ struct vg_group {
  * the chains of an image are at most VG_CHAIN_GROUPS per group.
  */
 struct vg_chain {
-	uint64_t end;		/* address after its last instruction */
 	uint32_t n, m;		/* instructions, accesses */
 	uint32_t parent;	/* the chain it extends, + 1 (0: a group alone) */
-	uint32_t group;		/* its last group */
+	uint32_t group;		/* its last group (whose end is the chain's) */
 	uint32_t groups;	/* how many groups */
 	int block;		/* the writer's block id */
 	uint64_t next_word;	/* the GROUP word of the group that extends it (0: none yet) */
