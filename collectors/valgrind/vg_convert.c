@@ -41,9 +41,6 @@ void vg_convert_free(struct vg_convert *c)
 	free(c->chains);
 	free(c->defs);
 	free(c->def_bytes);
-	free(c->bdefs);
-	c->bdefs = NULL;
-	c->n_bdefs = c->cap_bdefs = 0;
 	c->defs = NULL;
 	c->def_bytes = NULL;
 	c->n_defs = c->cap_defs = c->n_def_bytes = c->cap_def_bytes = 0;
@@ -426,31 +423,22 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* Bytes of a definition in def_bytes: the lengths, then per access its
+/*
+ * The writer's definitions by contents (struct vg_def): each key is a
+ * definition packed into bytes, its first byte saying what it defines,
+ * so blocks and branches share one table.
+ */
+enum { DEF_BLOCK = 'b', DEF_BRANCH = 'j' };
+
+/* A block's key: kind, start, n, m, the n lengths, then per access its
  * instruction, flags and size (8 bytes, host order). */
 #define DEF_ACC_BYTES 10
+#define DEF_BLOCK_HEAD 11
 
-static size_t def_size(size_t n, size_t m)
+/* FNV-1a over a key. */
+static uint64_t def_hash(const uint8_t *d, size_t len)
 {
-	return n + m * DEF_ACC_BYTES;
-}
-
-static void def_pack(uint8_t *d, size_t n, const uint8_t *lens, size_t m,
-		     const struct itrace_block_access *acc)
-{
-	memcpy(d, lens, n);
-	d += n;
-	for (size_t k = 0; k < m; k++, d += DEF_ACC_BYTES) {
-		d[0] = acc[k].insn;
-		d[1] = acc[k].flags;
-		memcpy(d + 2, &acc[k].size, 8);
-	}
-}
-
-/* FNV-1a over the packed definition and its start. */
-static uint64_t def_hash(uint64_t start, const uint8_t *d, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ start;
+	uint64_t h = 0xcbf29ce484222325ull;
 
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ d[i]) * 0x100000001b3ull;
@@ -466,13 +454,13 @@ static int defs_grow(struct vg_convert *c)
 	if (!v)
 		return -ITRACE_E_NOMEM;
 	for (size_t i = 0; i < cap; i++)
-		v[i].block = -1;
+		v[i].id = -1;
 	for (size_t i = 0; i < c->cap_defs; i++) {
 		size_t j;
 
-		if (c->defs[i].block < 0)
+		if (c->defs[i].id < 0)
 			continue;
-		for (j = c->defs[i].hash & (cap - 1); v[j].block >= 0; j = (j + 1) & (cap - 1))
+		for (j = c->defs[i].hash & (cap - 1); v[j].id >= 0; j = (j + 1) & (cap - 1))
 			;
 		v[j] = c->defs[i];
 	}
@@ -480,6 +468,42 @@ static int defs_grow(struct vg_convert *c)
 	c->defs = v;
 	c->cap_defs = cap;
 	return 0;
+}
+
+/*
+ * def_find - the entry of key[0..len) (hash h), or the empty one where it
+ * goes, in *slot; the table has room for one more.  0 or -ITRACE_E_NOMEM.
+ */
+static int def_find(struct vg_convert *c, const uint8_t *key, size_t len, uint64_t h, size_t *slot)
+{
+	size_t j;
+
+	if (2 * (c->n_defs + 1) > c->cap_defs && defs_grow(c) < 0)
+		return -ITRACE_E_NOMEM;
+	for (j = h & (c->cap_defs - 1); c->defs[j].id >= 0; j = (j + 1) & (c->cap_defs - 1)) {
+		const struct vg_def *e = &c->defs[j];
+
+		if (e->hash == h && e->len == len && memcmp(c->def_bytes + e->at, key, len) == 0)
+			break;
+	}
+	*slot = j;
+	return 0;
+}
+
+/* def_add - the writer's `id` (or its error) for key, at the empty entry
+ * def_find() gave.  Returns id, or a negative error. */
+static int def_add(struct vg_convert *c, size_t slot, const uint8_t *key, size_t len, uint64_t h,
+		   int id)
+{
+	if (id < 0)
+		return id;
+	if (grow((void **)&c->def_bytes, &c->cap_def_bytes, c->n_def_bytes + len, 1) < 0)
+		return -ITRACE_E_NOMEM;
+	memcpy(c->def_bytes + c->n_def_bytes, key, len);
+	c->defs[slot] = (struct vg_def){ .hash = h, .at = c->n_def_bytes, .len = len, .id = id };
+	c->n_def_bytes += len;
+	c->n_defs++;
+	return id;
 }
 
 /*
@@ -491,35 +515,29 @@ static int defs_grow(struct vg_convert *c)
 static int define_block(struct vg_convert *c, uint64_t start, size_t n, const uint8_t *lens,
 			size_t m, const struct itrace_block_access *acc)
 {
-	uint8_t d[ITRACE_RUN_MAX + ITRACE_BLOCK_ACCESS_MAX * DEF_ACC_BYTES];
-	size_t len = def_size(n, m), j;
+	uint8_t d[DEF_BLOCK_HEAD + ITRACE_RUN_MAX + ITRACE_BLOCK_ACCESS_MAX * DEF_ACC_BYTES];
+	uint8_t *q = d + DEF_BLOCK_HEAD + n;
+	size_t slot;
 	uint64_t h;
-	int block;
 
 	if (n > ITRACE_RUN_MAX || m > ITRACE_BLOCK_ACCESS_MAX)
 		return -ITRACE_E_INVAL;
-	def_pack(d, n, lens, m, acc);
-	h = def_hash(start, d, len);
-	if (2 * (c->n_defs + 1) > c->cap_defs && defs_grow(c) < 0)
-		return -ITRACE_E_NOMEM;
-	for (j = h & (c->cap_defs - 1); c->defs[j].block >= 0; j = (j + 1) & (c->cap_defs - 1)) {
-		const struct vg_def *e = &c->defs[j];
-
-		if (e->hash == h && e->start == start && e->n == n && e->m == m &&
-		    memcmp(c->def_bytes + e->at, d, len) == 0)
-			return e->block;
+	d[0] = DEF_BLOCK;
+	memcpy(d + 1, &start, 8);
+	d[9] = (uint8_t)n;
+	d[10] = (uint8_t)m;
+	memcpy(d + DEF_BLOCK_HEAD, lens, n);
+	for (size_t k = 0; k < m; k++, q += DEF_ACC_BYTES) {
+		q[0] = acc[k].insn;
+		q[1] = acc[k].flags;
+		memcpy(q + 2, &acc[k].size, 8);
 	}
-	if (grow((void **)&c->def_bytes, &c->cap_def_bytes, c->n_def_bytes + len, 1) < 0)
-		return -ITRACE_E_NOMEM;
-	block = itrace_writer_block_define(c->w, start, n, lens, m, acc);
-	if (block < 0)
-		return block;
-	memcpy(c->def_bytes + c->n_def_bytes, d, len);
-	c->defs[j] = (struct vg_def){ .start = start, .hash = h, .at = c->n_def_bytes,
-				      .n = (uint32_t)n, .m = (uint32_t)m, .block = block };
-	c->n_def_bytes += len;
-	c->n_defs++;
-	return block;
+	h = def_hash(d, (size_t)(q - d));
+	TRY(def_find(c, d, (size_t)(q - d), h, &slot));
+	if (c->defs[slot].id >= 0)
+		return c->defs[slot].id;
+	return def_add(c, slot, d, (size_t)(q - d), h,
+		       itrace_writer_block_define(c->w, start, n, lens, m, acc));
 }
 
 /*
@@ -600,45 +618,6 @@ static unsigned branch_flags(uint64_t from, unsigned aux, uint64_t to)
 	return kind == ITRACE_BRANCH_COND && to == from + len ? 0 : ITRACE_BRANCH_TAKEN;
 }
 
-/* bdef_slot - where branch (from, to, kind, flags) is in c->bdefs, or
- * the empty entry where it goes. */
-static size_t bdef_slot(const struct vg_convert *c, uint64_t from, uint64_t to, unsigned kind,
-			unsigned flags)
-{
-	uint64_t h = ((from * 0x9E3779B97F4A7C15ull) ^ to) * 0xff51afd7ed558ccdull ^ kind ^ flags << 4;
-	size_t j;
-
-	for (j = (size_t)(h >> 32) & (c->cap_bdefs - 1); c->bdefs[j].id >= 0;
-	     j = (j + 1) & (c->cap_bdefs - 1)) {
-		const struct vg_bdef *e = &c->bdefs[j];
-
-		if (e->from == from && e->to == to && e->kind == kind && e->flags == flags)
-			break;
-	}
-	return j;
-}
-
-/* Twice the entries, reinserted. */
-static int bdefs_grow(struct vg_convert *c)
-{
-	struct vg_bdef *old = c->bdefs;
-	size_t cap = c->cap_bdefs ? 2 * c->cap_bdefs : 1024, ocap = c->cap_bdefs;
-
-	c->bdefs = malloc(cap * sizeof(*c->bdefs));
-	if (!c->bdefs) {
-		c->bdefs = old;
-		return -ITRACE_E_NOMEM;
-	}
-	c->cap_bdefs = cap;
-	for (size_t i = 0; i < cap; i++)
-		c->bdefs[i].id = -1;
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i].id >= 0)
-			c->bdefs[bdef_slot(c, old[i].from, old[i].to, old[i].kind, old[i].flags)] = old[i];
-	free(old);
-	return 0;
-}
-
 /*
  * define_branch - the writer's definition of the branch from -> to of
  * `kind` with `flags`: the one defined before with the same values, or a
@@ -648,20 +627,21 @@ static int bdefs_grow(struct vg_convert *c)
 static int define_branch(struct vg_convert *c, uint64_t from, uint64_t to, unsigned kind,
 			 unsigned flags)
 {
-	size_t j;
-	int id;
+	uint8_t d[1 + 8 + 8 + 2 * sizeof(unsigned)];
+	size_t slot;
+	uint64_t h;
 
-	if (2 * (c->n_bdefs + 1) > c->cap_bdefs && bdefs_grow(c) < 0)
-		return -ITRACE_E_NOMEM;
-	j = bdef_slot(c, from, to, kind, flags);
-	if (c->bdefs[j].id >= 0)
-		return c->bdefs[j].id;
-	id = itrace_writer_branch_define(c->w, from, to, kind, flags);
-	if (id < 0)
-		return id;
-	c->bdefs[j] = (struct vg_bdef){ .from = from, .to = to, .kind = kind, .flags = flags, .id = id };
-	c->n_bdefs++;
-	return id;
+	d[0] = DEF_BRANCH;
+	memcpy(d + 1, &from, 8);
+	memcpy(d + 9, &to, 8);
+	memcpy(d + 17, &kind, sizeof(kind));
+	memcpy(d + 17 + sizeof(kind), &flags, sizeof(flags));
+	h = def_hash(d, sizeof(d));
+	TRY(def_find(c, d, sizeof(d), h, &slot));
+	if (c->defs[slot].id >= 0)
+		return c->defs[slot].id;
+	return def_add(c, slot, d, sizeof(d), h,
+		       itrace_writer_branch_define(c->w, from, to, kind, flags));
 }
 
 /* A BSITE event: id (the next one), from, aux, target 0, target 1. */

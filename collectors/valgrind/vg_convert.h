@@ -53,12 +53,12 @@ struct vg_chain {
 	uint32_t next;		/* that extension */
 };
 
-/* A block of the writer, by its contents (vg_convert.c, define_block). */
+/* A block or branch of the writer, by its contents (vg_convert.c,
+ * define_block, define_branch). */
 struct vg_def {
-	uint64_t start, hash;
-	size_t at;		/* its lengths and accesses in def_bytes */
-	uint32_t n, m;
-	int block;		/* the writer's id; -1: an empty entry */
+	uint64_t hash;
+	size_t at, len;		/* its key in def_bytes */
+	int id;			/* the writer's id; -1: an empty entry */
 };
 
 /* Most groups in a chain. */
@@ -71,12 +71,6 @@ struct vg_bsite {
 	int def[2];		/* target 0, target 1 */
 };
 
-/* A branch defined to the writer, by its values. */
-struct vg_bdef {
-	uint64_t from, to;
-	unsigned kind, flags;
-	int id;			/* the writer's id; -1: an empty entry */
-};
 
 struct vg_convert {
 	struct itrace_writer *w;
@@ -122,9 +116,11 @@ struct vg_convert {
 	size_t n_group_acc, cap_group_acc;
 	struct vg_chain *chains;
 	size_t n_chains, cap_chains;
-	/* Every block defined to the writer, by contents: Valgrind unrolls
-	 * short loops into one superblock, so one loop body comes as several
-	 * GROUP events, which must be one block to repeat in its slot. */
+	/* Every block and branch defined to the writer, by contents:
+	 * Valgrind unrolls short loops into one superblock, so one loop
+	 * body comes as several GROUP events (and its branch as several
+	 * BSITE events), which must be one definition to repeat in its
+	 * slot. */
 	struct vg_def *defs;	/* open addressing, a power of two entries */
 	size_t n_defs, cap_defs;
 	uint8_t *def_bytes;
@@ -132,10 +128,6 @@ struct vg_convert {
 	/* The BSITE events of the current image, by id. */
 	struct vg_bsite *bsites;
 	size_t n_bsites, cap_bsites;
-	/* Every branch defined to the writer, by values (as for blocks: an
-	 * unrolled loop's branch comes in several BSITE events). */
-	struct vg_bdef *bdefs;	/* open addressing, a power of two entries */
-	size_t n_bdefs, cap_bdefs;
 
 	uint64_t words;		/* words consumed */
 	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];

@@ -592,7 +592,7 @@ static void test_same_bsites(void **state)
 	assert_int_equal(o.c.bsites[3].def[0], o.c.bsites[0].def[0]); /* the same way */
 	assert_int_not_equal(o.c.bsites[3].def[1], o.c.bsites[0].def[1]);
 	assert_int_not_equal(o.c.bsites[4].def[1], o.c.bsites[0].def[1]);
-	assert_int_equal(o.c.n_bdefs, 7);
+	assert_int_equal(o.c.n_defs, 7); /* branches only here */
 	assert_int_equal(out_close(&o, r, 8), 5);
 	assert_int_equal(r[1].u.branch.to, 0x401100);
 	assert_int_equal(r[2].u.branch.to, 0x401100);
