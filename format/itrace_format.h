@@ -21,11 +21,14 @@
  * (this library: ITRACE_READ_MAJOR_MIN to ITRACE_READ_MAJOR).  The writer's own version is ITRACE_WRITE_MAJOR.ITRACE_WRITE_MINOR; a newer
  * minor only adds record types (sized ones, skippable by every reader).
  */
-#define ITRACE_READ_MAJOR 3
-#define ITRACE_WRITE_MAJOR 3
+#define ITRACE_READ_MAJOR 4
+#define ITRACE_WRITE_MAJOR 4
 #define ITRACE_WRITE_MINOR 0
-/* The read version of a file that cannot hold BLOCK records: readers of
- * version 2 read it (ITRACE.md 4.2). */
+/* The read version of a file that may hold BLOCK records but no
+ * BRANCH_SEQ records: readers of version 3 read it (ITRACE.md 4.2). */
+#define ITRACE_READ_MAJOR_BLOCKS 3
+/* The read version of a file that can hold neither: readers of version 2
+ * read it. */
 #define ITRACE_READ_MAJOR_NO_BLOCKS 2
 /* The oldest read version this library still reads (1: MEM deltas against
  * the previous access, see ITRACE.md 6.5.4). */
@@ -147,9 +150,9 @@ enum itrace_file_flags {
 /*
  * Framing.  Each record starts with a header byte H.
  *  - H & 0x80: a "repeat" record.  Bits 6..0 select a slot of the
- *    chunk's repeat table, which holds the last BRANCH, INSN_RUN or BLOCK
- *    stored there; the record repeats it (a BLOCK's repeat byte is followed
- *    by the block's address deltas).
+ *    chunk's repeat table, which holds the last BRANCH, INSN_RUN, BLOCK or
+ *    BRANCH_SEQ stored there; the record repeats it (a BLOCK's repeat byte
+ *    is followed by the block's address deltas).
  *  - otherwise H is the record type (1..127), followed by a varint payload
  *    size and that many payload bytes.  Readers skip unknown types.
  */
@@ -177,6 +180,10 @@ enum itrace_record_type_disk {
 				  * lengths, varint m, m x (varint index step, varint size<<1|store),
 				  * m x svarint address delta; its repeat byte is followed by the
 				  * m address deltas */
+	ITRACE_T_BRANCH_SEQ = 16, /* (4.0, read_major 4) k branches: svarint from[0]-cursor,
+				   * varint k, svarint to[0]-from[0], u8 kind|flags<<4, then
+				   * k-1 x (svarint from[i]-to[i-1], svarint to[i]-from[i],
+				   * u8 kind|flags<<4) */
 };
 
 /* Branch kind byte. */
@@ -211,6 +218,7 @@ enum itrace_mem_flags_disk {
 #define ITRACE_INSN_MAX_LEN 15	    /* longest instruction (x86) */
 #define ITRACE_RUN_MAX 255	    /* instructions in one INSN_RUN or BLOCK */
 #define ITRACE_BLOCK_ACCESS_MAX 255 /* memory accesses in one BLOCK */
+#define ITRACE_SEQ_MAX 255	    /* branches in one BRANCH_SEQ */
 #define ITRACE_SYSCALL_MAX_ARGS 6
 #define ITRACE_PATH_MAX 4096
 #define ITRACE_BUILDID_MAX 64

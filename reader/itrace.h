@@ -398,6 +398,13 @@ struct itrace_writer_options {
 	 * version 2), delivering the same records to a reader.
 	 */
 	int blocks;
+	/*
+	 * (format 4.0) 1: itrace_writer_branch_seq_define() may define
+	 * sequences of branches, written as BRANCH_SEQ records, and the file
+	 * says read version 4, which readers of version 3 refuse.  Default
+	 * 0: no sequences (read version 3 or 2, as `blocks` says).
+	 */
+	int branch_seqs;
 };
 
 /* itrace_writer_options_init - defaults: x86-64, little, insn level,
@@ -514,8 +521,23 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
 				unsigned kind, unsigned flags);
 
 /*
- * itrace_write_branch_id - the branch of definition `id` ran: the same
- * record as itrace_write_branch() with its values, from its slot and
+ * itrace_writer_branch_seq_define - (format 4.0, opts.branch_seqs) register
+ * a sequence of k (2..ITRACE_SEQ_MAX) branches that often run one after
+ * the other, the branch definitions ids[0..k) in order (branches, not
+ * sequences).  Writes nothing.  Returns an id of the same kind as
+ * itrace_writer_branch_define()'s: itrace_write_branch_id() and
+ * itrace_write_branch_ids() with it write the k branches, the same
+ * records to a reader as k calls with ids[0..k), as one BRANCH_SEQ
+ * record, or one repeat byte while the sequence holds its repeat-table
+ * slot (ITRACE.md 6.5.16).  Returns -ITRACE_E_INVAL (opts.branch_seqs 0,
+ * k out of range, an unknown id or a sequence's), -ITRACE_E_NOMEM.
+ */
+int itrace_writer_branch_seq_define(struct itrace_writer *w, size_t k, const int *ids);
+
+/*
+ * itrace_write_branch_id - the branch of definition `id` ran (or the
+ * branches of a sequence's): the same record as itrace_write_branch()
+ * with its values, from its slot and
  * encoded bytes computed once (a repeat is one slot check and one byte).
  * Returns 0; -ITRACE_E_INVAL for an unknown id; the writer's errors.
  */

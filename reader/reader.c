@@ -40,6 +40,19 @@ struct block_slot {
 	uint64_t size[ITRACE_BLOCK_ACCESS_MAX];
 };
 
+/*
+ * (4.0) A BRANCH_SEQ as kept in the repeat table (ITRACE.md 6.5.16): its
+ * first branch's source and where its payload goes on after it, in the
+ * chunk's records, which stay in memory while the chunk is read; a repeat
+ * decodes the branches again from there (checked when the record was).
+ * k = 0: empty.
+ */
+struct seq_entry {
+	const uint8_t *p, *end;
+	uint64_t from;
+	uint16_t k;
+};
+
 struct itrace_reader {
 	/* Input: a descriptor or a memory buffer. */
 	int fd, own_fd, seekable;
@@ -94,6 +107,14 @@ struct itrace_reader {
 	unsigned blk_insn, blk_acc;
 	uint64_t blk_addr;
 	uint64_t blk_addrs[ITRACE_BLOCK_ACCESS_MAX];
+
+	/* (4.0) The sequences of the repeat table; a sequence being
+	 * expanded into BRANCH records: the next one is its seq_idx-th,
+	 * its fields at seq_p. */
+	struct seq_entry seqs[ITRACE_REPEAT_SLOTS];
+	const struct seq_entry *seq;
+	unsigned seq_idx;
+	const uint8_t *seq_p;
 
 	uint64_t pending_gap; /* chunks skipped, reported before the next record */
 	uint64_t gap_offset;
@@ -633,9 +654,11 @@ static void reset_chunk_state(struct itrace_reader *r, const uint8_t *h)
 	r->records_seen = 0;
 	r->run = NULL;
 	r->blk = NULL;
+	r->seq = NULL;
 	memset(r->branches, 0, sizeof(r->branches));
 	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++) {
 		r->runs[i].n = 0;
+		r->seqs[i].k = 0;
 		if (r->blocks[i])
 			r->blocks[i]->n = 0;
 	}
@@ -750,6 +773,7 @@ static void skip_damaged_chunk(struct itrace_reader *r)
 	r->p = r->end = NULL;
 	r->run = NULL;
 	r->blk = NULL;
+	r->seq = NULL;
 	note_gap(r, missing ? r->expected_seq : r->chunk_seq, missing + 1, r->chunk_off);
 	r->expected_seq = r->chunk_seq + 1;
 }
@@ -1012,8 +1036,15 @@ static inline void free_slot(struct itrace_reader *r, unsigned slot)
 {
 	r->runs[slot].n = 0;
 	r->branches[slot].used = 0;
+	r->seqs[slot].k = 0;
 	if (r->blocks[slot])
 		r->blocks[slot]->n = 0;
+}
+
+/* valid_kindflags - a BRANCH's kind byte as 6.5.1 allows it. */
+static inline int valid_kindflags(uint8_t kf)
+{
+	return (kf & 0xf) <= ITRACE_BK_MAX && !((kf >> 4) & ~ITRACE_BF_KNOWN_MASK);
 }
 
 static void decode_branch(struct itrace_reader *r, struct field *f, struct itrace_record *rec)
@@ -1024,7 +1055,7 @@ static void decode_branch(struct itrace_reader *r, struct field *f, struct itrac
 	unsigned slot = branch_slot(from, to);
 	struct itrace_branch_slot *t;
 
-	if (f->bad || (kf & 0xf) > ITRACE_BK_MAX || (kf >> 4) & ~ITRACE_BF_KNOWN_MASK) {
+	if (f->bad || !valid_kindflags(kf)) {
 		f->bad = 1;
 		return;
 	}
@@ -1040,6 +1071,42 @@ static void decode_branch(struct itrace_reader *r, struct field *f, struct itrac
 	rec->u.branch.kind = kf & 0xf;
 	rec->u.branch.flags = kf >> 4;
 	r->cur_pc = to;
+}
+
+/*
+ * decode_seq - a BRANCH_SEQ record (6.5.16): check all of its branches,
+ * store it in the table slot it names and start expanding it.  f->bad if
+ * malformed.
+ */
+static void decode_seq(struct itrace_reader *r, struct field *f)
+{
+	uint64_t from = r->cur_pc + (uint64_t)f_svar(f);
+	unsigned slot = f_u8(f);
+	uint64_t k = f_var(f);
+	const uint8_t *first = f->p;
+	struct seq_entry *t;
+
+	if (f->bad || slot >= ITRACE_REPEAT_SLOTS || k == 0 || k > ITRACE_SEQ_MAX) {
+		f->bad = 1;
+		return;
+	}
+	/* the addresses wait for next_seq_branch(): here, that every field
+	 * is there and every kind byte valid */
+	for (uint64_t i = 0; i < k && !f->bad; i++) {
+		if (i > 0)
+			f_svar(f);
+		f_svar(f);
+		if (!valid_kindflags(f_u8(f)))
+			f->bad = 1;
+	}
+	if (f->bad)
+		return;
+	free_slot(r, slot);
+	t = &r->seqs[slot];
+	*t = (struct seq_entry){ first, f->end, from, (uint16_t)k };
+	r->seq = t;
+	r->seq_idx = 0;
+	r->seq_p = first;
 }
 
 /* f_lens - the n instruction lengths of an INSN_RUN or BLOCK (6.5.2). */
@@ -1376,6 +1443,12 @@ static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
 			r->run_addr = r->run->start;
 			return 1;
 		}
+		if (r->seqs[slot].k) {
+			r->seq = &r->seqs[slot];
+			r->seq_idx = 0;
+			r->seq_p = r->seq->p;
+			return 1;
+		}
 		if (r->blocks[slot] && r->blocks[slot]->n) {
 			/* a repeated block: its address deltas follow the byte */
 			if (start_block(r, r->blocks[slot], &r->p, r->end) < 0)
@@ -1420,6 +1493,13 @@ static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
 		if (f.bad)
 			break;
 		return 1;
+	case ITRACE_T_BRANCH_SEQ:
+		if (r->hdr.read_major < 4)
+			return 1; /* a type that version did not define: skipped */
+		decode_seq(r, &f);
+		if (f.bad)
+			break;
+		return 1;
 	default:
 		if (h > ITRACE_T_MAX_V1)
 			return 1; /* a newer minor version's record: skip it */
@@ -1451,6 +1531,31 @@ static void next_block_rec(struct itrace_reader *r, struct itrace_record *rec)
 	}
 	if (r->blk_insn == b->n && r->blk_acc == b->m)
 		r->blk = NULL;
+}
+
+/* next_seq_branch - deliver the next branch of the sequence being
+ * expanded, decoded again from the record checked by decode_seq(). */
+static void next_seq_branch(struct itrace_reader *r, struct itrace_record *rec)
+{
+	const struct seq_entry *t = r->seq;
+	uint64_t from = t->from, z = 0;
+	uint8_t kf;
+
+	fill_common(r, rec);
+	if (r->seq_idx > 0) {
+		get_varint(&r->seq_p, t->end, &z);
+		from = r->cur_pc + (uint64_t)unzigzag(z);
+	}
+	get_varint(&r->seq_p, t->end, &z);
+	kf = *r->seq_p++;
+	rec->type = ITRACE_REC_BRANCH;
+	rec->u.branch.from = from;
+	rec->u.branch.to = from + (uint64_t)unzigzag(z);
+	rec->u.branch.kind = kf & 0xf;
+	rec->u.branch.flags = kf >> 4;
+	r->cur_pc = rec->u.branch.to;
+	if (++r->seq_idx == t->k)
+		r->seq = NULL;
 }
 
 /* next_run_insn - deliver the next instruction of the run being expanded. */
@@ -1511,6 +1616,10 @@ static inline int next_record(struct itrace_reader *r, struct itrace_record *rec
 		}
 		if (r->blk) {
 			next_block_rec(r, rec);
+			return 0;
+		}
+		if (r->seq) {
+			next_seq_branch(r, rec);
 			return 0;
 		}
 		if (r->pending_gap) {
@@ -1640,6 +1749,7 @@ int itrace_reader_seek_chunk(struct itrace_reader *r, uint64_t i)
 	r->p = r->end = NULL;
 	r->run = NULL;
 	r->blk = NULL;
+	r->seq = NULL;
 	r->pending_gap = 0;
 	r->expected_seq = r->index[i].seq;
 	r->state = RS_CHUNKS;

@@ -40,10 +40,19 @@ struct block_def {
 	uint8_t last_mem_index;	   /* accesses of the last instruction */
 };
 
-/* A branch definition: its slot and the BRANCH record's bytes after
- * the source delta (ITRACE.md 6.5.1), computed once. */
+/*
+ * A branch definition: its slot and the BRANCH record's bytes after the
+ * source delta (ITRACE.md 6.5.1), computed once.  (4.0) Or a sequence of
+ * k branch definitions (itrace_writer_branch_seq_define): from is its
+ * first branch's, to its last one's, slot the one it was last written
+ * to (the writer chooses it), and the BRANCH_SEQ record's bytes after
+ * the slot (6.5.16) are in sdata.
+ */
 struct branch_def {
 	uint64_t from, to;
+	uint32_t seq_tail;	/* a sequence: offset of its record's tail in sdata */
+	uint16_t seq_tail_len;	/* a sequence: its tail's length; 0: a branch */
+	uint16_t k;		/* branches: 1 for a branch, a sequence's 1..ITRACE_SEQ_MAX */
 	uint8_t kindflags, slot, tail_len;
 	uint8_t tail[ITRACE_VARINT_MAX + 1];
 };
@@ -75,10 +84,20 @@ struct itrace_writer {
 	uint64_t pending_end;
 	int32_t block_in[ITRACE_REPEAT_SLOTS]; /* id + 1 of the block in a slot, 0: none */
 	int32_t branch_in[ITRACE_REPEAT_SLOTS]; /* id + 1 of the defined branch in a slot */
+	/* (4.0) The slots of sequences are the writer's choice: the clock
+	 * algorithm (second chance), over all slots; a slot whose sequence
+	 * was repeated since the hand last passed it is spared once.  Only
+	 * sequences mark their slots, so that a defined branch writes the
+	 * bytes of itrace_write_branch(). */
+	uint8_t slot_used[ITRACE_REPEAT_SLOTS];
+	unsigned clock_hand;
 
-	/* Branch definitions (itrace_writer_branch_define), by id. */
+	/* Branch and sequence definitions (itrace_writer_branch_define,
+	 * itrace_writer_branch_seq_define), by id. */
 	struct branch_def *bdefs;
 	size_t n_bdefs, cap_bdefs;
+	uint8_t *sdata; /* the sequences' encoded records */
+	size_t sdata_len, sdata_cap;
 
 	/* Block definitions (itrace_writer_block_define), by id. */
 	struct block_def *blocks;
@@ -136,8 +155,11 @@ static int build_header(const struct itrace_writer_options *o, uint8_t **out, si
 	if (!h)
 		return -ITRACE_E_NOMEM;
 	memcpy(h, ITRACE_FILE_MAGIC, ITRACE_FILE_MAGIC_LEN);
-	/* a file without BLOCK records stays readable by readers of 2 (4.2) */
-	put_le16(h + 8, o->blocks ? ITRACE_READ_MAJOR : ITRACE_READ_MAJOR_NO_BLOCKS);
+	/* a file without BRANCH_SEQ records stays readable by readers of 3,
+	 * one without BLOCK records either by readers of 2 (4.2) */
+	put_le16(h + 8, o->branch_seqs ? ITRACE_READ_MAJOR
+		 : o->blocks   ? ITRACE_READ_MAJOR_BLOCKS
+			       : ITRACE_READ_MAJOR_NO_BLOCKS);
 	put_le16(h + 10, ITRACE_WRITE_MAJOR);
 	put_le16(h + 12, ITRACE_WRITE_MINOR);
 	put_le16(h + 14, ITRACE_FILE_FIXED_SIZE);
@@ -215,6 +237,8 @@ static void start_chunk(struct itrace_writer *w)
 	memset(w->branches, 0, sizeof(w->branches));
 	memset(w->block_in, 0, sizeof(w->block_in));
 	memset(w->branch_in, 0, sizeof(w->branch_in));
+	memset(w->slot_used, 0, sizeof(w->slot_used));
+	w->clock_hand = 0;
 	for (int i = 0; i < ITRACE_REPEAT_SLOTS; i++)
 		w->runs[i].n = 0;
 }
@@ -270,6 +294,7 @@ static void writer_free(struct itrace_writer *w)
 	free(w->raw);
 	free(w->blocks);
 	free(w->bdefs);
+	free(w->sdata);
 	free(w->bdata);
 	free(w->bacc);
 	free(w);
@@ -1008,10 +1033,92 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
 	d->to = to;
 	d->kindflags = (uint8_t)(kind | flags << 4);
 	d->slot = (uint8_t)branch_slot(from, to);
+	d->k = 1;
+	d->seq_tail = 0;
+	d->seq_tail_len = 0;
 	q = put_varint(d->tail, zigzag((int64_t)(to - from)));
 	d->tail[q++] = d->kindflags;
 	d->tail_len = (uint8_t)q;
 	return (int)w->n_bdefs++;
+}
+
+/* A BRANCH_SEQ record's tail at most: k, then per branch two svarints
+ * and the kind byte. */
+#define SEQ_TAIL_MAX (ITRACE_VARINT_MAX + ITRACE_SEQ_MAX * (2 * ITRACE_VARINT_MAX + 1))
+
+int itrace_writer_branch_seq_define(struct itrace_writer *w, size_t k, const int *ids)
+{
+	struct branch_def *d;
+	size_t q, i;
+	uint8_t *t;
+
+	if (!w || !w->opts.branch_seqs || k < 1 || k > ITRACE_SEQ_MAX || !ids)
+		return -ITRACE_E_INVAL;
+	for (i = 0; i < k; i++)
+		if (ids[i] < 0 || (size_t)ids[i] >= w->n_bdefs || w->bdefs[ids[i]].k != 1)
+			return -ITRACE_E_INVAL;
+	if (w->n_bdefs >= INT32_MAX || w->sdata_len > UINT32_MAX - SEQ_TAIL_MAX)
+		return -ITRACE_E_NOMEM;
+	if (itrace_reserve((void **)&w->bdefs, &w->cap_bdefs, w->n_bdefs + 1, sizeof(*d)) < 0 ||
+	    itrace_reserve((void **)&w->sdata, &w->sdata_cap, w->sdata_len + SEQ_TAIL_MAX, 1) < 0)
+		return -ITRACE_E_NOMEM;
+	/* ITRACE.md 6.5.16: after the first source delta and the slot, k,
+	 * then each branch: its source against the last one's target (not
+	 * for the first), its target against its source, its kind and
+	 * flags */
+	t = w->sdata + w->sdata_len;
+	q = put_varint(t, k);
+	for (i = 0; i < k; i++) {
+		const struct branch_def *b = &w->bdefs[ids[i]];
+
+		if (i > 0)
+			q += put_varint(t + q, zigzag((int64_t)(b->from - w->bdefs[ids[i - 1]].to)));
+		memcpy(t + q, b->tail, b->tail_len);
+		q += b->tail_len;
+	}
+	d = &w->bdefs[w->n_bdefs];
+	memset(d, 0, sizeof(*d));
+	d->from = w->bdefs[ids[0]].from;
+	d->to = w->bdefs[ids[k - 1]].to;
+	d->k = (uint16_t)k;
+	d->seq_tail = (uint32_t)w->sdata_len;
+	d->seq_tail_len = (uint16_t)q;
+	w->sdata_len += q;
+	return (int)w->n_bdefs++;
+}
+
+/* clock_slot - the slot for a new sequence: the first one from the hand
+ * on that was not repeated since the hand last passed it. */
+static unsigned clock_slot(struct itrace_writer *w)
+{
+	unsigned h = w->clock_hand;
+
+	while (w->slot_used[h]) {
+		w->slot_used[h] = 0;
+		h = (h + 1) & (ITRACE_REPEAT_SLOTS - 1);
+	}
+	w->clock_hand = (h + 1) & (ITRACE_REPEAT_SLOTS - 1);
+	return h;
+}
+
+/*
+ * put_seq - the full BRANCH_SEQ record of sequence `id` (d), into the
+ * slot the clock gives (6.5.16), at raw[start..]; `base`: cur_pc before.
+ */
+static int put_seq(struct itrace_writer *w, int id, struct branch_def *d, uint64_t base)
+{
+	size_t start = w->raw_len, q = start + 2;
+	unsigned slot = clock_slot(w);
+
+	free_slot(w, slot);
+	w->branch_in[slot] = id + 1;
+	w->slot_used[slot] = 1;
+	d->slot = (uint8_t)slot;
+	q += put_varint(w->raw + q, zigzag((int64_t)(d->from - base)));
+	w->raw[q++] = (uint8_t)slot;
+	memcpy(w->raw + q, w->sdata + d->seq_tail, d->seq_tail_len);
+	q += d->seq_tail_len;
+	return end_record(w, start, ITRACE_T_BRANCH_SEQ, q);
 }
 
 /*
@@ -1021,18 +1128,24 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
  */
 static inline ALWAYS_INLINE int put_branch_id(struct itrace_writer *w, int id)
 {
-	const struct branch_def *d = &w->bdefs[id];
+	struct branch_def *d = &w->bdefs[id];
 	uint64_t base;
 	size_t start, q;
 
-	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 || reserve(w, 24) < 0)
+	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 ||
+	    reserve(w, 24 + (size_t)d->seq_tail_len) < 0)
 		return writer_err(w);
-	w->st.branches++;
-	w->st.records++;
+	w->st.branches += d->k;
+	w->st.records += d->k;
 	base = w->cur_pc;
 	w->cur_pc = d->to;
-	if (w->branch_in[d->slot] == id + 1)
+	if (w->branch_in[d->slot] == id + 1) {
+		if (d->seq_tail_len)
+			w->slot_used[d->slot] = 1;
 		return emit_repeat(w, ITRACE_REPEAT_BIT | d->slot);
+	}
+	if (d->seq_tail_len) /* a sequence (6.5.16) */
+		return put_seq(w, id, d, base);
 	if (branch_slot_holds(&w->branches[d->slot], d->from, d->to, d->kindflags)) {
 		w->branch_in[d->slot] = id + 1; /* written by itrace_write_branch() */
 		return emit_repeat(w, ITRACE_REPEAT_BIT | d->slot);
@@ -1072,9 +1185,10 @@ int itrace_write_branch_ids(struct itrace_writer *w, size_t n, const int *ids)
 		 * below chunk_bytes, a byte needs no reserve(). */
 		const struct branch_def *defs = w->bdefs;
 		const int32_t *held = w->branch_in;
+		uint8_t *used = w->slot_used;
 		uint8_t *raw = w->raw;
 		size_t len = w->raw_len, end = w->opts.chunk_bytes, first = i;
-		uint64_t pc = w->cur_pc;
+		uint64_t pc = w->cur_pc, branches = 0;
 
 		if (!w->err && !w->pending.n) {
 			while (i < n && len < end) {
@@ -1082,15 +1196,18 @@ int itrace_write_branch_ids(struct itrace_writer *w, size_t n, const int *ids)
 
 				if (held[d->slot] != ids[i] + 1)
 					break;
+				if (d->seq_tail_len)
+					used[d->slot] = 1;
 				raw[len++] = (uint8_t)(ITRACE_REPEAT_BIT | d->slot);
 				pc = d->to;
+				branches += d->k;
 				i++;
 			}
 			w->raw_len = len;
 			w->cur_pc = pc;
 			w->chunk_records += (uint32_t)(i - first);
-			w->st.branches += i - first;
-			w->st.records += i - first;
+			w->st.branches += branches;
+			w->st.records += branches;
 		}
 		/* anything else: a new record, a chunk's end, an error */
 		if (i < n && (rc = put_branch_id(w, ids[i++])) < 0)

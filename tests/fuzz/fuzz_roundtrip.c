@@ -3,11 +3,13 @@
  * operations (records with values taken from the bytes, and the block and
  * defined-branch calls of ITRACE.md 6.5.15: itrace_writer_block_define,
  * itrace_write_block, itrace_write_blocks, itrace_write_block_partial,
- * itrace_writer_branch_define, itrace_write_branch_id); whatever the
- * writer accepts, the reader must return identically, and the writer
- * accepts exactly the calls its header says it does.  The trace is
- * written with BLOCK records (opts.blocks) or without, as the input's
- * size says.  One memory file, made once, takes each input's trace
+ * itrace_writer_branch_define, and those of branch sequences, 6.5.16:
+ * itrace_writer_branch_seq_define, itrace_write_branch_id,
+ * itrace_write_branch_ids); whatever the writer accepts, the reader must
+ * return identically, and the writer accepts exactly the calls its header
+ * says it does.  The trace is written with BLOCK records (opts.blocks) or
+ * without, with BRANCH_SEQ records (opts.branch_seqs) or without, as the
+ * input's size says.  One memory file, made once, takes each input's trace
  * (rewritten from its start, never truncated), which is then read back
  * from memory in one pread: the writer's own system calls are the only
  * file work per input.
@@ -54,6 +56,14 @@ static uint64_t take(struct src *s, unsigned bytes)
 #define BLOCK_INSNS 16
 #define BLOCK_ACCS 16
 
+/* A sequence of branches: the writer ids of its branches. */
+#define SEQ_BRANCHES 8
+
+struct seq {
+	int k;
+	int ids[SEQ_BRANCHES];
+};
+
 struct block {
 	uint64_t addr;
 	size_t n, m;
@@ -66,9 +76,13 @@ struct prog {
 	struct src s;
 	uint64_t pc, mem;
 	struct itrace_writer *w;
+	int seqs_on;		/* opts.branch_seqs */
 	struct block blocks[MAX_DEFS];
+	/* by the writer's id: a branch, or (is_seq) a sequence */
 	struct itrace_branch branches[MAX_DEFS];
-	int nblocks, nbranches;
+	struct seq seqs[MAX_DEFS];
+	uint8_t is_seq[MAX_DEFS];
+	int nblocks, nbranches; /* nbranches: the writer's ids, of both */
 	struct itrace_record *recs; /* what the reader must return */
 	size_t n, cap;
 };
@@ -297,7 +311,50 @@ static void define_branch(struct prog *p, unsigned op)
 	    (id >= 0 && id != p->nbranches))
 		abort();
 	if (id >= 0)
-		p->nbranches++;
+		p->is_seq[p->nbranches++] = 0;
+}
+
+/* define_seq - a sequence of 0..SEQ_BRANCHES ids from the input
+ * (accepted when the file takes sequences, k is 1 or more and each id is
+ * a branch's). */
+static void define_seq(struct prog *p)
+{
+	int k = (int)(take(&p->s, 1) % (SEQ_BRANCHES + 1)), ids[SEQ_BRANCHES], ok, id;
+
+	if (p->nbranches == MAX_DEFS)
+		return;
+	ok = p->seqs_on && k >= 1;
+	for (int i = 0; i < k; i++) {
+		ids[i] = (int)(take(&p->s, 1) % (unsigned)(p->nbranches + 1));
+		if (ids[i] == p->nbranches || p->is_seq[ids[i]])
+			ok = 0;
+	}
+	id = itrace_writer_branch_seq_define(p->w, (size_t)k, ids);
+	if (ok != (id >= 0) || (id >= 0 && id != p->nbranches))
+		abort();
+	if (id < 0)
+		return;
+	p->seqs[id].k = k;
+	memcpy(p->seqs[id].ids, ids, (size_t)k * sizeof(ids[0]));
+	p->is_seq[p->nbranches++] = 1;
+}
+
+/* expect_branches - the branches of writer id `id` (a branch's or a
+ * sequence's) must read back. */
+static void expect_branches(struct prog *p, int id)
+{
+	int one = id, k = p->is_seq[id] ? p->seqs[id].k : 1;
+
+	for (int i = 0; i < k; i++) {
+		struct itrace_record *r = expect(p);
+
+		if (p->is_seq[id])
+			one = p->seqs[id].ids[i];
+		r->type = ITRACE_REC_BRANCH;
+		r->u.branch = p->branches[one];
+		p->pc = r->u.branch.to;
+		p->n++;
+	}
 }
 
 /* write_branch - itrace_write_branch_id on an id from the input. */
@@ -305,17 +362,27 @@ static void write_branch(struct prog *p)
 {
 	int id = (int)(take(&p->s, 1) % (unsigned)(p->nbranches + 1));
 	int rc = itrace_write_branch_id(p->w, id);
-	struct itrace_record *r;
 
 	if ((id < p->nbranches) != (rc == 0))
 		abort();
-	if (rc)
-		return;
-	r = expect(p);
-	r->type = ITRACE_REC_BRANCH;
-	r->u.branch = p->branches[id];
-	p->pc = r->u.branch.to;
-	p->n++;
+	if (rc == 0)
+		expect_branches(p, id);
+}
+
+/* write_branch_ids - itrace_write_branch_ids on 1..8 ids from the input:
+ * refused whole when one is unknown. */
+static void write_branch_ids(struct prog *p)
+{
+	int n = 1 + (int)(take(&p->s, 1) % 8), ids[8], ok = 1;
+
+	for (int i = 0; i < n; i++) {
+		ids[i] = (int)(take(&p->s, 1) % (unsigned)(p->nbranches + 1));
+		ok &= ids[i] < p->nbranches;
+	}
+	if ((itrace_write_branch_ids(p->w, (size_t)n, ids) == 0) != ok)
+		abort();
+	for (int i = 0; ok && i < n; i++)
+		expect_branches(p, ids[i]);
 }
 
 /* next_op - one operation: op bytes 0xf0..0xff are the block and branch
@@ -337,6 +404,8 @@ static int next_op(struct prog *p)
 	case 6: write_blocks(p); break;
 	case 7: case 8: write_block(p, 1); break;
 	case 9: case 10: define_branch(p, op); break;
+	case 13: define_seq(p); break;
+	case 14: write_branch_ids(p); break;
 	default: write_branch(p); break;
 	}
 	return 1;
@@ -394,6 +463,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.chunk_bytes = 256 + (size % 3) * 512;
 	o.compression = size & 1;
 	o.blocks = (size >> 1) & 1;
+	o.branch_seqs = p.seqs_on = (size >> 2) & 1;
 	if (itrace_writer_open_fd(fd, &o, &p.w) < 0)
 		abort();
 	while (next_op(&p))

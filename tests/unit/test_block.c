@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "itrace.h"
 #include "writer_testutil.h"
+#include "chunk_testutil.h"
 
 /* What a reader must deliver: instructions and accesses, in order. */
 struct want {
@@ -66,7 +67,7 @@ static void read_all(const struct buf *b, const struct wants *w, unsigned read_m
 
 	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
 	assert_int_equal(itrace_reader_header(r)->read_major, read_major);
-	assert_int_equal(itrace_reader_header(r)->write_major, 3);
+	assert_int_equal(itrace_reader_header(r)->write_major, ITRACE_WRITE_MAJOR);
 	while ((rc = itrace_reader_next(r, &rec)) == 0) {
 		assert_true(i < w->n);
 		assert_int_equal(rec.type, w->v[i].type);
@@ -337,53 +338,6 @@ static void test_define_rejects(void **state)
 	assert_int_equal(itrace_write_block_partial(w, 0, 1, NULL, NULL), 0); /* no access ran */
 	itrace_writer_abandon(w);
 	close(fd);
-}
-
-/* A file holding one chunk with the given records; read_major as asked. */
-static struct buf one_chunk(unsigned read_major, const uint8_t *recs, size_t len, unsigned nrec)
-{
-	struct buf b = { 0 };
-	uint8_t h[48] = { 0 }, c[72] = { 0 };
-
-	memcpy(h, "\x89ITR\r\n\x1a\n", 8);
-	put_le16(h + 8, (uint16_t)read_major);
-	put_le16(h + 10, 3);
-	put_le16(h + 14, 48);
-	put_le32(h + 16, 48);
-	put_le16(h + 20, 62);
-	h[22] = 1;
-	h[23] = 2;
-	put_le32(h + 24, ITRACE_FF_MEM);
-	put_le32(h + 44, itrace_crc32c(0, h, 48));
-	memcpy(c, "ICHK", 4);
-	put_le32(c + 4, 72);
-	put_le32(c + 16, nrec);
-	put_le32(c + 20, (uint32_t)len);
-	put_le32(c + 24, (uint32_t)len);
-	put_le32(c + 32, itrace_crc32c(0, recs, len));
-	put_le32(c + 68, itrace_crc32c(0, c, 68));
-	b.len = 48 + 72 + len;
-	b.data = malloc(b.len);
-	assert_non_null(b.data);
-	memcpy(b.data, h, 48);
-	memcpy(b.data + 48, c, 72);
-	memcpy(b.data + 120, recs, len);
-	return b;
-}
-
-/* count_until_error - records delivered before the first error (or EOF). */
-static int count_until_error(const struct buf *b, int *err)
-{
-	struct itrace_reader *r;
-	struct itrace_record rec;
-	int n = 0, rc;
-
-	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0 && rec.type != ITRACE_REC_GAP)
-		n++;
-	*err = rc;
-	itrace_reader_close(r);
-	return n;
 }
 
 static void test_hostile_blocks(void **state)
