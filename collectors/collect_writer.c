@@ -110,6 +110,10 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 		wo.zstd_level = -1;
 		wo.chunk_bytes = 4u << 20;
 		wo.blocks = (flags & ITRACE_FF_MEM) != 0;
+		/* At branch level, the converter writes branches that run one
+		 * after the other as sequences (format 4.0, a file of read
+		 * version 4): one repeat byte for several branches. */
+		wo.branch_seqs = opts->level == ITRACE_LEVEL_BRANCH;
 	}
 	/* the qemu backend's blocks with their accesses, the same way */
 	if (strcmp(backend, "qemu") == 0)

@@ -47,6 +47,13 @@ void vg_convert_free(struct vg_convert *c)
 	free(c->bsites);
 	c->bsites = NULL;
 	c->n_bsites = c->cap_bsites = 0;
+	free(c->paths);
+	free(c->path_of);
+	free(c->ind);
+	c->paths = NULL;
+	c->path_of = NULL;
+	c->ind = NULL;
+	c->n_paths = c->cap_paths = c->cap_path_of = 0;
 	c->groups = NULL;
 	c->group_lens = NULL;
 	c->group_acc = NULL;
@@ -644,6 +651,143 @@ static int define_branch(struct vg_convert *c, uint64_t from, uint64_t to, unsig
 		       itrace_writer_branch_define(c->w, from, to, kind, flags));
 }
 
+/*
+ * seq_define - the writer's sequence of the k branches ids[0..k), or,
+ * when the writer takes no sequences (-ITRACE_E_INVAL: opts.branch_seqs
+ * 0), `fallback` (its branch, for a path of one) or -1 (none), and
+ * c->no_seqs set.  Negative: an error.
+ */
+static int seq_define(struct vg_convert *c, size_t k, const int *ids, int fallback, int *id)
+{
+	int rc = c->no_seqs ? -ITRACE_E_INVAL : itrace_writer_branch_seq_define(c->w, k, ids);
+
+	if (rc == -ITRACE_E_INVAL) {
+		c->no_seqs = 1;
+		*id = fallback;
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	*id = rc;
+	return 0;
+}
+
+/* paths_start - path 0, no path (bsites()), made once: it grows by
+ * nothing, so never goes on.  0 or -ITRACE_E_NOMEM. */
+static int paths_start(struct vg_convert *c)
+{
+	if (c->n_paths)
+		return 0;
+	if (grow((void **)&c->paths, &c->cap_paths, 1, sizeof(*c->paths)) < 0)
+		return -ITRACE_E_NOMEM;
+	c->paths[c->n_paths++] = (struct vg_path){ .id = -1 };
+	return 0;
+}
+
+/*
+ * path_of_branch - the path of writer branch `id` alone (made at the
+ * first call), in *path: a sequence of one branch, whose slot the writer
+ * chooses, or the branch itself without sequences.  0 or a negative
+ * error.
+ */
+static int path_of_branch(struct vg_convert *c, int id, uint32_t *path)
+{
+	size_t have = c->cap_path_of;
+	int seq;
+
+	TRY(paths_start(c));
+	if (grow((void **)&c->path_of, &c->cap_path_of, (size_t)id + 1, sizeof(*c->path_of)) < 0 ||
+	    grow((void **)&c->paths, &c->cap_paths, c->n_paths + 1, sizeof(*c->paths)) < 0)
+		return -ITRACE_E_NOMEM;
+	memset(c->path_of + have, 0, (c->cap_path_of - have) * sizeof(*c->path_of));
+	if (!c->path_of[id]) {
+		TRY(seq_define(c, 1, &id, id, &seq));
+		c->paths[c->n_paths] = (struct vg_path){
+			.fast_next = (uint32_t)c->n_paths, .id = seq, .k = 1, .branch = id
+		};
+		c->path_of[id] = (uint32_t)c->n_paths++;
+	}
+	*path = c->path_of[id];
+	return 0;
+}
+
+/* Is x a BSITE word (tag and an aux of 0 or 1)? */
+#define IS_BSITE_WORD(x) (((x) >> 49) == (uint64_t)VGW_BSITE << (VGW_TAG_SHIFT - 49))
+
+/*
+ * end_path - path `pi` (not 0) ran, then the path of one branch `one`
+ * (of word x): if `pi` has grown by no branch yet and has room, make the
+ * path that is both and define it to the writer, once.  The paths may
+ * move.  0 (also when the writer takes no sequences: c->no_seqs) or a
+ * negative error.
+ */
+static int end_path(struct vg_convert *c, uint32_t pi, uint32_t one, uint64_t x)
+{
+	int ids[VG_PATH_BRANCHES];
+	uint32_t k = c->paths[pi].k + 1, i = k;
+	int id;
+
+	if (c->no_seqs || c->paths[pi].next_one || k > VG_PATH_BRANCHES)
+		return 0;
+	ids[--i] = c->paths[one].branch;
+	for (uint32_t q = pi; q; q = c->paths[q].parent)
+		ids[--i] = c->paths[q].branch;
+	TRY(seq_define(c, k, ids, -1, &id));
+	if (id < 0)
+		return 0;
+	if (grow((void **)&c->paths, &c->cap_paths, c->n_paths + 1, sizeof(*c->paths)) < 0)
+		return -ITRACE_E_NOMEM;
+	c->paths[c->n_paths] = (struct vg_path){
+		.fast_next = (uint32_t)c->n_paths,
+		.id = id, .k = k, .parent = pi, .branch = c->paths[one].branch
+	};
+	c->paths[pi].next_one = one;
+	c->paths[pi].next = (uint32_t)c->n_paths;
+	if (IS_BSITE_WORD(x)) {
+		c->paths[pi].fast_word = x;
+		c->paths[pi].fast_next = (uint32_t)c->n_paths;
+	}
+	c->n_paths++;
+	return 0;
+}
+
+/*
+ * indirect_miss - the path of the branch of a BRANCH word (from, aux, to)
+ * that the cache does not hold: defined (or found) now and cached.
+ * 0, or -ITRACE_E_INVAL (the writer refuses the branch: the caller
+ * leaves the word to plain_branch(), which reports it), or a negative
+ * error.
+ */
+static int indirect_miss(struct vg_convert *c, struct vg_ind *e, uint64_t from, unsigned aux,
+			 uint64_t to, uint32_t *path)
+{
+	int id = define_branch(c, from, to, aux >> 4, branch_flags(from, aux, to));
+
+	if (id < 0)
+		return id;
+	TRY(path_of_branch(c, id, path));
+	*e = (struct vg_ind){ .from = from, .to = to, .aux = aux, .path = *path };
+	return 0;
+}
+
+/* indirect_path - the path of one branch of a BRANCH word, as
+ * indirect_miss(); the cache's hits inlined into the caller's loop. */
+static inline int indirect_path(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to,
+				uint32_t *path)
+{
+	uint64_t h = from * 0x9E3779B97F4A7C15ull ^ to * 0xC2B2AE3D27D4EB4Full;
+	struct vg_ind *e;
+
+	if (!c->ind && !(c->ind = calloc((size_t)1 << VG_IND_BITS, sizeof(*c->ind))))
+		return -ITRACE_E_NOMEM;
+	e = &c->ind[h >> (64 - VG_IND_BITS)];
+	if (e->path && e->from == from && e->to == to && e->aux == aux) {
+		*path = e->path;
+		return 0;
+	}
+	return indirect_miss(c, e, from, aux, to, path);
+}
+
 /* A BSITE event: id (the next one), from, aux, target 0, target 1. */
 static int event_bsite(struct vg_convert *c, const uint64_t *p, size_t n)
 {
@@ -662,6 +806,7 @@ static int event_bsite(struct vg_convert *c, const uint64_t *p, size_t n)
 			return corrupt(c, "bad BSITE event", p[-1]);
 		if (b->def[t] < 0)
 			return b->def[t];
+		TRY(path_of_branch(c, b->def[t], &b->path[t]));
 	}
 	b->from = p[1];
 	c->n_bsites++;
@@ -1021,28 +1166,72 @@ static int groups(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 #define VG_BATCH 256
 
 /*
- * bsites - the BSITE words from w[0] (avail words), up to a batch, in one
- * writer call (c->plain).  Stops before any other word or a bad one,
- * which bsite() then takes.  *words: the words converted.
+ * bsites - the BSITE and BRANCH words from w[0] (avail words), up to a
+ * batch, in one writer call (c->plain), as paths: each the longest path
+ * known that goes on with the branches after it (and a path grows by the
+ * branch that ran after it).  Stops before any other word, a bad one or
+ * a BRANCH word cut by the buffer, which the caller then takes.
+ * *words: the words converted.
  */
 static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *words)
 {
 	int ids[VG_BATCH];
-	/* in locals: stores to ids[] could be c's fields to the compiler */
-	const uint64_t n_bsites = c->n_bsites;
-	const struct vg_bsite *bs = c->bsites;
-	size_t n = 0, lim = avail < VG_BATCH ? avail : VG_BATCH;
+	size_t n = 0, nids = 0, lim = avail < VG_BATCH ? avail : VG_BATCH;
+	uint32_t cur = 0, one = 0; /* cur 0: no path yet */
+	int rc = paths_start(c);
 
+	if (rc < 0) {
+		*words = 0;
+		return rc;
+	}
 	while (n < lim) {
-		uint64_t x = w[n];
-		int def = bsite_def(bs, x & VGW_ADDR_MASK, VGW_AUX(x), n_bsites);
+		/* in locals: stores to ids[] could be c's fields to the compiler */
+		const struct vg_path *paths = c->paths;
+		const struct vg_bsite *bs = c->bsites;
+		const uint64_t n_bsites = c->n_bsites;
+		uint64_t x;
 
-		if (VGW_TAG(x) != VGW_BSITE || def < 0)
+		/* the hot loop: the BSITE word that made the path longer */
+		for (; n < lim && w[n] == paths[cur].fast_word; n++)
+			cur = paths[cur].fast_next;
+		if (n == lim)
 			break;
-		ids[n++] = def;
+		x = w[n];
+		if (IS_BSITE_WORD(x) && (x & VGW_ADDR_MASK) < n_bsites) {
+			/* the same branch from another BSITE event also goes on */
+			one = bs[x & VGW_ADDR_MASK].path[(x >> VGW_AUX_SHIFT) & 1];
+			n++;
+			if (paths[cur].next_one == one) {
+				cur = paths[cur].next;
+				continue;
+			}
+		} else if (VGW_TAG(x) == VGW_BRANCH && n + 1 < lim) {
+			rc = indirect_path(c, VGW_ADDR(x), VGW_AUX(x), w[n + 1], &one);
+			if (rc < 0)
+				break;
+			n += 2;
+			if (c->paths[cur].next_one == one) {
+				cur = c->paths[cur].next;
+				continue;
+			}
+		} else {
+			break;
+		}
+		if (cur) { /* the path ends here */
+			if ((rc = end_path(c, cur, one, x)) < 0)
+				break;
+			ids[nids++] = c->paths[cur].id;
+		}
+		cur = one;
 	}
 	*words = n;
-	return n ? itrace_write_branch_ids(c->w, n, ids) : 0;
+	if (rc == -ITRACE_E_INVAL) /* a branch the writer refuses: the caller reports it */
+		rc = 0;
+	if (rc < 0)
+		return rc;
+	if (cur)
+		ids[nids++] = c->paths[cur].id;
+	return nids ? itrace_write_branch_ids(c->w, nids, ids) : 0;
 }
 
 int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *sig)
@@ -1148,7 +1337,7 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			k = 0;
 			if (c->plain)
 				rc = bsites(c, w + i, n - i, &k);
-			if (k == 0) {
+			if (rc == 0 && k == 0) {
 				rc = bsite(c, x & VGW_ADDR_MASK, VGW_AUX(x));
 				k = 1;
 			}
@@ -1157,11 +1346,17 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 		case VGW_BRANCH: /* branch level: indirect branches */
 			if (i + 1 >= n)
 				goto out; /* cut by the buffer: next call */
+			k = 0;
 			if (c->plain)
-				rc = plain_branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
-			else
-				rc = branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
-			i += 2;
+				rc = bsites(c, w + i, n - i, &k);
+			if (rc == 0 && k == 0) {
+				if (c->plain)
+					rc = plain_branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
+				else
+					rc = branch(c, VGW_ADDR(x), VGW_AUX(x), w[i + 1]);
+				k = 2;
+			}
+			i += k;
 			break;
 		case VGW_LOAD:
 		case VGW_STORE:

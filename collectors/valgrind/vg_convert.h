@@ -69,7 +69,43 @@ struct vg_def {
 struct vg_bsite {
 	uint64_t from;
 	int def[2];		/* target 0, target 1 */
+	uint32_t path[2];	/* their paths of one branch (struct vg_path) */
 };
+
+/*
+ * A path: branches that ran one after the other (branch level), written
+ * as one sequence of the writer (format 4.0, BRANCH_SEQ).  Each branch
+ * definition is a path of one branch; a path grows by one branch, the
+ * first seen to follow it, and only once: the paths are at most
+ * VG_PATH_BRANCHES per branch definition.
+ */
+struct vg_path {
+	/* The hot loop's test (bsites()): the BSITE word of the branch that
+	 * extends it goes on to fast_next.  Until it grows by a BSITE word,
+	 * fast_word is 0 and fast_next the path itself: a zero word is
+	 * padding, which goes nowhere. */
+	uint64_t fast_word;
+	uint32_t fast_next;
+	int id;			/* the writer's id: the branch's, or the sequence's */
+	uint32_t k;		/* branches */
+	uint32_t parent;	/* the path it extends (0: a branch alone) */
+	int branch;		/* its last branch's writer id */
+	uint32_t next_one;	/* the path of one branch that extends it (0: none yet) */
+	uint32_t next;		/* that extension */
+};
+
+/* Most branches in a path. */
+#define VG_PATH_BRANCHES 8
+
+/* An indirect branch (a BRANCH word at branch level) and the path of its
+ * one branch, in a direct-mapped cache (vg_convert.c, indirect_path). */
+struct vg_ind {
+	uint64_t from, to;
+	uint32_t aux;		/* the word's aux: length and kind */
+	uint32_t path;		/* 0: an empty entry */
+};
+
+#define VG_IND_BITS 10
 
 
 struct vg_convert {
@@ -128,6 +164,15 @@ struct vg_convert {
 	/* The BSITE events of the current image, by id. */
 	struct vg_bsite *bsites;
 	size_t n_bsites, cap_bsites;
+	/* The paths (of all images, as the writer's definitions; path 0 is
+	 * none), and the path of one branch of each branch definition, by
+	 * writer id (0: none yet). */
+	struct vg_path *paths;
+	size_t n_paths, cap_paths;
+	uint32_t *path_of;
+	size_t cap_path_of;
+	int no_seqs;		/* the writer takes no sequences (opts.branch_seqs 0) */
+	struct vg_ind *ind;	/* 1 << VG_IND_BITS entries, made at the first use */
 
 	uint64_t words;		/* words consumed */
 	struct vg_buildid_entry buildids[VG_BUILDID_CACHE];

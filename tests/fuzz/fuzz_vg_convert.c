@@ -8,7 +8,8 @@
  *
  * Input: byte 0 chooses the writer's form (bit 0: BLOCK records as the
  * backend writes them, else INSN_RUN + MEM; bit 1: --start/--stop scope
- * (only_active); bit 2: branch level), byte 1 where the words are cut in
+ * (only_active); bit 2: branch level; bit 3: BRANCH_SEQ records, as the
+ * backend writes them at branch level), byte 1 where the words are cut in
  * two calls (a record cut at a buffer's end waits for the next call, as
  * with the tool's slots); the rest are 64-bit words in host order.  The
  * trace goes to a memory file made once and is read back from memory.
@@ -55,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.chunk_bytes = 4096;
 	o.flags = ITRACE_FF_MEM;
 	o.blocks = data[0] & 1;
+	o.branch_seqs = (data[0] >> 3) & 1;
 	if (data[0] & 4) {
 		o.level = ITRACE_LEVEL_BRANCH;
 		o.flags = 0;

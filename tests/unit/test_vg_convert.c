@@ -5,7 +5,8 @@
  * written lazily, an exec followed into a new image, a fatal signal,
  * --only scope changes and what they suppress, records cut at the end of
  * a buffer wait for the next call, the end of a trace (threads killed with
- * the process, execve), GROUP words and damaged streams.
+ * the process, execve), GROUP words, paths of branches (BRANCH_SEQ) and
+ * damaged streams.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -33,7 +34,9 @@ struct out {
 	struct vg_convert c;
 };
 
-static void out_open(struct out *o, int only)
+/* out_open_seqs - out_open(), with BRANCH_SEQ records if `seqs` (as the
+ * backend writes them at branch level). */
+static void out_open_seqs(struct out *o, int only, int seqs)
 {
 	struct itrace_writer_options opts;
 	int fd;
@@ -44,8 +47,14 @@ static void out_open(struct out *o, int only)
 	close(fd);
 	itrace_writer_options_init(&opts);
 	opts.blocks = 1; /* as the valgrind backend writes them */
+	opts.branch_seqs = seqs;
 	assert_int_equal(itrace_writer_open(o->path, &opts, &o->w), 0);
 	vg_convert_init(&o->c, o->w, only);
+}
+
+static void out_open(struct out *o, int only)
+{
+	out_open_seqs(o, only, 0);
 }
 
 /* Close the writer and read every record back into recs[]. */
@@ -722,6 +731,134 @@ static void test_branch_sites(void **state)
 	}
 }
 
+/* The branches of a path test: from, to, kind, flags. */
+struct pbranch {
+	uint64_t from, to;
+	unsigned kind, flags;
+};
+
+/*
+ * convert_paths - at branch level, `n` branches of a loop with a rare
+ * detour (random but the same for a seed), as BSITE words (of a site and
+ * of its copy from an unrolled loop) and BRANCH words (an indirect
+ * return), each followed now and then by a THREAD switch, converted in
+ * calls that cut the stream at random (a BRANCH word's pair waits for
+ * the next call); `want` receives the branches that ran.  Returns the
+ * records read back (at most max).
+ */
+static size_t convert_paths(int seqs, unsigned seed, size_t n, struct pbranch *want,
+			    struct itrace_record *r, size_t max, uint32_t *paths)
+{
+	enum { HEAD = 5 + 3 * 6 + 5 };
+	static uint64_t words[HEAD + 6 * 4096];
+	uint64_t x = seed, tid = 42;
+	size_t nw = 0, at = 0;
+	struct out o;
+
+	const uint64_t head[HEAD] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1,
+		EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401100,
+		EV(VGW_EV_BSITE, 5), 1, 0x401100, 0x05 | ITRACE_BRANCH_UNCOND << 4, 0x401000, 0x401000,
+		EV(VGW_EV_BSITE, 5), 2, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401100,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+	};
+	assert_true(n <= 4096);
+	memcpy(words, head, sizeof(head));
+	nw = HEAD;
+	for (size_t i = 0; i < n; i++) {
+		unsigned pick;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		pick = (unsigned)(x >> 40) % 16;
+		if (pick == 0) { /* the detour: not taken, then a return */
+			words[nw++] = W(VGW_BSITE, 0, 0);
+			want[i] = (struct pbranch){ 0x401000, 0x401002, ITRACE_BRANCH_COND, 0 };
+			if (++i == n)
+				break;
+			words[nw++] = W(VGW_BRANCH, 0x01 | ITRACE_BRANCH_RETURN << 4, 0x401010);
+			words[nw++] = 0x401100;
+			want[i] = (struct pbranch){ 0x401010, 0x401100, ITRACE_BRANCH_RETURN,
+						    ITRACE_BRANCH_TAKEN };
+		} else if (i % 2 == 0) {
+			words[nw++] = W(VGW_BSITE, 1, pick == 1 ? 2 : 0);
+			want[i] = (struct pbranch){ 0x401000, 0x401100, ITRACE_BRANCH_COND,
+						    ITRACE_BRANCH_TAKEN };
+		} else {
+			words[nw++] = W(VGW_BSITE, 0, 1);
+			want[i] = (struct pbranch){ 0x401100, 0x401000, ITRACE_BRANCH_UNCOND,
+						    ITRACE_BRANCH_TAKEN };
+		}
+		if (pick == 2) { /* another thread ran in between: the same code */
+			tid = tid == 42 ? 43 : 42;
+			words[nw++] = EV(VGW_EV_THREAD, 4);
+			words[nw++] = ITRACE_THREAD_SWITCH;
+			words[nw++] = tid;
+			words[nw++] = 42;
+			words[nw++] = 0;
+		}
+	}
+	out_open_seqs(&o, 0, seqs);
+	while (at < nw) {
+		size_t cut, used;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		cut = at + 1 + (size_t)(x >> 33) % 700;
+		if (cut > nw)
+			cut = nw;
+		assert_int_equal(vg_convert_words(&o.c, words + at, cut - at, &used), 0);
+		assert_true(used > 0 || cut - at == 1);
+		at += used ? used : 0;
+		if (!used) { /* a BRANCH word alone: its pair comes in the next call */
+			assert_int_equal(vg_convert_words(&o.c, words + at, 2, &used), 0);
+			assert_int_equal(used, 2);
+			at += 2;
+		}
+	}
+	*paths = (uint32_t)o.c.n_paths;
+	for (size_t p = 0; p < o.c.n_paths; p++)
+		assert_true(o.c.paths[p].k <= VG_PATH_BRANCHES);
+	return out_close(&o, r, max);
+}
+
+/*
+ * Branch level with BRANCH_SEQ records: the branches that run one after
+ * the other become paths, written as sequences, and read back as the very
+ * branches of a trace without them, in order, with their threads; the
+ * paths stop growing at VG_PATH_BRANCHES.
+ */
+static void test_paths(void **state)
+{
+	static struct pbranch want[3000];
+	static struct itrace_record with[4000], without[4000];
+	size_t nw, nwo, b = 0;
+	uint32_t paths_with, paths_without;
+
+	(void)state;
+	for (unsigned seed = 1; seed < 4; seed++) {
+		nw = convert_paths(1, seed, 3000, want, with, 4000, &paths_with);
+		nwo = convert_paths(0, seed, 3000, want, without, 4000, &paths_without);
+		assert_int_equal(nw, nwo);
+		assert_true(paths_with > 4 + 3); /* grown, beyond the 4 branches alone */
+		assert_int_equal(paths_without, 1 + 4); /* no path grows without sequences */
+		b = 0;
+		for (size_t i = 0; i < nw; i++) {
+			assert_int_equal(with[i].type, without[i].type);
+			assert_int_equal(with[i].tid, without[i].tid);
+			if (with[i].type != ITRACE_REC_BRANCH)
+				continue;
+			assert_true(b < 3000);
+			assert_int_equal(with[i].u.branch.from, want[b].from);
+			assert_int_equal(with[i].u.branch.to, want[b].to);
+			assert_int_equal(with[i].u.branch.kind, want[b].kind);
+			assert_int_equal(with[i].u.branch.flags, want[b].flags);
+			assert_int_equal(without[i].u.branch.from, want[b].from);
+			assert_int_equal(without[i].u.branch.to, want[b].to);
+			b++;
+		}
+		assert_int_equal(b, 3000);
+	}
+}
+
 /*
  * Branch level: a delivery to a handler is also a branch into it, where
  * the thread records; outside a --start window (the event's last word 0)
@@ -813,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_chains), cmocka_unit_test(test_chain_limits),
 		cmocka_unit_test(test_same_groups), cmocka_unit_test(test_same_bsites),
 		cmocka_unit_test(test_branch_sites),
+		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_signal_branch),
 		cmocka_unit_test(test_signal_as_kernel),
 	};
