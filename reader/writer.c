@@ -1055,7 +1055,7 @@ int itrace_writer_branch_seq_define(struct itrace_writer *w, size_t k, const int
 	if (!w || !w->opts.branch_seqs || k < 1 || k > ITRACE_SEQ_MAX || !ids)
 		return -ITRACE_E_INVAL;
 	for (i = 0; i < k; i++)
-		if (ids[i] < 0 || (size_t)ids[i] >= w->n_bdefs || w->bdefs[ids[i]].k != 1)
+		if (ids[i] < 0 || (size_t)ids[i] >= w->n_bdefs || w->bdefs[ids[i]].seq_tail_len)
 			return -ITRACE_E_INVAL;
 	if (w->n_bdefs >= INT32_MAX || w->sdata_len > UINT32_MAX - SEQ_TAIL_MAX)
 		return -ITRACE_E_NOMEM;

@@ -183,7 +183,11 @@ static void test_define_rejects(void **state)
 	assert_int_equal(seq, 1);
 	ids[1] = seq; /* a sequence is not a branch of another */
 	assert_int_equal(itrace_writer_branch_seq_define(w, 2, ids), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch_id(w, 2), -ITRACE_E_INVAL);
+	seq = itrace_writer_branch_seq_define(w, 1, ids); /* one of one branch is, too */
+	assert_int_equal(seq, 2);
+	ids[1] = seq;
+	assert_int_equal(itrace_writer_branch_seq_define(w, 2, ids), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_branch_id(w, 3), -ITRACE_E_INVAL);
 	itrace_writer_abandon(w);
 	close(fd);
 }
