@@ -21,6 +21,7 @@
 #include "itrace.h"
 #include "writer_testutil.h"
 #include "chunk_testutil.h"
+#include "gen_testutil.h"
 
 /* What a reader must deliver: instructions and accesses, in order. */
 struct want {
@@ -93,16 +94,6 @@ static void read_all(const struct buf *b, const struct wants *w, unsigned read_m
 	assert_int_equal(f.insn_count, insns);
 	assert_int_equal(f.mem_count, mems);
 	itrace_reader_close(r);
-}
-
-struct gen {
-	uint64_t x;
-};
-
-static uint64_t next(struct gen *g)
-{
-	g->x = g->x * 6364136223846793005ull + 1442695040888963407ull;
-	return g->x >> 33;
 }
 
 #define NDEF 300

@@ -22,6 +22,7 @@
 #include "itrace.h"
 #include "writer_testutil.h"
 #include "chunk_testutil.h"
+#include "gen_testutil.h"
 
 static struct itrace_writer *open_writer(int *fd, int seqs, size_t chunk)
 {
@@ -192,16 +193,6 @@ static void test_define_rejects(void **state)
 	close(fd);
 }
 
-struct gen {
-	uint64_t x;
-};
-
-static uint64_t next(struct gen *g)
-{
-	g->x = g->x * 6364136223846793005ull + 1442695040888963407ull;
-	return g->x >> 33;
-}
-
 #define NBR 200
 #define NSEQ 400
 
@@ -303,14 +294,20 @@ static void test_round_trip(void **state)
 static const uint8_t good[] = { 0x10, 0x0b, 0x88, 0xc0, 0x80, 0x04, 0x00, 0x02,
 				0x04, 0x00, 0x02, 0x0d, 0x10, 0x80 };
 
-/* with_byte - a file of `good` with byte `at` set to v. */
-static struct buf with_byte(unsigned read_major, size_t at, uint8_t v, unsigned nrec)
+/*
+ * reads_as - a file of one chunk of `len` record bytes (nrec framed, read
+ * version read_major) delivers `n` records, then stops with error `err`
+ * (-ITRACE_E_NOFOOTER: every record read, the file has no footer).
+ */
+static void reads_as(unsigned read_major, const uint8_t *recs, size_t len, unsigned nrec, int n,
+		     int err)
 {
-	uint8_t rec[sizeof(good)];
+	struct buf b = one_chunk(read_major, recs, len, nrec);
+	int got;
 
-	memcpy(rec, good, sizeof(good));
-	rec[at] = v;
-	return one_chunk(read_major, rec, sizeof(good), nrec);
+	assert_int_equal(count_until_error(&b, &got), n);
+	assert_int_equal(got, err);
+	free(b.data);
 }
 
 static void test_hostile_seqs(void **state)
@@ -320,48 +317,27 @@ static void test_hostile_seqs(void **state)
 	/* one more byte in the payload: a field of a later minor version */
 	static const uint8_t longer[] = { 0x10, 0x0c, 0x88, 0xc0, 0x80, 0x04, 0x00, 0x02,
 					  0x04, 0x00, 0x02, 0x0d, 0x10, 0x55, 0x80 };
-	struct buf b;
-	int err;
-
-	(void)state;
-	b = one_chunk(4, good, sizeof(good), 2);
-	assert_int_equal(count_until_error(&b, &err), 4);
-	assert_int_equal(err, -ITRACE_E_NOFOOTER);
-	free(b.data);
-	b = one_chunk(4, longer, sizeof(longer), 2);
-	assert_int_equal(count_until_error(&b, &err), 4);
-	assert_int_equal(err, -ITRACE_E_NOFOOTER);
-	free(b.data);
-	/* in a file of read version 3, type 16 is unknown: skipped, and its
-	 * slot stays empty */
-	b = one_chunk(3, good, sizeof(good) - 1, 1);
-	assert_int_equal(count_until_error(&b, &err), 0);
-	assert_int_equal(err, -ITRACE_E_NOFOOTER);
-	free(b.data);
-	b = one_chunk(3, good, sizeof(good), 2);
-	assert_int_equal(count_until_error(&b, &err), 0);
-	assert_int_equal(err, -ITRACE_E_CORRUPT);
-	free(b.data);
-	/* malformed: slot 128, a bad kind, flag bit 7, a payload cut short,
-	 * k = 0, k = 256 */
-	const struct {
+	/* malformed: slot 128, a bad kind, flag bit 7, a payload cut short */
+	static const struct {
 		size_t at;
 		uint8_t v;
 	} bad[] = { { 6, 0x80 }, { 9, 0x0a }, { 12, 0x90 }, { 1, 0x0a } };
+	uint8_t rec[sizeof(good)];
+
+	(void)state;
+	reads_as(4, good, sizeof(good), 2, 4, -ITRACE_E_NOFOOTER);
+	reads_as(4, longer, sizeof(longer), 2, 4, -ITRACE_E_NOFOOTER);
+	/* in a file of read version 3, type 16 is unknown: skipped, and its
+	 * slot stays empty */
+	reads_as(3, good, sizeof(good) - 1, 1, 0, -ITRACE_E_NOFOOTER);
+	reads_as(3, good, sizeof(good), 2, 0, -ITRACE_E_CORRUPT);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		b = with_byte(4, bad[i].at, bad[i].v, 2);
-		assert_int_equal(count_until_error(&b, &err), 0);
-		assert_int_equal(err, -ITRACE_E_CORRUPT);
-		free(b.data);
+		memcpy(rec, good, sizeof(good));
+		rec[bad[i].at] = bad[i].v;
+		reads_as(4, rec, sizeof(rec), 2, 0, -ITRACE_E_CORRUPT);
 	}
-	b = one_chunk(4, k_zero, sizeof(k_zero), 1);
-	assert_int_equal(count_until_error(&b, &err), 0);
-	assert_int_equal(err, -ITRACE_E_CORRUPT);
-	free(b.data);
-	b = one_chunk(4, k_big, sizeof(k_big), 1);
-	assert_int_equal(count_until_error(&b, &err), 0);
-	assert_int_equal(err, -ITRACE_E_CORRUPT);
-	free(b.data);
+	reads_as(4, k_zero, sizeof(k_zero), 1, 0, -ITRACE_E_CORRUPT);
+	reads_as(4, k_big, sizeof(k_big), 1, 0, -ITRACE_E_CORRUPT);
 }
 
 int main(void)

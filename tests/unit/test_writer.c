@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "itrace.h"
 #include "writer_testutil.h"
+#include "gen_testutil.h"
 
 
 static struct itrace_writer *open_writer(int *fd, int async, int compression, size_t chunk)
@@ -36,16 +37,6 @@ static struct itrace_writer *open_writer(int *fd, int async, int compression, si
 }
 
 /* A deterministic pseudo-random stream of blocks, branches and accesses. */
-struct gen {
-	uint64_t x;
-};
-
-static uint64_t next(struct gen *g)
-{
-	g->x = g->x * 6364136223846793005ull + 1442695040888963407ull;
-	return g->x >> 33;
-}
-
 /*
  * emit_stream - blocks of 1..300 instructions (some longer than a run),
  * either through itrace_write_insns (batch) or one itrace_write_insn per
