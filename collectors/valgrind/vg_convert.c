@@ -1162,8 +1162,11 @@ static int groups(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	return wrc < 0 ? wrc : rc < 0 ? rc : 0;
 }
 
-/* Most BSITE words converted in one writer call (bsites()). */
-#define VG_BATCH 256
+/* Most BSITE and BRANCH words converted in one writer call (bsites()).
+ * A batch's end also ends its last path: with 256 words, a gzip trace
+ * at branch level took 11.4 MB, with 4096, 8.5 MB (paths cut short miss
+ * their slots more), for 5% fewer instructions. */
+#define VG_BATCH 4096
 
 /*
  * bsites - the BSITE and BRANCH words from w[0] (avail words), up to a
