@@ -715,6 +715,18 @@ static int path_of_branch(struct vg_convert *c, int id, uint32_t *path)
 #define IS_BSITE_WORD(x) (((x) >> 49) == (uint64_t)VGW_BSITE << (VGW_TAG_SHIFT - 49))
 
 /*
+ * bsite_path - the path of one branch, the way the BSITE event goes that
+ * word x names (bs: the n_bsites events so far), or 0 if x is no BSITE
+ * word or names no such event.
+ */
+static inline uint32_t bsite_path(const struct vg_bsite *bs, uint64_t x, uint64_t n_bsites)
+{
+	return IS_BSITE_WORD(x) && (x & VGW_ADDR_MASK) < n_bsites
+		       ? bs[x & VGW_ADDR_MASK].path[(x >> VGW_AUX_SHIFT) & 1]
+		       : 0;
+}
+
+/*
  * end_path - path `pi` (not 0) ran, then the path of one branch `one`
  * (of word x): if `pi` has grown by no branch yet and has room, make the
  * path that is both and define it to the writer, once.  The paths may
@@ -801,12 +813,13 @@ static int event_bsite(struct vg_convert *c, const uint64_t *p, size_t n)
 	b = &c->bsites[c->n_bsites];
 	aux = (unsigned)p[2];
 	for (int t = 0; t < 2; t++) {
-		b->def[t] = define_branch(c, p[1], p[3 + t], aux >> 4, branch_flags(p[1], aux, p[3 + t]));
-		if (b->def[t] == -ITRACE_E_INVAL)
+		int def = define_branch(c, p[1], p[3 + t], aux >> 4, branch_flags(p[1], aux, p[3 + t]));
+
+		if (def == -ITRACE_E_INVAL)
 			return corrupt(c, "bad BSITE event", p[-1]);
-		if (b->def[t] < 0)
-			return b->def[t];
-		TRY(path_of_branch(c, b->def[t], &b->path[t]));
+		if (def < 0)
+			return def;
+		TRY(path_of_branch(c, def, &b->path[t]));
 	}
 	b->from = p[1];
 	c->n_bsites++;
@@ -914,25 +927,17 @@ static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to
 	return plain_branch(c, from, aux, to);
 }
 
-/*
- * bsite_def - the writer's definition of target `t` of BSITE event `id`
- * (bs: the n_bsites events so far), or -1 if a word names no such target.
- */
-static inline int bsite_def(const struct vg_bsite *bs, uint64_t id, unsigned t, uint64_t n_bsites)
+/* A BSITE word x (tag VGW_BSITE): the branch of the event it names went
+ * to the target its aux says. */
+static int bsite(struct vg_convert *c, uint64_t x)
 {
-	return id < n_bsites && t <= 1 ? bs[id].def[t] : -1;
-}
+	uint32_t one = bsite_path(c->bsites, x, c->n_bsites);
 
-/* A BSITE word: the branch of BSITE event `id` went to target `t`. */
-static int bsite(struct vg_convert *c, uint64_t id, unsigned t)
-{
-	int def = bsite_def(c->bsites, id, t, c->n_bsites);
-
-	if (def < 0)
-		return corrupt(c, "BSITE word without its event", id);
+	if (!one)
+		return corrupt(c, "BSITE word without its event", x & VGW_ADDR_MASK);
 	if (!c->plain)
-		TRY(before_branch(c, c->bsites[id].from));
-	return itrace_write_branch_id(c->w, def);
+		TRY(before_branch(c, c->bsites[x & VGW_ADDR_MASK].from));
+	return itrace_write_branch_id(c->w, c->paths[one].branch);
 }
 
 /* One instruction (a rep-prefixed string instruction has one word per
@@ -1200,9 +1205,8 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 		if (n == lim)
 			break;
 		x = w[n];
-		if (IS_BSITE_WORD(x) && (x & VGW_ADDR_MASK) < n_bsites) {
+		if ((one = bsite_path(bs, x, n_bsites)) != 0) {
 			/* the same branch from another BSITE event also goes on */
-			one = bs[x & VGW_ADDR_MASK].path[(x >> VGW_AUX_SHIFT) & 1];
 			n++;
 			if (paths[cur].next_one == one) {
 				cur = paths[cur].next;
@@ -1341,7 +1345,7 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			if (c->plain)
 				rc = bsites(c, w + i, n - i, &k);
 			if (rc == 0 && k == 0) {
-				rc = bsite(c, x & VGW_ADDR_MASK, VGW_AUX(x));
+				rc = bsite(c, x);
 				k = 1;
 			}
 			i += k;

@@ -64,12 +64,12 @@ struct vg_def {
 /* Most groups in a chain. */
 #define VG_CHAIN_GROUPS 16
 
-/* A BSITE event: a branch with known targets, and the writer's
- * definitions of its two ways (vg_convert.c, define_branch). */
+/* A BSITE event: a branch with known targets, and the paths of one
+ * branch of its two ways, whose `branch` is the writer's definition
+ * (vg_convert.c, define_branch). */
 struct vg_bsite {
 	uint64_t from;
-	int def[2];		/* target 0, target 1 */
-	uint32_t path[2];	/* their paths of one branch (struct vg_path) */
+	uint32_t path[2];	/* target 0, target 1 (struct vg_path) */
 };
 
 /*

@@ -572,6 +572,12 @@ static void test_same_groups(void **state)
 	}
 }
 
+/* bsite_def - the writer's definition of way t of BSITE event id. */
+static int bsite_def(const struct vg_convert *c, size_t id, int t)
+{
+	return c->paths[c->bsites[id].path[t]].branch;
+}
+
 /*
  * An unrolled loop's branch comes in several BSITE events: each way of it
  * is one definition of the writer (so that it repeats in its slot); a
@@ -595,13 +601,13 @@ static void test_same_bsites(void **state)
 	(void)state;
 	out_open(&o, 0);
 	convert_all(&o, words, sizeof(words) / sizeof(words[0]));
-	assert_int_equal(o.c.bsites[1].def[0], o.c.bsites[0].def[0]);
-	assert_int_equal(o.c.bsites[1].def[1], o.c.bsites[0].def[1]);
-	assert_int_not_equal(o.c.bsites[0].def[0], o.c.bsites[0].def[1]);
-	assert_int_not_equal(o.c.bsites[2].def[1], o.c.bsites[0].def[1]);
-	assert_int_equal(o.c.bsites[3].def[0], o.c.bsites[0].def[0]); /* the same way */
-	assert_int_not_equal(o.c.bsites[3].def[1], o.c.bsites[0].def[1]);
-	assert_int_not_equal(o.c.bsites[4].def[1], o.c.bsites[0].def[1]);
+	assert_int_equal(bsite_def(&o.c, 1, 0), bsite_def(&o.c, 0, 0));
+	assert_int_equal(bsite_def(&o.c, 1, 1), bsite_def(&o.c, 0, 1));
+	assert_int_not_equal(bsite_def(&o.c, 0, 0), bsite_def(&o.c, 0, 1));
+	assert_int_not_equal(bsite_def(&o.c, 2, 1), bsite_def(&o.c, 0, 1));
+	assert_int_equal(bsite_def(&o.c, 3, 0), bsite_def(&o.c, 0, 0)); /* the same way */
+	assert_int_not_equal(bsite_def(&o.c, 3, 1), bsite_def(&o.c, 0, 1));
+	assert_int_not_equal(bsite_def(&o.c, 4, 1), bsite_def(&o.c, 0, 1));
 	assert_int_equal(o.c.n_defs, 7); /* branches only here */
 	assert_int_equal(out_close(&o, r, 8), 5);
 	assert_int_equal(r[1].u.branch.to, 0x401100);
