@@ -522,9 +522,11 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
 
 /*
  * itrace_writer_branch_seq_define - (format 4.0, opts.branch_seqs) register
- * a sequence of k (2..ITRACE_SEQ_MAX) branches that often run one after
+ * a sequence of k (1..ITRACE_SEQ_MAX) branches that often run one after
  * the other, the branch definitions ids[0..k) in order (branches, not
- * sequences).  Writes nothing.  Returns an id of the same kind as
+ * sequences).  A sequence of one branch is written as a BRANCH_SEQ too,
+ * into a slot the writer chooses rather than the branch's hashed one.
+ * Writes nothing.  Returns an id of the same kind as
  * itrace_writer_branch_define()'s: itrace_write_branch_id() and
  * itrace_write_branch_ids() with it write the k branches, the same
  * records to a reader as k calls with ids[0..k), as one BRANCH_SEQ
