@@ -21,11 +21,15 @@
  * (this library: ITRACE_READ_MAJOR_MIN to ITRACE_READ_MAJOR).  The writer's own version is ITRACE_WRITE_MAJOR.ITRACE_WRITE_MINOR; a newer
  * minor only adds record types (sized ones, skippable by every reader).
  */
-#define ITRACE_READ_MAJOR 4
-#define ITRACE_WRITE_MAJOR 4
+#define ITRACE_READ_MAJOR 5
+#define ITRACE_WRITE_MAJOR 5
 #define ITRACE_WRITE_MINOR 0
+/* The read version of a file whose MEM table has 128 entries and that
+ * may hold BRANCH_SEQ records: readers of version 4 read it (ITRACE.md
+ * 4.2).  A file of read version 5 has a MEM table of 1024 entries. */
+#define ITRACE_READ_MAJOR_SEQS 4
 /* The read version of a file that may hold BLOCK records but no
- * BRANCH_SEQ records: readers of version 3 read it (ITRACE.md 4.2). */
+ * BRANCH_SEQ records: readers of version 3 read it. */
 #define ITRACE_READ_MAJOR_BLOCKS 3
 /* The read version of a file that can hold neither: readers of version 2
  * read it. */
@@ -159,6 +163,7 @@ enum itrace_file_flags {
 #define ITRACE_REPEAT_BIT 0x80
 #define ITRACE_REPEAT_SLOTS 128
 #define ITRACE_MEM_SLOTS 128	    /* MEM delta bases per chunk (format 2) */
+#define ITRACE_MEM_SLOTS_WIDE 1024 /* the same in files of read version 5 or more */
 
 enum itrace_record_type_disk {
 	ITRACE_T_BRANCH = 1,	 /* svarint from-cursor, svarint to-from, u8 kind|flags<<4 */

@@ -210,13 +210,21 @@ static inline unsigned run_slot(uint64_t start, unsigned n)
  * Slot of a memory access in the MEM table (format 2): a hash of the
  * address of the instruction it belongs to and its index among that
  * instruction's accesses.  An instruction's accesses tend to repeat or
- * stride, so the delta from its own previous access is short.
+ * stride, so the delta from its own previous access is short.  `shift`
+ * keeps the hash's top bits: mem_shift() of the file's read version.
  */
-static inline unsigned mem_slot(uint64_t insn, unsigned index)
+static inline unsigned mem_slot(uint64_t insn, unsigned index, unsigned shift)
 {
 	uint64_t h = (insn ^ ((uint64_t)index << 56)) * 0x9E3779B97F4A7C15ull;
 
-	return (unsigned)(h >> 57);
+	return (unsigned)(h >> shift);
+}
+
+/* The MEM table's shift for mem_slot(): 128 entries (7 bits), 1024 in
+ * files of read version 5 or more (ITRACE.md 6.5.4). */
+static inline unsigned mem_shift(unsigned read_major)
+{
+	return read_major >= 5 ? 54 : 57;
 }
 
 /* A run of sequential instructions, as kept in the run repeat table. */

@@ -405,6 +405,17 @@ struct itrace_writer_options {
 	 * 0: no sequences (read version 3 or 2, as `blocks` says).
 	 */
 	int branch_seqs;
+	/*
+	 * (format 5.0) 1: the MEM table, the delta bases of MEM records and
+	 * of a block's accesses, has 1024 entries instead of 128, and the
+	 * file says read version 5, which readers of version 4 refuse.  With
+	 * many instructions that access memory (the blocks of a program's
+	 * hot loops), fewer of them share an entry: on issue 22's gzip
+	 * workload the trace before compression is 13% smaller, after it
+	 * 27%.  Default 0: 128 entries (read version 4, 3 or 2, as the
+	 * options above say).
+	 */
+	int wide_mem_table;
 };
 
 /* itrace_writer_options_init - defaults: x86-64, little, insn level,

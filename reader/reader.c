@@ -36,7 +36,7 @@ struct block_slot {
 	uint8_t len[ITRACE_RUN_MAX];
 	uint8_t insn[ITRACE_BLOCK_ACCESS_MAX];  /* each access's instruction */
 	uint8_t flags[ITRACE_BLOCK_ACCESS_MAX];
-	uint8_t mslot[ITRACE_BLOCK_ACCESS_MAX]; /* its MEM-table slot */
+	uint16_t mslot[ITRACE_BLOCK_ACCESS_MAX]; /* its MEM-table slot */
 	uint64_t size[ITRACE_BLOCK_ACCESS_MAX];
 };
 
@@ -88,7 +88,9 @@ struct itrace_reader {
 	uint64_t cur_pc, cur_mem, cur_time;
 	uint64_t last_insn;	/* address of the last instruction decoded */
 	unsigned mem_index;	/* MEM records decoded since it */
-	uint64_t mem_table[ITRACE_MEM_SLOTS];
+	/* (5.0) 1024 entries in files of read version 5, else the first 128 */
+	uint64_t mem_table[ITRACE_MEM_SLOTS_WIDE];
+	unsigned mem_shift;	/* mem_shift(read version) */
 	uint32_t tid, pid;
 	struct itrace_branch_slot branches[ITRACE_REPEAT_SLOTS];
 	struct itrace_run runs[ITRACE_REPEAT_SLOTS];
@@ -290,6 +292,7 @@ static int read_header(struct itrace_reader *r)
 		return fail(r, -ITRACE_E_VERSION, 8,
 			    "format read version %u is not supported (this reader knows %u to %u)",
 			    r->hdr.read_major, ITRACE_READ_MAJOR_MIN, ITRACE_READ_MAJOR);
+	r->mem_shift = mem_shift(r->hdr.read_major);
 	if (got < sizeof(fixed))
 		return fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
 	r->hdr.write_major = get_le16(fixed + 10);
@@ -412,6 +415,7 @@ static int reader_start(struct itrace_reader *r, struct itrace_reader **rp)
 	struct stat st;
 	int rc;
 
+	r->mem_shift = mem_shift(0); /* read_header() sets the file's */
 	if (r->mem) {
 		r->seekable = 1;
 		r->file_size = r->mem_len;
@@ -650,7 +654,8 @@ static void reset_chunk_state(struct itrace_reader *r, const uint8_t *h)
 	r->cur_mem = 0;
 	r->last_insn = 0;
 	r->mem_index = 0;
-	memset(r->mem_table, 0, sizeof(r->mem_table));
+	/* only the entries the file's version uses (5.2) */
+	memset(r->mem_table, 0, sizeof(r->mem_table[0]) << (64 - r->mem_shift));
 	r->records_seen = 0;
 	r->run = NULL;
 	r->blk = NULL;
@@ -1230,7 +1235,7 @@ static int decode_block(struct itrace_reader *r, struct field *f)
 		b->insn[k] = (uint8_t)idx;
 		b->flags[k] = (uint8_t)(sz & ITRACE_MF_STORE);
 		b->size[k] = sz >> 1;
-		b->mslot[k] = (uint8_t)mem_slot(insn_addr, ordinal++);
+		b->mslot[k] = (uint16_t)mem_slot(insn_addr, ordinal++, r->mem_shift);
 	}
 	b->start = start;
 	b->m = (uint16_t)m;
@@ -1273,7 +1278,7 @@ static uint64_t mem_addr(struct itrace_reader *r, uint64_t d)
 
 	if (r->hdr.read_major == 1)
 		return r->cur_mem += d; /* format 1: against the previous access */
-	slot = mem_slot(r->last_insn, r->mem_index++);
+	slot = mem_slot(r->last_insn, r->mem_index++, r->mem_shift);
 	return r->mem_table[slot] += d;
 }
 

@@ -33,8 +33,8 @@
  */
 struct block_def {
 	uint64_t start, end, last_insn;
-	size_t lens, mslots, tail; /* offsets in bdata: n lengths, m slots, the record tail */
-	size_t acc;		   /* offset in bacc */
+	size_t lens, tail;	   /* offsets in bdata: n lengths, the record tail */
+	size_t acc;		   /* offset in bacc and bmslot */
 	uint16_t n, m, tail_len;
 	uint8_t slot;		   /* run_slot(start, n) */
 	uint8_t last_mem_index;	   /* accesses of the last instruction */
@@ -74,7 +74,9 @@ struct itrace_writer {
 	uint64_t cur_pc, cur_time;
 	uint64_t last_insn;	/* address of the last instruction encoded */
 	unsigned mem_index;	/* MEM records written since it */
-	uint64_t mem_table[ITRACE_MEM_SLOTS];
+	/* (5.0) 1024 entries with opts.wide_mem_table, else the first 128 */
+	uint64_t mem_table[ITRACE_MEM_SLOTS_WIDE];
+	unsigned mem_shift;	/* mem_shift(file_read_major()) */
 	uint32_t chunk_tid, chunk_pid;
 	int chunk_inherits_thread;
 	uint64_t chunk_time, chunk_first_insn, chunk_first_branch;
@@ -102,10 +104,11 @@ struct itrace_writer {
 	/* Block definitions (itrace_writer_block_define), by id. */
 	struct block_def *blocks;
 	size_t n_blocks, cap_blocks;
-	uint8_t *bdata; /* their lengths, MEM-table slots and encoded records */
+	uint8_t *bdata; /* their lengths and encoded records */
 	size_t bdata_len, bdata_cap;
 	struct itrace_block_access *bacc; /* their accesses */
-	size_t bacc_len, bacc_cap;
+	uint16_t *bmslot; /* the MEM-table slot of each, beside bacc */
+	size_t bacc_len, bacc_cap, bmslot_cap;
 
 	/* Thread state that the next chunk header records. */
 	uint32_t tid, pid;
@@ -138,6 +141,16 @@ static int valid_meta_key(const char *k)
 	return k && *k && !strchr(k, '=');
 }
 
+/* file_read_major - the read version a file written with `o` says (4.2):
+ * the oldest whose readers read every record `o` allows. */
+static unsigned file_read_major(const struct itrace_writer_options *o)
+{
+	return o->wide_mem_table ? ITRACE_READ_MAJOR
+	       : o->branch_seqs  ? ITRACE_READ_MAJOR_SEQS
+	       : o->blocks	 ? ITRACE_READ_MAJOR_BLOCKS
+				 : ITRACE_READ_MAJOR_NO_BLOCKS;
+}
+
 /* header_bytes - the file header with its metadata; caller frees *out. */
 static int build_header(const struct itrace_writer_options *o, uint8_t **out, size_t *len)
 {
@@ -155,11 +168,7 @@ static int build_header(const struct itrace_writer_options *o, uint8_t **out, si
 	if (!h)
 		return -ITRACE_E_NOMEM;
 	memcpy(h, ITRACE_FILE_MAGIC, ITRACE_FILE_MAGIC_LEN);
-	/* a file without BRANCH_SEQ records stays readable by readers of 3,
-	 * one without BLOCK records either by readers of 2 (4.2) */
-	put_le16(h + 8, o->branch_seqs ? ITRACE_READ_MAJOR
-		 : o->blocks   ? ITRACE_READ_MAJOR_BLOCKS
-			       : ITRACE_READ_MAJOR_NO_BLOCKS);
+	put_le16(h + 8, (uint16_t)file_read_major(o));
 	put_le16(h + 10, ITRACE_WRITE_MAJOR);
 	put_le16(h + 12, ITRACE_WRITE_MINOR);
 	put_le16(h + 14, ITRACE_FILE_FIXED_SIZE);
@@ -226,7 +235,7 @@ static void start_chunk(struct itrace_writer *w)
 	w->cur_pc = 0;
 	w->last_insn = 0;
 	w->mem_index = 0;
-	memset(w->mem_table, 0, sizeof(w->mem_table));
+	memset(w->mem_table, 0, sizeof(w->mem_table[0]) << (64 - w->mem_shift));
 	w->cur_time = w->time;
 	w->chunk_time = w->time;
 	w->chunk_tid = w->tid;
@@ -247,6 +256,7 @@ static void start_chunk(struct itrace_writer *w)
 static int writer_buffers(struct itrace_writer *w)
 {
 	w->raw_cap = w->opts.chunk_bytes + 4096;
+	w->mem_shift = mem_shift(file_read_major(&w->opts));
 	w->raw = malloc(w->raw_cap);
 	if (!w->raw)
 		return -ITRACE_E_NOMEM;
@@ -297,6 +307,7 @@ static void writer_free(struct itrace_writer *w)
 	free(w->sdata);
 	free(w->bdata);
 	free(w->bacc);
+	free(w->bmslot);
 	free(w);
 }
 
@@ -730,7 +741,7 @@ int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsi
 		w->raw[q++] = (uint8_t)size;
 	else
 		q += put_varint(w->raw + q, size);
-	slot = mem_slot(w->last_insn, w->mem_index++);
+	slot = mem_slot(w->last_insn, w->mem_index++, w->mem_shift);
 	q += put_varint(w->raw + q, zigzag((int64_t)(addr - w->mem_table[slot])));
 	w->mem_table[slot] = addr;
 	return end_record(w, start, ITRACE_T_MEM, q);
@@ -807,7 +818,9 @@ int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
 	tail_max = 2 + (n + 1) / 2 + 2 + m * 12;
 	if (itrace_reserve((void **)&w->blocks, &w->cap_blocks, w->n_blocks + 1, sizeof(*b)) < 0 ||
 	    itrace_reserve((void **)&w->bacc, &w->bacc_cap, w->bacc_len + m, sizeof(*acc)) < 0 ||
-	    block_data(w, n + m + tail_max) < 0)
+	    itrace_reserve((void **)&w->bmslot, &w->bmslot_cap, w->bacc_len + m,
+			   sizeof(*w->bmslot)) < 0 ||
+	    block_data(w, n + tail_max) < 0)
 		return -ITRACE_E_NOMEM;
 	b = &w->blocks[w->n_blocks];
 	b->start = addr;
@@ -821,20 +834,19 @@ int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
 		memcpy(w->bacc + b->acc, acc, m * sizeof(*acc));
 	/* MEM-table slots: mem_slot(address of the access's instruction,
 	 * accesses of that instruction before it), as MEM records would use */
-	b->mslots = b->lens + n;
 	for (i = 0, k = 0; k < m; k++) {
 		for (; i < acc[k].insn; i++) {
 			insn += lens[i];
 			ordinal = 0;
 		}
-		w->bdata[b->mslots + k] = (uint8_t)mem_slot(insn, ordinal++);
+		w->bmslot[b->acc + k] = (uint16_t)mem_slot(insn, ordinal++, w->mem_shift);
 	}
 	b->end = addr + itrace_lens_total(lens, n);
 	b->last_insn = b->end - lens[n - 1];
 	b->last_mem_index = 0;
 	for (k = m; k > 0 && acc[k - 1].insn == n - 1; k--)
 		b->last_mem_index++;
-	b->tail = b->mslots + m;
+	b->tail = b->lens + n;
 	b->tail_len = (uint16_t)encode_block_tail(w->bdata + b->tail, n, lens, m, acc);
 	w->bdata_len = b->tail + b->tail_len;
 	w->bacc_len += m;
@@ -880,7 +892,7 @@ static int write_block_records(struct itrace_writer *w, const struct block_def *
  * it then holds.  Written at raw[q]; returns the offset after them.
  */
 static inline ALWAYS_INLINE size_t put_access_deltas(uint8_t *raw, size_t q, uint64_t *table,
-						     const uint8_t *mslots, unsigned m,
+						     const uint16_t *mslots, unsigned m,
 						     const uint64_t *addrs)
 {
 	for (unsigned k = 0; k < m; k++) {
@@ -927,7 +939,9 @@ int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 		free_slot(w, b->slot);
 		w->block_in[b->slot] = id + 1;
 	}
-	q = put_access_deltas(w->raw, q, w->mem_table, w->bdata + b->mslots, b->m, addrs);
+	/* (no access defined yet leaves bmslot NULL, and NULL + 0 is undefined) */
+	if (b->m)
+		q = put_access_deltas(w->raw, q, w->mem_table, w->bmslot + b->acc, b->m, addrs);
 	w->cur_pc = b->end;
 	w->last_insn = b->last_insn;
 	w->mem_index = b->last_mem_index;
@@ -955,7 +969,7 @@ int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const
 		 * field of w to the compiler). */
 		const struct block_def *blocks = w->blocks, *last = NULL;
 		const int32_t *held = w->block_in;
-		const uint8_t *bdata = w->bdata;
+		const uint16_t *mslots = w->bmslot;
 		uint64_t *table = w->mem_table;
 		uint8_t *raw = w->raw;
 		size_t len = w->raw_len, end = w->opts.chunk_bytes, cap = w->raw_cap, first = i;
@@ -971,7 +985,7 @@ int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const
 				raw[len++] = (uint8_t)(ITRACE_REPEAT_BIT | b->slot);
 				/* addrs + a only with accesses: NULL + 0 is undefined */
 				if (b->m)
-					len = put_access_deltas(raw, len, table, bdata + b->mslots,
+					len = put_access_deltas(raw, len, table, mslots + b->acc,
 								b->m, addrs + a);
 				a += b->m;
 				insns += b->n;

@@ -8,7 +8,8 @@
  * itrace_write_branch_ids); whatever the writer accepts, the reader must
  * return identically, and the writer accepts exactly the calls its header
  * says it does.  The trace is written with BLOCK records (opts.blocks) or
- * without, with BRANCH_SEQ records (opts.branch_seqs) or without, as the
+ * without, with BRANCH_SEQ records (opts.branch_seqs) or without, with a
+ * MEM table of 1024 entries (opts.wide_mem_table, 5.0) or 128, as the
  * input's size says.  One memory file, made once, takes each input's trace
  * (rewritten from its start, never truncated), which is then read back
  * from memory in one pread: the writer's own system calls are the only
@@ -464,6 +465,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.compression = size & 1;
 	o.blocks = (size >> 1) & 1;
 	o.branch_seqs = p.seqs_on = (size >> 2) & 1;
+	o.wide_mem_table = (size >> 3) & 1;
 	if (itrace_writer_open_fd(fd, &o, &p.w) < 0)
 		abort();
 	while (next_op(&p))

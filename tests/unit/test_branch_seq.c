@@ -119,7 +119,7 @@ static void test_seq_bytes(void **state)
 	assert_int_equal(itrace_write_branch_ids(w, 1, &seq), 0);
 	b = close_and_slurp(w, fd);
 	assert_int_equal(get_le16(b.data + 8), 4); /* read_major */
-	assert_int_equal(get_le16(b.data + 10), 4); /* write_major */
+	assert_int_equal(get_le16(b.data + 10), 5); /* write_major */
 	assert_memory_equal(b.data + get_le32(b.data + 16) + 72, want_bytes, sizeof(want_bytes));
 	assert_int_equal(get_le32(b.data + get_le32(b.data + 16) + 16), 2); /* framed records */
 	for (int i = 0; i < 2; i++) {

@@ -1,0 +1,276 @@
+/*
+ * test_mem_table.c - the MEM table of 1024 entries (format 5.0, ITRACE.md
+ * 4.2 and 6.5.4): which read version a file says, the delta bases a
+ * reader takes for MEM records and a block's accesses in files of read
+ * version 5 and of 4, byte for byte from hand-made chunks, and a round
+ * trip through the writer with and without the option.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "buf_testutil.h"
+
+#include "internal.h"
+#include "itrace.h"
+#include "writer_testutil.h"
+#include "chunk_testutil.h"
+#include "gen_testutil.h"
+
+/* The slot of ITRACE.md 6.5.4, written out here from the spec's text:
+ * `bits` of the hash, 7 (128 entries) or 10 (1024, read version 5). */
+static unsigned spec_slot(uint64_t insn, unsigned ordinal, unsigned bits)
+{
+	return (unsigned)(((insn ^ ((uint64_t)ordinal << 56)) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+/* The first address from `from` on whose access 0 shares a slot of 128
+ * entries with access 0 of `other`, but not one of 1024. */
+static uint64_t colliding(uint64_t other, uint64_t from)
+{
+	for (uint64_t a = from;; a++)
+		if (spec_slot(a, 0, 7) == spec_slot(other, 0, 7) &&
+		    spec_slot(a, 0, 10) != spec_slot(other, 0, 10))
+			return a;
+}
+
+/* put_rec - record `type` with payload p[0..len) at out; returns its size. */
+static size_t put_rec(uint8_t *out, uint8_t type, const uint8_t *p, size_t len)
+{
+	out[0] = type;
+	out[1] = (uint8_t)len; /* payloads here are short */
+	memcpy(out + 2, p, len);
+	return 2 + len;
+}
+
+/* The addresses of the MEM records of f, in order; returns how many.
+ * The file ends as `end` says: 1 (its footer) or -ITRACE_E_NOFOOTER
+ * (one_chunk()'s files). */
+static size_t mem_addrs(const struct buf *f, uint64_t *out, size_t max, int end)
+{
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	size_t n = 0;
+	int rc;
+
+	assert_int_equal(itrace_reader_open_mem(f->data, f->len, &r), 0);
+	while ((rc = itrace_reader_next(r, &rec)) == 0)
+		if (rec.type == ITRACE_REC_MEM && n < max)
+			out[n++] = rec.u.mem.addr;
+	assert_int_equal(rc, end);
+	itrace_reader_close(r);
+	return n;
+}
+
+/* Which read version a file says: 5 with the wide table, else as 4.0. */
+static void test_read_version(void **state)
+{
+	struct itrace_writer_options o;
+	struct itrace_writer *w;
+	struct buf b;
+	int fd;
+
+	(void)state;
+	for (int wide = 0; wide < 2; wide++)
+		for (int seqs = 0; seqs < 2; seqs++)
+			for (int blocks = 0; blocks < 2; blocks++) {
+				itrace_writer_options_init(&o);
+				o.wide_mem_table = wide;
+				o.branch_seqs = seqs;
+				o.blocks = blocks;
+				w = memfd_writer(&o, &fd);
+				b = close_and_slurp(w, fd);
+				assert_int_equal(get_le16(b.data + 8),
+						 wide ? 5 : seqs ? 4 : blocks ? 3 : 2);
+				assert_int_equal(get_le16(b.data + 10), 5); /* write_major */
+				free(b.data);
+			}
+}
+
+/*
+ * Two MEM records of instructions a and b whose slots collide in 128
+ * entries only: in a file of read version 5 the second record's delta
+ * +8 is against 0 (its own entry), in read version 4 against the first
+ * record's address.
+ */
+static void test_mem_bytes(void **state)
+{
+	const uint64_t a = 0x401000, x = 0x7ffd1000;
+	uint64_t b = colliding(a, a + 1), got[4];
+	uint8_t recs[96], p[32];
+	size_t len = 0, q;
+	struct buf f;
+
+	(void)state;
+	/* the search keeps to 7 bits of hash: a short step from a */
+	assert_true(b - a < 4096);
+	/* INSN_RUN at a, one instruction of 1 byte; MEM load 8 at x */
+	q = put_varint(p, zigzag((int64_t)a));
+	p[q++] = 3; /* n = 1, uniform */
+	p[q++] = 1;
+	len += put_rec(recs + len, ITRACE_T_INSN_RUN, p, q);
+	q = 0;
+	p[q++] = 0;
+	p[q++] = 8;
+	q += put_varint(p + q, zigzag((int64_t)x));
+	len += put_rec(recs + len, ITRACE_T_MEM, p, q);
+	/* INSN_RUN at b (cur_pc is a + 1); MEM load 8, delta +8 */
+	q = put_varint(p, zigzag((int64_t)(b - (a + 1))));
+	p[q++] = 3;
+	p[q++] = 1;
+	len += put_rec(recs + len, ITRACE_T_INSN_RUN, p, q);
+	q = 0;
+	p[q++] = 0;
+	p[q++] = 8;
+	q += put_varint(p + q, zigzag(8));
+	len += put_rec(recs + len, ITRACE_T_MEM, p, q);
+
+	f = one_chunk(5, recs, len, 4);
+	assert_int_equal(mem_addrs(&f, got, 4, -ITRACE_E_NOFOOTER), 2);
+	assert_int_equal(got[0], x);
+	assert_int_equal(got[1], 8);
+	free(f.data);
+	f = one_chunk(4, recs, len, 4);
+	assert_int_equal(mem_addrs(&f, got, 4, -ITRACE_E_NOFOOTER), 2);
+	assert_int_equal(got[0], x);
+	assert_int_equal(got[1], x + 8);
+	free(f.data);
+}
+
+/*
+ * A BLOCK of 13 instructions of 12 bytes from c, the first and the last
+ * (at c + 144) with one access each, whose slots collide in 128 entries
+ * and not in 1024: the second delta's base is the first access's address
+ * in read version 4 only.  (The hash is Fibonacci hashing: instructions
+ * a Fibonacci number of bytes apart, 144 here, come closest; two
+ * accesses of one instruction, whose ordinals change only the hash's
+ * top byte, by 0x15, never share a slot.)
+ */
+static void test_block_bytes(void **state)
+{
+	uint64_t c = 0x600000, got[4];
+	uint8_t recs[64], p[32];
+	size_t q;
+	struct buf f;
+
+	(void)state;
+	while (!(spec_slot(c, 0, 7) == spec_slot(c + 144, 0, 7) &&
+		 spec_slot(c, 0, 10) != spec_slot(c + 144, 0, 10)))
+		assert_true(++c < 0x610000);
+	q = put_varint(p, zigzag((int64_t)c));
+	p[q++] = 13 << 1 | 1; /* n = 13, uniform */
+	p[q++] = 12;
+	p[q++] = 2;	      /* m */
+	p[q++] = 0;	      /* access 0: instruction 0, */
+	p[q++] = 8 << 1;      /* a load of 8 */
+	p[q++] = 12;	      /* access 1: instruction 12, */
+	p[q++] = 8 << 1 | 1;  /* a store of 8 */
+	q += put_varint(p + q, zigzag(0x1000));
+	q += put_varint(p + q, zigzag(0x10));
+	q = put_rec(recs, ITRACE_T_BLOCK, p, q);
+	f = one_chunk(5, recs, q, 1);
+	assert_int_equal(mem_addrs(&f, got, 4, -ITRACE_E_NOFOOTER), 2);
+	assert_int_equal(got[0], 0x1000);
+	assert_int_equal(got[1], 0x10);
+	free(f.data);
+	f = one_chunk(4, recs, q, 1);
+	assert_int_equal(mem_addrs(&f, got, 4, -ITRACE_E_NOFOOTER), 2);
+	assert_int_equal(got[0], 0x1000);
+	assert_int_equal(got[1], 0x1010);
+	free(f.data);
+}
+
+/*
+ * Round trip: 300 blocks of 1 to 6 instructions, each with accesses that
+ * stride, run in random order as whole blocks, blocks cut short (MEM
+ * records) and plain MEM records, across small chunks; with and without
+ * the wide table the reader delivers the addresses written, and the wide
+ * file is smaller: 300 blocks' accesses crowd 128 entries.
+ */
+#define NB 300
+static void test_round_trip(void **state)
+{
+	static uint64_t want[200000], got[200000];
+	size_t size[2] = { 0, 0 };
+
+	(void)state;
+	for (int wide = 0; wide < 2; wide++) {
+		struct itrace_writer_options o;
+		struct itrace_writer *w;
+		struct gen g = { 42 };
+		struct itrace_block_access acc[NB][12];
+		uint64_t stride[NB][12], cur[NB][12], addrs[12];
+		uint8_t lens[6] = { 3, 4, 2, 5, 1, 7 };
+		size_t nacc[NB], n = 0;
+		int ids[NB], fd;
+		struct buf f;
+
+		itrace_writer_options_init(&o);
+		o.compression = ITRACE_COMPRESS_NONE;
+		o.flags = ITRACE_FF_MEM;
+		o.blocks = 1;
+		o.wide_mem_table = wide;
+		o.chunk_bytes = 64 * 1024;
+		w = memfd_writer(&o, &fd);
+		for (int i = 0; i < NB; i++) {
+			size_t ni = 1 + next(&g) % 6;
+
+			nacc[i] = 1 + next(&g) % 12;
+			for (size_t k = 0; k < nacc[i]; k++) {
+				acc[i][k].insn = (uint8_t)(k * ni / nacc[i]);
+				acc[i][k].flags = next(&g) & 1 ? ITRACE_MEM_STORE : 0;
+				acc[i][k].size = 8;
+				stride[i][k] = 8 * (next(&g) % 4);
+				cur[i][k] = (next(&g) & 1 ? 0x7ffd0000ull : 0x55550000ull) + next(&g) * 64;
+			}
+			ids[i] = itrace_writer_block_define(w, 0x400000 + (uint64_t)i * 64, ni, lens,
+							    nacc[i], acc[i]);
+			assert_int_equal(ids[i], i);
+		}
+		while (n + 12 < sizeof(want) / sizeof(want[0])) {
+			int i = (int)(next(&g) % NB);
+
+			for (size_t k = 0; k < nacc[i]; k++) {
+				cur[i][k] += stride[i][k];
+				addrs[k] = cur[i][k];
+			}
+			if (next(&g) % 16 == 0) { /* cut short after its first instruction */
+				size_t k = 0;
+
+				assert_int_equal(itrace_write_block_partial(w, i, 1, addrs, NULL), 0);
+				for (; k < nacc[i] && acc[i][k].insn == 0; k++)
+					want[n++] = addrs[k];
+			} else {
+				assert_int_equal(itrace_write_block(w, i, addrs), 0);
+				memcpy(want + n, addrs, nacc[i] * sizeof(*addrs));
+				n += nacc[i];
+			}
+		}
+		f = close_and_slurp(w, fd);
+		assert_int_equal(get_le16(f.data + 8), wide ? 5 : 3);
+		assert_int_equal(mem_addrs(&f, got, sizeof(got) / sizeof(got[0]), 1), n);
+		assert_memory_equal(got, want, n * sizeof(*got));
+		size[wide] = f.len;
+		free(f.data);
+	}
+	/* fewer base collisions: shorter deltas */
+	assert_true(size[1] < size[0] * 9 / 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_version),
+		cmocka_unit_test(test_mem_bytes),
+		cmocka_unit_test(test_block_bytes),
+		cmocka_unit_test(test_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
