@@ -48,6 +48,7 @@ static void out_open_seqs(struct out *o, int only, int seqs)
 	close(fd);
 	itrace_writer_options_init(&opts);
 	opts.blocks = 1; /* as the valgrind backend writes them */
+	opts.wide_mem_table = 1;
 	opts.branch_seqs = seqs;
 	assert_int_equal(itrace_writer_open(o->path, &opts, &o->w), 0);
 	vg_convert_init(&o->c, o->w, only);
