@@ -307,6 +307,7 @@ static void test_define_rejects(void **state)
 	static const uint8_t lens[4] = { 1, 2, 3, 4 }, bad_lens[2] = { 1, 16 };
 	struct itrace_block_access acc[2] = { { .size = 1, .insn = 1 }, { .size = 1, .insn = 0 } };
 	struct itrace_writer *w;
+	struct itrace_writer_stats before, after;
 	int fd;
 
 	(void)state;
@@ -327,6 +328,20 @@ static void test_define_rejects(void **state)
 	assert_int_equal(itrace_write_block_partial(w, 0, 5, (uint64_t[2]){ 0 }, NULL),
 			 -ITRACE_E_INVAL);
 	assert_int_equal(itrace_write_block_partial(w, 0, 1, NULL, NULL), 0); /* no access ran */
+	/* a batch with an unknown id (past the last, negative) or without
+	 * the addresses of a block with accesses writes nothing */
+	itrace_writer_stats(w, &before);
+	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, 1 }, (uint64_t[4]){ 0 }),
+			 -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, -1 }, (uint64_t[4]){ 0 }),
+			 -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, INT32_MIN }, (uint64_t[4]){ 0 }),
+			 -ITRACE_E_INVAL);
+	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, 0 }, NULL), -ITRACE_E_INVAL);
+	itrace_writer_stats(w, &after);
+	assert_int_equal(after.records, before.records);
+	assert_int_equal(after.raw_bytes, before.raw_bytes);
+	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, 0 }, (uint64_t[4]){ 0 }), 0);
 	itrace_writer_abandon(w);
 	close(fd);
 }
@@ -461,7 +476,8 @@ static void test_branch_ids(void **state)
 				assert_int_equal(itrace_write_branch(a, from[batch[j]], to[batch[j]],
 								     kind[batch[j]], flags[batch[j]]), 0);
 			}
-			batch[k] = s % 2 ? 64 : -1; /* unknown: the whole batch is refused */
+			/* unknown: the whole batch is refused */
+			batch[k] = s % 3 == 0 ? 64 : s % 3 == 1 ? -1 : INT32_MIN;
 			assert_int_equal(itrace_write_branch_ids(b, (size_t)k + 1, batch),
 					 -ITRACE_E_INVAL);
 			assert_int_equal(itrace_write_branch_ids(b, (size_t)k, batch), 0);
