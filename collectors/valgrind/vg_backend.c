@@ -106,7 +106,25 @@ struct vg_setup {
 	char version[32];
 };
 
+/* vg_find_once - vg_find() below; the probe and the run find the same
+ * valgrind, and each `valgrind --version` costs 10 ms of start-up. */
+static int vg_find_once(struct vg_setup *s, char *err, size_t errlen);
+
 static int vg_find(struct vg_setup *s, char *err, size_t errlen)
+{
+	static struct vg_setup found;
+	static int have;
+
+	if (!have) {
+		if (vg_find_once(&found, err, errlen) != 0)
+			return -1;
+		have = 1;
+	}
+	*s = found;
+	return 0;
+}
+
+static int vg_find_once(struct vg_setup *s, char *err, size_t errlen)
 {
 	if (collect_find_in_path(valgrind_name(), s->launcher, sizeof(s->launcher)) != 0) {
 		snprintf(err, errlen,
