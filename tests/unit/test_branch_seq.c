@@ -132,27 +132,6 @@ static void test_seq_bytes(void **state)
 	free(b.data);
 }
 
-/* Which read version a file says: 4 with sequences, else as before. */
-static void test_read_version(void **state)
-{
-	struct itrace_writer_options o;
-	struct itrace_writer *w;
-	struct buf b;
-	int fd;
-
-	(void)state;
-	for (int seqs = 0; seqs < 2; seqs++)
-		for (int blocks = 0; blocks < 2; blocks++) {
-			itrace_writer_options_init(&o);
-			o.branch_seqs = seqs;
-			o.blocks = blocks;
-			w = memfd_writer(&o, &fd);
-			b = close_and_slurp(w, fd);
-			assert_int_equal(get_le16(b.data + 8), seqs ? 4 : blocks ? 3 : 2);
-			free(b.data);
-		}
-}
-
 static void test_define_rejects(void **state)
 {
 	struct itrace_writer *w;
@@ -344,7 +323,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seq_bytes),
-		cmocka_unit_test(test_read_version),
 		cmocka_unit_test(test_define_rejects),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_hostile_seqs),

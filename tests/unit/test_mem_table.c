@@ -68,7 +68,9 @@ static size_t mem_addrs(const struct buf *f, uint64_t *out, size_t max, int end)
 	return n;
 }
 
-/* Which read version a file says: 5 with the wide table, else as 4.0. */
+/* Which read version a file says, for every combination of the options
+ * that set it (ITRACE.md 4.2): 5 with the wide table, else 4 with
+ * sequences, 3 with blocks, 2. */
 static void test_read_version(void **state)
 {
 	struct itrace_writer_options o;
