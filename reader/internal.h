@@ -227,6 +227,12 @@ static inline unsigned mem_shift(unsigned read_major)
 	return read_major >= 5 ? 54 : 57;
 }
 
+/* The MEM table's entries for that shift: 128 or 1024. */
+static inline size_t mem_entries(unsigned shift)
+{
+	return (size_t)1 << (64 - shift);
+}
+
 /* A run of sequential instructions, as kept in the run repeat table. */
 struct itrace_run {
 	uint64_t start;

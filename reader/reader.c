@@ -655,7 +655,7 @@ static void reset_chunk_state(struct itrace_reader *r, const uint8_t *h)
 	r->last_insn = 0;
 	r->mem_index = 0;
 	/* only the entries the file's version uses (5.2) */
-	memset(r->mem_table, 0, sizeof(r->mem_table[0]) << (64 - r->mem_shift));
+	memset(r->mem_table, 0, mem_entries(r->mem_shift) * sizeof(r->mem_table[0]));
 	r->records_seen = 0;
 	r->run = NULL;
 	r->blk = NULL;

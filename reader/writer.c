@@ -235,7 +235,7 @@ static void start_chunk(struct itrace_writer *w)
 	w->cur_pc = 0;
 	w->last_insn = 0;
 	w->mem_index = 0;
-	memset(w->mem_table, 0, sizeof(w->mem_table[0]) << (64 - w->mem_shift));
+	memset(w->mem_table, 0, mem_entries(w->mem_shift) * sizeof(w->mem_table[0]));
 	w->cur_time = w->time;
 	w->chunk_time = w->time;
 	w->chunk_tid = w->tid;
