@@ -30,6 +30,8 @@ temporaries() {
 
 # random_below N: a number in [0, N), different in each run (the test
 # names show it, so that a failure can be reproduced).
+# Shell arithmetic on 32 random bits, not awk: mawk's srand() takes every
+# seed of 2^31 or more as the same one, so half the runs drew one number.
 random_below() {
-	awk -v n="$1" -v s="$(od -An -tu4 -N4 /dev/urandom)" 'BEGIN { srand(s); print int(rand() * n) }'
+	echo $(($(od -An -tu4 -N4 /dev/urandom) % $1))
 }
