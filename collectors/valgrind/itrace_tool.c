@@ -999,13 +999,15 @@ static void first_client_code(ThreadId tid)
 /*
  * The superblock being built: `cursor` is a temp holding vgi_cursor as
  * loaded at the start of the current segment, `words` how many words the
- * segment wrote after it.  A segment ends at every side exit and helper
- * call, where the cursor is stored back.
+ * segment wrote after it, `committed` how many of them the cursor stored
+ * back last covers.  A segment ends at every side exit and helper call,
+ * where the cursor is stored back.
  */
 struct sb {
 	IRSB *out;
 	IRTemp cursor;
 	UInt words;
+	UInt committed;
 	Bool open;
 	Bool masked; /* triggers in use: commit through vgi_on_mask */
 	Int offset_sp;
@@ -1069,6 +1071,7 @@ static void open_segment(struct sb *sb, Bool check_room)
 	}
 	sb->cursor = new_tmp(sb, load_global(&vgi_cursor));
 	sb->words = 0;
+	sb->committed = 0;
 	sb->open = True;
 }
 
@@ -1078,14 +1081,17 @@ static void flush_group(struct sb *sb);
 /* Store the cursor back past the words written so far (or, while a
  * trigger has recording off, leave it where it was).  The open group
  * stays open: its words so far are committed, a fault after this point
- * leaves them to tell the collector how far it ran. */
+ * leaves them to tell the collector how far it ran.  Nothing to store
+ * when no word came since the last commit: that store ran whichever way
+ * a side exit went (the end of most superblocks, after their branch's). */
 static void commit_words(struct sb *sb)
 {
 	IRExpr *adv;
 	IRTemp nc;
 
-	if (!sb->open || sb->words == 0)
+	if (!sb->open || sb->words == sb->committed)
 		return;
+	sb->committed = sb->words;
 	if (sb->masked) {
 		IRTemp mask = new_tmp(sb, load_global(&vgi_on_mask));
 		adv = IRExpr_RdTmp(new_tmp(sb, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(mask),
