@@ -81,7 +81,7 @@ workload() {
 		-v gz="$([ "$name" = gzip ] && echo 1 || echo 0)" 'BEGIN {
 	tgt_i = gz ? "target <= 15" : "no target"
 	tgt_b = gz ? "target <= 6" : "no target"
-	tgt_s = gz ? "target <= 0.3" : "no target"
+	tgt_s = gz ? "target <= 0.3 bytes/insn, the first figure; the ratio is the compression" : "no target"
 	printf "vg_%s_workload  %d insns  %d MEM  %d branches  (median of runs; load average %s at the start, %s at the end)\n", name, insns, mems, branches, load0, load1
 	printf "vg_%s_none  %.3f s  %.3f s  ratio %.1f  (valgrind --tool=none; baseline: native)\n", name, none, n, none / n
 	printf "vg_%s_cachegrind  %.3f s  %.3f s  ratio %.1f  (baseline: native)\n", name, cg, n, cg / n
