@@ -65,6 +65,14 @@ gone() {
 	return 1
 }
 
+# none_left MARK: every process with MARK in its command line is gone,
+# as gone() says, each within 3 s.
+none_left() {
+	for _p in $(pgrep -f -- "$1"); do
+		gone "$_p" || return 1
+	done
+}
+
 # started_by PID: the program that itrace-collect PID started: the child
 # of its guardian (collectors/guard.h), empty until both exist.
 started_by() {

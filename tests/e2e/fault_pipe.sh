@@ -34,16 +34,6 @@ reader_leaves() {
 reader_leaves ptrace
 reader_leaves valgrind
 
-# none_left MARK: within 3 s, no process has MARK in its command line.
-none_left() {
-	_tenths=30
-	while pgrep -f -- "$1" >/dev/null; do
-		[ "$_tenths" -eq 0 ] && { pgrep -af -- "$1"; return 1; }
-		sleep 0.1
-		_tenths=$((_tenths - 1))
-	done
-}
-
 # A reader that leaves after a random number of bytes of a busy trace:
 # fault_spin's noisy loop, whose trace keeps growing after start-up (the
 # plain busy loop's compresses to almost nothing, and a ptrace trace of it
