@@ -24,7 +24,7 @@ void pt_fail_io(struct pt_session *s, int rc)
 {
 	if (!s->io_error) {
 		s->io_errno = rc == -ITRACE_E_IO ? errno : EIO;
-		cli_error("cannot write the trace '%s': %s", s->opts->output, cli_errstr(rc));
+		cli_error("cannot write '%s': %s", s->opts->output, cli_errstr(rc));
 	}
 	s->io_error = 1;
 }

@@ -341,7 +341,7 @@ static int write_rec(struct gdb_session *s, struct itrace_record *rec)
 	int rc = itrace_writer_write(s->w, rec);
 
 	if (rc < 0)
-		cli_error("cannot write the trace '%s': %s", s->opts->output, cli_errstr(rc));
+		cli_error("cannot write '%s': %s", s->opts->output, cli_errstr(rc));
 	return rc < 0 ? -1 : 0;
 }
 
@@ -517,7 +517,7 @@ static int emit_insn_level(struct gdb_session *s, uint64_t pc, const uint8_t *by
 		rc = itrace_write_mem(s->w, mem[i].addr, mem[i].size,
 				      mem[i].store ? ITRACE_MEM_STORE : 0);
 	if (rc < 0) {
-		cli_error("cannot write the trace '%s': %s", s->opts->output, itrace_errstr(rc));
+		cli_error("cannot write '%s': %s", s->opts->output, itrace_errstr(rc));
 		return -1;
 	}
 	return 0;
@@ -611,7 +611,7 @@ static int record_rep_check(struct gdb_session *s)
 	if (!check || s->opts->level != ITRACE_LEVEL_INSN)
 		return 0;
 	if (itrace_write_insn(s->w, s->prev_addr, s->prev_len, s->rep_bytes) < 0) {
-		cli_error("cannot write the trace '%s'", s->opts->output);
+		cli_error("cannot write '%s'", s->opts->output);
 		return -1;
 	}
 	return 0;
@@ -646,7 +646,7 @@ static int record_branch_to(struct gdb_session *s, uint64_t next)
 	rc = itrace_write_branch(s->w, s->prev_addr, next, (unsigned)kind,
 				 jumped ? ITRACE_BRANCH_TAKEN : 0);
 	if (rc < 0) {
-		cli_error("cannot write the trace '%s': %s", s->opts->output, itrace_errstr(rc));
+		cli_error("cannot write '%s': %s", s->opts->output, itrace_errstr(rc));
 		return -1;
 	}
 	return 0;
@@ -779,7 +779,7 @@ static int finish_undecoded(struct gdb_session *s)
 	if (s->opts->level != ITRACE_LEVEL_INSN)
 		return 0;
 	if (itrace_write_insn(s->w, s->prev_addr, (unsigned)len, s->undecoded_bytes) < 0) {
-		cli_error("cannot write the trace '%s'", s->opts->output);
+		cli_error("cannot write '%s'", s->opts->output);
 		return -1;
 	}
 	return 0;
@@ -1031,7 +1031,7 @@ static int trace_loop(struct gdb_session *s)
 			return end_interrupted(s);
 		/* once a second to the file; a closed output pipe stops us */
 		if ((rc = itrace_writer_tick(s->w)) < 0) {
-			cli_error("cannot write the trace '%s': %s", s->opts->output, cli_errstr(rc));
+			cli_error("cannot write '%s': %s", s->opts->output, cli_errstr(rc));
 			return -1;
 		}
 		rc = s->stepping ? step_one(s, &st) : run_free(s, &st);
@@ -1199,7 +1199,7 @@ static int gdb_run(const struct collect_options *opts, struct collect_result *re
 		itrace_writer_stats(s.w, &res->stats);
 		crc = itrace_writer_close(s.w, s.end_reason, s.end_status);
 		if (crc < 0 && rc >= 0) {
-			cli_error("cannot write the trace '%s': %s", opts->output, cli_errstr(crc));
+			cli_error("cannot write '%s': %s", opts->output, cli_errstr(crc));
 			rc = -1;
 		}
 	}

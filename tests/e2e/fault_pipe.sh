@@ -25,7 +25,8 @@ reader_leaves() {
 	rc=$?
 	t1=$(date +%s.%N)
 	check_eq "$1, idle program: exit status 1" 1 "$rc"
-	check "$1, idle program: says Broken pipe" grep -q "Broken pipe" "$TMP/err"
+	check "$1, idle program: says it cannot write, Broken pipe" \
+		grep -qx "itrace-collect: cannot write '$TMP/p': Broken pipe" "$TMP/err"
 	took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a - 1 }')
 	check "$1, idle program: stopped ${took} s after the reader left" \
 		awk -v t="$took" 'BEGIN { exit !(t < 1.5) }'
@@ -59,7 +60,8 @@ for be in ptrace valgrind; do
 	wait "$pid"
 	rc=$?
 	check_eq "$be, reader leaving after $n bytes: exit status 1" 1 "$rc"
-	check "$be, reader leaving after $n bytes: says Broken pipe" grep -q "Broken pipe" "$TMP/err"
+	check "$be, reader leaving after $n bytes: says it cannot write, Broken pipe" \
+		grep -qx "itrace-collect: cannot write '$TMP/p': Broken pipe" "$TMP/err"
 	check "$be, reader leaving after $n bytes: the program is killed" none_left "$TMP/run-$be"
 done
 
