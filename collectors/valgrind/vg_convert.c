@@ -1227,8 +1227,9 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 		if (cur) { /* the path ends here */
 			/* end_path() grows only a path that has not grown yet:
 			 * most have (on issue 22's gzip workload, all but 5621
-			 * of 28.7 million path ends), so no call for them */
-			if (!paths[cur].next_one && (rc = end_path(c, cur, one, x)) < 0)
+			 * of 28.7 million path ends), so no call for them.
+			 * c->paths, not paths: indirect_path() may have moved them. */
+			if (!c->paths[cur].next_one && (rc = end_path(c, cur, one, x)) < 0)
 				break;
 			ids[nids++] = c->paths[cur].id;
 		}

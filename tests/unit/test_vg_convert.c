@@ -864,6 +864,55 @@ static void test_paths(void **state)
 }
 
 /*
+ * Branch level: a return to a place not seen before gets a path of its
+ * own, and growing the paths may move them all (realloc) just before the
+ * path that ran until then ends: that end must read the paths where they
+ * are now.  One call converts all of it, so every return lands in the
+ * middle of a path; under ASan (make SANITIZE=1 check) a read of the old
+ * paths fails here.
+ */
+static void test_paths_move(void **state)
+{
+	enum { N = 2000, HEAD = 5 + 6 + 5 };
+	static uint64_t words[HEAD + 3 * N];
+	static struct itrace_record r[2 * N + 16];
+	const uint64_t head[HEAD] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1,
+		EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401100,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+	};
+	size_t nw = HEAD, nr, b = 0;
+	struct out o;
+
+	(void)state;
+	memcpy(words, head, sizeof(head));
+	for (size_t i = 0; i < N; i++) {
+		words[nw++] = W(VGW_BSITE, 1, 0); /* taken: 0x401000 -> 0x401100 */
+		words[nw++] = W(VGW_BRANCH, 0x01 | ITRACE_BRANCH_RETURN << 4, 0x401010);
+		words[nw++] = 0x500000 + 16 * i;
+	}
+	out_open_seqs(&o, 0, 1);
+	convert_all(&o, words, nw);
+	assert_true(o.c.n_paths > N); /* a path for every return */
+	nr = out_close(&o, r, 2 * N + 16);
+	for (size_t i = 0; i < nr; i++) {
+		if (r[i].type != ITRACE_REC_BRANCH)
+			continue;
+		assert_true(b < 2 * N);
+		if (b % 2 == 0) {
+			assert_int_equal(r[i].u.branch.from, 0x401000);
+			assert_int_equal(r[i].u.branch.to, 0x401100);
+		} else {
+			assert_int_equal(r[i].u.branch.from, 0x401010);
+			assert_int_equal(r[i].u.branch.to, 0x500000 + 16 * (b / 2));
+			assert_int_equal(r[i].u.branch.kind, ITRACE_BRANCH_RETURN);
+		}
+		b++;
+	}
+	assert_int_equal(b, 2 * N);
+}
+
+/*
  * Branch level: a delivery to a handler is also a branch into it, where
  * the thread records; outside a --start window (the event's last word 0)
  * only the SIGNAL record is written, as the ptrace backend does.
@@ -954,7 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_chains), cmocka_unit_test(test_chain_limits),
 		cmocka_unit_test(test_same_groups), cmocka_unit_test(test_same_bsites),
 		cmocka_unit_test(test_branch_sites),
-		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_paths), cmocka_unit_test(test_paths_move),
 		cmocka_unit_test(test_signal_branch),
 		cmocka_unit_test(test_signal_as_kernel),
 	};
