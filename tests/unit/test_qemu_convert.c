@@ -22,6 +22,7 @@
 #include "itrace.h"
 #include "qemu_convert.h"
 #include "qemu_wire.h"
+#include "readback_testutil.h"
 
 #define PID 100
 #define EXE_BASE 0x10000000ULL
@@ -192,16 +193,12 @@ static int feed(struct out *o, uint32_t tid, const struct slot *s)
 /* Finish with `status`, close, and read every record back into recs[]. */
 static size_t out_close(struct out *o, int64_t status, struct itrace_record *recs, size_t max)
 {
-	struct itrace_reader *r;
-	size_t n = 0;
+	size_t n;
 
 	assert_int_equal(qc_finish(o->c, status), 0);
 	qc_free(o->c);
 	assert_int_equal(itrace_writer_close(o->w, ITRACE_END_COMPLETE, 0), 0);
-	assert_int_equal(itrace_reader_open(o->path, &r), 0);
-	while (n < max && itrace_reader_next(r, &recs[n]) == 0)
-		n++;
-	itrace_reader_close(r);
+	n = readback_all(o->path, recs, max);
 	unlink(o->path);
 	return n;
 }

@@ -24,6 +24,7 @@
 #include "vg_convert.h"
 #include "vg_wire.h"
 #include "gen_testutil.h"
+#include "readback_testutil.h"
 
 #define W(tag, aux, addr) \
 	(((uint64_t)(tag) << VGW_TAG_SHIFT) | ((uint64_t)(aux) << VGW_AUX_SHIFT) | (uint64_t)(addr))
@@ -62,15 +63,11 @@ static void out_open(struct out *o, int only)
 /* Close the writer and read every record back into recs[]. */
 static size_t out_close(struct out *o, struct itrace_record *recs, size_t max)
 {
-	struct itrace_reader *r;
-	size_t n = 0;
+	size_t n;
 
 	vg_convert_free(&o->c);
 	assert_int_equal(itrace_writer_close(o->w, ITRACE_END_COMPLETE, 0), 0);
-	assert_int_equal(itrace_reader_open(o->path, &r), 0);
-	while (n < max && itrace_reader_next(r, &recs[n]) == 0)
-		n++;
-	itrace_reader_close(r);
+	n = readback_all(o->path, recs, max);
 	unlink(o->path);
 	return n;
 }
