@@ -46,6 +46,12 @@ E2E_TESTS += tests/e2e/fuzz_run.sh
 BENCHES += bench/fuzz_speed.sh
 E2E_TESTS += tests/e2e/mmap_paths.sh
 
+# Every unit test under Valgrind's memcheck too; a SANITIZE build's
+# binaries carry ASan, which memcheck cannot run.
+ifneq ($(SANITIZE),1)
+E2E_TESTS += tests/e2e/unit_memcheck.sh
+endif
+
 # make layers: no cycle between folders, nor between the files of fill/
 # and of the ptrace backend (scripts/layers.sh).
 E2E_TESTS += tests/e2e/layers.sh
