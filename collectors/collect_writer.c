@@ -102,11 +102,12 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 		/* Hundreds of millions of records a second.  With the tool's
 		 * groups written as BLOCK records (format 3.0: a file of read
 		 * version 3), chained where they follow each other in memory,
-		 * the trace takes about 0.88 bytes per instruction before
-		 * compression on issue 22's gzip workload.  zstd's fast level
-		 * -1 over 4 MiB chunks brings it to about 0.26 (level 1: 0.23,
-		 * for a quarter more of zstd's CPU, 5% of the whole run's
-		 * wall time on two cores; target 0.3, bench/README.md). */
+		 * and the wide MEM table below, the trace takes 0.63 bytes per
+		 * instruction before compression on issue 22's gzip workload.
+		 * zstd's fast level -1 over 4 MiB chunks brings it to 0.19
+		 * (level 1: 0.16, for about a third more of zstd's CPU;
+		 * --fast=3: 0.20 for 3% less of the collector's; target 0.3,
+		 * bench/README.md). */
 		wo.zstd_level = -1;
 		wo.chunk_bytes = 4u << 20;
 		wo.blocks = (flags & ITRACE_FF_MEM) != 0;
