@@ -13,7 +13,7 @@
 
 #include "itrace.h"
 
-/* keep - `len` bytes at `p` into the pool, at *used; the copy. */
+/* readback_keep - `len` bytes at `p` into the pool, at *used; the copy. */
 static inline const void *readback_keep(const void *p, size_t len, size_t *used)
 {
 	static unsigned char pool[1 << 20];
