@@ -46,10 +46,10 @@ E2E_TESTS += tests/e2e/fuzz_run.sh
 BENCHES += bench/fuzz_speed.sh
 E2E_TESTS += tests/e2e/mmap_paths.sh
 
-# Every unit test under Valgrind's memcheck too; a SANITIZE build's
-# binaries carry ASan, which memcheck cannot run.
+# Every unit test and fuzz corpus replay under Valgrind's memcheck too; a
+# SANITIZE build's binaries carry ASan, which memcheck cannot run.
 ifneq ($(SANITIZE),1)
-E2E_TESTS += tests/e2e/unit_memcheck.sh
+E2E_TESTS += tests/e2e/memcheck.sh
 endif
 
 # make layers: no cycle between folders, nor between the files of fill/
