@@ -865,8 +865,8 @@ static void test_paths(void **state)
  * own, and growing the paths may move them all (realloc) just before the
  * path that ran until then ends: that end must read the paths where they
  * are now.  One call converts all of it, so every return lands in the
- * middle of a path; under ASan (make SANITIZE=1 check) a read of the old
- * paths fails here.
+ * middle of a path; under ASan (make SANITIZE=1 check) or memcheck
+ * (tests/e2e/memcheck.sh) a read of the old paths fails here.
  */
 static void test_paths_move(void **state)
 {
