@@ -63,7 +63,11 @@ CHECK_EXTRA :=
 .PHONY: all deps check demo bench fuzz install clean build-all layers
 # Keep objects that pattern chains would otherwise delete as intermediates.
 .SECONDARY:
-all: deps build-all
+# deps installs headers and libraries that compiling needs, and the flags
+# above are read from pkg-config when make starts: so every goal that
+# builds runs deps first, then a new make, even under make -j.
+all: deps
+	@$(MAKE) --no-print-directory build-all
 
 deps:
 	@sh scripts/deps.sh
@@ -145,10 +149,12 @@ $(BUILD)/fuzz-ub/%: $$(call fuzz_ub_objs,$$*)
 	@mkdir -p $(dir $@)
 	$(Q)clang -fsanitize=address,undefined -o $@ $(filter %.o,$^) $(filter-out %.a,$(FUZZ_LIBS_$*)) $(LIBITRACE_CODE_LIBS)
 
-bench: deps build-all $(BENCHES)
+bench: deps
+	@$(MAKE) --no-print-directory build-all $(BENCHES)
 	@ITRACE_BUILD=$(BUILD) sh bench/run-bench.sh $(BENCHES)
 
-demo: deps build-all
+demo: deps
+	@$(MAKE) --no-print-directory build-all
 	@sh scripts/demo.sh $(BUILD)
 
 # make install [PREFIX=/usr/local] [DESTDIR=staging root]: the tools, both
