@@ -48,9 +48,11 @@ void vg_convert_free(struct vg_convert *c)
 	c->bsites = NULL;
 	c->n_bsites = c->cap_bsites = 0;
 	free(c->paths);
+	free(c->fast);
 	free(c->path_of);
 	free(c->ind);
 	c->paths = NULL;
+	c->fast = NULL;
 	c->path_of = NULL;
 	c->ind = NULL;
 	c->n_paths = c->cap_paths = c->cap_path_of = 0;
@@ -672,16 +674,41 @@ static int seq_define(struct vg_convert *c, size_t k, const int *ids, int fallba
 	return 0;
 }
 
+/* paths_add - a new path, *p, written as writer id `id`, that has not
+ * grown yet; the paths may move.  Its index, or 0 (no memory). */
+static uint32_t paths_add(struct vg_convert *c, const struct vg_path *p, int id)
+{
+	size_t cap = c->cap_paths, i = c->n_paths;
+
+	if (i >= UINT32_MAX)
+		return 0;
+	if (i == cap) {
+		size_t ncap = cap ? cap * 2 : 256;
+		struct vg_path *np = realloc(c->paths, ncap * sizeof(*np));
+		struct vg_fast *nf;
+
+		if (!np)
+			return 0;
+		c->paths = np;
+		if (!(nf = realloc(c->fast, ncap * sizeof(*nf))))
+			return 0;
+		c->fast = nf;
+		c->cap_paths = ncap;
+	}
+	c->paths[i] = *p;
+	c->fast[i] = (struct vg_fast){ .next = (uint32_t)i, .id = id };
+	c->n_paths++;
+	return (uint32_t)i;
+}
+
 /* paths_start - path 0, no path (bsites()), made once: it grows by
  * nothing, so never goes on.  0 or -ITRACE_E_NOMEM. */
 static int paths_start(struct vg_convert *c)
 {
 	if (c->n_paths)
 		return 0;
-	if (grow((void **)&c->paths, &c->cap_paths, 1, sizeof(*c->paths)) < 0)
-		return -ITRACE_E_NOMEM;
-	c->paths[c->n_paths++] = (struct vg_path){ .id = -1 };
-	return 0;
+	paths_add(c, &(struct vg_path){ 0 }, -1);
+	return c->n_paths ? 0 : -ITRACE_E_NOMEM;
 }
 
 /*
@@ -696,16 +723,13 @@ static int path_of_branch(struct vg_convert *c, int id, uint32_t *path)
 	int seq;
 
 	TRY(paths_start(c));
-	if (grow((void **)&c->path_of, &c->cap_path_of, (size_t)id + 1, sizeof(*c->path_of)) < 0 ||
-	    grow((void **)&c->paths, &c->cap_paths, c->n_paths + 1, sizeof(*c->paths)) < 0)
+	if (grow((void **)&c->path_of, &c->cap_path_of, (size_t)id + 1, sizeof(*c->path_of)) < 0)
 		return -ITRACE_E_NOMEM;
 	memset(c->path_of + have, 0, (c->cap_path_of - have) * sizeof(*c->path_of));
 	if (!c->path_of[id]) {
 		TRY(seq_define(c, 1, &id, id, &seq));
-		c->paths[c->n_paths] = (struct vg_path){
-			.fast_next = (uint32_t)c->n_paths, .id = seq, .k = 1, .branch = id
-		};
-		c->path_of[id] = (uint32_t)c->n_paths++;
+		if (!(c->path_of[id] = paths_add(c, &(struct vg_path){ .k = 1, .branch = id }, seq)))
+			return -ITRACE_E_NOMEM;
 	}
 	*path = c->path_of[id];
 	return 0;
@@ -736,7 +760,7 @@ static inline uint32_t bsite_path(const struct vg_bsite *bs, uint64_t x, uint64_
 static int end_path(struct vg_convert *c, uint32_t pi, uint32_t one, uint64_t x)
 {
 	int ids[VG_PATH_BRANCHES];
-	uint32_t k = c->paths[pi].k + 1, i = k;
+	uint32_t k = c->paths[pi].k + 1, i = k, np;
 	int id;
 
 	if (c->no_seqs || c->paths[pi].next_one || k > VG_PATH_BRANCHES)
@@ -747,19 +771,16 @@ static int end_path(struct vg_convert *c, uint32_t pi, uint32_t one, uint64_t x)
 	TRY(seq_define(c, k, ids, -1, &id));
 	if (id < 0)
 		return 0;
-	if (grow((void **)&c->paths, &c->cap_paths, c->n_paths + 1, sizeof(*c->paths)) < 0)
+	np = paths_add(c, &(struct vg_path){ .k = k, .parent = pi, .branch = c->paths[one].branch },
+		       id);
+	if (!np)
 		return -ITRACE_E_NOMEM;
-	c->paths[c->n_paths] = (struct vg_path){
-		.fast_next = (uint32_t)c->n_paths,
-		.id = id, .k = k, .parent = pi, .branch = c->paths[one].branch
-	};
 	c->paths[pi].next_one = one;
-	c->paths[pi].next = (uint32_t)c->n_paths;
+	c->paths[pi].next = np;
 	if (IS_BSITE_WORD(x)) {
-		c->paths[pi].fast_word = x;
-		c->paths[pi].fast_next = (uint32_t)c->n_paths;
+		c->fast[pi].word = x;
+		c->fast[pi].next = np;
 	}
-	c->n_paths++;
 	return 0;
 }
 
@@ -1195,13 +1216,14 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	while (n < lim) {
 		/* in locals: stores to ids[] could be c's fields to the compiler */
 		const struct vg_path *paths = c->paths;
+		const struct vg_fast *fast = c->fast;
 		const struct vg_bsite *bs = c->bsites;
 		const uint64_t n_bsites = c->n_bsites;
 		uint64_t x;
 
 		/* the hot loop: the BSITE word that made the path longer */
-		for (; n < lim && w[n] == paths[cur].fast_word; n++)
-			cur = paths[cur].fast_next;
+		for (; n < lim && w[n] == fast[cur].word; n++)
+			cur = fast[cur].next;
 		if (n == lim)
 			break;
 		x = w[n];
@@ -1231,7 +1253,7 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 			 * c->paths, not paths: indirect_path() may have moved them. */
 			if (!c->paths[cur].next_one && (rc = end_path(c, cur, one, x)) < 0)
 				break;
-			ids[nids++] = c->paths[cur].id;
+			ids[nids++] = c->fast[cur].id;
 		}
 		cur = one;
 	}
@@ -1241,7 +1263,7 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	if (rc < 0)
 		return rc;
 	if (cur)
-		ids[nids++] = c->paths[cur].id;
+		ids[nids++] = c->fast[cur].id;
 	return nids ? itrace_write_branch_ids(c->w, nids, ids) : 0;
 }
 
