@@ -5,8 +5,8 @@
  * guest instruction that append raw 64-bit words (vg_wire.h) to a buffer:
  * one constant store per group of sequential instructions (whose lengths
  * and accesses the collector learns once, at translation), one store of
- * (address | tag) per load or store, one word per direct branch at
- * branch level.  Each superblock loads the buffer cursor once, writes at
+ * (address | tag) per load or store, and at branch level one BSITE unit
+ * of 32 bits per branch whose targets are constants (two to a word).  Each superblock loads the buffer cursor once, writes at
  * fixed offsets from it and stores the cursor back at its exits (and
  * before each instruction that may fault), so there is no helper call per
  * instruction; a guarded helper call at superblock entry hands the buffer
@@ -138,6 +138,8 @@ static void itrace_print_debug_usage(void)
  * pipe (--itrace-ack-fd) once converted, so nothing is copied through the
  * kernel.  Generated code reads `vgi_cursor` and `vgi_limit` (the slot's
  * end less the reserve) from these globals, so slots can change under it.
+ * At branch level generated code may leave `vgi_cursor` on 4, not 8,
+ * after a BSITE unit: align_cursor() pads that before C code writes.
  */
 static ULong *vgi_buf;		/* start of the current slot */
 static ULong *vgi_buf_end;
@@ -197,11 +199,26 @@ static Bool wait_for_slot(void)
 	return True;
 }
 
+/*
+ * At branch level generated code may leave the cursor on 4, after a
+ * BSITE unit (vg_wire.h): a zero unit pads that word, so that what the
+ * callbacks write, and the slot's end, are on whole words.  The reserve
+ * keeps room for it.
+ */
+static void align_cursor(void)
+{
+	if ((Addr)vgi_cursor % 8 != 0) {
+		*(UInt *)vgi_cursor = 0;
+		vgi_cursor = (ULong *)((Addr)vgi_cursor + 4);
+	}
+}
+
 /* Hand the filled part of the slot to the collector and move to the next. */
 static void flush_buffer(void)
 {
 	ULong note;
 
+	align_cursor();
 	if (vgi_fd < 0) {
 		vgi_cursor = vgi_buf;
 		return;
@@ -252,6 +269,7 @@ static VG_REGPARM(0) void vgi_flush_helper(void)
 /* Room for `n` words outside generated code, keeping the reserve intact. */
 static ULong *reserve_words(UInt n)
 {
+	align_cursor();
 	if (vgi_cursor + n + VGI_RESERVE_WORDS > vgi_buf_end)
 		flush_buffer();
 	tl_assert(vgi_cursor + n + VGI_RESERVE_WORDS <= vgi_buf_end);
@@ -998,16 +1016,21 @@ static void first_client_code(ThreadId tid)
 
 /*
  * The superblock being built: `cursor` is a temp holding vgi_cursor as
- * loaded at the start of the current segment, `words` how many words the
- * segment wrote after it, `committed` how many of them the cursor stored
- * back last covers.  A segment ends at every side exit and helper call,
- * where the cursor is stored back.
+ * loaded at the start of the current segment (or that rounded up to a
+ * word, store_word()), `bytes` how many bytes the segment wrote after it,
+ * `dirty` whether it wrote any since the cursor was last stored back,
+ * `aligned` whether `cursor` is known to be a multiple of 8.  A segment
+ * ends at every side exit and helper call, where the cursor is stored
+ * back.  At branch level BSITE units of 4 bytes leave the cursor anywhere
+ * on 4 (vg_wire.h); at instruction level, and with triggers, every write
+ * is whole words.
  */
 struct sb {
 	IRSB *out;
 	IRTemp cursor;
-	UInt words;
-	UInt committed;
+	UInt bytes;
+	Bool dirty;
+	Bool aligned;
 	Bool open;
 	Bool masked; /* triggers in use: commit through vgi_on_mask */
 	Int offset_sp;
@@ -1070,8 +1093,9 @@ static void open_segment(struct sb *sb, Bool check_room)
 		addStmtToIRSB(sb->out, IRStmt_Dirty(d));
 	}
 	sb->cursor = new_tmp(sb, load_global(&vgi_cursor));
-	sb->words = 0;
-	sb->committed = 0;
+	sb->bytes = 0;
+	sb->dirty = False;
+	sb->aligned = !clo_branch || sb->masked;
 	sb->open = True;
 }
 
@@ -1089,15 +1113,15 @@ static void commit_words(struct sb *sb)
 	IRExpr *adv;
 	IRTemp nc;
 
-	if (!sb->open || sb->words == sb->committed)
+	if (!sb->open || !sb->dirty)
 		return;
-	sb->committed = sb->words;
+	sb->dirty = False;
 	if (sb->masked) {
 		IRTemp mask = new_tmp(sb, load_global(&vgi_on_mask));
 		adv = IRExpr_RdTmp(new_tmp(sb, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(mask),
-							    u64(sb->words * 8ULL))));
+							    u64(sb->bytes))));
 	} else {
-		adv = u64(sb->words * 8ULL);
+		adv = u64(sb->bytes);
 	}
 	nc = new_tmp(sb, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(sb->cursor), adv));
 	addStmtToIRSB(sb->out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&vgi_cursor),
@@ -1111,15 +1135,55 @@ static void commit_segment(struct sb *sb)
 	commit_words(sb);
 }
 
-/* Append one word (any I64 atom) to the segment, as it comes. */
+/* Store `data` (an I64 or I32 atom) `bytes` past the segment's cursor. */
+static void store_at(struct sb *sb, UInt bytes, IRExpr *data)
+{
+	IRTemp at = new_tmp(sb, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(sb->cursor), u64(bytes)));
+
+	addStmtToIRSB(sb->out, IRStmt_Store(Iend_LE, IRExpr_RdTmp(at), data));
+}
+
+/* Append one word (any I64 atom) to the segment, as it comes, on a
+ * multiple of 8: after a BSITE unit that leaves the cursor on 4, a zero
+ * unit pads the word it is in (vg_wire.h).  Where the segment's own
+ * units cannot tell (it began at branch level), a zero unit goes where
+ * the cursor is, and the segment goes on from the cursor rounded up to 8:
+ * the word overwrites that zero when the cursor was on 8 already. */
 static void store_word(struct sb *sb, IRExpr *word)
 {
-	IRTemp at;
-
 	tl_assert(sb->open);
-	at = new_tmp(sb, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(sb->cursor), u64(sb->words * 8ULL)));
-	addStmtToIRSB(sb->out, IRStmt_Store(Iend_LE, IRExpr_RdTmp(at), word));
-	sb->words++;
+	if (sb->bytes % 8 != 0 || !sb->aligned) {
+		store_at(sb, sb->bytes, IRExpr_Const(IRConst_U32(0)));
+		if (sb->aligned) {
+			sb->bytes += 4;
+		} else {
+			IRTemp end = new_tmp(sb, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(sb->cursor),
+							      u64(sb->bytes + 7ULL)));
+
+			sb->cursor = new_tmp(sb, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(end), u64(~7ULL)));
+			sb->bytes = 0;
+			sb->aligned = True;
+		}
+	}
+	store_at(sb, sb->bytes, word);
+	sb->bytes += 8;
+	sb->dirty = True;
+}
+
+/* Append one BSITE unit (an I32 atom): half a word (vg_wire.h).  With
+ * triggers (a masked commit) every write stays whole words: a zero unit
+ * pads it. */
+static void store_unit(struct sb *sb, IRExpr *unit)
+{
+	tl_assert(sb->open);
+	flush_group(sb);
+	store_at(sb, sb->bytes, unit);
+	sb->bytes += 4;
+	if (sb->masked) {
+		store_at(sb, sb->bytes, IRExpr_Const(IRConst_U32(0)));
+		sb->bytes += 4;
+	}
+	sb->dirty = True;
 }
 
 /*
@@ -1178,6 +1242,7 @@ static Bool fits(ULong a)
 }
 
 static void emit_insn_word(struct sb *sb, Addr a, UInt aux);
+static void emit_branch_words(struct sb *sb, Addr from, UInt len, UInt kind, IRExpr *to);
 
 /*
  * Valgrind decodes its client-request "special instruction" (four rolq
@@ -1263,21 +1328,36 @@ static void emit_site(struct sb *sb, Addr from, UInt len, UInt kind, IRExpr *gua
 		      ULong to0)
 {
 	ULong ev[5];
-	ULong id = vgi_next_bsite++;
+	ULong id = vgi_next_bsite;
+	UInt way0, way1;
 
-	tl_assert(id <= VGW_ADDR_MASK);
+	if (id > VGW_BSITE_ID_MAX) {
+		emit_branch_words(sb, from, len, kind,
+				  guard == NULL ? u64(to0)
+						: IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(guard, u64(to1),
+										      u64(to0)))));
+		return;
+	}
+	vgi_next_bsite++;
 	ev[0] = id;
 	ev[1] = from;
 	ev[2] = (len & 0xf) | (kind << 4);
 	ev[3] = to0;
 	ev[4] = to1;
 	put_event(VGW_EV_BSITE, ev, 5);
+	way0 = VGW_BSITE_UNIT(id, 0);
+	way1 = VGW_BSITE_UNIT(id, 1);
 	if (guard == NULL) {
-		emit_word(sb, u64(tagged(VGW_BSITE, 0, id)));
+		store_unit(sb, IRExpr_Const(IRConst_U32(way0)));
 		return;
 	}
-	emit_word(sb, IRExpr_RdTmp(new_tmp(sb, IRExpr_ITE(guard, u64(tagged(VGW_BSITE, 1, id)),
-							    u64(tagged(VGW_BSITE, 0, id))))));
+	{
+		IRTemp unit = newIRTemp(sb->out->tyenv, Ity_I32);
+
+		addStmtToIRSB(sb->out, IRStmt_WrTmp(unit, IRExpr_ITE(guard, IRExpr_Const(IRConst_U32(way1)),
+								    IRExpr_Const(IRConst_U32(way0)))));
+		store_unit(sb, IRExpr_RdTmp(unit));
+	}
 }
 
 static void emit_branch(struct sb *sb, Addr from, UInt len, UInt kind, IRExpr *to)
@@ -1287,6 +1367,12 @@ static void emit_branch(struct sb *sb, Addr from, UInt len, UInt kind, IRExpr *t
 			  to->Iex.Const.con->Ico.U64);
 		return;
 	}
+	emit_branch_words(sb, from, len, kind, to);
+}
+
+/* A branch as a BRANCH word pair: from, and `to` (an I64 atom). */
+static void emit_branch_words(struct sb *sb, Addr from, UInt len, UInt kind, IRExpr *to)
+{
 	UInt aux = (len & 0xf) | (kind << 4);
 
 	if (fits(from)) {

@@ -696,7 +696,7 @@ static uint32_t paths_add(struct vg_convert *c, const struct vg_path *p, int id)
 		c->cap_paths = ncap;
 	}
 	c->paths[i] = *p;
-	c->fast[i] = (struct vg_fast){ .next = (uint32_t)i, .id = id };
+	c->fast[i] = (struct vg_fast){ .next = (uint32_t)i, .next2 = (uint32_t)i, .id = id };
 	c->n_paths++;
 	return (uint32_t)i;
 }
@@ -735,29 +735,48 @@ static int path_of_branch(struct vg_convert *c, int id, uint32_t *path)
 	return 0;
 }
 
-/* Is x a BSITE word (tag and an aux of 0 or 1)? */
-#define IS_BSITE_WORD(x) (((x) >> 49) == (uint64_t)VGW_BSITE << (VGW_TAG_SHIFT - 49))
+/* The BSITE event id of BSITE unit u, and whether u is one (vg_wire.h). */
+#define UNIT_ID(u) (((u) >> 1) & VGW_BSITE_ID_MAX)
+#define IS_BSITE_UNIT(u) ((u) >> VGW_UNIT_TAG_SHIFT == VGW_BSITE)
 
 /*
  * bsite_path - the path of one branch, the way the BSITE event goes that
- * word x names (bs: the n_bsites events so far), or 0 if x is no BSITE
- * word or names no such event.
+ * unit u names (bs: the n_bsites events so far), or 0 if u is no BSITE
+ * unit or names no such event.
  */
-static inline uint32_t bsite_path(const struct vg_bsite *bs, uint64_t x, uint64_t n_bsites)
+static inline uint32_t bsite_path(const struct vg_bsite *bs, uint32_t u, uint64_t n_bsites)
 {
-	return IS_BSITE_WORD(x) && (x & VGW_ADDR_MASK) < n_bsites
-		       ? bs[x & VGW_ADDR_MASK].path[(x >> VGW_AUX_SHIFT) & 1]
-		       : 0;
+	return IS_BSITE_UNIT(u) && UNIT_ID(u) < n_bsites ? bs[UNIT_ID(u)].path[u & 1] : 0;
+}
+
+/*
+ * word_units - the BSITE units of word x in u[], in their order, and how
+ * many: 2 or 1 (tag VGW_BSITE; a zero unit is padding), 1 (tag 0, the
+ * high half zero), or 0 (another word, or padding).  The hot loop of
+ * bsites() takes zero units as padding too: a path that has not grown
+ * goes on to itself with 0.
+ */
+static inline int word_units(uint64_t x, uint32_t u[2])
+{
+	u[0] = (uint32_t)x;
+	u[1] = (uint32_t)(x >> 32);
+	if (VGW_TAG(x) == VGW_BSITE) {
+		if (u[0])
+			return 2;
+		u[0] = u[1]; /* a zero unit is padding */
+		return 1;
+	}
+	return u[0] && !u[1] ? 1 : 0;
 }
 
 /*
  * end_path - path `pi` (not 0) ran, then the path of one branch `one`
- * (of word x): if `pi` has grown by no branch yet and has room, make the
- * path that is both and define it to the writer, once.  The paths may
- * move.  0 (also when the writer takes no sequences: c->no_seqs) or a
- * negative error.
+ * (of BSITE unit `unit`, or 0 for a BRANCH word pair): if `pi` has grown
+ * by no branch yet and has room, make the path that is both and define
+ * it to the writer, once.  The paths may move.  0 (also when the writer
+ * takes no sequences: c->no_seqs) or a negative error.
  */
-static int end_path(struct vg_convert *c, uint32_t pi, uint32_t one, uint64_t x)
+static int end_path(struct vg_convert *c, uint32_t pi, uint32_t one, uint32_t unit)
 {
 	int ids[VG_PATH_BRANCHES];
 	uint32_t k = c->paths[pi].k + 1, i = k, np;
@@ -777,9 +796,17 @@ static int end_path(struct vg_convert *c, uint32_t pi, uint32_t one, uint64_t x)
 		return -ITRACE_E_NOMEM;
 	c->paths[pi].next_one = one;
 	c->paths[pi].next = np;
-	if (IS_BSITE_WORD(x)) {
-		c->fast[pi].word = x;
+	if (unit) {
+		uint32_t pp = c->paths[pi].parent;
+
+		c->fast[pi].word = unit;
 		c->fast[pi].next = np;
+		/* the path before pi, if its unit led to pi, now goes on two
+		 * branches at a time */
+		if (pp && c->fast[pp].word && c->fast[pp].next == pi) {
+			c->fast[pp].pair = (uint64_t)unit << 32 | c->fast[pp].word;
+			c->fast[pp].next2 = np;
+		}
 	}
 	return 0;
 }
@@ -948,17 +975,25 @@ static int branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to
 	return plain_branch(c, from, aux, to);
 }
 
-/* A BSITE word x (tag VGW_BSITE): the branch of the event it names went
- * to the target its aux says. */
-static int bsite(struct vg_convert *c, uint64_t x)
+/* A word x of BSITE units (word_units()), one at a time: the branch of
+ * the event each names went to the target its last bit says. */
+static int bsite_units(struct vg_convert *c, uint64_t x)
 {
-	uint32_t one = bsite_path(c->bsites, x, c->n_bsites);
+	uint32_t u[2];
+	int n = word_units(x, u);
 
-	if (!one)
-		return corrupt(c, "BSITE word without its event", x & VGW_ADDR_MASK);
-	if (!c->plain)
-		TRY(before_branch(c, c->bsites[x & VGW_ADDR_MASK].from));
-	return itrace_write_branch_id(c->w, c->paths[one].branch);
+	if (c->level != VGW_LEVEL_BRANCH)
+		return corrupt(c, "BSITE unit at instruction level", x);
+	for (int i = 0; i < n; i++) {
+		uint32_t one = bsite_path(c->bsites, u[i], c->n_bsites);
+
+		if (!one)
+			return corrupt(c, "BSITE unit without its event", u[i]);
+		if (!c->plain)
+			TRY(before_branch(c, c->bsites[UNIT_ID(u[i])].from));
+		TRY(itrace_write_branch_id(c->w, c->paths[one].branch));
+	}
+	return 0;
 }
 
 /* One instruction (a rep-prefixed string instruction has one word per
@@ -1188,26 +1223,59 @@ static int groups(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	return wrc < 0 ? wrc : rc < 0 ? rc : 0;
 }
 
-/* Most BSITE and BRANCH words converted in one writer call (bsites()).
- * A batch's end also ends its last path: with 256 words, a gzip trace
- * at branch level took 11.4 MB, with 4096, 8.5 MB (paths cut short miss
- * their slots more), for 5% fewer instructions. */
+/* Most words of BSITE units and BRANCH words converted in one writer
+ * call (bsites()).  A batch's end also ends its last path: with 256
+ * words, a gzip trace at branch level took 11.4 MB, with 4096, 8.5 MB
+ * (paths cut short miss their slots more), for 5% fewer instructions. */
 #define VG_BATCH 4096
 
 /*
- * bsites - the BSITE and BRANCH words from w[0] (avail words), up to a
- * batch, in one writer call (c->plain), as paths: each the longest path
- * known that goes on with the branches after it (and a path grows by the
- * branch that ran after it).  Stops before any other word, a bad one or
- * a BRANCH word cut by the buffer, which the caller then takes.
- * *words: the words converted.
+ * path_step - after path *cur (0: none yet), the branch whose path of one
+ * branch is `one` ran (of BSITE unit `unit`, or 0 for a BRANCH word
+ * pair): *cur goes on to the longer path, or ends, its writer id then in
+ * ids[*nids++], and the branch starts the next.  0 or a negative error.
+ */
+static inline int path_step(struct vg_convert *c, uint32_t *cur, uint32_t one, uint32_t unit,
+			    int *ids, size_t *nids)
+{
+	uint32_t p = *cur;
+
+	if (unit && unit == c->fast[p].word) {
+		*cur = c->fast[p].next;
+		return 0;
+	}
+	/* the same branch from another BSITE event (or a BRANCH pair) also
+	 * goes on */
+	if (c->paths[p].next_one == one) {
+		*cur = c->paths[p].next;
+		return 0;
+	}
+	if (p) { /* the path ends here */
+		/* end_path() grows only a path that has not grown yet: most
+		 * have (on issue 22's gzip workload, all but 5621 of 28.7
+		 * million path ends), so no call for them. */
+		if (!c->paths[p].next_one)
+			TRY(end_path(c, p, one, unit));
+		ids[(*nids)++] = c->fast[p].id;
+	}
+	*cur = one;
+	return 0;
+}
+
+/*
+ * bsites - the words of BSITE units and the BRANCH words from w[0] (avail
+ * words), up to a batch, in one writer call (c->plain), as paths: each
+ * the longest path known that goes on with the branches after it (and a
+ * path grows by the branch that ran after it).  Stops before any other
+ * word, a bad one or a BRANCH word cut by the buffer, which the caller
+ * then takes.  *words: the words converted.
  */
 static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *words)
 {
-	int ids[VG_BATCH];
+	int ids[2 * VG_BATCH + 1]; /* two units a word, and the last path */
 	size_t n = 0, nids = 0, lim = avail < VG_BATCH ? avail : VG_BATCH;
-	uint32_t cur = 0, one = 0; /* cur 0: no path yet */
-	int rc = paths_start(c);
+	uint32_t cur = 0, one; /* cur 0: no path yet */
+	int rc = paths_start(c), wrc;
 
 	if (rc < 0) {
 		*words = 0;
@@ -1215,56 +1283,52 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	}
 	while (n < lim) {
 		/* in locals: stores to ids[] could be c's fields to the compiler */
-		const struct vg_path *paths = c->paths;
 		const struct vg_fast *fast = c->fast;
 		const struct vg_bsite *bs = c->bsites;
 		const uint64_t n_bsites = c->n_bsites;
+		uint32_t u[2];
 		uint64_t x;
+		int k;
 
-		/* the hot loop: the BSITE word that made the path longer */
-		for (; n < lim && w[n] == fast[cur].word; n++)
-			cur = fast[cur].next;
+		/* the hot loop: words of two units that made the path two
+		 * branches longer */
+		for (; n < lim && w[n] == fast[cur].pair; n++)
+			cur = fast[cur].next2;
 		if (n == lim)
 			break;
 		x = w[n];
-		if ((one = bsite_path(bs, x, n_bsites)) != 0) {
-			/* the same branch from another BSITE event also goes on */
-			n++;
-			if (paths[cur].next_one == one) {
-				cur = paths[cur].next;
-				continue;
+		if ((k = word_units(x, u)) != 0) {
+			uint32_t one1 = k == 2 ? bsite_path(bs, u[1], n_bsites) : 1;
+
+			if (!(one = bsite_path(bs, u[0], n_bsites)) || !one1) {
+				rc = corrupt(c, "BSITE unit without its event", x);
+				n++; /* used, as any bad word (vg_convert_words()) */
+				break;
 			}
+			n++;
+			if ((rc = path_step(c, &cur, one, u[0], ids, &nids)) < 0 ||
+			    (k == 2 && (rc = path_step(c, &cur, one1, u[1], ids, &nids)) < 0))
+				break;
 		} else if (VGW_TAG(x) == VGW_BRANCH && n + 1 < lim) {
-			rc = indirect_path(c, VGW_ADDR(x), VGW_AUX(x), w[n + 1], &one);
-			if (rc < 0)
+			if ((rc = indirect_path(c, VGW_ADDR(x), VGW_AUX(x), w[n + 1], &one)) < 0)
 				break;
 			n += 2;
-			if (c->paths[cur].next_one == one) {
-				cur = c->paths[cur].next;
-				continue;
-			}
-		} else {
-			break;
-		}
-		if (cur) { /* the path ends here */
-			/* end_path() grows only a path that has not grown yet:
-			 * most have (on issue 22's gzip workload, all but 5621
-			 * of 28.7 million path ends), so no call for them.
-			 * c->paths, not paths: indirect_path() may have moved them. */
-			if (!c->paths[cur].next_one && (rc = end_path(c, cur, one, x)) < 0)
+			if ((rc = path_step(c, &cur, one, 0, ids, &nids)) < 0)
 				break;
-			ids[nids++] = c->fast[cur].id;
+		} else {
+			break; /* the caller's */
 		}
-		cur = one;
 	}
 	*words = n;
 	if (rc == -ITRACE_E_INVAL) /* a branch the writer refuses: the caller reports it */
 		rc = 0;
-	if (rc < 0)
+	if (rc < 0 && rc != -ITRACE_E_CORRUPT)
 		return rc;
+	/* also before a bad unit: every branch before it */
 	if (cur)
 		ids[nids++] = c->fast[cur].id;
-	return nids ? itrace_write_branch_ids(c->w, nids, ids) : 0;
+	wrc = nids ? itrace_write_branch_ids(c->w, nids, ids) : 0;
+	return rc < 0 ? rc : wrc;
 }
 
 int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *sig)
@@ -1366,12 +1430,12 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 				rc = group(c, w + i, n - i, &k);
 			i += k;
 			break;
-		case VGW_BSITE: /* branch level: most branches */
+		case VGW_BSITE: /* branch level: most branches, two to a word */
 			k = 0;
-			if (c->plain)
+			if (c->plain && c->level == VGW_LEVEL_BRANCH)
 				rc = bsites(c, w + i, n - i, &k);
 			if (rc == 0 && k == 0) {
-				rc = bsite(c, x);
+				rc = bsite_units(c, x);
 				k = 1;
 			}
 			i += k;
@@ -1397,9 +1461,18 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 					      VGW_TAG(x) == VGW_STORE ? ITRACE_MEM_STORE : 0);
 			i++;
 			break;
-		case 0:
-			if (x != 0)
+		case 0: /* padding, or one BSITE unit */
+			if (x != 0 && (x >> 32 || c->level != VGW_LEVEL_BRANCH)) {
 				rc = corrupt(c, "bad word", x);
+			} else if (x != 0) {
+				k = 0;
+				if (c->plain)
+					rc = bsites(c, w + i, n - i, &k);
+				if (rc == 0 && k == 0)
+					rc = bsite_units(c, x);
+				i += k ? k : 1;
+				break;
+			}
 			i++;
 			break;
 		default:

@@ -89,17 +89,18 @@ struct vg_path {
 
 /*
  * What the hot loop (bsites()) reads of path i, in an array of its own
- * beside the paths: the BSITE word of the branch that extends the path
- * goes on to `next`.  Until the path grows by a BSITE word, `word` is 0
- * and `next` the path itself: a zero word is padding, which goes
- * nowhere.  `id` is the path's writer id: the branch's, or the
+ * beside the paths: the BSITE unit (vg_wire.h) of the branch that
+ * extends the path goes on to `next`.  Until the path grows by a BSITE
+ * unit, `word` is 0 and `next` the path itself: no unit is 0.  `id` is the path's writer id: the branch's, or the
  * sequence's.  At 16 bytes, four fit a cache line where one and a half
  * paths of 40 bytes did: on issue 22's gzip workload (10,600 paths) the
  * branch-level replay (bench/vg_replay) went from 0.417 to 0.401 s of
  * CPU, medians of 9, the same records.
  */
 struct vg_fast {
-	uint64_t word;
+	uint64_t pair;
+	uint32_t next2;
+	uint32_t word;
 	uint32_t next;
 	int id;
 };

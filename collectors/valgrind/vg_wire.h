@@ -13,6 +13,12 @@
  * express that way uses the *_FULL forms, which carry the address in the
  * next word.  A zero word is padding (a guarded access that did not
  * happen) and is skipped.
+ *
+ * At branch level most of the stream is BSITE units of 32 bits (below),
+ * two to a word: a word whose tag is VGW_BSITE holds two, its low half
+ * first; a word whose tag is 0 and whose high half is zero holds one, in
+ * its low half.  A zero unit is padding.  Every other record starts on a
+ * word, as above.
  */
 #ifndef ITRACE_VG_WIRE_H
 #define ITRACE_VG_WIRE_H
@@ -38,8 +44,7 @@ enum vgw_tag {
 	VGW_GROUP = 8,	    /* address field = id of a GROUP event: its instructions ran; at
 			     * insn level followed by one LOAD or STORE word per access of
 			     * the group (0: a guarded access that did not happen) */
-	VGW_BSITE = 9,	    /* branch level: address field = id of a BSITE event, aux = 1
-			     * if the branch went to its target 1, 0 for its target 0 */
+	VGW_BSITE = 9,	    /* branch level: a word of two BSITE units (below) */
 	VGW_EVENT = 15,	    /* aux = enum vgw_event; bits 31..0 = payload words */
 };
 
@@ -47,6 +52,20 @@ enum vgw_tag {
  * per entry (ITRACE.md 6.5.2): per iteration, and one for the entry that
  * finds the count zero (the whole of an execution with a zero count). */
 #define VGW_INSN_REP 0x10
+
+/*
+ * A BSITE unit (branch level), 32 bits: tag VGW_BSITE in bits 31..28, the
+ * id of a BSITE event in bits 27..1, and in bit 0 the way the branch went
+ * (1: its target 1, 0: its target 0).  Half a word: at branch level the
+ * tool writes 93% of its words for conditional branches, and the
+ * collector's core has to fetch every byte the tool's core wrote
+ * (bench/README.md, issue 22).  A branch whose event id does not fit
+ * (more than VGW_BSITE_ID_MAX sites in one image) gets BRANCH words.
+ */
+#define VGW_UNIT_TAG_SHIFT 28
+#define VGW_BSITE_ID_MAX ((1u << 27) - 1)
+#define VGW_BSITE_UNIT(id, way) \
+	((unsigned)VGW_BSITE << VGW_UNIT_TAG_SHIFT | (unsigned)(id) << 1 | (unsigned)(way))
 
 /* Events carry their payload in the following words. */
 enum vgw_event {
@@ -75,7 +94,7 @@ enum vgw_event {
 				   * branch whose targets are known when the tool translates
 				   * it (direct jumps and calls, both ways of a conditional
 				   * branch), made then; ids count from 0 in each image.  A
-				   * BSITE word then stands for a BRANCH word pair. */
+				   * BSITE unit then stands for a BRANCH word pair. */
 	VGW_EV_GROUP = 15,	  /* id, start, n, m, then bytes padded: n lengths, m access
 				   * descriptors of VGW_ACC_BYTES (struct below): instructions
 				   * that follow each other in memory with their memory
@@ -107,7 +126,7 @@ enum vgw_exec {
 /* THREAD exit "other" when the tool does not know the status (a fatal signal). */
 #define VGW_STATUS_UNKNOWN 0xffffffffffffffffULL
 
-#define VGW_VERSION 4
+#define VGW_VERSION 5
 #define VGW_LEVEL_BRANCH 1
 #define VGW_LEVEL_INSN 2
 

@@ -29,6 +29,9 @@
 #define W(tag, aux, addr) \
 	(((uint64_t)(tag) << VGW_TAG_SHIFT) | ((uint64_t)(aux) << VGW_AUX_SHIFT) | (uint64_t)(addr))
 #define EV(type, n) W(VGW_EVENT, type, n)
+/* Branch level: a word of one BSITE unit, and of two (vg_wire.h). */
+#define BS(id, way) ((uint64_t)VGW_BSITE_UNIT(id, way))
+#define BS2(id0, way0, id1, way1) ((uint64_t)VGW_BSITE_UNIT(id1, way1) << 32 | BS(id0, way0))
 
 struct out {
 	char path[64];
@@ -591,7 +594,7 @@ static void test_same_bsites(void **state)
 		EV(VGW_EV_BSITE, 5), 2, 0x401000, 0x02 | ITRACE_BRANCH_UNCOND << 4, 0x401002, 0x401100,
 		EV(VGW_EV_BSITE, 5), 3, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401200,
 		EV(VGW_EV_BSITE, 5), 4, 0x401004, 0x02 | ITRACE_BRANCH_COND << 4, 0x401006, 0x401100,
-		W(VGW_BSITE, 1, 0), W(VGW_BSITE, 1, 1), W(VGW_BSITE, 0, 1), W(VGW_BSITE, 1, 3),
+		BS(0, 1), BS(1, 1), BS(1, 0), BS(3, 1),
 	};
 	struct itrace_record r[8];
 	struct out o;
@@ -672,9 +675,41 @@ static void test_chain_limits(void **state)
 
 /*
  * Branch level: a BSITE event (a branch with its two targets, made at
- * translation) and the one-word BSITE records that name the target taken;
- * a conditional branch to the next instruction is not taken.
+ * translation) and the BSITE units that name the target taken, one or
+ * two to a word, a zero unit padding; a conditional branch to the next
+ * instruction is not taken.  The same records whether the units come
+ * alone (packed 0), two to a word (1) or with padding (2).
  */
+static void test_branch_units(void **state)
+{
+	(void)state;
+	for (int packed = 0; packed < 3; packed++) {
+		const uint64_t words[] = {
+			EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1,
+			EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+			EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002,
+			0x401100,
+			EV(VGW_EV_BSITE, 5), 1, 0x401100, 0x05 | ITRACE_BRANCH_CALL << 4, 0x402000,
+			0x402000,
+			packed == 0 ? BS(0, 1) : packed == 1 ? BS2(0, 1, 0, 0) : BS(0, 1) << 32,
+			packed == 0 ? BS(0, 0) : packed == 1 ? BS2(1, 0, 0, 1) : 0,
+			packed == 0 ? BS(1, 0) : packed == 1 ? 0 : BS2(0, 0, 1, 0),
+			packed == 0 ? BS(0, 1) : packed == 1 ? 0 : BS(0, 1),
+		};
+		struct itrace_record r[8];
+		struct out o;
+
+		out_open(&o, 0);
+		convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+		assert_int_equal(out_close(&o, r, 8), 5);
+		for (int i = 0; i < 4; i++) {
+			assert_int_equal(r[1 + i].u.branch.to, i == 0 || i == 3 ? 0x401100 : i == 1 ? 0x401002 : 0x402000);
+			assert_int_equal(r[1 + i].u.branch.flags, i == 1 ? 0 : ITRACE_BRANCH_TAKEN);
+		}
+	}
+}
+
+/* The same, one unit a word; and bad events and units. */
 static void test_branch_sites(void **state)
 {
 	const uint64_t words[] = {
@@ -682,10 +717,10 @@ static void test_branch_sites(void **state)
 		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
 		EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401100,
 		EV(VGW_EV_BSITE, 5), 1, 0x401100, 0x05 | ITRACE_BRANCH_CALL << 4, 0x402000, 0x402000,
-		W(VGW_BSITE, 1, 0), W(VGW_BSITE, 0, 0), W(VGW_BSITE, 0, 1), W(VGW_BSITE, 1, 0),
+		BS(0, 1), BS(0, 0), BS(1, 0), BS(0, 1),
 	};
 	const uint64_t hello[] = { EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1 };
-	const uint64_t no_event[] = { W(VGW_BSITE, 0, 0) };
+	const uint64_t no_event[] = { BS(0, 0) };
 	const uint64_t skipped_id[] = { EV(VGW_EV_BSITE, 5), 1, 0x401000, 0x02, 1, 2 };
 	const uint64_t bad_kind[] = { EV(VGW_EV_BSITE, 5), 0, 0x401000, 0xf2, 1, 2 };
 	const uint64_t *bad[] = { no_event, skipped_id, bad_kind };
@@ -714,14 +749,15 @@ static void test_branch_sites(void **state)
 		assert_true(strstr(o.c.error, "BSITE") != NULL);
 		out_close(&o, r, 8);
 	}
-	/* A bad word in a run of BSITE words (converted a run at a time):
-	 * the branches before it are written, the error names that word. */
-	for (unsigned bad_aux = 0; bad_aux < 2; bad_aux++) {
+	/* A bad unit in a run of BSITE units (converted a run at a time),
+	 * alone in its word or the second of two: the branches of the words
+	 * before it are written, the error names that word. */
+	for (unsigned bad_second = 0; bad_second < 2; bad_second++) {
 		const uint64_t run[] = {
 			EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002,
 			0x401100,
-			W(VGW_BSITE, 1, 0), W(VGW_BSITE, 0, 0),
-			bad_aux ? W(VGW_BSITE, 2, 0) : W(VGW_BSITE, 0, 1), W(VGW_BSITE, 1, 0),
+			BS(0, 1), BS(0, 0),
+			bad_second ? BS2(0, 1, 5, 0) : BS(1, 0), BS(0, 1),
 		};
 		size_t used;
 
@@ -776,7 +812,7 @@ static size_t convert_paths(int seqs, unsigned seed, size_t n, struct pbranch *w
 
 		pick = (unsigned)(next(&g) % 16);
 		if (pick == 0) { /* the detour: not taken, then a return */
-			words[nw++] = W(VGW_BSITE, 0, 0);
+			words[nw++] = BS(0, 0);
 			want[i] = (struct pbranch){ 0x401000, 0x401002, ITRACE_BRANCH_COND, 0 };
 			if (++i == n)
 				break;
@@ -785,11 +821,11 @@ static size_t convert_paths(int seqs, unsigned seed, size_t n, struct pbranch *w
 			want[i] = (struct pbranch){ 0x401010, 0x401100, ITRACE_BRANCH_RETURN,
 						    ITRACE_BRANCH_TAKEN };
 		} else if (i % 2 == 0) {
-			words[nw++] = W(VGW_BSITE, 1, pick == 1 ? 2 : 0);
+			words[nw++] = BS(pick == 1 ? 2 : 0, 1);
 			want[i] = (struct pbranch){ 0x401000, 0x401100, ITRACE_BRANCH_COND,
 						    ITRACE_BRANCH_TAKEN };
 		} else {
-			words[nw++] = W(VGW_BSITE, 0, 1);
+			words[nw++] = BS(1, 0);
 			want[i] = (struct pbranch){ 0x401100, 0x401000, ITRACE_BRANCH_UNCOND,
 						    ITRACE_BRANCH_TAKEN };
 		}
@@ -884,7 +920,7 @@ static void test_paths_move(void **state)
 	(void)state;
 	memcpy(words, head, sizeof(head));
 	for (size_t i = 0; i < N; i++) {
-		words[nw++] = W(VGW_BSITE, 1, 0); /* taken: 0x401000 -> 0x401100 */
+		words[nw++] = BS(0, 1); /* taken: 0x401000 -> 0x401100 */
 		words[nw++] = W(VGW_BRANCH, 0x01 | ITRACE_BRANCH_RETURN << 4, 0x401010);
 		words[nw++] = 0x500000 + 16 * i;
 	}
@@ -1000,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(test_chains), cmocka_unit_test(test_chain_limits),
 		cmocka_unit_test(test_same_groups), cmocka_unit_test(test_same_bsites),
 		cmocka_unit_test(test_branch_sites),
+		cmocka_unit_test(test_branch_units),
 		cmocka_unit_test(test_paths), cmocka_unit_test(test_paths_move),
 		cmocka_unit_test(test_signal_branch),
 		cmocka_unit_test(test_signal_as_kernel),
