@@ -378,6 +378,16 @@ static int write_exec(struct vg_convert *c)
 
 static int write_unknown_exits(struct vg_convert *c, int64_t status);
 
+/* forget_units - BSITE ids start again in each image: the units of the
+ * paths' fast links (struct vg_fast) name the old image's events.  The
+ * paths stay: they are branches by contents. */
+static void forget_units(struct vg_convert *c)
+{
+	for (size_t i = 0; i < c->n_paths; i++)
+		c->fast[i] = (struct vg_fast){ .next = (uint32_t)i, .next2 = (uint32_t)i,
+					       .id = c->fast[i].id };
+}
+
 /*
  * The tool starts, or starts again in the program an execve it followed
  * started: the old image's other threads are gone (exit status 0, as the
@@ -399,6 +409,7 @@ static int event_hello(struct vg_convert *c, const uint64_t *p, size_t n)
 		c->fatal = 0;
 		update_plain(c);
 		forget_code_files(c);
+		forget_units(c);
 	}
 	/* GROUP ids start again in each image (the writer's block
 	 * definitions of the old image stay, unused). */

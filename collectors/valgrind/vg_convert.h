@@ -88,14 +88,20 @@ struct vg_path {
 };
 
 /*
- * What the hot loop (bsites()) reads of path i, in an array of its own
- * beside the paths: the BSITE unit (vg_wire.h) of the branch that
- * extends the path goes on to `next`.  Until the path grows by a BSITE
- * unit, `word` is 0 and `next` the path itself: no unit is 0.  `id` is the path's writer id: the branch's, or the
- * sequence's.  At 16 bytes, four fit a cache line where one and a half
- * paths of 40 bytes did: on issue 22's gzip workload (10,600 paths) the
- * branch-level replay (bench/vg_replay) went from 0.417 to 0.401 s of
- * CPU, medians of 9, the same records.
+ * What the hot loop (bsites()) and path ends read of path i, in an array
+ * of its own beside the paths.  The BSITE unit (vg_wire.h) that makes
+ * the path one branch longer, `word`, goes on to `next`; the word of two
+ * units that makes it two branches longer, `pair`, goes on to `next2`.
+ * Until the path (and for `pair` the path it grows into) has grown by a
+ * BSITE unit, they are 0 and the path itself: a zero word or unit is
+ * padding, which goes nowhere.  `id` is the path's writer id: the
+ * branch's, or the sequence's.  The units name BSITE events of the
+ * current image: a new image (HELLO) forgets them (forget_units()).
+ *
+ * 32 bytes, so that finding path i is a shift (24 bytes took 10% more
+ * of the converter's time on issue 22's gzip workload), and apart from
+ * the paths' other fields (16 bytes of them in a 40-byte struct vg_path
+ * took 4% more).
  */
 struct vg_fast {
 	uint64_t pair;
@@ -103,6 +109,7 @@ struct vg_fast {
 	uint32_t word;
 	uint32_t next;
 	int id;
+	uint64_t unused;
 };
 
 /* Most branches in a path. */

@@ -946,6 +946,50 @@ static void test_paths_move(void **state)
 }
 
 /*
+ * Branch level, an exec the tool followed: BSITE ids start again in the
+ * new image, so a unit that made a path longer in the old one may name
+ * another branch now.  Here id 1 is 0x401100 -> 0x401000 before and
+ * 0x401100 -> 0x402000 after, behind the same first branch (id 0).
+ */
+static void test_paths_exec(void **state)
+{
+	const uint64_t words[] = {
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401100,
+		EV(VGW_EV_BSITE, 5), 1, 0x401100, 0x05 | ITRACE_BRANCH_UNCOND << 4, 0x401000, 0x401000,
+		BS2(0, 1, 1, 0), BS2(0, 1, 1, 0), BS2(0, 1, 1, 0),
+		EV(VGW_EV_EXEC, 3), VGW_EXEC_FOLLOW, 8, 0x686375732f6f6e2fULL, /* "/no/such" */
+		EV(VGW_EV_HELLO, 4), VGW_VERSION, 42, VGW_LEVEL_BRANCH, 1,
+		EV(VGW_EV_THREAD, 4), ITRACE_THREAD_SWITCH, 42, 42, 0,
+		EV(VGW_EV_BSITE, 5), 0, 0x401000, 0x02 | ITRACE_BRANCH_COND << 4, 0x401002, 0x401100,
+		EV(VGW_EV_BSITE, 5), 1, 0x401100, 0x05 | ITRACE_BRANCH_UNCOND << 4, 0x402000, 0x402000,
+		BS2(0, 1, 1, 0), BS(0, 1), BS(1, 0),
+	};
+	static const uint64_t to[] = { 0x401100, 0x401000, 0x401100, 0x401000, 0x401100, 0x401000,
+				       0x401100, 0x402000, 0x401100, 0x402000 };
+	struct itrace_record r[32];
+	size_t n, b = 0;
+	struct out o;
+
+	(void)state;
+	for (int seqs = 0; seqs < 2; seqs++) {
+		out_open_seqs(&o, 0, seqs);
+		convert_all(&o, words, sizeof(words) / sizeof(words[0]));
+		n = out_close(&o, r, 32);
+		b = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (r[i].type != ITRACE_REC_BRANCH)
+				continue;
+			assert_true(b < 10);
+			assert_int_equal(r[i].u.branch.to, to[b]);
+			b++;
+		}
+		assert_int_equal(b, 10);
+	}
+}
+
+/*
  * Branch level: a delivery to a handler is also a branch into it, where
  * the thread records; outside a --start window (the event's last word 0)
  * only the SIGNAL record is written, as the ptrace backend does.
@@ -1037,6 +1081,7 @@ int main(void)
 		cmocka_unit_test(test_same_groups), cmocka_unit_test(test_same_bsites),
 		cmocka_unit_test(test_branch_sites),
 		cmocka_unit_test(test_branch_units),
+		cmocka_unit_test(test_paths_exec),
 		cmocka_unit_test(test_paths), cmocka_unit_test(test_paths_move),
 		cmocka_unit_test(test_signal_branch),
 		cmocka_unit_test(test_signal_as_kernel),
