@@ -780,7 +780,7 @@ struct pbranch {
 
 /*
  * convert_paths - at branch level, `n` branches of a loop with a rare
- * detour (random but the same for a seed), as BSITE words (of a site and
+ * detour (random but the same for a seed), as BSITE units (of a site and
  * of its copy from an unrolled loop) and BRANCH words (an indirect
  * return), each followed now and then by a THREAD switch, converted in
  * calls that cut the stream at random (a BRANCH word's pair waits for
