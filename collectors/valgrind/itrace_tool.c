@@ -6,7 +6,8 @@
  * one constant store per group of sequential instructions (whose lengths
  * and accesses the collector learns once, at translation), one store of
  * (address | tag) per load or store, and at branch level one BSITE unit
- * of 32 bits per branch whose targets are constants (two to a word).  Each superblock loads the buffer cursor once, writes at
+ * of 32 bits per branch whose targets are constants (two to a word).
+ * Each superblock loads the buffer cursor once, writes at
  * fixed offsets from it and stores the cursor back at its exits (and
  * before each instruction that may fault), so there is no helper call per
  * instruction; a guarded helper call at superblock entry hands the buffer
@@ -1353,9 +1354,10 @@ static void emit_site(struct sb *sb, Addr from, UInt len, UInt kind, IRExpr *gua
 	}
 	{
 		IRTemp unit = newIRTemp(sb->out->tyenv, Ity_I32);
+		IRExpr *pick = IRExpr_ITE(guard, IRExpr_Const(IRConst_U32(way1)),
+					  IRExpr_Const(IRConst_U32(way0)));
 
-		addStmtToIRSB(sb->out, IRStmt_WrTmp(unit, IRExpr_ITE(guard, IRExpr_Const(IRConst_U32(way1)),
-								    IRExpr_Const(IRConst_U32(way0)))));
+		addStmtToIRSB(sb->out, IRStmt_WrTmp(unit, pick));
 		store_unit(sb, IRExpr_RdTmp(unit));
 	}
 }

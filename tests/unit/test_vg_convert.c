@@ -703,7 +703,9 @@ static void test_branch_units(void **state)
 		convert_all(&o, words, sizeof(words) / sizeof(words[0]));
 		assert_int_equal(out_close(&o, r, 8), 5);
 		for (int i = 0; i < 4; i++) {
-			assert_int_equal(r[1 + i].u.branch.to, i == 0 || i == 3 ? 0x401100 : i == 1 ? 0x401002 : 0x402000);
+			static const uint64_t to[] = { 0x401100, 0x401002, 0x402000, 0x401100 };
+
+			assert_int_equal(r[1 + i].u.branch.to, to[i]);
 			assert_int_equal(r[1 + i].u.branch.flags, i == 1 ? 0 : ITRACE_BRANCH_TAKEN);
 		}
 	}
