@@ -1441,16 +1441,6 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 				rc = group(c, w + i, n - i, &k);
 			i += k;
 			break;
-		case VGW_BSITE: /* branch level: most branches, two to a word */
-			k = 0;
-			if (c->plain && c->level == VGW_LEVEL_BRANCH)
-				rc = bsites(c, w + i, n - i, &k);
-			if (rc == 0 && k == 0) {
-				rc = bsite_units(c, x);
-				k = 1;
-			}
-			i += k;
-			break;
 		case VGW_BRANCH: /* branch level: indirect branches */
 			if (i + 1 >= n)
 				goto out; /* cut by the buffer: next call */
@@ -1473,18 +1463,23 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			i++;
 			break;
 		case 0: /* padding, or one BSITE unit */
-			if (x != 0 && (x >> 32 || c->level != VGW_LEVEL_BRANCH)) {
-				rc = corrupt(c, "bad word", x);
-			} else if (x != 0) {
-				k = 0;
-				if (c->plain)
-					rc = bsites(c, w + i, n - i, &k);
-				if (rc == 0 && k == 0)
-					rc = bsite_units(c, x);
-				i += k ? k : 1;
+			if (x == 0 || x >> 32 || c->level != VGW_LEVEL_BRANCH) {
+				if (x != 0)
+					rc = corrupt(c, "bad word", x);
+				i++;
 				break;
 			}
-			i++;
+			/* fall through */
+		case VGW_BSITE: /* branch level: most branches, two to a word */
+			k = 0;
+			if (c->plain && c->level == VGW_LEVEL_BRANCH)
+				rc = bsites(c, w + i, n - i, &k);
+			if (k == 0) { /* the word alone, or (an error) counted as used */
+				if (rc == 0)
+					rc = bsite_units(c, x);
+				k = 1;
+			}
+			i += k;
 			break;
 		default:
 			k = record_words(x, n - i);
