@@ -13,13 +13,11 @@
 #define ITERS 4096 /* loop iterations per timing: short, so that one
 		    * run rarely sees another process */
 
-static double ns_per_cycle;
-
 /* cycles_per_op - the best of `runs` timings, in cycles per operation. */
 static double cycles_per_op(void (*fn)(uint64_t, void *), void *arg, uint64_t iters, unsigned ops,
 			    int runs)
 {
-	return sim_host_best_ns(fn, arg, iters, runs, 0) / ns_per_cycle / (double)ops;
+	return sim_host_best_cycles(fn, arg, iters, runs, 0) / (double)ops;
 }
 
 /* ---- the kernels: 8 operations per loop iteration ------------------------ */
@@ -242,7 +240,7 @@ static double load_to_use(size_t size, uint64_t steps, int runs)
 	/* a pass through everything first, then timings of a pass each;
 	 * through memory, a second apart (a VM's memory latency moves
 	 * within seconds with its neighbours' traffic) */
-	c = sim_host_best_ns(chase, &p, steps, runs, size > (64u << 20) ? 200 : 0) / ns_per_cycle / 8;
+	c = sim_host_best_cycles(chase, &p, steps, runs, size > (64u << 20) ? 200 : 0) / 8;
 	free(buf);
 	return c;
 }
@@ -294,7 +292,7 @@ static double fill_of(size_t size, int runs)
 		s ^= s << 17;
 		off[i] = (uint32_t)(s % lines * 64);
 	}
-	c = sim_host_best_ns(gather, a, GATHER_N / 2, runs, size > (64u << 20) ? 200 : 0) / ns_per_cycle / 2;
+	c = sim_host_best_cycles(gather, a, GATHER_N / 2, runs, size > (64u << 20) ? 200 : 0) / 2;
 	free(a);
 	return c;
 }
@@ -435,7 +433,7 @@ int sim_calibrate(FILE *out, FILE *log, int runs, char *err, size_t errlen)
 	static uint64_t scratch[64] __attribute__((aligned(64)));
 	uint8_t *bits;
 	uint64_t s = 88172645463325252ull;
-	double pred, rand, lat;
+	double pred, rand, lat, ns_per_cycle;
 	struct measure m[40];
 	int nm = 0;
 

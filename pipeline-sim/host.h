@@ -45,13 +45,16 @@ double sim_host_ns_per_cycle(int runs);
 int sim_host_chase_ring(char *buf, size_t size, uint64_t seed);
 
 /*
- * sim_host_best_ns - nanoseconds per iteration of fn(iters, arg), the
+ * sim_host_best_cycles - core cycles per iteration of fn(iters, arg), the
  * best of `runs` timings after one untimed warm-up call; `gap_ms` apart
  * (0: back to back), so that the best can come from a quiet moment of a
- * shared machine.
+ * shared machine.  Each timing is turned into cycles by the imul clock
+ * timed just before and just after it, so that the clock frequency of
+ * that moment (a VM's moves with the load on its host) cancels out.
+ * 0 off x86-64.
  */
-double sim_host_best_ns(void (*fn)(uint64_t iters, void *arg), void *arg, uint64_t iters, int runs,
-			unsigned gap_ms);
+double sim_host_best_cycles(void (*fn)(uint64_t iters, void *arg), void *arg, uint64_t iters, int runs,
+			    unsigned gap_ms);
 
 /* sim_host_now_ns - a monotonic clock in nanoseconds. */
 uint64_t sim_host_now_ns(void);

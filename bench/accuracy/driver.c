@@ -167,14 +167,9 @@ static const struct kernel *find(const char *name)
  * with its neighbours' traffic). */
 static double cycles_per_iter(const struct kernel *k, void *arg, int runs)
 {
-	double ns_per_cycle = sim_host_ns_per_cycle(20);
 	int dram = (k->data == D_RING || k->data == D_GATHER) && k->size > (64u << 20);
-	double ns = sim_host_best_ns(k->fn, arg, k->iters, runs, dram ? 200 : 0);
 
-	/* the clock again: the frequency may have moved */
-	double again = sim_host_ns_per_cycle(20);
-
-	return ns / (again < ns_per_cycle ? again : ns_per_cycle);
+	return sim_host_best_cycles(k->fn, arg, k->iters, runs, dram ? 200 : 0);
 }
 
 int main(int argc, char **argv)
