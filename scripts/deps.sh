@@ -16,6 +16,9 @@ PKGS="$PKGS time" # /usr/bin/time: CPU seconds and peak RSS in tests and benchma
 # tests/real/: the programs it traces and builds (coreutils and gzip are
 # essential; python3, g++ and file may be missing on a minimal system)
 PKGS="$PKGS coreutils"
+# valgrind's recommended libc debug information, which Valgrind reads
+# unless the itrace tool keeps it from it (tests/e2e/valgrind_features.sh)
+PKGS="$PKGS libc6-dbg strace"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

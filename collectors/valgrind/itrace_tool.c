@@ -87,6 +87,37 @@ static const HChar *clo_start_addr = NULL; /* hex, like --start-addr */
 static const HChar *clo_stop_addr = NULL;
 static Addr start_addr = 0, stop_addr = 0;
 
+/*
+ * Separate debug information.  Valgrind 3.19 reads the separate debug
+ * file of every object it maps as the object is mapped (m_debuginfo/
+ * readelf.c, find_debug_file(), looks under the fixed path
+ * /usr/lib/debug whatever the options): with Debian's libc6-dbg
+ * installed, libc's and ld.so's compressed DWARF take 0.09-0.10 s of
+ * every start.  The tool uses symbols only for the name triggers
+ * (--itrace-start, --itrace-stop: VG_(get_fnname_if_entry)); without
+ * them, Valgrind's opening of a file under /usr/lib/debug fails, as if
+ * no debug package were installed.  The objects' own symbol tables and
+ * unwind tables (.symtab, .dynsym, .eh_frame) are still read, so
+ * Valgrind's own reports (a fatal signal's stack) keep libc's exported
+ * names.  The link wraps the function that opens them (module.mk:
+ * -Wl,--wrap, for a Valgrind that has it).
+ */
+#if defined(VGI_WRAP_IMAGE_OPEN)
+#define VGI_DEBUG_DIR "/usr/lib/debug/"
+
+struct _DiImage;
+struct _DiImage *__real_vgModuleLocal_img_from_local_file(const HChar *path);
+struct _DiImage *__wrap_vgModuleLocal_img_from_local_file(const HChar *path);
+
+struct _DiImage *__wrap_vgModuleLocal_img_from_local_file(const HChar *path)
+{
+	if (!clo_start && !clo_stop &&
+	    VG_(strncmp)(path, VGI_DEBUG_DIR, sizeof(VGI_DEBUG_DIR) - 1) == 0)
+		return NULL;
+	return __real_vgModuleLocal_img_from_local_file(path);
+}
+#endif
+
 static Bool itrace_process_cmd_line_option(const HChar *arg)
 {
 	const HChar *level = NULL;

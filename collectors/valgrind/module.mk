@@ -26,6 +26,16 @@ VG_TOOL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter 
 VG_TOOL_LDFLAGS := -static -nodefaultlibs -nostartfiles -u _start -no-pie \
 	-Wl,--build-id -Wl,-Ttext-segment=0x58000000
 
+# The tool keeps Valgrind from reading separate debug information it does
+# not need (itrace_tool.c) by wrapping the core's function that opens a
+# file as an image, where this Valgrind has one (3.9 on).
+VG_LIBDIR := $(patsubst -L%,%,$(filter -L%,$(VG_PKG_LIBS)))
+ifneq ($(shell nm $(VG_LIBDIR)/libcoregrind-amd64-linux.a 2>/dev/null | \
+	grep -c ' T vgModuleLocal_img_from_local_file$$'),0)
+VG_TOOL_CFLAGS += -DVGI_WRAP_IMAGE_OPEN=1
+VG_TOOL_LDFLAGS += -Wl,--wrap=vgModuleLocal_img_from_local_file
+endif
+
 $(BUILD)/vgtool/%.o: collectors/valgrind/%.c collectors/valgrind/vg_wire.h
 	@mkdir -p $(dir $@)
 	@$(if $(filter 0,$(V)),echo "  CC      $< (valgrind tool)")

@@ -78,6 +78,25 @@ check "no mapping of valgrind's preload library reaches the trace unnamed" sh -c
 "$COLLECT" -q --backend valgrind --start pthread_create -o "$TMP/pc.itr" -- "$PROG" >/dev/null 2>&1
 check_eq "--start pthread_create: one window" 1 "$("$DUMP" "$TMP/pc.itr" | grep -c 'TRACE_ON trigger')"
 
+# Valgrind's separate debug information: Valgrind 3.19 reads libc6-dbg's
+# files under /usr/lib/debug at every start (0.1 s); the tool needs them
+# only for a trigger by function name, and otherwise has Valgrind find
+# none.  libc's file, by its build-id (scripts/deps.sh installs
+# libc6-dbg, which Debian's valgrind recommends).
+libc=$(ldd "$PROG" | awk '$1 ~ /^libc\.so/ { print $3 }')
+bid=$(readelf -n "$libc" | awk '/Build ID:/ { print $3 }')
+dbg="/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug"
+check "libc's debug file is installed ($dbg)" test -f "$dbg"
+strace -f -e trace=open,openat -o "$TMP/st.txt" "$COLLECT" -q --backend valgrind --level branch \
+	-o "$TMP/d.itr" -- "$PROG" >/dev/null 2>&1
+# (the dynamic loader's failed lookups of libraries there do not count)
+check_eq "no trigger: the run opens no file under /usr/lib/debug" "" \
+	"$(grep '"/usr/lib/debug/.*= [0-9]' "$TMP/st.txt")"
+check "no trigger: the trace is complete" sh -c "'$DUMP' --summary '$TMP/d.itr' | grep -q '^ended: complete, status 5\$'"
+strace -f -e trace=open,openat -o "$TMP/st2.txt" "$COLLECT" -q --backend valgrind --level branch \
+	--start main -o "$TMP/d2.itr" -- "$PROG" >/dev/null 2>&1
+check "--start main: Valgrind reads libc's debug file" grep -q "\"$dbg\", O_RDONLY.*= [0-9]" "$TMP/st2.txt"
+
 # --only main: only the executable's instructions, with scope records.
 "$COLLECT" -q --backend valgrind --only main -o "$TMP/o.itr" -- "$PROG" >/dev/null 2>&1
 check_eq "--only main: exit status" 5 $?
