@@ -22,35 +22,38 @@ uint64_t sim_host_now_ns(void)
  * in nanoseconds per cycle; 0 off x86-64. */
 static double clock_ns_per_cycle(void);
 
+/* the faster of two clock timings (0: none yet) */
+static double faster(double best, double clock)
+{
+	return !best || (clock > 0 && clock < best) ? clock : best;
+}
+
 double sim_host_best_cycles(void (*fn)(uint64_t iters, void *arg), void *arg, uint64_t iters, int runs,
 			    unsigned gap_ms)
 {
-	double best = 0, before, after;
+	double best = 0, clock;
 
 	fn(iters, arg); /* warm caches, predictors, the clock frequency */
-	before = clock_ns_per_cycle();
+	clock = clock_ns_per_cycle();
 	for (int i = 0; i < runs; i++) {
 		uint64_t t0 = sim_host_now_ns();
-		double ns, clock, cycles;
+		double ns;
 
 		fn(iters, arg);
 		ns = (double)(sim_host_now_ns() - t0);
-		after = clock_ns_per_cycle();
-		/* the faster of the two timings beside it: an interrupt seldom
-		 * slows both, and the frequency of the moment is in each */
-		clock = after < before ? after : before;
-		cycles = clock > 0 ? ns / clock : 0;
-		if (!best || cycles < best)
-			best = cycles;
+		if (!best || ns < best)
+			best = ns;
+		/* the clock between the runs: its best and theirs come from
+		 * the same stretch of time (the best ratio of one run to the
+		 * clock beside it would pick out an outlier) */
+		clock = faster(clock, clock_ns_per_cycle());
 		if (gap_ms) {
 			struct timespec gap = { (time_t)(gap_ms / 1000), (long)(gap_ms % 1000) * 1000000L };
 
 			nanosleep(&gap, NULL);
-			after = clock_ns_per_cycle(); /* the frequency after the sleep */
 		}
-		before = after;
 	}
-	return best / (double)(iters ? iters : 1);
+	return clock > 0 ? best / clock / (double)(iters ? iters : 1) : 0;
 }
 
 int sim_host_chase_ring(char *buf, size_t size, uint64_t seed)

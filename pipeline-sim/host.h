@@ -48,9 +48,9 @@ int sim_host_chase_ring(char *buf, size_t size, uint64_t seed);
  * sim_host_best_cycles - core cycles per iteration of fn(iters, arg), the
  * best of `runs` timings after one untimed warm-up call; `gap_ms` apart
  * (0: back to back), so that the best can come from a quiet moment of a
- * shared machine.  Each timing is turned into cycles by the imul clock
- * timed just before and just after it, so that the clock frequency of
- * that moment (a VM's moves with the load on its host) cancels out.
+ * shared machine.  The best timing is turned into cycles by the best of
+ * short imul clock timings between the runs, so that the clock frequency
+ * of those moments (a VM's moves with the load on its host) cancels out.
  * 0 off x86-64.
  */
 double sim_host_best_cycles(void (*fn)(uint64_t iters, void *arg), void *arg, uint64_t iters, int runs,
