@@ -18,14 +18,18 @@ uint64_t sim_host_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* clock_ns_per_cycle - one short timing of the imul clock (about 6 us),
- * in nanoseconds per cycle; 0 off x86-64. */
-static double clock_ns_per_cycle(void);
+/* imul_clock - one timing of `iters` iterations of the imul clock (8
+ * dependent imuls of 3 cycles each), in nanoseconds per cycle; 0 off
+ * x86-64. */
+static double imul_clock(uint64_t iters);
 
-/* the faster of two clock timings (0: none yet) */
-static double faster(double best, double clock)
+/* one timing of the imul clock between two runs: 24576 cycles, about 6 us */
+#define CLOCK_BETWEEN_ITERS 1024
+
+/* the faster of two timings (best 0: none yet; timing 0: none) */
+static double faster(double best, double t)
 {
-	return !best || (clock > 0 && clock < best) ? clock : best;
+	return !best || (t > 0 && t < best) ? t : best;
 }
 
 double sim_host_best_cycles(void (*fn)(uint64_t iters, void *arg), void *arg, uint64_t iters, int runs,
@@ -34,19 +38,18 @@ double sim_host_best_cycles(void (*fn)(uint64_t iters, void *arg), void *arg, ui
 	double best = 0, clock;
 
 	fn(iters, arg); /* warm caches, predictors, the clock frequency */
-	clock = clock_ns_per_cycle();
+	clock = imul_clock(CLOCK_BETWEEN_ITERS);
 	for (int i = 0; i < runs; i++) {
 		uint64_t t0 = sim_host_now_ns();
 		double ns;
 
 		fn(iters, arg);
 		ns = (double)(sim_host_now_ns() - t0);
-		if (!best || ns < best)
-			best = ns;
+		best = faster(best, ns);
 		/* the clock between the runs: its best and theirs come from
 		 * the same stretch of time (the best ratio of one run to the
 		 * clock beside it would pick out an outlier) */
-		clock = faster(clock, clock_ns_per_cycle());
+		clock = faster(clock, imul_clock(CLOCK_BETWEEN_ITERS));
 		if (gap_ms) {
 			struct timespec gap = { (time_t)(gap_ms / 1000), (long)(gap_ms % 1000) * 1000000L };
 
@@ -129,31 +132,12 @@ static void imul_chain(uint64_t iters)
 			 : "cc");
 }
 
-static double clock_ns_per_cycle(void)
+static double imul_clock(uint64_t iters)
 {
-	const uint64_t iters = 1024; /* 24576 cycles */
 	uint64_t t0 = sim_host_now_ns();
 
 	imul_chain(iters);
 	return (double)(sim_host_now_ns() - t0) / (double)(iters * 8 * 3);
-}
-
-double sim_host_ns_per_cycle(int runs)
-{
-	const uint64_t iters = 1 << 17; /* 1M imuls, ~1 ms */
-	double best = 0;
-
-	imul_chain(iters); /* wake the core up */
-	for (int i = 0; i < runs; i++) {
-		uint64_t t0 = sim_host_now_ns();
-		double ns;
-
-		imul_chain(iters);
-		ns = (double)(sim_host_now_ns() - t0) / (double)(iters * 8 * 3);
-		if (!best || ns < best)
-			best = ns;
-	}
-	return best;
 }
 
 #else
@@ -164,18 +148,24 @@ int sim_host_identify(struct sim_host *h)
 	return -1;
 }
 
-static double clock_ns_per_cycle(void)
+static double imul_clock(uint64_t iters)
 {
-	return 0;
-}
-
-double sim_host_ns_per_cycle(int runs)
-{
-	(void)runs;
+	(void)iters;
 	return 0;
 }
 
 #endif
+
+double sim_host_ns_per_cycle(int runs)
+{
+	const uint64_t iters = 1 << 17; /* 1M imuls, ~1 ms */
+	double best = 0;
+
+	imul_clock(iters); /* wake the core up */
+	for (int i = 0; i < runs; i++)
+		best = faster(best, imul_clock(iters));
+	return best;
+}
 
 /* Zen 4: family 19h models 10h-1Fh (Genoa), 60h-7Fh (Raphael, Phoenix),
  * A0h-AFh (Bergamo, Siena) (AMD, "Processor Programming Reference for
