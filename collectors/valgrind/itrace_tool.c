@@ -92,7 +92,7 @@ static Addr start_addr = 0, stop_addr = 0;
  * file of every object it maps as the object is mapped (m_debuginfo/
  * readelf.c, find_debug_file(), looks under the fixed path
  * /usr/lib/debug whatever the options): with Debian's libc6-dbg
- * installed, libc's and ld.so's compressed DWARF take 0.09-0.10 s of
+ * installed, libc's and ld.so's compressed DWARF take 0.08-0.10 s of
  * every start.  The tool uses symbols only for the name triggers
  * (--itrace-start, --itrace-stop: VG_(get_fnname_if_entry)); without
  * them, Valgrind's opening of a file under /usr/lib/debug fails, as if
