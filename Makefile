@@ -27,8 +27,8 @@ endif
 
 CC ?= cc
 PKGS := libdw libelf capstone libzstd
-# What each library links (reader/module.mk): the core zstd only, the code
-# layer libelf, libdw, capstone and Zydis on top of the core.
+# What each library links (reader/module.mk, code/module.mk): the core zstd
+# only, the code layer libelf, libdw, capstone and Zydis on top of the core.
 CORE_PKGS := libzstd
 CODE_PKGS := libdw libelf capstone
 WARN := -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wvla -Wshadow=local
@@ -37,7 +37,10 @@ WARN += -Werror
 endif
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SAN_FLAGS) -fPIC
-ALL_CPPFLAGS = -Iformat -Ireader $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CPPFLAGS)
+# Headers by name: the format, the core (reader/), the code layer's public
+# header (code/) and its modules' headers (code/*/).
+CODE_INCLUDES := -Icode $(patsubst %/,-I%,$(sort $(dir $(wildcard code/*/*.h))))
+ALL_CPPFLAGS = -Iformat -Ireader $(CODE_INCLUDES) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CPPFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 # Zydis (x86-64 decoder): Debian 12's libzydis-dev has no pkg-config file.
 ZYDIS_LIBS := -lZydis
@@ -81,10 +84,11 @@ $(BUILD)/obj/%.o: %.c
 # The fragments: each appends to BINS, UNIT_TESTS, E2E_TESTS, FUZZ_TARGETS,
 # BENCHES, TEST_DATA and adds its own link rules.
 include reader/module.mk
+include code/module.mk
 include tests/data/module.mk
 include tests/real/module.mk
 include tests/helper/module.mk
-include $(sort $(filter-out reader/module.mk,$(wildcard */module.mk)))
+include $(sort $(filter-out reader/module.mk code/module.mk,$(wildcard */module.mk)))
 
 build-all: $(LIBITRACE) $(LIBITRACE_CODE) $(LIBITRACE_SO) $(LIBITRACE_CODE_SO) \
 	$(LIBITRACE_DIST) $(LIBITRACE_CODE_DIST) $(BINS) $(TEST_DATA)
@@ -173,9 +177,9 @@ install: build-all
 	install -m 644 $(LIBITRACE_DIST) $(LIBITRACE_CODE_DIST) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIBITRACE_SO) $(LIBITRACE_CODE_SO) $(DESTDIR)$(LIBDIR)/
 	cp -P $(foreach l,libitrace libitrace-code,$(BUILD)/lib/$(l).so.$(ITRACE_SOMAJOR) $(BUILD)/lib/$(l).so) $(DESTDIR)$(LIBDIR)/
-	install -m 644 reader/itrace.h reader/itrace_code.h format/itrace_format.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 reader/itrace.h code/itrace_code.h format/itrace_format.h $(DESTDIR)$(INCLUDEDIR)/
 	$(pc_subst) reader/itrace.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/itrace.pc
-	$(pc_subst) reader/itrace-code.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/itrace-code.pc
+	$(pc_subst) code/itrace-code.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/itrace-code.pc
 	$(INSTALL_EXTRA)
 	@# A real install as root: tell the dynamic linker about the new soname.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi

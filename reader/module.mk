@@ -1,24 +1,12 @@
-# The two libraries (ARCHITECTURE.md), each an archive, which the programs
-# built here link, and a shared library, which make install installs with
-# its header and pkg-config file:
-#  - libitrace, the core: format, records, chunks, reader, writer (itrace.h;
-#    zstd only);
-#  - libitrace-code, the code layer: decoder, ELF images, symbols, fill,
-#    analysis (itrace_code.h; libelf, libdw, Zydis, capstone), on top of
-#    the core and nothing else.
-# The core's files are listed; every other reader/*.c and fill/*.c (but
-# fill's main) is the code layer, so a new file there joins it.
-LIBITRACE_SRCS := $(wildcard reader/reader*.c reader/writer*.c) \
-	reader/crc32c.c reader/names.c reader/outfile.c
-LIBITRACE_CODE_SRCS := $(filter-out $(LIBITRACE_SRCS),$(wildcard reader/*.c)) \
-	$(filter-out fill/itrace_fill.c,$(wildcard fill/*.c))
+# reader/: libitrace, the core: format, records, chunks, reader, writer
+# (itrace.h; zstd only).  The code layer, libitrace-code, is code/ and its
+# own fragment (code/module.mk), on top of this one and nothing else.  Each
+# library is an archive, which the programs built here link, and a shared
+# library, which make install installs with its header and pkg-config file.
+LIBITRACE_SRCS := $(wildcard reader/*.c)
 LIBITRACE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBITRACE_SRCS))
-LIBITRACE_CODE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIBITRACE_CODE_SRCS))
 
 $(LIBITRACE): $(LIBITRACE_OBJS)
-	@mkdir -p $(dir $@)
-	$(Q)rm -f $@ && ar rcs $@ $^
-$(LIBITRACE_CODE): $(LIBITRACE_CODE_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -29,7 +17,6 @@ $(LIBITRACE_CODE): $(LIBITRACE_CODE_OBJS)
 ITRACE_VERSION := $(shell sed -n 's/^[#]define ITRACE_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' reader/itrace.h | paste -sd.)
 ITRACE_SOMAJOR := $(firstword $(subst ., ,$(ITRACE_VERSION)))
 LIBITRACE_SO := $(BUILD)/lib/libitrace.so.$(ITRACE_VERSION)
-LIBITRACE_CODE_SO := $(BUILD)/lib/libitrace-code.so.$(ITRACE_VERSION)
 SO_LDFLAGS = -shared -Wl,--version-script=reader/libitrace.map -Wl,--no-undefined
 
 # so_links NAME: the soname and development links beside the library.
@@ -40,11 +27,6 @@ $(LIBITRACE_SO): $(LIBITRACE_OBJS) reader/libitrace.map
 	$(Q)$(CC) $(ALL_LDFLAGS) $(SO_LDFLAGS) -Wl,-soname,libitrace.so.$(ITRACE_SOMAJOR) \
 		-o $@ $(LIBITRACE_OBJS) $(LIBITRACE_LIBS)
 	$(Q)$(call so_links,libitrace)
-$(LIBITRACE_CODE_SO): $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) reader/libitrace.map
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) $(SO_LDFLAGS) -Wl,-soname,libitrace-code.so.$(ITRACE_SOMAJOR) \
-		-o $@ $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) $(LIBITRACE_CODE_LIBS)
-	$(Q)$(call so_links,libitrace-code)
 
 # The installed archives: all of a library's objects as one relocatable
 # object whose only global definitions are the itrace_ ones (the archives
@@ -53,7 +35,6 @@ $(LIBITRACE_CODE_SO): $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) reader/libitrace.ma
 # internal name of ours, just as with the shared library.
 OBJCOPY ?= objcopy
 LIBITRACE_DIST := $(BUILD)/lib/dist/libitrace.a
-LIBITRACE_CODE_DIST := $(BUILD)/lib/dist/libitrace-code.a
 $(BUILD)/lib/dist/%.a: $(BUILD)/lib/%.a
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ $(@:.a=.o)
@@ -72,14 +53,3 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(LIBITRACE_CODE) $(LIBI
 
 # Fuzz targets of the format: the reader on any bytes, and write->read.
 FUZZ_TARGETS += fuzz_reader fuzz_roundtrip
-
-# The decoder's objdump oracle (tests/real/decode_objdump.sh): compares
-# decoder boundaries and branch targets with `objdump -d` output.
-DECODE_ORACLE := $(BUILD)/tests/decode-oracle
-TEST_DATA += $(DECODE_ORACLE)
-$(DECODE_ORACLE): $(BUILD)/obj/tests/real/decode_oracle.o $(LIBITRACE_CODE) $(LIBITRACE)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
-
-# Fuzz target of the decoder: any bytes as x86-64, ppc64le or ppc64 code.
-FUZZ_TARGETS += fuzz_decoder

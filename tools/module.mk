@@ -15,3 +15,9 @@ $(BUILD)/bin/itrace-dump: $(BUILD)/obj/tools/itrace_dump.o $(CLI_LIB) $(LIBITRAC
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/dump*.sh))
+
+# itrace-fill: the gap filler's front end (the engine is code/fill/).
+BINS += $(BUILD)/bin/itrace-fill
+$(BUILD)/bin/itrace-fill: $(BUILD)/obj/tools/itrace_fill.o $(CLI_LIB) $(LIBITRACE_CODE) $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)

@@ -28,9 +28,10 @@ for l in libitrace libitrace-code; do
 done
 
 # Every function of each public header is exported by its own library.
-for pair in itrace.h:libitrace itrace_code.h:libitrace-code; do
-	h=${pair%%:*} l=${pair#*:}
-	cc -E -P -I"$ITRACE_ROOT/format" -I"$ITRACE_ROOT/reader" "$ITRACE_ROOT/reader/$h" |
+for pair in reader/itrace.h:libitrace code/itrace_code.h:libitrace-code; do
+	path=${pair%%:*} l=${pair#*:}
+	h=${path##*/}
+	cc -E -P -I"$ITRACE_ROOT/format" -I"$ITRACE_ROOT/reader" "$ITRACE_ROOT/$path" |
 		grep -oE '\bitrace_[a-z0-9_]+ *\(' | tr -d ' (' | sort -u >"$TMP/$h.decl"
 	[ "$h" = itrace_code.h ] && { comm -23 "$TMP/itrace_code.h.decl" "$TMP/itrace.h.decl" >"$TMP/x"; mv "$TMP/x" "$TMP/$h.decl"; }
 	missing=$(sort -u "$TMP/$l.syms" | comm -23 "$TMP/$h.decl" -)
