@@ -1,7 +1,7 @@
 /*
- * decoder.c - the one instruction decoder: public entry points, the
- * register and memory-operand lists shared by the back ends, and effective
- * addresses from register values (see itrace.h, section 5, and
+ * decoder.c - the one instruction decoder: public entry points, which
+ * pick the back end's operations table by ELF machine, and effective
+ * addresses from register values (see itrace_code.h, section 5, and
  * decoder_int.h for the files behind it).
  */
 #include <elf.h>
@@ -10,27 +10,40 @@
 
 #include "decoder_int.h"
 
+/* The back ends, by ELF machine. */
+static const struct dec_ops *const backends[] = {&dec_x86_ops, &dec_ppc_ops};
+
+/* backend_for - the back end that decodes machine's code in byte order
+ * endian (ELFDATA2LSB/MSB), or NULL. */
+static const struct dec_ops *backend_for(uint16_t machine, uint8_t endian)
+{
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		const struct dec_ops *o = backends[i];
+
+		if (o->machine == machine && ((endian == ELFDATA2LSB && o->little_endian) ||
+					      (endian == ELFDATA2MSB && o->big_endian)))
+			return o;
+	}
+	return NULL;
+}
+
 int itrace_decoder_alloc(uint16_t machine, uint8_t endian, struct itrace_decoder **dp)
 {
+	const struct dec_ops *ops;
 	struct itrace_decoder *d;
 	int rc;
 
 	if (!dp)
 		return -ITRACE_E_INVAL;
 	*dp = NULL;
-	if (!(machine == EM_X86_64 && endian == ELFDATA2LSB) &&
-	    !(machine == EM_PPC64 && (endian == ELFDATA2LSB || endian == ELFDATA2MSB)))
+	ops = backend_for(machine, endian);
+	if (!ops)
 		return -ITRACE_E_NOTSUP;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ITRACE_E_NOMEM;
-	if (machine == EM_X86_64) {
-		d->arch = DEC_X86_64;
-		rc = dec_x86_open(d);
-	} else {
-		d->arch = DEC_PPC64;
-		rc = dec_ppc_open(d, endian == ELFDATA2MSB);
-	}
+	d->ops = ops;
+	rc = ops->open(d, endian == ELFDATA2MSB);
 	if (rc < 0) {
 		itrace_decoder_free(d);
 		return rc;
@@ -43,10 +56,7 @@ void itrace_decoder_free(struct itrace_decoder *d)
 {
 	if (!d)
 		return;
-	if (d->arch == DEC_X86_64)
-		dec_x86_close(d);
-	else
-		dec_ppc_close(d);
+	d->ops->close(d);
 	free(d);
 }
 
@@ -55,9 +65,7 @@ int itrace_decoder_decode(struct itrace_decoder *d, const uint8_t *code, size_t 
 {
 	if (!d || !code || !out)
 		return -ITRACE_E_INVAL;
-	if (d->arch == DEC_X86_64)
-		return dec_x86_decode(d, code, avail, addr, out);
-	return dec_ppc_decode(d, code, avail, addr, out);
+	return d->ops->decode(d, code, avail, addr, out);
 }
 
 int itrace_decoder_info(struct itrace_decoder *d, const uint8_t *code, size_t avail,
@@ -66,9 +74,7 @@ int itrace_decoder_info(struct itrace_decoder *d, const uint8_t *code, size_t av
 	if (!d || !code || !out)
 		return -ITRACE_E_INVAL;
 	memset(out, 0, sizeof(*out));
-	if (d->arch == DEC_X86_64)
-		return dec_x86_info(d, code, avail, addr, out);
-	return dec_ppc_info(d, code, avail, addr, out);
+	return d->ops->info(d, code, avail, addr, out);
 }
 
 int itrace_decoder_text(struct itrace_decoder *d, const uint8_t *code, size_t avail,
@@ -77,16 +83,14 @@ int itrace_decoder_text(struct itrace_decoder *d, const uint8_t *code, size_t av
 	if (!d || !code || !buf || !cap)
 		return -ITRACE_E_INVAL;
 	buf[0] = '\0';
-	if (d->arch == DEC_X86_64)
-		return dec_x86_text(d, code, avail, addr, buf, cap);
-	return dec_ppc_text(d, code, avail, addr, buf, cap);
+	return d->ops->text(d, code, avail, addr, buf, cap);
 }
 
 const char *itrace_decoder_reg_name(const struct itrace_decoder *d, unsigned reg)
 {
 	if (!d || reg == ITRACE_REG_NONE || reg >= ITRACE_REG_MAX_)
 		return NULL;
-	return d->arch == DEC_X86_64 ? dec_x86_reg_name(reg) : dec_ppc_reg_name(reg);
+	return d->ops->reg_name(reg);
 }
 
 const char *itrace_insn_class_name(unsigned cls)
@@ -106,58 +110,6 @@ const char *itrace_insn_class_name(unsigned cls)
 	};
 
 	return cls < ITRACE_CLASS_COUNT ? names[cls] : NULL;
-}
-
-/* ---- Helpers shared by the back ends ---------------------------------- */
-
-int dec_starts(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-int dec_starts_any(const char *s, const char *const *prefixes)
-{
-	for (; *prefixes; prefixes++)
-		if (dec_starts(s, *prefixes))
-			return 1;
-	return 0;
-}
-
-
-static void add_once(uint8_t *list, uint8_t *n, unsigned max, unsigned reg, uint16_t *attrs)
-{
-	if (reg == ITRACE_REG_NONE)
-		return;
-	for (unsigned i = 0; i < *n; i++)
-		if (list[i] == reg)
-			return;
-	if (*n < max)
-		list[(*n)++] = (uint8_t)reg;
-	else
-		*attrs |= ITRACE_ATTR_REGS_CUT;
-}
-
-void info_add_read(struct itrace_insn_info *in, unsigned reg)
-{
-	add_once(in->read, &in->nread, ITRACE_INSN_MAX_READS, reg, &in->attrs);
-}
-
-void info_add_write(struct itrace_insn_info *in, unsigned reg)
-{
-	add_once(in->write, &in->nwrite, ITRACE_INSN_MAX_WRITES, reg, &in->attrs);
-}
-
-struct itrace_insn_mem *info_add_mem(struct itrace_insn_info *in)
-{
-	struct itrace_insn_mem *m;
-
-	if (in->nmem >= ITRACE_INSN_MAX_MEM)
-		return NULL;
-	m = &in->mem[in->nmem++];
-	memset(m, 0, sizeof(*m));
-	m->scale = 1;
-	m->align = 1;
-	return m;
 }
 
 /* ---- Effective addresses ---------------------------------------------- */

@@ -1,15 +1,21 @@
 /*
- * decoder_int.h - the decoder's internals (reader/decoder*.c): the decoder
+ * decoder_int.h - the decoder's internals (code/decoder/): the decoder
  * object and the per-architecture back ends behind itrace_decoder_*.
- * Internal to libitrace.
+ * Internal to libitrace-code.
  *
- *   decoder.c         the public entry points, register-list helpers and
- *                     effective addresses (itrace_insn_mem_accesses)
- *   decoder_x86.c     x86-64 through Zydis
+ *   decoder.c         the public entry points, which pick a back end's
+ *                     operations table by ELF machine, and effective
+ *                     addresses (itrace_insn_mem_accesses)
+ *   decoder_x86.c     x86-64 through Zydis (dec_x86_ops)
  *   decoder_ppc.c     64-bit POWER through capstone, classes and memory
- *                     operands from the instruction forms
+ *                     operands from the instruction forms (dec_ppc_ops)
  *   decoder_ppc_isa.c libitrace's own table: Power ISA 3.0/3.1
  *                     instructions capstone 4 lacks, prefixed instructions
+ *   decoder_util.c    the register-list, memory-operand and mnemonic
+ *                     helpers the back ends share
+ *
+ * Calls go one way, decoder -> {x86, ppc -> ppc_isa} -> util (make
+ * layers checks it): a back end never calls the dispatcher.
  */
 #ifndef ITRACE_DECODER_INT_H
 #define ITRACE_DECODER_INT_H
@@ -19,10 +25,36 @@
 
 #include "itrace_code.h"
 
-enum dec_arch { DEC_X86_64, DEC_PPC64 };
+struct itrace_decoder;
+
+/*
+ * One back end: the ELF machine and byte orders it decodes and its
+ * operations, which decoder.c's entry points call once it has checked
+ * their arguments (code non-NULL, out zeroed for info, buf non-empty for
+ * text).  Each back end defines one such object.
+ */
+struct dec_ops {
+	uint16_t machine;		/* EM_* */
+	unsigned little_endian : 1;	/* decodes ELFDATA2LSB code */
+	unsigned big_endian : 1;	/* decodes ELFDATA2MSB code */
+	/* open - set up the back end's part of d; close undoes it, and is
+	 * called after a failed open too */
+	int (*open)(struct itrace_decoder *d, int big_endian);
+	void (*close)(struct itrace_decoder *d);
+	int (*decode)(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		      struct itrace_decoded *out);
+	int (*info)(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		    struct itrace_insn_info *out);
+	int (*text)(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+		    char *buf, size_t cap);
+	const char *(*reg_name)(unsigned reg);
+};
+
+extern const struct dec_ops dec_x86_ops; /* decoder_x86.c */
+extern const struct dec_ops dec_ppc_ops; /* decoder_ppc.c */
 
 struct itrace_decoder {
-	enum dec_arch arch;
+	const struct dec_ops *ops;
 	/* x86-64 */
 	ZydisDecoder zmin;  /* minimal mode: length, mnemonic, category */
 	ZydisDecoder zfull; /* operands and every attribute */
@@ -35,7 +67,7 @@ struct itrace_decoder {
 	int big_endian;
 };
 
-/* ---- shared helpers (decoder.c) ----------------------------------------- */
+/* ---- shared helpers (decoder_util.c) ------------------------------------- */
 
 /* info_add_read/info_add_write - add a register once; NONE is ignored; a
  * full list sets ITRACE_ATTR_REGS_CUT. */
@@ -52,31 +84,12 @@ int dec_starts_any(const char *s, const char *const *prefixes);
 
 /* ---- x86-64 (decoder_x86.c) --------------------------------------------- */
 
-int dec_x86_open(struct itrace_decoder *d);
-void dec_x86_close(struct itrace_decoder *d);
-int dec_x86_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		   struct itrace_decoded *out);
-/* dec_x86_zydis - dec_x86_decode without the fast path of common legacy
- * encodings: Zydis alone (the tests check that both agree). */
+/* dec_x86_zydis - dec_x86_ops.decode without the fast path of common
+ * legacy encodings: Zydis alone (the tests check that both agree). */
 int dec_x86_zydis(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
 		  struct itrace_decoded *out);
-int dec_x86_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		 struct itrace_insn_info *out);
-int dec_x86_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		 char *buf, size_t cap);
-const char *dec_x86_reg_name(unsigned reg);
 
-/* ---- POWER (decoder_ppc.c, decoder_ppc_isa.c) ----------------------------- */
-
-int dec_ppc_open(struct itrace_decoder *d, int big_endian);
-void dec_ppc_close(struct itrace_decoder *d);
-int dec_ppc_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		   struct itrace_decoded *out);
-int dec_ppc_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		 struct itrace_insn_info *out);
-int dec_ppc_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		 char *buf, size_t cap);
-const char *dec_ppc_reg_name(unsigned reg);
+/* ---- POWER's own table (decoder_ppc_isa.c) ------------------------------ */
 
 /*
  * What libitrace's own POWER table says about one instruction (a word, or

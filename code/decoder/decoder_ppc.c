@@ -11,6 +11,7 @@
  * fall through (Power ISA 3.1, Book I, 2.4 "Branch Instructions");
  * opcode 17 is sc (bits 30-31 = 0b10) or scv (0b01).
  */
+#include <elf.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ static uint32_t ppc_word(const uint8_t *c, int big)
 	return (uint32_t)c[3] << 24 | (uint32_t)c[2] << 16 | (uint32_t)c[1] << 8 | c[0];
 }
 
-int dec_ppc_open(struct itrace_decoder *d, int big_endian)
+static int dec_ppc_open(struct itrace_decoder *d, int big_endian)
 {
 	cs_mode mode = (cs_mode)(CS_MODE_64 | (big_endian ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN));
 
@@ -35,7 +36,7 @@ int dec_ppc_open(struct itrace_decoder *d, int big_endian)
 	return d->ci ? 0 : -ITRACE_E_NOMEM;
 }
 
-void dec_ppc_close(struct itrace_decoder *d)
+static void dec_ppc_close(struct itrace_decoder *d)
 {
 	if (d->ci)
 		cs_free(d->ci, 1);
@@ -377,8 +378,8 @@ static int decode_common(struct itrace_decoder *d, const uint8_t *code, size_t a
 	return cs ? 1 : 2;
 }
 
-int dec_ppc_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		   struct itrace_decoded *out)
+static int dec_ppc_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+			  struct itrace_decoded *out)
 {
 	uint32_t w, s = 0;
 	int how = decode_common(d, code, avail, addr, out, &w, &s);
@@ -388,8 +389,8 @@ int dec_ppc_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, 
 	return how < 0 ? -ITRACE_E_DECODE : 0;
 }
 
-int dec_ppc_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		 struct itrace_insn_info *out)
+static int dec_ppc_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+			struct itrace_insn_info *out)
 {
 	uint32_t w, s = 0;
 	int how = decode_common(d, code, avail, addr, &out->d, &w, &s);
@@ -415,8 +416,8 @@ int dec_ppc_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, ui
 	return 0;
 }
 
-int dec_ppc_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		 char *buf, size_t cap)
+static int dec_ppc_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+			char *buf, size_t cap)
 {
 	struct itrace_decoded dd;
 	uint32_t w, s = 0;
@@ -437,7 +438,7 @@ int dec_ppc_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, ui
 	return dd.len;
 }
 
-const char *dec_ppc_reg_name(unsigned reg)
+static const char *dec_ppc_reg_name(unsigned reg)
 {
 	static const char *const gpr[32] = {
 		"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9",
@@ -486,3 +487,15 @@ const char *dec_ppc_reg_name(unsigned reg)
 		return NULL;
 	}
 }
+
+/* The 64-bit POWER, either byte order back end, picked by decoder.c by ELF machine. */
+const struct dec_ops dec_ppc_ops = {
+	.machine = EM_PPC64,
+	.little_endian = 1, .big_endian = 1,
+	.open = dec_ppc_open,
+	.close = dec_ppc_close,
+	.decode = dec_ppc_decode,
+	.info = dec_ppc_info,
+	.text = dec_ppc_text,
+	.reg_name = dec_ppc_reg_name,
+};

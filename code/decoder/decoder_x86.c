@@ -9,6 +9,7 @@
  * "AVX512" category for adds, shuffles and divides alike); a table built
  * once per decoder maps each mnemonic to that refinement.
  */
+#include <elf.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,8 +386,8 @@ int dec_x86_zydis(struct itrace_decoder *d, const uint8_t *code, size_t avail, u
 	return 0;
 }
 
-int dec_x86_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		   struct itrace_decoded *out)
+static int dec_x86_decode(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+			  struct itrace_decoded *out)
 {
 	if (x86_fast(code, avail, addr, out))
 		return 0;
@@ -594,8 +595,9 @@ static void build_tables(void)
 	}
 }
 
-int dec_x86_open(struct itrace_decoder *d)
+static int dec_x86_open(struct itrace_decoder *d, int big_endian)
 {
+	(void)big_endian; /* never set: the table names little-endian only */
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&d->zmin, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
 	    !ZYAN_SUCCESS(ZydisDecoderEnableMode(&d->zmin, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)) ||
 	    !ZYAN_SUCCESS(ZydisDecoderInit(&d->zfull, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
@@ -615,7 +617,7 @@ int dec_x86_open(struct itrace_decoder *d)
 	return 0;
 }
 
-void dec_x86_close(struct itrace_decoder *d)
+static void dec_x86_close(struct itrace_decoder *d)
 {
 	d->zreg = d->zclass = NULL; /* the tables are the process's */
 }
@@ -1173,8 +1175,8 @@ static void attributes(struct x86_ctx *x)
 	}
 }
 
-int dec_x86_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		 struct itrace_insn_info *out)
+static int dec_x86_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+			struct itrace_insn_info *out)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -1197,8 +1199,8 @@ int dec_x86_info(struct itrace_decoder *d, const uint8_t *code, size_t avail, ui
 	return 0;
 }
 
-int dec_x86_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
-		 char *buf, size_t cap)
+static int dec_x86_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, uint64_t addr,
+			char *buf, size_t cap)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -1211,7 +1213,7 @@ int dec_x86_text(struct itrace_decoder *d, const uint8_t *code, size_t avail, ui
 	return in.length;
 }
 
-const char *dec_x86_reg_name(unsigned reg)
+static const char *dec_x86_reg_name(unsigned reg)
 {
 	static const char *const gpr[16] = {
 		"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
@@ -1253,3 +1255,15 @@ const char *dec_x86_reg_name(unsigned reg)
 		return NULL;
 	}
 }
+
+/* The x86-64 (little-endian only) back end, picked by decoder.c by ELF machine. */
+const struct dec_ops dec_x86_ops = {
+	.machine = EM_X86_64,
+	.little_endian = 1,
+	.open = dec_x86_open,
+	.close = dec_x86_close,
+	.decode = dec_x86_decode,
+	.info = dec_x86_info,
+	.text = dec_x86_text,
+	.reg_name = dec_x86_reg_name,
+};
