@@ -7,7 +7,8 @@
  * the one its consumers understand; a new fixed-width ISA is one more
  * table entry with its own words() and term_code().
  */
-#include "conv.h"
+#include "conv_isa.h"
+#include "itrace_code.h"
 
 #include <elf.h>
 
