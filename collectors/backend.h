@@ -3,7 +3,7 @@
  *
  * itrace-collect parses the command line into a struct collect_options,
  * picks a backend (--backend NAME, or --backend auto, the default: see
- * choose_backend() in itrace_collect.c), checks that it supports the level
+ * choose_backend() in main/itrace_collect.c), checks that it supports the level
  * and that probe() succeeds, and calls run().  --list-backends shows every
  * linked-in backend (in the order ptrace, bts, gdb, valgrind, qemu) with
  * its probe result.  The backend starts or attaches to the program, writes
@@ -122,6 +122,13 @@ struct collect_backend {
 
 /* Set to the signal number by itrace-collect's SIGINT/SIGTERM handler. */
 extern volatile sig_atomic_t collect_interrupted;
+
+/*
+ * collect_install_signals - itrace-collect's own actions, once at start:
+ * SIGINT, SIGTERM and SIGHUP set collect_interrupted (no SA_RESTART, so
+ * waits return EINTR), SIGPIPE is ignored.
+ */
+void collect_install_signals(void);
 
 /*
  * collect_restore_signals - give SIGINT, SIGTERM, SIGHUP and SIGPIPE back

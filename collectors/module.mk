@@ -12,7 +12,9 @@ COLLECT_BACKEND_LIBS :=
 # by name.
 $(BUILD)/obj/collectors/%.o: ALL_CPPFLAGS += -Icollectors -Itools
 
-COLLECT_SRCS := $(wildcard collectors/*.c)
+# itrace-collect: the shared layer (collectors/*.c), the ptrace backend
+# beside it, and main (collectors/main/), which alone names the backends.
+COLLECT_SRCS := $(wildcard collectors/*.c collectors/main/*.c)
 COLLECT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(COLLECT_SRCS))
 
 BINS += $(BUILD)/bin/itrace-collect

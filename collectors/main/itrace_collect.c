@@ -20,8 +20,6 @@
 
 #define EM_X86_64_MACHINE 62
 
-volatile sig_atomic_t collect_interrupted;
-
 /* Backend i in registration order (ptrace first); NULL past the end. */
 static const struct collect_backend *backend_at(size_t i)
 {
@@ -333,53 +331,6 @@ static const struct collect_backend *choose_backend(struct collect_options *o)
 	return b;
 }
 
-static void on_interrupt(int signo)
-{
-	collect_interrupted = signo;
-}
-
-/* The signals itrace-collect handles itself, and their original actions. */
-static const int own_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-static struct sigaction saved_actions[sizeof(own_signals) / sizeof(own_signals[0])];
-
-/* SIGINT/SIGTERM end the trace cleanly; no SA_RESTART so waits return EINTR. */
-static void install_interrupt_handlers(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(own_signals) / sizeof(own_signals[0]); i++) {
-		sa.sa_handler = own_signals[i] == SIGPIPE ? SIG_IGN : on_interrupt;
-		sigaction(own_signals[i], &sa, &saved_actions[i]);
-	}
-}
-
-int collect_refuse_emulated(const struct collect_options *o, const char *backend,
-			    const char *emulator, char *err, size_t errlen)
-{
-	if (o->attach_pid)
-		snprintf(err, errlen, "%s cannot attach to a running process (-p); start the "
-				      "program under itrace-collect, or use --backend ptrace", emulator);
-	else if (o->remote)
-		snprintf(err, errlen, "--remote needs --backend gdb");
-	else if (o->follow_fork)
-		snprintf(err, errlen, "--follow-fork is not supported by the %s backend (forked "
-				      "children run untraced)", backend);
-	else if (o->aslr)
-		snprintf(err, errlen, "--aslr cannot be honoured: %s lays the program out itself, "
-				      "at the same addresses every run", emulator);
-	else
-		return 0;
-	return -1;
-}
-
-void collect_restore_signals(void)
-{
-	for (size_t i = 0; i < sizeof(own_signals) / sizeof(own_signals[0]); i++)
-		sigaction(own_signals[i], &saved_actions[i], NULL);
-}
-
 /* With --no-clobber, an existing output stops us before the program runs. */
 static int refuse_to_clobber(const char *output)
 {
@@ -434,7 +385,7 @@ int main(int argc, char **argv)
 	b = choose_backend(&opts);
 	if (!b)
 		return CLI_EXIT_BAD_INPUT;
-	install_interrupt_handlers();
+	collect_install_signals();
 	status = b->run(&opts, &res);
 	if (status < 0)
 		return CLI_EXIT_BAD_INPUT;
