@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "itrace_code.h"
 #include "itrace_elf.h"
+#include "ranges.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -21,6 +21,7 @@
 #include "image_int.h"
 #include "itrace_elf.h"
 #include "internal.h"
+#include "ranges.h"
 #include "itrace_format.h"
 
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"

@@ -1,7 +1,8 @@
-/* ranges.c - sorted, non-overlapping address ranges (see internal.h). */
+/* ranges.c - sorted, non-overlapping address ranges (see ranges.h). */
 #include <sys/types.h>
 
 #include "internal.h"
+#include "ranges.h"
 
 static inline struct range *at(const void *v, size_t elem, size_t i)
 {
