@@ -2,7 +2,7 @@
 #
 #   make            install missing Debian packages, build all tools
 #   make check      unit + end-to-end tests + fuzz corpus replay
-#   make layers     the module graph from #include lines; fails on a cycle
+#   make layers     the module graph (includes and calls); fails on a circle
 #   make demo       trace the bundled example and show what came out
 #   make bench      benchmarks, printed as ratios against in-run baselines
 #   make fuzz       build libFuzzer targets (clang) into build/fuzz
@@ -101,10 +101,12 @@ check: deps
 	@ITRACE_BUILD=$(BUILD) sh tests/run-tests.sh \
 		--unit "$(UNIT_TESTS)" --e2e "$(E2E_TESTS)" --fuzz "$(FUZZ_TARGETS)"
 
-# The module graph (scripts/layers.sh): folders by #include lines, and the
-# files of fill/ and of the ptrace backend by what their objects call.
-# make check runs it as tests/e2e/layers.sh.
-layers: build-all
+# The module graph (scripts/layers.sh): every folder a module (each
+# subfolder of code/ and collectors/ too), every file a node inside its
+# module, edges from #include lines and from what the objects use and
+# define (nm); a circle fails.  The objects of the tests are built too, so
+# that their calls are seen.  make check runs it as tests/e2e/layers.sh.
+layers: build-all $(UNIT_TESTS) $(FUZZ_REPLAY)
 	@sh scripts/layers.sh $(BUILD)
 
 # Fuzz targets: tests/fuzz/<name>.c defines LLVMFuzzerTestOneInput.

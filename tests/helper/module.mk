@@ -52,6 +52,6 @@ ifneq ($(SANITIZE),1)
 E2E_TESTS += tests/e2e/memcheck.sh
 endif
 
-# make layers: no cycle between folders, nor between the files of fill/
-# and of the ptrace backend (scripts/layers.sh).
+# make layers: no circle between folders, nor between the files of any
+# folder (scripts/layers.sh).
 E2E_TESTS += tests/e2e/layers.sh
