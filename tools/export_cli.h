@@ -1,7 +1,7 @@
 /*
  * export_cli.h - what the exporters (itrace-sqlite, itrace-xml,
  * itrace-timeline) share on the command line: the common options, opening
- * the trace, running the shared analysis (reader/analysis.c) with progress
+ * the trace, running the shared analysis (code/analysis/analysis.c) with progress
  * and damage reporting, and outputs built in a temporary file beside the
  * target that is renamed into place only when complete.
  * Not part of libitrace; linked into the exporters (libexportcli.a).

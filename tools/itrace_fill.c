@@ -3,7 +3,7 @@
  *
  * A thin front end over libitrace's filler (itrace_filler_run): it opens the
  * input, writes the output as an itrace file or as a text listing, and
- * prints the gap summary.  All the work is in fill/fill*.c.
+ * prints the gap summary.  All the work is in code/fill/.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /*
  * test_analysis.c - call/return reconstruction and the profile tables of
- * reader/analysis.c, fed with hand-built instruction streams whose bytes
+ * code/analysis/analysis.c, fed with hand-built instruction streams whose bytes
  * are real x86-64 encodings (so the classes come from the decoder).
  */
 #include <setjmp.h>
