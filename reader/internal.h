@@ -412,7 +412,7 @@ int writer_append_segment(struct itrace_writer *w, struct writer_segment *s);
 int writer_end_chunk(struct itrace_writer *w);
 
 /*
- * writer_insns_valid - itrace_write_insns() for lengths known to be valid
+ * writer_insns_valid - itrace_writer_insns() for lengths known to be valid
  * (a decoded block's), which add up to `total` bytes: the fill's hot path
  * skips checking and summing what the decoder already did.
  */

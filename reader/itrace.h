@@ -392,7 +392,7 @@ struct itrace_writer_options {
 	 */
 	unsigned flush_ms;
 	/*
-	 * (format 3.0) 1: itrace_write_block() writes BLOCK records, and the
+	 * (format 3.0) 1: itrace_writer_block() writes BLOCK records, and the
 	 * file says read version 3, which readers of version 2 refuse.
 	 * Default 0: the same calls write INSN_RUN and MEM records (read
 	 * version 2), delivering the same records to a reader.
@@ -456,20 +456,20 @@ int itrace_writer_open_fd(int fd, const struct itrace_writer_options *opts,
 int itrace_writer_write(struct itrace_writer *w, const struct itrace_record *rec);
 
 /* Fast paths for the hot records; same errors as itrace_writer_write. */
-int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len,
+int itrace_writer_insn(struct itrace_writer *w, uint64_t addr, unsigned len,
 		      const uint8_t *bytes /* NULL: no bytes */);
-int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to,
+int itrace_writer_branch(struct itrace_writer *w, uint64_t from, uint64_t to,
 			unsigned kind, unsigned flags);
-int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size,
+int itrace_writer_mem(struct itrace_writer *w, uint64_t addr, uint64_t size,
 		     unsigned flags);
 
 /*
- * itrace_write_insns - n sequential instructions without bytes, the first
- * at addr, with lengths lens[0..n): the same file as n itrace_write_insn()
+ * itrace_writer_insns - n sequential instructions without bytes, the first
+ * at addr, with lengths lens[0..n): the same file as n itrace_writer_insn()
  * calls, at a fraction of the cost (a decoded basic block in one call).
  * -ITRACE_E_INVAL (nothing written) if a length is 0 or above 15.
  */
-int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens);
+int itrace_writer_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens);
 
 /*
  * Blocks (format 3.0, ITRACE.md 6.5.15): a stretch of sequential
@@ -504,26 +504,26 @@ int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
 			       const struct itrace_block_access *acc);
 
 /*
- * itrace_write_block - block `id` ran: its n instructions, each followed
+ * itrace_writer_block - block `id` ran: its n instructions, each followed
  * by its accesses, at the effective addresses addrs[0..m) (NULL when m is
- * 0).  The same records as itrace_write_insns() and itrace_write_mem()
+ * 0).  The same records as itrace_writer_insns() and itrace_writer_mem()
  * calls would give a reader.  Returns 0; -ITRACE_E_INVAL for an unknown
  * id; the writer's errors (-ITRACE_E_IO, -ITRACE_E_NOMEM).
  */
-int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs);
+int itrace_writer_block(struct itrace_writer *w, int id, const uint64_t *addrs);
 
 /*
- * itrace_write_blocks - n blocks ran, in order: blocks ids[0..n), the
+ * itrace_writer_blocks - n blocks ran, in order: blocks ids[0..n), the
  * accesses of each at the next m addresses of addrs (the first block's
  * first, NULL when no block has accesses).  The same as n
- * itrace_write_block() calls, in one.  Returns 0; -ITRACE_E_INVAL if any
+ * itrace_writer_block() calls, in one.  Returns 0; -ITRACE_E_INVAL if any
  * id is unknown (then nothing is written); the writer's errors.
  */
-int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs);
+int itrace_writer_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs);
 
 /*
  * itrace_writer_branch_define - register a branch (from, to, kind, flags
- * as for itrace_write_branch()), once, when a collector translates the
+ * as for itrace_writer_branch()), once, when a collector translates the
  * code (a conditional branch is two definitions: taken and not taken).
  * Writes nothing.  Returns the branch's id (0, 1, 2, ...), or
  * -ITRACE_E_INVAL (bad kind or flags), -ITRACE_E_NOMEM.
@@ -538,8 +538,8 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
  * sequences).  A sequence of one branch is written as a BRANCH_SEQ too,
  * into a slot the writer chooses rather than the branch's hashed one.
  * Writes nothing.  Returns an id of the same kind as
- * itrace_writer_branch_define()'s: itrace_write_branch_id() and
- * itrace_write_branch_ids() with it write the k branches, the same
+ * itrace_writer_branch_define()'s: itrace_writer_branch_id() and
+ * itrace_writer_branch_ids() with it write the k branches, the same
  * records to a reader as k calls with ids[0..k), as one BRANCH_SEQ
  * record, or one repeat byte while the sequence holds its repeat-table
  * slot (ITRACE.md 6.5.16).  Returns -ITRACE_E_INVAL (opts.branch_seqs 0,
@@ -548,33 +548,33 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
 int itrace_writer_branch_seq_define(struct itrace_writer *w, size_t k, const int *ids);
 
 /*
- * itrace_write_branch_id - the branch of definition `id` ran (or the
- * branches of a sequence's): the same record as itrace_write_branch()
+ * itrace_writer_branch_id - the branch of definition `id` ran (or the
+ * branches of a sequence's): the same record as itrace_writer_branch()
  * with its values, from its slot and
  * encoded bytes computed once (a repeat is one slot check and one byte).
  * Returns 0; -ITRACE_E_INVAL for an unknown id; the writer's errors.
  */
-int itrace_write_branch_id(struct itrace_writer *w, int id);
+int itrace_writer_branch_id(struct itrace_writer *w, int id);
 
 /*
- * itrace_write_branch_ids - n branches of definitions ids[0..n), in order:
- * the same as n itrace_write_branch_id() calls, in one.  Returns 0;
+ * itrace_writer_branch_ids - n branches of definitions ids[0..n), in order:
+ * the same as n itrace_writer_branch_id() calls, in one.  Returns 0;
  * -ITRACE_E_INVAL if any id is unknown (then nothing is written); the
  * writer's errors.
  */
-int itrace_write_branch_ids(struct itrace_writer *w, size_t n, const int *ids);
+int itrace_writer_branch_ids(struct itrace_writer *w, size_t n, const int *ids);
 
 /*
- * itrace_write_block_partial - block `id` ran only in part: its first
+ * itrace_writer_block_partial - block `id` ran only in part: its first
  * `ninsns` instructions (0..n), with the accesses of those instructions;
  * addrs[k] is the address of access k (the accesses of the others are not
  * read), and when `skip` is not NULL, an access k with skip[k] nonzero
  * did not happen (a guarded access whose guard was false).  For an
  * execution that a fault cut short, or whose accesses are not those of
  * the definition; written as INSN_RUN and MEM records.  Errors as
- * itrace_write_block(), and -ITRACE_E_INVAL if ninsns > n.
+ * itrace_writer_block(), and -ITRACE_E_INVAL if ninsns > n.
  */
-int itrace_write_block_partial(struct itrace_writer *w, int id, size_t ninsns,
+int itrace_writer_block_partial(struct itrace_writer *w, int id, size_t ninsns,
 			       const uint64_t *addrs, const uint8_t *skip);
 
 /*

@@ -90,7 +90,7 @@ struct itrace_writer {
 	 * algorithm (second chance), over all slots; a slot whose sequence
 	 * was repeated since the hand last passed it is spared once.  Only
 	 * sequences mark their slots, so that a defined branch writes the
-	 * bytes of itrace_write_branch(). */
+	 * bytes of itrace_writer_branch(). */
 	uint8_t slot_used[ITRACE_REPEAT_SLOTS];
 	unsigned clock_hand;
 
@@ -574,7 +574,7 @@ static inline int flush_run(struct itrace_writer *w)
 	return w->pending.n ? encode_run(w) : 0;
 }
 
-int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, const uint8_t *bytes)
+int itrace_writer_insn(struct itrace_writer *w, uint64_t addr, unsigned len, const uint8_t *bytes)
 {
 	size_t start, q;
 
@@ -655,7 +655,7 @@ static inline int append_insns(struct itrace_writer *w, uint64_t addr, size_t n,
 	return 0;
 }
 
-int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens)
+int itrace_writer_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens)
 {
 	uint64_t total = 0;
 	unsigned bad = 0;
@@ -693,7 +693,7 @@ int writer_insns_valid(struct itrace_writer *w, uint64_t addr, size_t n, const u
 	return append_insns(w, addr, n, lens, total);
 }
 
-int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, unsigned kind,
+int itrace_writer_branch(struct itrace_writer *w, uint64_t from, uint64_t to, unsigned kind,
 			unsigned flags)
 {
 	unsigned slot;
@@ -723,7 +723,7 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 	return end_record(w, start, ITRACE_T_BRANCH, q);
 }
 
-int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsigned flags)
+int itrace_writer_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsigned flags)
 {
 	size_t start, q;
 	unsigned slot;
@@ -880,7 +880,7 @@ static int write_block_records(struct itrace_writer *w, const struct block_def *
 		i = j;
 		for (; k < b->m && acc[k].insn == i - 1; k++)
 			if ((!skip || !skip[k]) &&
-			    (rc = itrace_write_mem(w, addrs[k], acc[k].size, acc[k].flags)) < 0)
+			    (rc = itrace_writer_mem(w, addrs[k], acc[k].size, acc[k].flags)) < 0)
 				return rc;
 	}
 	return 0;
@@ -908,7 +908,7 @@ static inline ALWAYS_INLINE size_t put_access_deltas(uint8_t *raw, size_t q, uin
 	return q;
 }
 
-int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
+int itrace_writer_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 {
 	const struct block_def *b;
 	size_t start, q;
@@ -968,7 +968,7 @@ static int ids_below(const int *ids, size_t n, size_t limit)
 	return !bad;
 }
 
-int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs)
+int itrace_writer_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs)
 {
 	size_t i, a = 0; /* addrs[a]: the next block's first access */
 	int rc;
@@ -981,7 +981,7 @@ int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const
 	for (i = 0; i < n;) {
 		/* Most blocks repeat what their slot holds: a repeat byte and
 		 * the deltas, in locals while the chunk has room (as in
-		 * itrace_write_branch_ids(): a store through raw could be any
+		 * itrace_writer_branch_ids(): a store through raw could be any
 		 * field of w to the compiler). */
 		const struct block_def *blocks = w->blocks, *last = NULL;
 		const int32_t *held = w->block_in;
@@ -1022,7 +1022,7 @@ int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const
 		}
 		/* anything else: a new record, a chunk's end, an error */
 		if (i < n) {
-			if ((rc = itrace_write_block(w, ids[i], w->blocks[ids[i]].m ? addrs + a : NULL)) < 0)
+			if ((rc = itrace_writer_block(w, ids[i], w->blocks[ids[i]].m ? addrs + a : NULL)) < 0)
 				return rc;
 			a += w->blocks[ids[i]].m;
 			i++;
@@ -1031,7 +1031,7 @@ int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const
 	return 0;
 }
 
-int itrace_write_block_partial(struct itrace_writer *w, int id, size_t ninsns,
+int itrace_writer_block_partial(struct itrace_writer *w, int id, size_t ninsns,
 			       const uint64_t *addrs, const uint8_t *skip)
 {
 	const struct block_def *b;
@@ -1177,7 +1177,7 @@ static inline ALWAYS_INLINE int put_branch_id(struct itrace_writer *w, int id)
 	if (d->seq_tail_len) /* a sequence (6.5.16) */
 		return put_seq(w, id, d, base);
 	if (branch_slot_holds(&w->branches[d->slot], d->from, d->to, d->kindflags)) {
-		w->branch_in[d->slot] = id + 1; /* written by itrace_write_branch() */
+		w->branch_in[d->slot] = id + 1; /* written by itrace_writer_branch() */
 		return emit_repeat(w, ITRACE_REPEAT_BIT | d->slot);
 	}
 	take_branch_slot(w, d->slot, d->from, d->to, d->kindflags);
@@ -1190,14 +1190,14 @@ static inline ALWAYS_INLINE int put_branch_id(struct itrace_writer *w, int id)
 	return end_record(w, start, ITRACE_T_BRANCH, q);
 }
 
-int itrace_write_branch_id(struct itrace_writer *w, int id)
+int itrace_writer_branch_id(struct itrace_writer *w, int id)
 {
 	if (!w || id < 0 || (size_t)id >= w->n_bdefs)
 		return -ITRACE_E_INVAL;
 	return put_branch_id(w, id);
 }
 
-int itrace_write_branch_ids(struct itrace_writer *w, size_t n, const int *ids)
+int itrace_writer_branch_ids(struct itrace_writer *w, size_t n, const int *ids)
 {
 	size_t i;
 	int rc;
@@ -1400,13 +1400,13 @@ int itrace_writer_write(struct itrace_writer *w, const struct itrace_record *rec
 		return -ITRACE_E_INVAL;
 	switch (rec->type) {
 	case ITRACE_REC_INSN:
-		return itrace_write_insn(w, rec->u.insn.addr, rec->u.insn.len,
+		return itrace_writer_insn(w, rec->u.insn.addr, rec->u.insn.len,
 					 rec->u.insn.has_bytes ? rec->u.insn.bytes : NULL);
 	case ITRACE_REC_BRANCH:
-		return itrace_write_branch(w, rec->u.branch.from, rec->u.branch.to,
+		return itrace_writer_branch(w, rec->u.branch.from, rec->u.branch.to,
 					   rec->u.branch.kind, rec->u.branch.flags);
 	case ITRACE_REC_MEM:
-		return itrace_write_mem(w, rec->u.mem.addr, rec->u.mem.size, rec->u.mem.flags);
+		return itrace_writer_mem(w, rec->u.mem.addr, rec->u.mem.size, rec->u.mem.flags);
 	}
 	if ((rc = context_payload_max(rec, &max)) < 0)
 		return rc;

@@ -173,28 +173,28 @@ static void emit(struct itrace_writer *w, struct wants *ws, struct def *defs, un
 			skip[k] = next(&g) % 4 == 0;
 		}
 		if (what < 12) {
-			assert_int_equal(itrace_write_block(w, d->id, addrs), 0);
+			assert_int_equal(itrace_writer_block(w, d->id, addrs), 0);
 			want_block(ws, d, d->n, addrs, NULL);
 		} else if (what == 12) {
 			size_t part = next(&g) % (d->n + 1);
 
-			assert_int_equal(itrace_write_block_partial(w, d->id, part, addrs, NULL), 0);
+			assert_int_equal(itrace_writer_block_partial(w, d->id, part, addrs, NULL), 0);
 			want_block(ws, d, part, addrs, NULL);
 		} else if (what == 13) {
-			assert_int_equal(itrace_write_block_partial(w, d->id, d->n, addrs, skip), 0);
+			assert_int_equal(itrace_writer_block_partial(w, d->id, d->n, addrs, skip), 0);
 			want_block(ws, d, d->n, addrs, skip);
 		} else if (what == 14) {
 			/* a loose MEM record after a block belongs to its last instruction */
-			assert_int_equal(itrace_write_block(w, d->id, addrs), 0);
+			assert_int_equal(itrace_writer_block(w, d->id, addrs), 0);
 			want_block(ws, d, d->n, addrs, NULL);
-			assert_int_equal(itrace_write_mem(w, 0x601000 + s, 4, 0), 0);
+			assert_int_equal(itrace_writer_mem(w, 0x601000 + s, 4, 0), 0);
 			want(ws, ITRACE_REC_MEM, 0x601000 + s, 4, 0);
 		} else {
 			uint64_t from = d->start + 2, to = defs[next(&g) % 12].start;
 
-			assert_int_equal(itrace_write_insn(w, d->start, 2, NULL), 0);
+			assert_int_equal(itrace_writer_insn(w, d->start, 2, NULL), 0);
 			want(ws, ITRACE_REC_INSN, d->start, 2, 0);
-			assert_int_equal(itrace_write_branch(w, from, to, ITRACE_BRANCH_COND,
+			assert_int_equal(itrace_writer_branch(w, from, to, ITRACE_BRANCH_COND,
 							     ITRACE_BRANCH_TAKEN), 0);
 			want(ws, ITRACE_REC_BRANCH, from, 0, 0);
 			ws->v[ws->n - 1].to = to;
@@ -248,8 +248,8 @@ static void test_block_without_accesses_first(void **state)
 		id = itrace_writer_block_define(w, 0x401000, 3, lens, 0, NULL);
 		assert_int_equal(id, 0);
 		ws.n = 0;
-		assert_int_equal(itrace_write_block(w, id, NULL), 0);
-		assert_int_equal(itrace_write_block_partial(w, id, 2, NULL, NULL), 0);
+		assert_int_equal(itrace_writer_block(w, id, NULL), 0);
+		assert_int_equal(itrace_writer_block_partial(w, id, 2, NULL, NULL), 0);
 		want(&ws, ITRACE_REC_INSN, 0x401000, 2, 0);
 		want(&ws, ITRACE_REC_INSN, 0x401002, 3, 0);
 		want(&ws, ITRACE_REC_INSN, 0x401005, 4, 0);
@@ -292,8 +292,8 @@ static void test_block_bytes(void **state)
 	w = open_writer(&fd, 1, 1 << 20);
 	id = itrace_writer_block_define(w, 0x401000, 3, lens, 2, acc);
 	assert_int_equal(id, 0);
-	assert_int_equal(itrace_write_block(w, id, a1), 0);
-	assert_int_equal(itrace_write_block(w, id, a2), 0);
+	assert_int_equal(itrace_writer_block(w, id, a1), 0);
+	assert_int_equal(itrace_writer_block(w, id, a2), 0);
 	b = close_and_slurp(w, fd);
 	assert_int_equal(get_le16(b.data + 8), 3); /* read_major */
 	/* the chunk's records follow its 72-byte header */
@@ -322,26 +322,26 @@ static void test_define_rejects(void **state)
 	assert_int_equal(itrace_writer_block_define(w, 0x1000, 4, lens, 2, acc), -ITRACE_E_INVAL);
 	acc[1].flags = 0;
 	assert_int_equal(itrace_writer_block_define(w, 0x1000, 4, lens, 2, acc), 0);
-	assert_int_equal(itrace_write_block(w, 1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_block(w, -1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_block(w, 0, NULL), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_block_partial(w, 0, 5, (uint64_t[2]){ 0 }, NULL),
+	assert_int_equal(itrace_writer_block(w, 1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_block(w, -1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_block(w, 0, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_block_partial(w, 0, 5, (uint64_t[2]){ 0 }, NULL),
 			 -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_block_partial(w, 0, 1, NULL, NULL), 0); /* no access ran */
+	assert_int_equal(itrace_writer_block_partial(w, 0, 1, NULL, NULL), 0); /* no access ran */
 	/* a batch with an unknown id (past the last, negative) or without
 	 * the addresses of a block with accesses writes nothing */
 	itrace_writer_stats(w, &before);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, 1 }, (uint64_t[4]){ 0 }),
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, 1 }, (uint64_t[4]){ 0 }),
 			 -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, -1 }, (uint64_t[4]){ 0 }),
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, -1 }, (uint64_t[4]){ 0 }),
 			 -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, INT32_MIN }, (uint64_t[4]){ 0 }),
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, INT32_MIN }, (uint64_t[4]){ 0 }),
 			 -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, 0 }, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, 0 }, NULL), -ITRACE_E_INVAL);
 	itrace_writer_stats(w, &after);
 	assert_int_equal(after.records, before.records);
 	assert_int_equal(after.raw_bytes, before.raw_bytes);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, 0 }, (uint64_t[4]){ 0 }), 0);
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, 0 }, (uint64_t[4]){ 0 }), 0);
 	itrace_writer_abandon(w);
 	close(fd);
 }
@@ -432,9 +432,9 @@ static void assert_same_files(struct itrace_writer *a, int fda, struct itrace_wr
 	free(fb.data);
 }
 
-/* Defined branches write the very bytes of itrace_write_branch(), mixed
+/* Defined branches write the very bytes of itrace_writer_branch(), mixed
  * with it, with runs and blocks in the same slots, across chunks, one by
- * one or in batches (itrace_write_branch_ids); a batch with an unknown id
+ * one or in batches (itrace_writer_branch_ids); a batch with an unknown id
  * writes nothing. */
 static void test_branch_ids(void **state)
 {
@@ -451,9 +451,9 @@ static void test_branch_ids(void **state)
 	b = open_writer(&fdb, 1, 1024);
 	assert_int_equal(itrace_writer_branch_define(a, 1, 2, 99, 0), -ITRACE_E_INVAL);
 	assert_int_equal(itrace_writer_branch_define(a, 1, 2, 0, 8), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch_id(a, 0), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch_ids(a, 1, NULL), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch_ids(a, 0, NULL), 0);
+	assert_int_equal(itrace_writer_branch_id(a, 0), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_branch_ids(a, 1, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_branch_ids(a, 0, NULL), 0);
 	for (int i = 0; i < 64; i++) {
 		from[i] = 0x400000 + (next(&g) % 512) * 4;
 		to[i] = i % 9 == 0 ? from[i] : 0x400000 + (next(&g) % 512) * 4;
@@ -473,34 +473,34 @@ static void test_branch_ids(void **state)
 
 			for (int j = 0; j < k; j++) {
 				batch[j] = id[(i + j * 5) % 64];
-				assert_int_equal(itrace_write_branch(a, from[batch[j]], to[batch[j]],
+				assert_int_equal(itrace_writer_branch(a, from[batch[j]], to[batch[j]],
 								     kind[batch[j]], flags[batch[j]]), 0);
 			}
 			/* unknown: the whole batch is refused */
 			batch[k] = s % 3 == 0 ? 64 : s % 3 == 1 ? -1 : INT32_MIN;
-			assert_int_equal(itrace_write_branch_ids(b, (size_t)k + 1, batch),
+			assert_int_equal(itrace_writer_branch_ids(b, (size_t)k + 1, batch),
 					 -ITRACE_E_INVAL);
-			assert_int_equal(itrace_write_branch_ids(b, (size_t)k, batch), 0);
+			assert_int_equal(itrace_writer_branch_ids(b, (size_t)k, batch), 0);
 		} else if (what < 6) {
-			assert_int_equal(itrace_write_branch(a, from[i], to[i], kind[i], flags[i]), 0);
+			assert_int_equal(itrace_writer_branch(a, from[i], to[i], kind[i], flags[i]), 0);
 			if (what < 3)
-				assert_int_equal(itrace_write_branch_id(b, id[i]), 0);
+				assert_int_equal(itrace_writer_branch_id(b, id[i]), 0);
 			else
-				assert_int_equal(itrace_write_branch(b, from[i], to[i], kind[i], flags[i]), 0);
+				assert_int_equal(itrace_writer_branch(b, from[i], to[i], kind[i], flags[i]), 0);
 		} else if (what < 8) {
-			assert_int_equal(itrace_write_insn(a, from[i], 4, NULL), 0);
-			assert_int_equal(itrace_write_insn(b, from[i], 4, NULL), 0);
+			assert_int_equal(itrace_writer_insn(a, from[i], 4, NULL), 0);
+			assert_int_equal(itrace_writer_insn(b, from[i], 4, NULL), 0);
 		} else {
 			addr += 8;
-			assert_int_equal(itrace_write_block(a, blk, &addr), 0);
-			assert_int_equal(itrace_write_block(b, blk, &addr), 0);
+			assert_int_equal(itrace_writer_block(a, blk, &addr), 0);
+			assert_int_equal(itrace_writer_block(b, blk, &addr), 0);
 		}
 	}
 	assert_same_files(a, fda, b, fdb);
 }
 
 /*
- * itrace_write_blocks() writes the same bytes as one itrace_write_block()
+ * itrace_writer_blocks() writes the same bytes as one itrace_writer_block()
  * call per block: batches of hot blocks (repeats) and cold ones, with
  * small and large address deltas, across chunk boundaries (1 KiB chunks),
  * after a pending instruction run, with and without BLOCK records, NULL
@@ -536,16 +536,16 @@ static void test_block_batches(void **state)
 								    defs[i].lens, defs[i].m, defs[i].acc),
 					 defs[i].id);
 		}
-		assert_int_equal(itrace_write_blocks(b, 1, NULL, addrs), -ITRACE_E_INVAL);
-		assert_int_equal(itrace_write_blocks(NULL, 0, ids, addrs), -ITRACE_E_INVAL);
-		assert_int_equal(itrace_write_blocks(b, 0, NULL, NULL), 0);
+		assert_int_equal(itrace_writer_blocks(b, 1, NULL, addrs), -ITRACE_E_INVAL);
+		assert_int_equal(itrace_writer_blocks(NULL, 0, ids, addrs), -ITRACE_E_INVAL);
+		assert_int_equal(itrace_writer_blocks(b, 0, NULL, NULL), 0);
 		for (int s = 0; s < 3000; s++) {
 			size_t n = 1 + next(&g) % 40, na = 0;
 			uint64_t *p = addrs;
 
 			if (s % 10 == 0) { /* a pending run before the batch */
-				assert_int_equal(itrace_write_insn(a, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
-				assert_int_equal(itrace_write_insn(b, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
+				assert_int_equal(itrace_writer_insn(a, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
+				assert_int_equal(itrace_writer_insn(b, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
 			}
 			for (size_t j = 0; j < n; j++) {
 				const struct def *d = &defs[next(&g) % 6 ? next(&g) % 10 : next(&g) % NDEF];
@@ -555,18 +555,18 @@ static void test_block_batches(void **state)
 					stride[k] += next(&g) % 5 == 0 ? next(&g) << 7 : 8;
 					addrs[na + k] = stride[k];
 				}
-				assert_int_equal(itrace_write_block(a, d->id, d->m ? p : NULL), 0);
+				assert_int_equal(itrace_writer_block(a, d->id, d->m ? p : NULL), 0);
 				p += d->m;
 				na += d->m;
 			}
 			ids[n] = s % 2 ? NDEF : -1; /* unknown: the whole batch is refused */
-			assert_int_equal(itrace_write_blocks(b, n + 1, ids, addrs), -ITRACE_E_INVAL);
-			assert_int_equal(itrace_write_blocks(b, n, ids, addrs), 0);
+			assert_int_equal(itrace_writer_blocks(b, n + 1, ids, addrs), -ITRACE_E_INVAL);
+			assert_int_equal(itrace_writer_blocks(b, n, ids, addrs), 0);
 			if (s % 50 == 0) { /* no accesses: addrs may be NULL */
 				ids[0] = ids[1] = defs[nomem].id;
-				assert_int_equal(itrace_write_block(a, ids[0], NULL), 0);
-				assert_int_equal(itrace_write_block(a, ids[0], NULL), 0);
-				assert_int_equal(itrace_write_blocks(b, 2, ids, NULL), 0);
+				assert_int_equal(itrace_writer_block(a, ids[0], NULL), 0);
+				assert_int_equal(itrace_writer_block(a, ids[0], NULL), 0);
+				assert_int_equal(itrace_writer_blocks(b, 2, ids, NULL), 0);
 			}
 		}
 		assert_same_files(a, fda, b, fdb);

@@ -115,8 +115,8 @@ static void test_seq_bytes(void **state)
 					     ITRACE_BRANCH_TAKEN);
 	seq = itrace_writer_branch_seq_define(w, 2, ids);
 	assert_int_equal(seq, 2); /* the ids of branches and sequences are one series */
-	assert_int_equal(itrace_write_branch_id(w, seq), 0);
-	assert_int_equal(itrace_write_branch_ids(w, 1, &seq), 0);
+	assert_int_equal(itrace_writer_branch_id(w, seq), 0);
+	assert_int_equal(itrace_writer_branch_ids(w, 1, &seq), 0);
 	b = close_and_slurp(w, fd);
 	assert_int_equal(get_le16(b.data + 8), 4); /* read_major */
 	assert_int_equal(get_le16(b.data + 10), 5); /* write_major */
@@ -167,7 +167,7 @@ static void test_define_rejects(void **state)
 	assert_int_equal(seq, 2);
 	ids[1] = seq;
 	assert_int_equal(itrace_writer_branch_seq_define(w, 2, ids), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch_id(w, 3), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_branch_id(w, 3), -ITRACE_E_INVAL);
 	itrace_writer_abandon(w);
 	close(fd);
 }
@@ -180,7 +180,7 @@ static void test_define_rejects(void **state)
  * branches whose records are longer than 127 bytes), mixed with their
  * branches, plain branches and instructions, across 1 KiB chunks: a
  * reader gets the branches of a file written one by one with
- * itrace_write_branch(); batches write the same bytes as single calls.
+ * itrace_writer_branch(); batches write the same bytes as single calls.
  */
 static void test_round_trip(void **state)
 {
@@ -231,30 +231,30 @@ static void test_round_trip(void **state)
 				int t = (s + j * 3) % NSEQ;
 
 				run[j] = seq_id[t];
-				assert_int_equal(itrace_write_branch_id(one, run[j]), 0);
+				assert_int_equal(itrace_writer_branch_id(one, run[j]), 0);
 				for (int q = 0; q < seq_k[t]; q++) {
 					const struct branch *x = &br[seq_of[t][q]];
 
 					add(&want, x);
-					assert_int_equal(itrace_write_branch(plain, x->from, x->to, x->kind,
+					assert_int_equal(itrace_writer_branch(plain, x->from, x->to, x->kind,
 									     x->flags), 0);
 				}
 			}
-			assert_int_equal(itrace_write_branch_ids(batch, (size_t)n, run), 0);
+			assert_int_equal(itrace_writer_branch_ids(batch, (size_t)n, run), 0);
 		} else if (what < 8) {
 			const struct branch *x = &br[b];
 
 			add(&want, x);
-			assert_int_equal(itrace_write_branch_id(one, br_id[b]), 0);
-			assert_int_equal(itrace_write_branch(batch, x->from, x->to, x->kind, x->flags), 0);
-			assert_int_equal(itrace_write_branch(plain, x->from, x->to, x->kind, x->flags), 0);
+			assert_int_equal(itrace_writer_branch_id(one, br_id[b]), 0);
+			assert_int_equal(itrace_writer_branch(batch, x->from, x->to, x->kind, x->flags), 0);
+			assert_int_equal(itrace_writer_branch(plain, x->from, x->to, x->kind, x->flags), 0);
 		} else {
 			uint64_t a = br[b].to;
 
 			insns++;
-			assert_int_equal(itrace_write_insn(one, a, 3, NULL), 0);
-			assert_int_equal(itrace_write_insn(batch, a, 3, NULL), 0);
-			assert_int_equal(itrace_write_insn(plain, a, 3, NULL), 0);
+			assert_int_equal(itrace_writer_insn(one, a, 3, NULL), 0);
+			assert_int_equal(itrace_writer_insn(batch, a, 3, NULL), 0);
+			assert_int_equal(itrace_writer_insn(plain, a, 3, NULL), 0);
 		}
 	}
 	fo = close_and_slurp(one, fdo);

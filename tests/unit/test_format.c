@@ -852,9 +852,9 @@ static void test_api_misuse(void **state)
 	o.level = 9;
 	assert_int_equal(itrace_writer_open("/tmp/x", &o, &w), -ITRACE_E_INVAL);
 	w = open_mem_writer(&fd, 0, 256);
-	assert_int_equal(itrace_write_insn(w, 0x1000, 0, NULL), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_insn(w, 0x1000, 16, NULL), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch(w, 1, 2, 99, 0), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_insn(w, 0x1000, 0, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_insn(w, 0x1000, 16, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_branch(w, 1, 2, 99, 0), -ITRACE_E_INVAL);
 	memset(&rec, 0, sizeof(rec));
 	rec.type = 99;
 	assert_int_equal(itrace_writer_write(w, &rec), -ITRACE_E_INVAL);
@@ -936,11 +936,11 @@ static void test_mem_deltas_per_instruction(void **state)
 
 	(void)state;
 	for (i = 0; i < 1000; i++) {
-		assert_int_equal(itrace_write_insn(w, 0x401000, 4, NULL), 0);
-		assert_int_equal(itrace_write_mem(w, 0x7ffd1000, 8, 0), 0);
-		assert_int_equal(itrace_write_insn(w, 0x401004, 3, NULL), 0);
-		assert_int_equal(itrace_write_mem(w, 0x601000 + 4 * (uint64_t)i, 4, ITRACE_MEM_STORE), 0);
-		assert_int_equal(itrace_write_mem(w, 0x602000 + 8 * (uint64_t)i, 8, 0), 0);
+		assert_int_equal(itrace_writer_insn(w, 0x401000, 4, NULL), 0);
+		assert_int_equal(itrace_writer_mem(w, 0x7ffd1000, 8, 0), 0);
+		assert_int_equal(itrace_writer_insn(w, 0x401004, 3, NULL), 0);
+		assert_int_equal(itrace_writer_mem(w, 0x601000 + 4 * (uint64_t)i, 4, ITRACE_MEM_STORE), 0);
+		assert_int_equal(itrace_writer_mem(w, 0x602000 + 8 * (uint64_t)i, 8, 0), 0);
 	}
 	itrace_writer_stats(w, &st);
 	/* 3000 MEM records of 5 bytes, 2000 one-byte repeated runs, and the

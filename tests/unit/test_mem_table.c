@@ -246,11 +246,11 @@ static void test_round_trip(void **state)
 			if (next(&g) % 16 == 0) { /* cut short after its first instruction */
 				size_t k = 0;
 
-				assert_int_equal(itrace_write_block_partial(w, i, 1, addrs, NULL), 0);
+				assert_int_equal(itrace_writer_block_partial(w, i, 1, addrs, NULL), 0);
 				for (; k < nacc[i] && acc[i][k].insn == 0; k++)
 					want[n++] = addrs[k];
 			} else {
-				assert_int_equal(itrace_write_block(w, i, addrs), 0);
+				assert_int_equal(itrace_writer_block(w, i, addrs), 0);
 				memcpy(want + n, addrs, nacc[i] * sizeof(*addrs));
 				n += nacc[i];
 			}
