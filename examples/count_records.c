@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 
 	/* After damage the reader may resynchronise (a GAP record follows). */
 	int damaged = 0;
-	while ((rc = itrace_reader_next(r, &rec)) != ITRACE_EOF) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF) {
 		if (rc < 0) {
 			fprintf(stderr, "count_records: '%s': %s: %s\n", argv[1],
 				itrace_errstr(rc), itrace_reader_error(r));

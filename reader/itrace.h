@@ -793,7 +793,18 @@ int itrace_reader_meta_at(const struct itrace_reader *r, size_t i,
 			  const char **key, const char **value);
 
 /*
- * itrace_reader_next - decode the next record into *rec.
+ * itrace_reader_next - decode the next record into *rec, a record of
+ * `size` bytes: pass sizeof(*rec).
+ *
+ * The size is how struct itrace_record grows without breaking programs
+ * (libipt's pt_insn_next() rule): a later library that appends fields to
+ * the struct (or its union) writes at most `size` bytes, the fields the
+ * caller's version of this header knows, and one built with a larger
+ * struct than this library knows gets the bytes this library knows,
+ * the rest left as they were.  Fields are only ever appended, never
+ * moved.  A size below that of format 1.0's record (this header's
+ * sizeof(struct itrace_record)) is -ITRACE_E_INVAL.
+ *
  * Returns 0 with a record, ITRACE_EOF at the end of the trace, or a
  * negative code for damage: -ITRACE_E_TRUNCATED (data ends inside a
  * chunk; every complete record before it has been delivered),
@@ -805,7 +816,7 @@ int itrace_reader_meta_at(const struct itrace_reader *r, size_t i,
  * (reason ITRACE_GAP_CORRUPT_CHUNK); after any other error it returns
  * ITRACE_EOF.
  */
-int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec);
+int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec, size_t size);
 
 /*
  * itrace_reader_next_in_chunk - itrace_reader_next() that stops at the end
@@ -814,9 +825,10 @@ int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec);
  * next call of either function goes on with the following chunk.  For
  * readers of single chunks (after itrace_reader_seek_chunk()), which
  * would otherwise load, decompress and check the next chunk only to find
- * that its first record is not theirs.  Same errors as itrace_reader_next.
+ * that its first record is not theirs.  `size` and errors as for
+ * itrace_reader_next.
  */
-int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec);
+int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec, size_t size);
 
 /*
  * itrace_reader_error - message for the last error of `r`, naming the file

@@ -1662,13 +1662,25 @@ static inline int next_record(struct itrace_reader *r, struct itrace_record *rec
 	}
 }
 
-int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec)
+/*
+ * The smallest record a caller may pass (itrace.h): format 1.0's, which
+ * is this library's.  When struct itrace_record grows, this stays, and a
+ * caller's smaller record gets the fields that fit (decoded into a whole
+ * record, then copied); until then every accepted record holds all.
+ */
+#define RECORD_SIZE_1_0 sizeof(struct itrace_record)
+
+int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec, size_t size)
 {
+	if (size < RECORD_SIZE_1_0)
+		return -ITRACE_E_INVAL;
 	return next_record(r, rec, 0);
 }
 
-int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec)
+int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec, size_t size)
 {
+	if (size < RECORD_SIZE_1_0)
+		return -ITRACE_E_INVAL;
 	return next_record(r, rec, 1);
 }
 

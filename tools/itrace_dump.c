@@ -350,7 +350,7 @@ int main(int argc, char **argv)
 	if (o.header && !o.summary && !o.quiet)
 		print_header(rd);
 	while (!o.limit || s.records < o.limit) {
-		rc = itrace_reader_next(rd, &rec);
+		rc = itrace_reader_next(rd, &rec, sizeof(rec));
 		if (rc == ITRACE_EOF)
 			break;
 		if (rc < 0) {

@@ -482,7 +482,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (r ? itrace_reader_reopen_mem(&r, file, (size_t)file_len)
 	       : itrace_reader_open_mem(file, (size_t)file_len, &r)) < 0)
 		abort();
-	while (itrace_reader_next(r, &rec) == 0) {
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0) {
 		if (i >= p.n || !same(&p.recs[i], &rec))
 			abort();
 		i++;

@@ -47,7 +47,7 @@ static inline int count_until_error(const struct buf *b, int *err)
 	int n = 0, rc;
 
 	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0 && rec.type != ITRACE_REC_GAP)
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0 && rec.type != ITRACE_REC_GAP)
 		n++;
 	*err = rc;
 	itrace_reader_close(r);

@@ -69,7 +69,7 @@ static void read_all(const struct buf *b, const struct wants *w, unsigned read_m
 	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
 	assert_int_equal(itrace_reader_header(r)->read_major, read_major);
 	assert_int_equal(itrace_reader_header(r)->write_major, ITRACE_WRITE_MAJOR);
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		assert_true(i < w->n);
 		assert_int_equal(rec.type, w->v[i].type);
 		if (rec.type == ITRACE_REC_INSN) {
@@ -402,17 +402,17 @@ static void test_reopen_forgets_blocks(void **state)
 	(void)state;
 	fresh_n = count_until_error(&second, &fresh_err);
 	assert_int_equal(itrace_reader_open_mem(first.data, first.len, &r), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.type, ITRACE_REC_MEM);
 	assert_int_equal(itrace_reader_reopen_mem(&r, second.data, second.len), 0);
-	while ((err = itrace_reader_next(r, &rec)) == 0 && rec.type != ITRACE_REC_GAP)
+	while ((err = itrace_reader_next(r, &rec, sizeof(rec))) == 0 && rec.type != ITRACE_REC_GAP)
 		n++;
 	assert_int_equal(n, fresh_n);
 	assert_int_equal(err, fresh_err);
 	assert_int_equal(itrace_reader_reopen_mem(&r, first.data, first.len), 0);
 	assert_int_equal(count_until_error(&first, &fresh_err), 2);
-	for (n = 0; (err = itrace_reader_next(r, &rec)) == 0; n++)
+	for (n = 0; (err = itrace_reader_next(r, &rec, sizeof(rec))) == 0; n++)
 		;
 	assert_int_equal(n, 2);
 	assert_int_equal(err, fresh_err);

@@ -68,7 +68,7 @@ static void read_branches(const struct buf *f, const struct branches *want, size
 	int rc;
 
 	assert_int_equal(itrace_reader_open_mem(f->data, f->len, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		if (rec.type == ITRACE_REC_INSN) {
 			ni++;
 			continue;

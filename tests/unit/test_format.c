@@ -346,7 +346,7 @@ static void reader_matches(struct itrace_reader *r, const struct itrace_record *
 	assert_string_equal(itrace_reader_meta(r, "cmdline"), "prog a b");
 	assert_string_equal(itrace_reader_meta(r, "pid"), "1234");
 	assert_null(itrace_reader_meta(r, "nope"));
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		assert_true(i < n);
 		assert_same_record(&recs[i], &rec);
 		i++;
@@ -391,8 +391,8 @@ static void test_reopen_reads_like_open(void **state)
 		reader_matches(r, golden, n);
 		/* stopped in the middle of a chunk: the next trace starts afresh */
 		assert_int_equal(itrace_reader_reopen_mem(&r, b[k - 1].data, b[k - 1].len), 0);
-		assert_int_equal(itrace_reader_next(r, &rec), 0);
-		assert_int_equal(itrace_reader_next(r, &rec), 0);
+		assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
+		assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	}
 	assert_int_equal(itrace_reader_reopen_mem(&r, b[0].data, b[0].len), 0);
 	reader_matches(r, golden, n);
@@ -442,12 +442,12 @@ static void test_thread_state(void **state)
 	recs[3] = recs[1];
 	b = write_records(recs, 4, 0, 256, 1);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.tid, 11);
 	assert_int_equal(rec.pid, 10);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.tid, 12);
 	itrace_reader_close(r);
 	free(b.data);
@@ -465,7 +465,7 @@ static size_t read_prefix(const uint8_t *data, size_t len, size_t n, int *last_r
 		*last_rc = rc;
 		return 0;
 	}
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		assert_true(i < n);
 		assert_same_record(&golden[i], &rec);
 		i++;
@@ -475,7 +475,7 @@ static size_t read_prefix(const uint8_t *data, size_t len, size_t n, int *last_r
 		assert_true(strlen(itrace_reader_error(r)) > 0);
 	/* after an error other than CORRUPT the reader ends */
 	if (rc != -ITRACE_E_CORRUPT)
-		assert_int_equal(itrace_reader_next(r, &rec), ITRACE_EOF);
+		assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), ITRACE_EOF);
 	itrace_reader_close(r);
 	return i;
 }
@@ -493,7 +493,7 @@ static size_t records_in_complete_chunks(const struct buf *b, size_t len)
 	/* chunk k is complete when chunk k+1 starts at or before len */
 	while (itrace_reader_chunk_info(r, complete + 1, &next) == 0 && next.offset <= len)
 		complete++;
-	while (itrace_reader_next(r, &rec) == 0 && rec.chunk < complete)
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0 && rec.chunk < complete)
 		cnt++;
 	itrace_reader_close(r);
 	return cnt;
@@ -561,7 +561,7 @@ static void test_bit_flips(void **state)
 		if (itrace_reader_open_mem(copy, b.len, &r) < 0)
 			continue; /* header damage: refused at open */
 		for (int guard = 0; guard < 100000; guard++) {
-			rc = itrace_reader_next(r, &rec);
+			rc = itrace_reader_next(r, &rec, sizeof(rec));
 			if (rc == ITRACE_EOF)
 				break;
 			if (rc < 0) {
@@ -654,13 +654,13 @@ static void test_unknown_record_skipped(void **state)
 	put_le32(h + 68, itrace_crc32c(0, h, 68));
 	memcpy(h + ITRACE_CHUNK_HEADER_SIZE, payload, sizeof(payload));
 	assert_int_equal(itrace_reader_open_mem(file, hl + ITRACE_CHUNK_HEADER_SIZE + sizeof(payload), &r), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.type, ITRACE_REC_INSN);
 	assert_int_equal(rec.u.insn.addr, 0x1000);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.type, ITRACE_REC_LOST);
 	assert_int_equal(rec.u.lost.count, 5);
-	assert_int_equal(itrace_reader_next(r, &rec), -ITRACE_E_NOFOOTER);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), -ITRACE_E_NOFOOTER);
 	itrace_reader_close(r);
 }
 
@@ -692,7 +692,7 @@ static void test_corrupt_chunk_gap(void **state)
 	itrace_reader_close(r);
 	b.data[c1.offset + ITRACE_CHUNK_HEADER_SIZE + 3] ^= 0x10; /* payload of chunk 1 */
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) != ITRACE_EOF) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF) {
 		if (rc < 0) {
 			assert_int_equal(rc, -ITRACE_E_CORRUPT);
 			assert_non_null(strstr(itrace_reader_error(r), "checksum"));
@@ -714,8 +714,8 @@ static void test_corrupt_chunk_gap(void **state)
 	/* Seeking to the damaged chunk gives the same GAP, thread included. */
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
 	assert_int_equal(itrace_reader_seek_chunk(r, 1), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), -ITRACE_E_CORRUPT);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), -ITRACE_E_CORRUPT);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.type, ITRACE_REC_GAP);
 	assert_int_equal(rec.chunk, gap.chunk);
 	assert_int_equal(rec.tid, gap.tid);
@@ -736,7 +736,7 @@ static void test_seek_chunk(void **state)
 
 	(void)state;
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	while (itrace_reader_next(r, &rec) == 0) {
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0) {
 		if (rec.chunk != last && rec.chunk < 256)
 			first_of[rec.chunk] = i;
 		last = rec.chunk;
@@ -746,7 +746,7 @@ static void test_seek_chunk(void **state)
 	assert_true(chunks > 4);
 	for (int64_t k = chunks - 1; k >= 0; k -= 2) {
 		assert_int_equal(itrace_reader_seek_chunk(r, (uint64_t)k), 0);
-		assert_int_equal(itrace_reader_next(r, &rec), 0);
+		assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 		assert_int_equal(rec.chunk, (uint64_t)k);
 		assert_same_record(&golden[first_of[k]], &rec);
 	}
@@ -778,18 +778,18 @@ static void test_next_in_chunk(void **state)
 		int rc;
 
 		assert_int_equal(itrace_reader_seek_chunk(r, (uint64_t)k), 0);
-		while ((rc = itrace_reader_next_in_chunk(r, &rec)) == 0) {
+		while ((rc = itrace_reader_next_in_chunk(r, &rec, sizeof(rec))) == 0) {
 			assert_int_equal(rec.chunk, (uint64_t)k);
 			assert_same_record(&golden[i++], &rec);
 		}
 		assert_int_equal(rc, ITRACE_CHUNK_END);
 		if (k + 1 < chunks) {
 			/* and on: the first record of the next chunk */
-			assert_int_equal(itrace_reader_next_in_chunk(r, &rec), 0);
+			assert_int_equal(itrace_reader_next_in_chunk(r, &rec, sizeof(rec)), 0);
 			assert_int_equal(rec.chunk, (uint64_t)k + 1);
 			assert_same_record(&golden[i], &rec);
 		} else {
-			assert_int_equal(itrace_reader_next_in_chunk(r, &rec), ITRACE_EOF);
+			assert_int_equal(itrace_reader_next_in_chunk(r, &rec, sizeof(rec)), ITRACE_EOF);
 		}
 	}
 	assert_int_equal(i, n);
@@ -798,8 +798,8 @@ static void test_next_in_chunk(void **state)
 	b.data[c1.offset + ITRACE_CHUNK_HEADER_SIZE + 3] ^= 0x10;
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
 	assert_int_equal(itrace_reader_seek_chunk(r, 1), 0);
-	assert_int_equal(itrace_reader_next_in_chunk(r, &rec), -ITRACE_E_CORRUPT);
-	assert_int_equal(itrace_reader_next_in_chunk(NULL, &rec), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_reader_next_in_chunk(r, &rec, sizeof(rec)), -ITRACE_E_CORRUPT);
+	assert_int_equal(itrace_reader_next_in_chunk(NULL, &rec, sizeof(rec)), -ITRACE_E_INVAL);
 	itrace_reader_close(r);
 	free(b.data);
 }
@@ -825,7 +825,7 @@ static void test_pipe_stream(void **state)
 	close(fds[1]);
 	assert_int_equal(itrace_reader_open_fd(fds[0], &r), 0);
 	assert_int_equal(itrace_reader_chunk_count(r), -ITRACE_E_NOTSUP);
-	while (itrace_reader_next(r, &rec) == 0)
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0)
 		assert_same_record(&golden[i++], &rec);
 	assert_int_equal(i, n);
 	itrace_reader_close(r);
@@ -847,7 +847,7 @@ static void test_api_misuse(void **state)
 	assert_int_equal(itrace_writer_close(NULL, 0, 0), 0);
 	assert_int_equal(itrace_reader_open(NULL, &r), -ITRACE_E_INVAL);
 	assert_int_equal(itrace_reader_open("/nonexistent/x.itr", &r), -ITRACE_E_IO);
-	assert_int_equal(itrace_reader_next(NULL, &rec), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_reader_next(NULL, &rec, sizeof(rec)), -ITRACE_E_INVAL);
 	itrace_writer_options_init(&o);
 	o.level = 9;
 	assert_int_equal(itrace_writer_open("/tmp/x", &o, &w), -ITRACE_E_INVAL);
@@ -949,7 +949,7 @@ static void test_mem_deltas_per_instruction(void **state)
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
 	b = buf_from_fd(fd);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	while (itrace_reader_next(r, &rec) == 0) {
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0) {
 		if (rec.type != ITRACE_REC_MEM)
 			continue;
 		want[0] = 0x7ffd1000;

@@ -69,7 +69,7 @@ static size_t mem_addrs(const struct buf *f, uint64_t *out, size_t max, int end)
 	int rc;
 
 	assert_int_equal(itrace_reader_open_mem(f->data, f->len, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0)
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0)
 		if (rec.type == ITRACE_REC_MEM && n < max)
 			out[n++] = rec.u.mem.addr;
 	assert_int_equal(rc, end);

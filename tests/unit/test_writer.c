@@ -281,7 +281,7 @@ static void test_output_file(void **state)
 	assert_int_equal(itrace_writer_insn(w, 0x2000, 4, NULL), 0);
 	itrace_writer_abandon(w);
 	assert_int_equal(itrace_reader_open(path, &r), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.u.insn.addr, 0x1000);
 	itrace_reader_close(r);
 
@@ -300,7 +300,7 @@ static void test_output_file(void **state)
 	usleep(20000);
 	assert_int_equal(itrace_writer_tick(w), 0); /* flushes and publishes */
 	assert_int_equal(itrace_reader_open(path, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0)
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0)
 		n += rec.type == ITRACE_REC_INSN && rec.u.insn.addr == 0x3000;
 	assert_int_equal(rc, -ITRACE_E_NOFOOTER); /* as if the writer had died */
 	assert_int_equal(n, 1);
@@ -449,7 +449,7 @@ static void test_segments_read_back(void **state)
 	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	assert_int_equal(itrace_reader_open_fd(fd, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		n++;
 		/* each record carries the thread: chunk headers name the right one */
 		if (rec.type == ITRACE_REC_THREAD) {
@@ -505,7 +505,7 @@ static struct itrace_footer footer_of(int end, int status, int n, uint64_t lost,
 	assert_int_equal(itrace_writer_close(w, end, status), 0);
 	b = buf_from_fd(fd);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	while (itrace_reader_next(r, &rec) == 0)
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0)
 		;
 	assert_int_equal(itrace_reader_footer(r, &f), 0);
 	itrace_reader_close(r);
