@@ -25,8 +25,7 @@
 
 static void print_header(const struct itrace_header *h)
 {
-	printf("format %u.%u (read version %u), %s level, machine %u\n", h->write_major,
-	       h->write_minor, h->read_major,
+	printf("format %u.%u, %s level, machine %u\n", h->major, h->minor,
 	       h->level == ITRACE_LEVEL_INSN ? "instruction" : "branch", h->machine);
 	printf("flags:%s%s%s%s\n", h->flags & ITRACE_FF_MEM ? " mem" : "",
 	       h->flags & ITRACE_FF_INSN_BYTES ? " insn-bytes" : "",

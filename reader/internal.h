@@ -211,7 +211,7 @@ static inline unsigned run_slot(uint64_t start, unsigned n)
  * address of the instruction it belongs to and its index among that
  * instruction's accesses.  An instruction's accesses tend to repeat or
  * stride, so the delta from its own previous access is short.  `shift`
- * keeps the hash's top bits: mem_shift() of the file's read version.
+ * keeps the hash's top bits: mem_shift() of the file's mem_table_log2.
  */
 static inline unsigned mem_slot(uint64_t insn, unsigned index, unsigned shift)
 {
@@ -220,14 +220,14 @@ static inline unsigned mem_slot(uint64_t insn, unsigned index, unsigned shift)
 	return (unsigned)(h >> shift);
 }
 
-/* The MEM table's shift for mem_slot(): 128 entries (7 bits), 1024 in
- * files of read version 5 or more (ITRACE.md 6.5.4). */
-static inline unsigned mem_shift(unsigned read_major)
+/* The MEM table's shift for mem_slot(): a table of 1 << log2 entries
+ * keeps the hash's top log2 bits (mem_table_log2, ITRACE.md 4.1, 6.5.4). */
+static inline unsigned mem_shift(unsigned log2)
 {
-	return read_major >= 5 ? 54 : 57;
+	return 64 - log2;
 }
 
-/* The MEM table's entries for that shift: 128 or 1024. */
+/* The MEM table's entries for that shift. */
 static inline size_t mem_entries(unsigned shift)
 {
 	return (size_t)1 << (64 - shift);

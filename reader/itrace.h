@@ -64,7 +64,7 @@ enum itrace_error {
 	ITRACE_E_IO = 2,	/* read/write failed; errno says why */
 	ITRACE_E_INVAL = 3,	/* invalid argument (caller bug) */
 	ITRACE_E_BADMAGIC = 4,	/* not an itrace file */
-	ITRACE_E_VERSION = 5,	/* read version not supported */
+	ITRACE_E_VERSION = 5,	/* format major or incompatible feature not supported */
 	ITRACE_E_TRUNCATED = 6, /* data ends early */
 	ITRACE_E_CORRUPT = 7,	/* checksum or structure wrong */
 	ITRACE_E_NOTSUP = 8,	/* valid but unsupported (arch, codec) */
@@ -329,6 +329,12 @@ const char *itrace_branch_kind_name(int kind);
 const char *itrace_gap_reason_name(int reason);
 /* itrace_lost_reason_name - short text for a LOST reason; never NULL. */
 const char *itrace_lost_reason_name(int reason);
+/*
+ * itrace_feature_name - the name of incompatible feature bit `bit` (0..31)
+ * of a file header (ITRACE_FEAT_*, ITRACE.md 4.3): "BLOCK", "BRANCH_SEQ";
+ * NULL for a bit this library does not know.
+ */
+const char *itrace_feature_name(unsigned bit);
 
 /* ===== 3. Writer ======================================================== */
 
@@ -392,30 +398,26 @@ struct itrace_writer_options {
 	 */
 	unsigned flush_ms;
 	/*
-	 * (format 3.0) 1: itrace_writer_block() writes BLOCK records, and the
-	 * file says read version 3, which readers of version 2 refuse.
-	 * Default 0: the same calls write INSN_RUN and MEM records (read
-	 * version 2), delivering the same records to a reader.
+	 * The file's incompatible features (ITRACE.md 4.3), ITRACE_FEAT_*:
+	 * ITRACE_FEAT_BLOCK lets itrace_writer_block() write BLOCK records
+	 * (without it the same calls write INSN_RUN and MEM records, the same
+	 * records to a reader); ITRACE_FEAT_BRANCH_SEQ lets
+	 * itrace_writer_branch_seq_define() define sequences of branches,
+	 * written as BRANCH_SEQ records.  A reader that does not know a bit
+	 * refuses the file.  Default 0: neither.
 	 */
-	int blocks;
+	uint32_t features;
 	/*
-	 * (format 4.0) 1: itrace_writer_branch_seq_define() may define
-	 * sequences of branches, written as BRANCH_SEQ records, and the file
-	 * says read version 4, which readers of version 3 refuse.  Default
-	 * 0: no sequences (read version 3 or 2, as `blocks` says).
+	 * log2 of the MEM table's entries, the delta bases of MEM records and
+	 * of a block's accesses (ITRACE.md 6.5.4):
+	 * ITRACE_MEM_TABLE_LOG2_MIN..ITRACE_MEM_TABLE_LOG2_MAX, 0 for
+	 * ITRACE_MEM_TABLE_LOG2_DEFAULT (7: 128 entries).  With many
+	 * instructions that access memory (the blocks of a program's hot
+	 * loops), a wider table (ITRACE_MEM_TABLE_LOG2_WIDE, 1024 entries)
+	 * lets fewer of them share an entry: on issue 22's gzip workload the
+	 * trace before compression is 13% smaller, after it 27%.
 	 */
-	int branch_seqs;
-	/*
-	 * (format 5.0) 1: the MEM table, the delta bases of MEM records and
-	 * of a block's accesses, has 1024 entries instead of 128, and the
-	 * file says read version 5, which readers of version 4 refuse.  With
-	 * many instructions that access memory (the blocks of a program's
-	 * hot loops), fewer of them share an entry: on issue 22's gzip
-	 * workload the trace before compression is 13% smaller, after it
-	 * 27%.  Default 0: 128 entries (read version 4, 3 or 2, as the
-	 * options above say).
-	 */
-	int wide_mem_table;
+	unsigned mem_table_log2;
 };
 
 /* itrace_writer_options_init - defaults: x86-64, little, insn level,
@@ -472,14 +474,15 @@ int itrace_writer_mem(struct itrace_writer *w, uint64_t addr, uint64_t size,
 int itrace_writer_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens);
 
 /*
- * Blocks (format 3.0, ITRACE.md 6.5.15): a stretch of sequential
+ * Blocks (ITRACE.md 6.5.15): a stretch of sequential
  * instructions together with its memory accesses, defined once (when a
  * collector translates the code) and then written per execution with
  * only the accesses' addresses.  An execution costs a repeat byte and one
  * address delta per access while the block stays in its repeat-table
  * slot; the writer keeps the slot, the MEM-table slots and the encoded
  * record of each definition, so the hot path does no per-instruction
- * work.  With opts.blocks 0 the same calls write INSN_RUN and MEM records.
+ * work.  Without ITRACE_FEAT_BLOCK in opts.features the same calls write
+ * INSN_RUN and MEM records.
  */
 
 /* One memory access of a block, in execution order. */
@@ -532,7 +535,7 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
 				unsigned kind, unsigned flags);
 
 /*
- * itrace_writer_branch_seq_define - (format 4.0, opts.branch_seqs) register
+ * itrace_writer_branch_seq_define - (ITRACE_FEAT_BRANCH_SEQ) register
  * a sequence of k (1..ITRACE_SEQ_MAX) branches that often run one after
  * the other, the branch definitions ids[0..k) in order (branches, not
  * sequences).  A sequence of one branch is written as a BRANCH_SEQ too,
@@ -542,7 +545,7 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
  * itrace_writer_branch_ids() with it write the k branches, the same
  * records to a reader as k calls with ids[0..k), as one BRANCH_SEQ
  * record, or one repeat byte while the sequence holds its repeat-table
- * slot (ITRACE.md 6.5.16).  Returns -ITRACE_E_INVAL (opts.branch_seqs 0,
+ * slot (ITRACE.md 6.5.16).  Returns -ITRACE_E_INVAL (no ITRACE_FEAT_BRANCH_SEQ,
  * k out of range, an unknown id or a sequence's), -ITRACE_E_NOMEM.
  */
 int itrace_writer_branch_seq_define(struct itrace_writer *w, size_t k, const int *ids);
@@ -714,9 +717,12 @@ int itrace_outfile_sweep(const char *dir);
 
 /* ===== 4. Reader ======================================================== */
 
-/* File header as read. */
+/* File header as read (ITRACE.md 4.1). */
 struct itrace_header {
-	uint16_t read_major, write_major, write_minor;
+	uint16_t major, minor;	    /* format version; major is ITRACE_FORMAT_MAJOR */
+	uint32_t incompat_features; /* ITRACE_FEAT_* (all known to this reader) */
+	uint32_t compat_features;   /* bits of compatible features, known or not */
+	uint8_t mem_table_log2;	    /* the MEM table has 1 << mem_table_log2 entries */
 	uint16_t machine;
 	uint8_t target_endian;
 	uint8_t level;
@@ -752,6 +758,16 @@ struct itrace_reader;
  * On failure *rp is NULL: the code is all there is to report.
  */
 int itrace_reader_open(const char *path, struct itrace_reader **rp);
+
+/*
+ * itrace_reader_open_report - itrace_reader_open() that, when it fails on
+ * what the file holds, also says why in msg[0..len) (NUL-terminated): the
+ * message itrace_reader_error() would give, with the offset, e.g.
+ * "offset 36: incompatible feature bit 5 (0x20) unknown to this reader".
+ * msg is "" when the code says all (-ITRACE_E_IO: errno says why).
+ */
+int itrace_reader_open_report(const char *path, struct itrace_reader **rp, char *msg,
+			      size_t len);
 
 /* itrace_reader_open_fd - same on a descriptor (not closed by the reader). */
 int itrace_reader_open_fd(int fd, struct itrace_reader **rp);

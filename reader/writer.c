@@ -74,9 +74,9 @@ struct itrace_writer {
 	uint64_t cur_pc, cur_time;
 	uint64_t last_insn;	/* address of the last instruction encoded */
 	unsigned mem_index;	/* MEM records written since it */
-	/* (5.0) 1024 entries with opts.wide_mem_table, else the first 128 */
-	uint64_t mem_table[ITRACE_MEM_SLOTS_WIDE];
-	unsigned mem_shift;	/* mem_shift(file_read_major()) */
+	/* the first 1 << opts.mem_table_log2 entries are used */
+	uint64_t mem_table[ITRACE_MEM_SLOTS_MAX];
+	unsigned mem_shift;	/* mem_shift(opts.mem_table_log2) */
 	uint32_t chunk_tid, chunk_pid;
 	int chunk_inherits_thread;
 	uint64_t chunk_time, chunk_first_insn, chunk_first_branch;
@@ -141,26 +141,17 @@ static int valid_meta_key(const char *k)
 	return k && *k && !strchr(k, '=');
 }
 
-/* file_read_major - the read version a file written with `o` says (4.2):
- * the oldest whose readers read every record `o` allows. */
-static unsigned file_read_major(const struct itrace_writer_options *o)
-{
-	return o->wide_mem_table ? ITRACE_READ_MAJOR
-	       : o->branch_seqs  ? ITRACE_READ_MAJOR_SEQS
-	       : o->blocks	 ? ITRACE_READ_MAJOR_BLOCKS
-				 : ITRACE_READ_MAJOR_NO_BLOCKS;
-}
-
 /* header_bytes - the file header with its metadata; caller frees *out. */
-static int build_header(const struct itrace_writer_options *o, uint8_t **out, size_t *len)
+static int build_header(const struct itrace_writer_options *o, const struct itrace_meta *m,
+			size_t mcount, uint8_t **out, size_t *len)
 {
 	size_t meta = 0, i;
 	uint8_t *h, *p;
 
-	for (i = 0; i < o->meta_count; i++) {
-		if (!valid_meta_key(o->meta[i].key) || !o->meta[i].value)
+	for (i = 0; i < mcount; i++) {
+		if (!valid_meta_key(m[i].key) || !m[i].value)
 			return -ITRACE_E_INVAL;
-		meta += strlen(o->meta[i].key) + 1 + strlen(o->meta[i].value) + 1;
+		meta += strlen(m[i].key) + 1 + strlen(m[i].value) + 1;
 	}
 	if (ITRACE_FILE_FIXED_SIZE + meta > ITRACE_FILE_HEADER_MAX)
 		return -ITRACE_E_INVAL;
@@ -168,9 +159,9 @@ static int build_header(const struct itrace_writer_options *o, uint8_t **out, si
 	if (!h)
 		return -ITRACE_E_NOMEM;
 	memcpy(h, ITRACE_FILE_MAGIC, ITRACE_FILE_MAGIC_LEN);
-	put_le16(h + 8, (uint16_t)file_read_major(o));
-	put_le16(h + 10, ITRACE_WRITE_MAJOR);
-	put_le16(h + 12, ITRACE_WRITE_MINOR);
+	put_le16(h + 8, ITRACE_FORMAT_MAJOR);
+	put_le16(h + 10, ITRACE_FORMAT_MINOR);
+	h[12] = (uint8_t)o->mem_table_log2;
 	put_le16(h + 14, ITRACE_FILE_FIXED_SIZE);
 	put_le32(h + 16, (uint32_t)(ITRACE_FILE_FIXED_SIZE + meta));
 	put_le16(h + 20, o->machine);
@@ -178,14 +169,16 @@ static int build_header(const struct itrace_writer_options *o, uint8_t **out, si
 	h[23] = o->level;
 	put_le32(h + 24, o->flags);
 	put_le32(h + 28, (uint32_t)meta);
-	put_le32(h + 32, (uint32_t)o->meta_count);
+	put_le32(h + 32, (uint32_t)mcount);
+	put_le32(h + 36, o->features);
+	put_le32(h + 40, 0); /* no compatible features in 1.0 */
 	p = h + ITRACE_FILE_FIXED_SIZE;
-	for (i = 0; i < o->meta_count; i++) {
-		size_t kl = strlen(o->meta[i].key), vl = strlen(o->meta[i].value);
+	for (i = 0; i < mcount; i++) {
+		size_t kl = strlen(m[i].key), vl = strlen(m[i].value);
 
-		memcpy(p, o->meta[i].key, kl);
+		memcpy(p, m[i].key, kl);
 		p[kl] = '=';
-		memcpy(p + kl + 1, o->meta[i].value, vl + 1);
+		memcpy(p + kl + 1, m[i].value, vl + 1);
 		p += kl + vl + 2;
 	}
 	put_le32(h + 44, itrace_crc32c(0, h, ITRACE_FILE_FIXED_SIZE + meta));
@@ -205,6 +198,11 @@ static int check_options(const struct itrace_writer_options *o)
 	if (o->compression != ITRACE_COMPRESS_NONE && o->compression != ITRACE_COMPRESS_ZSTD)
 		return -ITRACE_E_INVAL;
 	if (o->flags & ~(uint32_t)ITRACE_FF_KNOWN_MASK)
+		return -ITRACE_E_INVAL;
+	if (o->features & ~(uint32_t)ITRACE_FEAT_INCOMPAT_KNOWN)
+		return -ITRACE_E_INVAL;
+	if (o->mem_table_log2 && (o->mem_table_log2 < ITRACE_MEM_TABLE_LOG2_MIN ||
+				  o->mem_table_log2 > ITRACE_MEM_TABLE_LOG2_MAX))
 		return -ITRACE_E_INVAL;
 	if (o->meta_count && !o->meta)
 		return -ITRACE_E_INVAL;
@@ -256,7 +254,7 @@ static void start_chunk(struct itrace_writer *w)
 static int writer_buffers(struct itrace_writer *w)
 {
 	w->raw_cap = w->opts.chunk_bytes + 4096;
-	w->mem_shift = mem_shift(file_read_major(&w->opts));
+	w->mem_shift = mem_shift(w->opts.mem_table_log2);
 	w->raw = malloc(w->raw_cap);
 	if (!w->raw)
 		return -ITRACE_E_NOMEM;
@@ -282,10 +280,12 @@ static int writer_setup(struct itrace_writer *w, const struct itrace_writer_opti
 	if (w->opts.zstd_level == 0 || w->opts.zstd_level < ITRACE_ZSTD_FASTEST ||
 	    w->opts.zstd_level > 19)
 		w->opts.zstd_level = 1;
+	if (!w->opts.mem_table_log2)
+		w->opts.mem_table_log2 = ITRACE_MEM_TABLE_LOG2_DEFAULT;
 	rc = writer_buffers(w);
 	if (rc < 0)
 		return rc;
-	rc = build_header(o, &hdr, &hlen);
+	rc = build_header(&w->opts, o->meta, o->meta_count, &hdr, &hlen);
 	if (rc < 0)
 		return rc;
 	rc = chunk_out_write(&w->out, hdr, hlen);
@@ -856,7 +856,7 @@ int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
 /*
  * write_block_records - the first `ninsns` instructions of block b and
  * their accesses as INSN_RUN and MEM records (skip[k]: access k did not
- * happen).  The general path: without opts.blocks, and for partial runs.
+ * happen).  The general path: without ITRACE_FEAT_BLOCK, and for partial runs.
  */
 static int write_block_records(struct itrace_writer *w, const struct block_def *b,
 			       size_t ninsns, const uint64_t *addrs, const uint8_t *skip)
@@ -916,7 +916,7 @@ int itrace_writer_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 	if (!w || id < 0 || (size_t)id >= w->n_blocks || (!addrs && w->blocks[id].m))
 		return -ITRACE_E_INVAL;
 	b = &w->blocks[id];
-	if (!w->opts.blocks)
+	if (!(w->opts.features & ITRACE_FEAT_BLOCK))
 		return write_block_records(w, b, b->n, addrs, NULL);
 	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 ||
 	    reserve(w, 12 + (size_t)b->tail_len + 10 * (size_t)b->m) < 0)
@@ -991,7 +991,7 @@ int itrace_writer_blocks(struct itrace_writer *w, size_t n, const int *ids, cons
 		size_t len = w->raw_len, end = w->opts.chunk_bytes, cap = w->raw_cap, first = i;
 		uint64_t insns = 0, mems = 0;
 
-		if (w->opts.blocks && !w->err && !w->pending.n) {
+		if ((w->opts.features & ITRACE_FEAT_BLOCK) && !w->err && !w->pending.n) {
 			while (i < n && len < end) {
 				const struct block_def *b = &blocks[ids[i]];
 
@@ -1082,7 +1082,7 @@ int itrace_writer_branch_seq_define(struct itrace_writer *w, size_t k, const int
 	size_t q, i;
 	uint8_t *t;
 
-	if (!w || !w->opts.branch_seqs || k < 1 || k > ITRACE_SEQ_MAX || !ids)
+	if (!w || !(w->opts.features & ITRACE_FEAT_BRANCH_SEQ) || k < 1 || k > ITRACE_SEQ_MAX || !ids)
 		return -ITRACE_E_INVAL;
 	for (i = 0; i < k; i++)
 		if (ids[i] < 0 || (size_t)ids[i] >= w->n_bdefs || w->bdefs[ids[i]].seq_tail_len)

@@ -666,8 +666,8 @@ static int define_branch(struct vg_convert *c, uint64_t from, uint64_t to, unsig
 
 /*
  * seq_define - the writer's sequence of the k branches ids[0..k), or,
- * when the writer takes no sequences (-ITRACE_E_INVAL: opts.branch_seqs
- * 0), `fallback` (its branch, for a path of one) or -1 (none), and
+ * when the writer takes no sequences (-ITRACE_E_INVAL: no
+ * ITRACE_FEAT_BRANCH_SEQ), `fallback` (its branch, for a path of one) or -1 (none), and
  * c->no_seqs set.  Negative: an error.
  */
 static int seq_define(struct vg_convert *c, size_t k, const int *ids, int fallback, int *id)

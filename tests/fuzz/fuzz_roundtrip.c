@@ -7,9 +7,9 @@
  * itrace_writer_branch_seq_define, itrace_writer_branch_id,
  * itrace_writer_branch_ids); whatever the writer accepts, the reader must
  * return identically, and the writer accepts exactly the calls its header
- * says it does.  The trace is written with BLOCK records (opts.blocks) or
- * without, with BRANCH_SEQ records (opts.branch_seqs) or without, with a
- * MEM table of 1024 entries (opts.wide_mem_table, 5.0) or 128, as the
+ * says it does.  The trace is written with BLOCK records (ITRACE_FEAT_BLOCK) or
+ * without, with BRANCH_SEQ records (ITRACE_FEAT_BRANCH_SEQ) or without, with a
+ * MEM table of 1024 entries (mem_table_log2 10) or 128, as the
  * input's size says.  One memory file, made once, takes each input's trace
  * (rewritten from its start, never truncated), which is then read back
  * from memory in one pread: the writer's own system calls are the only
@@ -77,7 +77,7 @@ struct prog {
 	struct src s;
 	uint64_t pc, mem;
 	struct itrace_writer *w;
-	int seqs_on;		/* opts.branch_seqs */
+	int seqs_on;		/* ITRACE_FEAT_BRANCH_SEQ */
 	struct block blocks[MAX_DEFS];
 	/* by the writer's id: a branch, or (is_seq) a sequence */
 	struct itrace_branch branches[MAX_DEFS];
@@ -463,9 +463,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	itrace_writer_options_init(&o);
 	o.chunk_bytes = 256 + (size % 3) * 512;
 	o.compression = size & 1;
-	o.blocks = (size >> 1) & 1;
-	o.branch_seqs = p.seqs_on = (size >> 2) & 1;
-	o.wide_mem_table = (size >> 3) & 1;
+	p.seqs_on = (size >> 2) & 1;
+	o.features = ((size >> 1) & 1 ? ITRACE_FEAT_BLOCK : 0) |
+		     (p.seqs_on ? ITRACE_FEAT_BRANCH_SEQ : 0);
+	o.mem_table_log2 = (size >> 3) & 1 ? ITRACE_MEM_TABLE_LOG2_WIDE : 0;
 	if (itrace_writer_open_fd(fd, &o, &p.w) < 0)
 		abort();
 	while (next_op(&p))

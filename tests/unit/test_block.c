@@ -53,12 +53,12 @@ static struct itrace_writer *open_writer(int *fd, int blocks, size_t chunk)
 	o.compression = ITRACE_COMPRESS_NONE;
 	o.chunk_bytes = chunk;
 	o.flags = ITRACE_FF_MEM;
-	o.blocks = blocks;
+	o.features = blocks ? ITRACE_FEAT_BLOCK : 0;
 	return memfd_writer(&o, fd);
 }
 
 /* read_all - every record of b must equal the wanted ones; footer totals too. */
-static void read_all(const struct buf *b, const struct wants *w, unsigned read_major)
+static void read_all(const struct buf *b, const struct wants *w, uint32_t features)
 {
 	struct itrace_reader *r;
 	struct itrace_record rec;
@@ -67,8 +67,8 @@ static void read_all(const struct buf *b, const struct wants *w, unsigned read_m
 	int rc;
 
 	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
-	assert_int_equal(itrace_reader_header(r)->read_major, read_major);
-	assert_int_equal(itrace_reader_header(r)->write_major, ITRACE_WRITE_MAJOR);
+	assert_int_equal(itrace_reader_header(r)->major, ITRACE_FORMAT_MAJOR);
+	assert_int_equal(itrace_reader_header(r)->incompat_features, features);
 	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		assert_true(i < w->n);
 		assert_int_equal(rec.type, w->v[i].type);
@@ -220,8 +220,8 @@ static void test_round_trip(void **state)
 	f0 = close_and_slurp(b0, fd0);
 	assert_int_equal(w1.n, w0.n);
 	assert_true(f1.len * 10 < f0.len * 8);
-	read_all(&f1, &w1, 3);
-	read_all(&f0, &w0, 2);
+	read_all(&f1, &w1, ITRACE_FEAT_BLOCK);
+	read_all(&f0, &w0, 0);
 	free(f1.data);
 	free(f0.data);
 	free(w1.v);
@@ -256,7 +256,7 @@ static void test_block_without_accesses_first(void **state)
 		want(&ws, ITRACE_REC_INSN, 0x401000, 2, 0);
 		want(&ws, ITRACE_REC_INSN, 0x401002, 3, 0);
 		f = close_and_slurp(w, fd);
-		read_all(&f, &ws, blocks ? 3 : 2);
+		read_all(&f, &ws, blocks ? ITRACE_FEAT_BLOCK : 0);
 		free(f.data);
 	}
 	free(ws.v);
@@ -295,7 +295,7 @@ static void test_block_bytes(void **state)
 	assert_int_equal(itrace_writer_block(w, id, a1), 0);
 	assert_int_equal(itrace_writer_block(w, id, a2), 0);
 	b = close_and_slurp(w, fd);
-	assert_int_equal(get_le16(b.data + 8), 3); /* read_major */
+	assert_int_equal(get_le32(b.data + 36), ITRACE_FEAT_BLOCK); /* incompat_features */
 	/* the chunk's records follow its 72-byte header */
 	assert_memory_equal(b.data + get_le32(b.data + 16) + 72, want_bytes, sizeof(want_bytes));
 	assert_int_equal(get_le32(b.data + get_le32(b.data + 16) + 16), 2); /* framed records */
@@ -361,27 +361,27 @@ static void test_hostile_blocks(void **state)
 	int err;
 
 	(void)state;
-	b = one_chunk(3, good, sizeof(good), 1);
+	b = one_chunk(ITRACE_FEAT_BLOCK, 7, good, sizeof(good), 1);
 	assert_int_equal(count_until_error(&b, &err), 2); /* INSN, MEM */
 	assert_int_equal(err, -ITRACE_E_NOFOOTER);
 	free(b.data);
-	/* in a file of read version 2, type 15 is unknown: skipped */
-	b = one_chunk(2, good, sizeof(good), 1);
+	/* in a file without the BLOCK feature, type 15 is corrupt (4.3) */
+	b = one_chunk(0, 7, good, sizeof(good), 1);
 	assert_int_equal(count_until_error(&b, &err), 0);
-	assert_int_equal(err, -ITRACE_E_NOFOOTER);
+	assert_int_equal(err, -ITRACE_E_CORRUPT);
 	free(b.data);
 	const uint8_t *bad[] = { idx_out, m_big, no_delta, n_zero, zero_len };
 	size_t bad_len[] = { sizeof(idx_out), sizeof(m_big), sizeof(no_delta), sizeof(n_zero),
 			     sizeof(zero_len) };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		b = one_chunk(3, bad[i], bad_len[i], 1);
+		b = one_chunk(ITRACE_FEAT_BLOCK, 7, bad[i], bad_len[i], 1);
 		assert_int_equal(count_until_error(&b, &err), 0);
 		assert_int_equal(err, -ITRACE_E_CORRUPT);
 		free(b.data);
 	}
 	memcpy(cut_repeat, good, sizeof(good));
 	cut_repeat[sizeof(good)] = (uint8_t)(0x80 | run_slot(0, 1));
-	b = one_chunk(3, cut_repeat, sizeof(cut_repeat), 2);
+	b = one_chunk(ITRACE_FEAT_BLOCK, 7, cut_repeat, sizeof(cut_repeat), 2);
 	assert_int_equal(count_until_error(&b, &err), 2);
 	assert_int_equal(err, -ITRACE_E_CORRUPT);
 	free(b.data);
@@ -394,7 +394,8 @@ static void test_reopen_forgets_blocks(void **state)
 {
 	static const uint8_t good[] = { 0x0f, 0x07, 0x00, 0x03, 0x02, 0x01, 0x00, 0x10, 0x00 };
 	uint8_t repeat = (uint8_t)(0x80 | run_slot(0, 1));
-	struct buf first = one_chunk(3, good, sizeof(good), 1), second = one_chunk(3, &repeat, 1, 1);
+	struct buf first = one_chunk(ITRACE_FEAT_BLOCK, 7, good, sizeof(good), 1);
+	struct buf second = one_chunk(ITRACE_FEAT_BLOCK, 7, &repeat, 1, 1);
 	struct itrace_reader *r;
 	struct itrace_record rec;
 	int fresh_err, err, fresh_n, n = 0;
