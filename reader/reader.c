@@ -472,14 +472,19 @@ static void load_footer_at_end(struct itrace_reader *r)
 
 static int reader_start(struct itrace_reader *r, struct itrace_reader **rp)
 {
-	struct stat st;
+	struct stat st = {0};
 	int rc;
 
 	r->mem_shift = mem_shift(ITRACE_MEM_TABLE_LOG2_DEFAULT); /* read_header() sets the file's */
 	if (r->mem) {
 		r->seekable = 1;
 		r->file_size = r->mem_len;
-	} else if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	} else if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* open(2) takes a directory for reading; say what read(2) would */
+		itrace_reader_close(r);
+		errno = EISDIR;
+		return -ITRACE_E_IO;
+	} else if (S_ISREG(st.st_mode)) {
 		off_t here = lseek(r->fd, 0, SEEK_CUR);
 
 		r->seekable = here == 0;
