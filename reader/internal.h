@@ -360,10 +360,10 @@ void chunk_out_fini(struct chunk_out *o);
 /*
  * The functions below are libitrace's (core) and are called by the fill in
  * libitrace-code, across the boundary between the two shared libraries.
- * libitrace.so exports only itrace_-prefixed names (libitrace.map), so
- * these link under itrace_priv_ names: exported, but not API, not in
- * itrace.h, free to change with the libraries, which are always built
- * and installed together.
+ * libitrace.so exports what libitrace.map names, so these link under
+ * itrace_priv_ names in its ITRACE_PRIVATE node (glibc's GLIBC_PRIVATE):
+ * exported, but not API, not in itrace.h, free to change with the
+ * libraries, which are always built and installed together.
  */
 #define writer_segment_open itrace_priv_writer_segment_open
 #define writer_segment_begin itrace_priv_writer_segment_begin
