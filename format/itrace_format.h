@@ -90,7 +90,7 @@ enum itrace_incompat_features {
 /*
  * Files of the drafts before 1.0 (written by itrace 0.x until format 1.0)
  * have a fixed part of 48 bytes (offset 14) and a "read version" 1..5 at
- * offset 8.  Readers refuse them, naming the read version (ITRACE.md 10).
+ * offset 8.  Readers refuse them, naming the read version (ITRACE.md 4.4).
  */
 #define ITRACE_FILE_FIXED_SIZE_DRAFT 48
 #define ITRACE_DRAFT_READ_VERSION_MAX 5
@@ -173,7 +173,7 @@ enum itrace_file_flags {
 #define ITRACE_END_CRASHED_DISK 3     /* program killed; status = signo */
 #define ITRACE_END_ERROR_DISK 4	      /* collector failed; status = errno */
 #define ITRACE_END_DETACHED_DISK 5    /* collector detached, program runs */
-#define ITRACE_END_NOT_TRIGGERED_DISK 6 /* (2.1) window/scope never entered */
+#define ITRACE_END_NOT_TRIGGERED_DISK 6 /* window/scope never entered */
 
 /* ---- Records ----------------------------------------------------------- */
 

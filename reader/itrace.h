@@ -350,7 +350,7 @@ enum itrace_end_reason {
 	ITRACE_END_CRASHED = 3,	    /* status = fatal signal number */
 	ITRACE_END_ERROR = 4,	    /* status = errno-like code */
 	ITRACE_END_DETACHED = 5,    /* the program went on untraced */
-	ITRACE_END_NOT_TRIGGERED = 6, /* (format 2.1) the program ended but the
+	ITRACE_END_NOT_TRIGGERED = 6, /* the program ended but the
 				       * requested window or scope never began;
 				       * status = exit code, or -signo */
 };
@@ -751,11 +751,13 @@ struct itrace_reader;
 /*
  * itrace_reader_open - open `path` ("-" = stdin) and read its header.
  * OUT *rp receives a reader the caller frees with itrace_reader_close().
- * Returns 0; -ITRACE_E_IO (errno kept in errno) if it cannot be opened,
- * -ITRACE_E_BADMAGIC if it is not an itrace file, -ITRACE_E_VERSION for
- * an unsupported read version, -ITRACE_E_TRUNCATED/-ITRACE_E_CORRUPT for
- * a damaged header, -ITRACE_E_NOMEM.
- * On failure *rp is NULL: the code is all there is to report.
+ * Returns 0; -ITRACE_E_IO (errno kept in errno: EISDIR for a directory)
+ * if it cannot be opened or read, -ITRACE_E_BADMAGIC if it is not an
+ * itrace file, -ITRACE_E_VERSION for an unsupported format major, an
+ * unknown incompatible feature or a pre-1.0 draft file,
+ * -ITRACE_E_TRUNCATED/-ITRACE_E_CORRUPT for a damaged header,
+ * -ITRACE_E_NOMEM.  On failure *rp is NULL: the code is all there is to
+ * report (itrace_reader_open_report() also gives the message).
  */
 int itrace_reader_open(const char *path, struct itrace_reader **rp);
 

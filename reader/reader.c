@@ -41,7 +41,7 @@ struct block_slot {
 };
 
 /*
- * (4.0) A BRANCH_SEQ as kept in the repeat table (ITRACE.md 6.5.16): its
+ * A BRANCH_SEQ as kept in the repeat table (ITRACE.md 6.5.16): its
  * first branch's source and where its payload goes on after it, in the
  * chunk's records, which stay in memory while the chunk is read; a repeat
  * decodes the branches again from there (checked when the record was).
@@ -103,7 +103,7 @@ struct itrace_reader {
 	unsigned run_idx;
 	uint64_t run_addr;
 
-	/* (3.0) The blocks of the repeat table, each slot allocated at the
+	/* The blocks of the repeat table, each slot allocated at the
 	 * first BLOCK record stored there (3 KB each: most files have none);
 	 * a block being expanded into INSN and MEM records. */
 	struct block_slot *blocks[ITRACE_REPEAT_SLOTS];
@@ -112,7 +112,7 @@ struct itrace_reader {
 	uint64_t blk_addr;
 	uint64_t blk_addrs[ITRACE_BLOCK_ACCESS_MAX];
 
-	/* (4.0) The sequences of the repeat table; a sequence being
+	/* The sequences of the repeat table; a sequence being
 	 * expanded into BRANCH records: the next one is its seq_idx-th,
 	 * its fields at seq_p. */
 	struct seq_entry seqs[ITRACE_REPEAT_SLOTS];

@@ -42,7 +42,7 @@ struct block_def {
 
 /*
  * A branch definition: its slot and the BRANCH record's bytes after the
- * source delta (ITRACE.md 6.5.1), computed once.  (4.0) Or a sequence of
+ * source delta (ITRACE.md 6.5.1), computed once.  Or a sequence of
  * k branch definitions (itrace_writer_branch_seq_define): from is its
  * first branch's, to its last one's, slot the one it was last written
  * to (the writer chooses it), and the BRANCH_SEQ record's bytes after
@@ -86,7 +86,7 @@ struct itrace_writer {
 	uint64_t pending_end;
 	int32_t block_in[ITRACE_REPEAT_SLOTS]; /* id + 1 of the block in a slot, 0: none */
 	int32_t branch_in[ITRACE_REPEAT_SLOTS]; /* id + 1 of the defined branch in a slot */
-	/* (4.0) The slots of sequences are the writer's choice: the clock
+	/* The slots of sequences are the writer's choice: the clock
 	 * algorithm (second chance), over all slots; a slot whose sequence
 	 * was repeated since the hand last passed it is spared once.  Only
 	 * sequences mark their slots, so that a defined branch writes the
