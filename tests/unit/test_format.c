@@ -597,6 +597,14 @@ static void refresh_header_crc(uint8_t *d)
 
 static struct buf slurp_data_file(const char *name);
 
+/* golden_file - the golden records written uncompressed in chunks of 512
+ * bytes, with a footer; *n is how many records. */
+static struct buf golden_file(size_t *n)
+{
+	*n = golden_records(golden, MAXREC);
+	return write_records(golden, *n, ITRACE_COMPRESS_NONE, 512, 1);
+}
+
 /*
  * open_report_bytes - itrace_reader_open_report() on a file holding
  * buf[0..len); its message in msg.  Returns its code (the reader closed).
@@ -622,8 +630,8 @@ static int open_report_bytes(const uint8_t *buf, size_t len, char *msg, size_t m
 /* The major (4.2): only 1 opens; a newer minor opens and is reported. */
 static void test_versions(void **state)
 {
-	size_t n = golden_records(golden, MAXREC);
-	struct buf b = write_records(golden, n, ITRACE_COMPRESS_NONE, 512, 1);
+	size_t n;
+	struct buf b = golden_file(&n);
 	struct itrace_reader *r;
 	char msg[256];
 
@@ -656,8 +664,8 @@ static void test_versions(void **state)
  * (4.3); the known ones are reported. */
 static void test_unknown_incompat_refused(void **state)
 {
-	size_t n = golden_records(golden, MAXREC);
-	struct buf b = write_records(golden, n, ITRACE_COMPRESS_NONE, 512, 1);
+	size_t n;
+	struct buf b = golden_file(&n);
 	struct itrace_reader *r;
 	char msg[256];
 
@@ -690,8 +698,8 @@ static void test_unknown_incompat_refused(void **state)
  * compatible bits (4.1, 4.3). */
 static void test_compat_and_reserved_ignored(void **state)
 {
-	size_t n = golden_records(golden, MAXREC);
-	struct buf b = write_records(golden, n, ITRACE_COMPRESS_NONE, 512, 1);
+	size_t n;
+	struct buf b = golden_file(&n);
 	struct buf c;
 	struct itrace_reader *r;
 	uint32_t hs = get_le32(b.data + 16);
@@ -739,8 +747,8 @@ static void test_compat_and_reserved_ignored(void **state)
 /* mem_table_log2 (offset 12) outside 6..12 is corrupt; 6 and 12 open. */
 static void test_mem_table_log2_range(void **state)
 {
-	size_t n = golden_records(golden, MAXREC);
-	struct buf b = write_records(golden, n, ITRACE_COMPRESS_NONE, 512, 1);
+	size_t n;
+	struct buf b = golden_file(&n);
 	struct itrace_reader *r;
 	char msg[256];
 
