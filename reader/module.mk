@@ -59,13 +59,18 @@ OBJCOPY ?= objcopy
 LIBITRACE_DIST := $(BUILD)/lib/dist/libitrace.a
 LIBITRACE_CODE_DIST := $(BUILD)/lib/dist/libitrace-code.a
 # The names kept global are those the library's version script exports.
-$(BUILD)/lib/dist/%.a: $(BUILD)/lib/%.a reader/%.map
+define dist_archive
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ $(@:.a=.o)
-	$(Q)sed -n 's/^[[:space:]]*\(itrace_[a-z0-9_]*\);$$/\1/p' reader/$*.map >$(@:.a=.keep)
-	$(Q)$(LD) -r -o $(@:.a=.o) --whole-archive $<
+	$(Q)sed -n 's/^[[:space:]]*\(itrace_[a-z0-9_]*\);$$/\1/p' $(2) >$(@:.a=.keep)
+	$(Q)$(LD) -r -o $(@:.a=.o) --whole-archive $(1)
 	$(Q)$(OBJCOPY) --keep-global-symbols=$(@:.a=.keep) $(@:.a=.o)
 	$(Q)ar rcs $@ $(@:.a=.o) && rm -f $(@:.a=.o) $(@:.a=.keep)
+endef
+$(LIBITRACE_DIST): $(LIBITRACE) $(LIBITRACE_MAP)
+	$(call dist_archive,$(LIBITRACE),$(LIBITRACE_MAP))
+$(LIBITRACE_CODE_DIST): $(LIBITRACE_CODE) $(LIBITRACE_CODE_MAP)
+	$(call dist_archive,$(LIBITRACE_CODE),$(LIBITRACE_CODE_MAP))
 
 # Unit tests of the library: tests/unit/test_<module>.c, cmocka.  A test's
 # own archives (UNIT_LIBS_<module>) go before the libraries they use.
