@@ -372,7 +372,7 @@ int main(int argc, char **argv)
 			sr.u.syscall.dir = ITRACE_SYSCALL_ENTER;
 			sr.u.syscall.nr = ev->nr;
 			write_or_die(w, &sr);
-		} else if (itrace_write_branch(w, ev->from, ev->to, ev->kind, ev->flags) < 0) {
+		} else if (itrace_writer_branch(w, ev->from, ev->to, ev->kind, ev->flags) < 0) {
 			die("cannot write a branch");
 		}
 	}
@@ -389,7 +389,7 @@ int main(int argc, char **argv)
 			struct itrace_decoded di;
 
 			itrace_decoder_decode(d, s1.v[i].bytes, 16, s1.v[i].addr, &di);
-			if (itrace_write_insn(w, s1.v[i].addr, di.len, NULL) < 0)
+			if (itrace_writer_insn(w, s1.v[i].addr, di.len, NULL) < 0)
 				die("cannot write an instruction");
 		}
 		if (itrace_writer_close(w, ITRACE_END_COMPLETE, 0) < 0)

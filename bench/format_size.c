@@ -35,7 +35,7 @@ static int reencode(const char *path, int drop_mem, struct itrace_writer_stats *
 	*level = o.level;
 	if (itrace_writer_open("/dev/null", &o, &w) < 0)
 		return -1;
-	while ((rc = itrace_reader_next(r, &rec)) != ITRACE_EOF) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF) {
 		if (rc < 0 || (drop_mem && rec.type == ITRACE_REC_MEM))
 			continue;
 		itrace_writer_write(w, &rec);

@@ -68,7 +68,7 @@ static void write_insn(struct itrace_writer *w, uint64_t addr, uint32_t word, in
 	uint8_t b[4];
 
 	put_word(b, word, little);
-	check(itrace_write_insn(w, addr, 4, bytes ? b : NULL), "insn record");
+	check(itrace_writer_insn(w, addr, 4, bytes ? b : NULL), "insn record");
 }
 
 static void write_iteration(struct itrace_writer *w, int little, int bytes, int last)
@@ -76,7 +76,7 @@ static void write_iteration(struct itrace_writer *w, int little, int bytes, int 
 	for (size_t i = 0; i < sizeof(loop) / sizeof(loop[0]); i++) {
 		write_insn(w, LOOP + 4 * i, loop[i].word, little, bytes);
 		if (loop[i].mem)
-			check(itrace_write_mem(w, STACK + loop[i].mem_off, 8,
+			check(itrace_writer_mem(w, STACK + loop[i].mem_off, 8,
 					       loop[i].mem == 2 ? ITRACE_MEM_STORE : 0),
 			      "mem record");
 	}

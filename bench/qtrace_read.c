@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "qtrace_read: cannot read '%s': %s\n", argv[1], itrace_errstr(rc));
 		return 1;
 	}
-	while ((rc = itrace_reader_next(r, &rec)) == 0)
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0)
 		insns += rec.type == ITRACE_REC_INSN;
 	itrace_reader_close(r);
 	printf("%llu\n", insns);

@@ -50,14 +50,14 @@ static uint64_t rnd(struct gen *g)
 static void insn(struct gen *g, uint64_t addr, const struct op *o)
 {
 	if (g->status == 0)
-		g->status = itrace_write_insn(g->w, addr, o->len, o->bytes);
+		g->status = itrace_writer_insn(g->w, addr, o->len, o->bytes);
 	g->written++;
 }
 
 static void mem(struct gen *g, uint64_t addr, unsigned size, int store)
 {
 	if (g->status == 0)
-		g->status = itrace_write_mem(g->w, addr, size, store ? ITRACE_MEM_STORE : 0);
+		g->status = itrace_writer_mem(g->w, addr, size, store ? ITRACE_MEM_STORE : 0);
 }
 
 #define OP(...) { sizeof((uint8_t[]){ __VA_ARGS__ }), { __VA_ARGS__ }, 0, 0 }

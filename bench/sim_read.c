@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sim_read: cannot open '%s': %s\n", argv[1], itrace_errstr(rc));
 		return 1;
 	}
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		insns += rec.type == ITRACE_REC_INSN;
 		mems += rec.type == ITRACE_REC_MEM;
 	}

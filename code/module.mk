@@ -15,14 +15,17 @@ $(LIBITRACE_CODE): $(LIBITRACE_CODE_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# The version script is the core's (reader/libitrace.map) for both.
+# Its own version script (code/libitrace-code.map) names what it exports.
+LIBITRACE_CODE_MAP := code/libitrace-code.map
 LIBITRACE_CODE_SO := $(BUILD)/lib/libitrace-code.so.$(ITRACE_VERSION)
-$(LIBITRACE_CODE_SO): $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) reader/libitrace.map
+$(LIBITRACE_CODE_SO): $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) $(LIBITRACE_CODE_MAP)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) $(SO_LDFLAGS) -Wl,-soname,libitrace-code.so.$(ITRACE_SOMAJOR) \
+	$(Q)$(CC) $(ALL_LDFLAGS) $(SO_LDFLAGS) -Wl,--version-script=$(LIBITRACE_CODE_MAP) -Wl,-soname,libitrace-code.so.$(ITRACE_SOMAJOR) \
 		-o $@ $(LIBITRACE_CODE_OBJS) $(LIBITRACE_SO) $(LIBITRACE_CODE_LIBS)
 	$(Q)$(call so_links,libitrace-code)
 LIBITRACE_CODE_DIST := $(BUILD)/lib/dist/libitrace-code.a
+$(LIBITRACE_CODE_DIST): $(LIBITRACE_CODE) $(LIBITRACE_CODE_MAP)
+	$(call dist_archive,$(LIBITRACE_CODE),$(LIBITRACE_CODE_MAP))
 
 # The decoder's objdump oracle (tests/real/decode_objdump.sh): compares
 # decoder boundaries and branch targets with `objdump -d` output.

@@ -63,7 +63,7 @@ static int write_entry(struct itrace_writer *w, const struct collect_ring_entry 
 	if (rc < 0)
 		return rc;
 	if (e->type == ITRACE_REC_BRANCH)
-		return itrace_write_branch(w, e->u.branch.from, e->u.branch.to, e->u.branch.kind,
+		return itrace_writer_branch(w, e->u.branch.from, e->u.branch.to, e->u.branch.kind,
 					   e->u.branch.flags);
 	emit_signal(&rec, &e->u.signal);
 	return itrace_writer_write(w, &rec);

@@ -100,8 +100,7 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 	wo.flush_ms = COLLECT_FLUSH_MS;
 	if (strcmp(backend, "valgrind") == 0) {
 		/* Hundreds of millions of records a second.  With the tool's
-		 * groups written as BLOCK records (format 3.0: a file of read
-		 * version 3), chained where they follow each other in memory,
+		 * groups written as BLOCK records (feature BLOCK), chained where they follow each other in memory,
 		 * and the wide MEM table below, the trace takes 0.63 bytes per
 		 * instruction before compression on issue 22's gzip workload.
 		 * zstd's fast level -1 over 4 MiB chunks brings it to 0.19
@@ -110,19 +109,24 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 		 * bench/README.md). */
 		wo.zstd_level = -1;
 		wo.chunk_bytes = 4u << 20;
-		wo.blocks = (flags & ITRACE_FF_MEM) != 0;
-		/* The hot blocks' access instructions are more than the 128
-		 * entries of the MEM table: 1024 (format 5.0, read version 5)
-		 * make the trace 27% smaller and zstd's work a quarter less. */
-		wo.wide_mem_table = wo.blocks;
+		if (flags & ITRACE_FF_MEM) {
+			wo.features |= ITRACE_FEAT_BLOCK;
+			/* The hot blocks' access instructions are more than the
+			 * 128 entries of the MEM table: 1024 make the trace 27%
+			 * smaller and zstd's work a quarter less. */
+			wo.mem_table_log2 = ITRACE_MEM_TABLE_LOG2_WIDE;
+		}
 		/* At branch level, the converter writes branches that run one
-		 * after the other as sequences (format 4.0, a file of read
-		 * version 4): one repeat byte for several branches. */
-		wo.branch_seqs = opts->level == ITRACE_LEVEL_BRANCH;
+		 * after the other as sequences (feature BRANCH_SEQ): one
+		 * repeat byte for several branches. */
+		if (opts->level == ITRACE_LEVEL_BRANCH)
+			wo.features |= ITRACE_FEAT_BRANCH_SEQ;
 	}
 	/* the qemu backend's blocks with their accesses, the same way */
-	if (strcmp(backend, "qemu") == 0)
-		wo.blocks = wo.wide_mem_table = (flags & ITRACE_FF_MEM) != 0;
+	if (strcmp(backend, "qemu") == 0 && (flags & ITRACE_FF_MEM)) {
+		wo.features |= ITRACE_FEAT_BLOCK;
+		wo.mem_table_log2 = ITRACE_MEM_TABLE_LOG2_WIDE;
+	}
 	wo.meta = meta;
 	wo.meta_count = n;
 	rc = itrace_writer_open(opts->output, &wo, wp);

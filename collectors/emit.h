@@ -3,7 +3,7 @@
  * function fills *rec (cleared first) for one event, as format/ITRACE.md
  * section 6.5 lays the record out; the backend then writes it (or keeps
  * it in its ring).  Branches and instructions go straight to the writer
- * (itrace_write_branch, itrace_write_insn): they have no record step.
+ * (itrace_writer_branch, itrace_writer_insn): they have no record step.
  */
 #ifndef ITRACE_COLLECT_EMIT_H
 #define ITRACE_COLLECT_EMIT_H

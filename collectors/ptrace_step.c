@@ -203,7 +203,7 @@ void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, ui
 		return;
 	}
 	pt_switch_to(s, t);
-	rc = itrace_write_branch(s->w, from, to, kind, flags);
+	rc = itrace_writer_branch(s->w, from, to, kind, flags);
 	if (rc < 0)
 		pt_fail_io(s, rc);
 }
@@ -266,12 +266,12 @@ static void commit_insn(struct pt_session *s, struct pt_thread *t, uint64_t rip)
 
 	pt_switch_to(s, t);
 	/* without bytes, sequential instructions pack into runs (ITRACE.md) */
-	rc = itrace_write_insn(s->w, pd->addr, pd->len, bytes);
+	rc = itrace_writer_insn(s->w, pd->addr, pd->len, bytes);
 	for (int i = 0; rc >= 0 && i < pd->nmem; i++)
-		rc = itrace_write_mem(s->w, pd->mem[i].addr, pd->mem[i].size,
+		rc = itrace_writer_mem(s->w, pd->mem[i].addr, pd->mem[i].size,
 				      pd->mem[i].store ? ITRACE_MEM_STORE : 0);
 	if (rc >= 0 && rep_final_check(t, rip))
-		rc = itrace_write_insn(s->w, pd->addr, pd->len, bytes);
+		rc = itrace_writer_insn(s->w, pd->addr, pd->len, bytes);
 	if (rc < 0)
 		pt_fail_io(s, rc);
 }

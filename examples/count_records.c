@@ -25,8 +25,7 @@
 
 static void print_header(const struct itrace_header *h)
 {
-	printf("format %u.%u (read version %u), %s level, machine %u\n", h->write_major,
-	       h->write_minor, h->read_major,
+	printf("format %u.%u, %s level, machine %u\n", h->major, h->minor,
 	       h->level == ITRACE_LEVEL_INSN ? "instruction" : "branch", h->machine);
 	printf("flags:%s%s%s%s\n", h->flags & ITRACE_FF_MEM ? " mem" : "",
 	       h->flags & ITRACE_FF_INSN_BYTES ? " insn-bytes" : "",
@@ -58,7 +57,7 @@ int main(int argc, char **argv)
 
 	/* After damage the reader may resynchronise (a GAP record follows). */
 	int damaged = 0;
-	while ((rc = itrace_reader_next(r, &rec)) != ITRACE_EOF) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF) {
 		if (rc < 0) {
 			fprintf(stderr, "count_records: '%s': %s: %s\n", argv[1],
 				itrace_errstr(rc), itrace_reader_error(r));

@@ -14,29 +14,43 @@
 
 #include <stdint.h>
 
-/* ---- Versions ---------------------------------------------------------- */
+/* ---- Versions and features ---------------------------------------- */
 
 /*
- * A reader opens a file only if it implements the file's read version
- * (this library: ITRACE_READ_MAJOR_MIN to ITRACE_READ_MAJOR).  The writer's own version is ITRACE_WRITE_MAJOR.ITRACE_WRITE_MINOR; a newer
- * minor only adds record types (sized ones, skippable by every reader).
+ * The format's version, major.minor (ITRACE.md 4.2).  A reader refuses a
+ * major it does not implement; a newer minor only adds what an older
+ * reader may skip or ignore (record types that touch no coding state,
+ * appended payload fields, flag bits, enum values, metadata keys,
+ * compatible feature bits).  What a file needs of its reader beyond the
+ * major is said by its incompatible feature bits, not by a version.
  */
-#define ITRACE_READ_MAJOR 5
-#define ITRACE_WRITE_MAJOR 5
-#define ITRACE_WRITE_MINOR 0
-/* The read version of a file whose MEM table has 128 entries and that
- * may hold BRANCH_SEQ records: readers of version 4 read it (ITRACE.md
- * 4.2).  A file of read version 5 has a MEM table of 1024 entries. */
-#define ITRACE_READ_MAJOR_SEQS 4
-/* The read version of a file that may hold BLOCK records but no
- * BRANCH_SEQ records: readers of version 3 read it. */
-#define ITRACE_READ_MAJOR_BLOCKS 3
-/* The read version of a file that can hold neither: readers of version 2
- * read it. */
-#define ITRACE_READ_MAJOR_NO_BLOCKS 2
-/* The oldest read version this library still reads (1: MEM deltas against
- * the previous access, see ITRACE.md 6.5.4). */
-#define ITRACE_READ_MAJOR_MIN 1
+#define ITRACE_FORMAT_MAJOR 1
+#define ITRACE_FORMAT_MINOR 0
+
+/*
+ * Incompatible features (header offset 36): a reader MUST refuse a file
+ * with a bit it does not know.  Each says a kind of record may appear; a
+ * record of such a type in a file without its bit is corrupt.
+ */
+enum itrace_incompat_features {
+	ITRACE_FEAT_BLOCK = 1u << 0,	  /* BLOCK records (type 15, 6.5.15) */
+	ITRACE_FEAT_BRANCH_SEQ = 1u << 1, /* BRANCH_SEQ records (type 16, 6.5.16) */
+	ITRACE_FEAT_INCOMPAT_KNOWN = 0x3,
+};
+
+/* Compatible features (header offset 40): none defined in 1.0; a reader
+ * may ignore a bit it does not know (and reports it). */
+#define ITRACE_FEAT_COMPAT_KNOWN 0u
+
+/*
+ * The MEM table (6.5.4) has 1 << mem_table_log2 entries, a header
+ * parameter: 7 (128 entries) by default, 10 (1024) for writers of many
+ * memory-accessing instructions; readers accept 6..12.
+ */
+#define ITRACE_MEM_TABLE_LOG2_MIN 6
+#define ITRACE_MEM_TABLE_LOG2_MAX 12
+#define ITRACE_MEM_TABLE_LOG2_DEFAULT 7
+#define ITRACE_MEM_TABLE_LOG2_WIDE 10
 
 /* ---- File header ------------------------------------------------------- */
 
@@ -45,29 +59,41 @@
 #define ITRACE_FILE_MAGIC_LEN 8
 
 /*
- * Fixed part of the file header, 48 bytes, followed by the metadata block
- * (meta_size bytes of "key=value\0" entries).  header_size covers both and
- * tells where the first chunk starts.
+ * Fixed part of the file header, 64 bytes, followed by the metadata block
+ * (meta_size bytes of "key=value\0" entries) at offset fixed_size.
+ * header_size covers both and tells where the first chunk starts.
  *
  *  off size field
  *    0    8 magic
- *    8    2 read_major      version a reader must implement
- *   10    2 write_major     version of the writer
- *   12    2 write_minor
- *   14    2 fixed_size      size of this fixed part (48)
- *   16    4 header_size     fixed part + metadata, = offset of first chunk
- *   20    2 machine         ELF e_machine of the traced code (EM_*)
- *   22    1 target_endian   1 = little, 2 = big (ELF EI_DATA values)
- *   23    1 level           enum itrace_level_disk
- *   24    4 flags           enum itrace_file_flags
- *   28    4 meta_size       bytes of metadata that follow the fixed part
- *   32    4 meta_count      number of key=value entries
- *   36    8 reserved        must be zero
- *   44    4 crc32c          CRC-32C of bytes [0, header_size) with this
- *                           field taken as zero
+ *    8    2 major             ITRACE_FORMAT_MAJOR; a reader refuses others
+ *   10    2 minor             ITRACE_FORMAT_MINOR; newer ones are read
+ *   12    1 mem_table_log2    log2 of the MEM table's entries (6..12)
+ *   13    1 reserved          zero, ignored by readers
+ *   14    2 fixed_size        size of this fixed part (64; readers accept
+ *                             more and skip it; 48 in pre-1.0 drafts)
+ *   16    4 header_size       fixed part + metadata, = offset of first chunk
+ *   20    2 machine           ELF e_machine of the traced code (EM_*)
+ *   22    1 target_endian     1 = little, 2 = big (ELF EI_DATA values)
+ *   23    1 level             ITRACE_LEVEL_*_DISK
+ *   24    4 flags             enum itrace_file_flags (descriptive)
+ *   28    4 meta_size         bytes of metadata
+ *   32    4 meta_count        number of key=value entries
+ *   36    4 incompat_features enum itrace_incompat_features
+ *   40    4 compat_features   none in 1.0
+ *   44    4 crc32c            CRC-32C of bytes [0, header_size) with this
+ *                             field taken as zero
+ *   48   16 reserved          written zero, ignored by readers
  */
-#define ITRACE_FILE_FIXED_SIZE 48
+#define ITRACE_FILE_FIXED_SIZE 64
 #define ITRACE_FILE_HEADER_MAX (1u << 20) /* metadata is at most 1 MiB */
+
+/*
+ * Files of the drafts before 1.0 (written by itrace 0.x until format 1.0)
+ * have a fixed part of 48 bytes (offset 14) and a "read version" 1..5 at
+ * offset 8.  Readers refuse them, naming the read version (ITRACE.md 4.4).
+ */
+#define ITRACE_FILE_FIXED_SIZE_DRAFT 48
+#define ITRACE_DRAFT_READ_VERSION_MAX 5
 
 #define ITRACE_LEVEL_BRANCH_DISK 1
 #define ITRACE_LEVEL_INSN_DISK 2
@@ -147,7 +173,7 @@ enum itrace_file_flags {
 #define ITRACE_END_CRASHED_DISK 3     /* program killed; status = signo */
 #define ITRACE_END_ERROR_DISK 4	      /* collector failed; status = errno */
 #define ITRACE_END_DETACHED_DISK 5    /* collector detached, program runs */
-#define ITRACE_END_NOT_TRIGGERED_DISK 6 /* (2.1) window/scope never entered */
+#define ITRACE_END_NOT_TRIGGERED_DISK 6 /* window/scope never entered */
 
 /* ---- Records ----------------------------------------------------------- */
 
@@ -162,8 +188,8 @@ enum itrace_file_flags {
  */
 #define ITRACE_REPEAT_BIT 0x80
 #define ITRACE_REPEAT_SLOTS 128
-#define ITRACE_MEM_SLOTS 128	    /* MEM delta bases per chunk (format 2) */
-#define ITRACE_MEM_SLOTS_WIDE 1024 /* the same in files of read version 5 or more */
+/* MEM delta bases per chunk at most: 1 << ITRACE_MEM_TABLE_LOG2_MAX. */
+#define ITRACE_MEM_SLOTS_MAX (1u << ITRACE_MEM_TABLE_LOG2_MAX)
 
 enum itrace_record_type_disk {
 	ITRACE_T_BRANCH = 1,	 /* svarint from-cursor, svarint to-from, u8 kind|flags<<4 */
@@ -180,15 +206,16 @@ enum itrace_record_type_disk {
 	ITRACE_T_TRACE_CTL = 12, /* u8 on, u8 reason, varint addr */
 	ITRACE_T_LOST = 13,	 /* u8 reason, u8 unit, varint count */
 	ITRACE_T_GAP = 14,	 /* u8 reason, varint addr, varint resume, varint count */
-	ITRACE_T_MAX_V1 = 14,
-	ITRACE_T_BLOCK = 15,	 /* (3.0, read_major 3) svarint start-cursor, varint n<<1|uniform,
+	ITRACE_T_BLOCK = 15,	 /* (ITRACE_FEAT_BLOCK) svarint start-cursor, varint n<<1|uniform,
 				  * lengths, varint m, m x (varint index step, varint size<<1|store),
 				  * m x svarint address delta; its repeat byte is followed by the
 				  * m address deltas */
-	ITRACE_T_BRANCH_SEQ = 16, /* (4.0, read_major 4) k branches: svarint from[0]-cursor,
+	ITRACE_T_BRANCH_SEQ = 16, /* (ITRACE_FEAT_BRANCH_SEQ) k branches: svarint from[0]-cursor,
 				   * varint k, svarint to[0]-from[0], u8 kind|flags<<4, then
 				   * k-1 x (svarint from[i]-to[i-1], svarint to[i]-from[i],
 				   * u8 kind|flags<<4) */
+	ITRACE_T_MAX_1_0 = 16,	 /* the last type of format 1.0; later minors'
+				  * types are sized and skipped (6.2) */
 };
 
 /* Branch kind byte. */

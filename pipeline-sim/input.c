@@ -293,7 +293,7 @@ static int next_itrace(struct sim_input *in, const struct sim_dyn **d)
 			}
 			return in->pending_error ? -1 : 1;
 		}
-		rc = itrace_reader_next(in->ir, &rec);
+		rc = itrace_reader_next(in->ir, &rec, sizeof(rec));
 		if (rc == ITRACE_EOF) {
 			in->done = 1;
 			continue;

@@ -182,7 +182,7 @@ static int convert_records(const struct args *a, struct itrace_reader *r, struct
 	int rc, damaged = 0;
 
 	cli_progress_init(&prog, "records", 0, a->quiet);
-	while ((rc = itrace_reader_next(r, &rec)) != ITRACE_EOF) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF) {
 		if (rc < 0) {
 			damaged = 1;
 			if (!report_read_error(a, r, rc))

@@ -159,7 +159,7 @@ static inline unsigned run_slot(uint64_t start, unsigned n)
  * address of the instruction it belongs to and its index among that
  * instruction's accesses.  An instruction's accesses tend to repeat or
  * stride, so the delta from its own previous access is short.  `shift`
- * keeps the hash's top bits: mem_shift() of the file's read version.
+ * keeps the hash's top bits: mem_shift() of the file's mem_table_log2.
  */
 static inline unsigned mem_slot(uint64_t insn, unsigned index, unsigned shift)
 {
@@ -168,14 +168,14 @@ static inline unsigned mem_slot(uint64_t insn, unsigned index, unsigned shift)
 	return (unsigned)(h >> shift);
 }
 
-/* The MEM table's shift for mem_slot(): 128 entries (7 bits), 1024 in
- * files of read version 5 or more (ITRACE.md 6.5.4). */
-static inline unsigned mem_shift(unsigned read_major)
+/* The MEM table's shift for mem_slot(): a table of 1 << log2 entries
+ * keeps the hash's top log2 bits (mem_table_log2, ITRACE.md 4.1, 6.5.4). */
+static inline unsigned mem_shift(unsigned log2)
 {
-	return read_major >= 5 ? 54 : 57;
+	return 64 - log2;
 }
 
-/* The MEM table's entries for that shift: 128 or 1024. */
+/* The MEM table's entries for that shift. */
 static inline size_t mem_entries(unsigned shift)
 {
 	return (size_t)1 << (64 - shift);
@@ -308,10 +308,10 @@ void chunk_out_fini(struct chunk_out *o);
 /*
  * The functions below are libitrace's (core) and are called by the fill in
  * libitrace-code, across the boundary between the two shared libraries.
- * libitrace.so exports only itrace_-prefixed names (libitrace.map), so
- * these link under itrace_priv_ names: exported, but not API, not in
- * itrace.h, free to change with the libraries, which are always built
- * and installed together.
+ * libitrace.so exports what libitrace.map names, so these link under
+ * itrace_priv_ names in its ITRACE_PRIVATE node (glibc's GLIBC_PRIVATE):
+ * exported, but not API, not in itrace.h, free to change with the
+ * libraries, which are always built and installed together.
  */
 #define writer_segment_open itrace_priv_writer_segment_open
 #define writer_segment_begin itrace_priv_writer_segment_begin
@@ -360,7 +360,7 @@ int writer_append_segment(struct itrace_writer *w, struct writer_segment *s);
 int writer_end_chunk(struct itrace_writer *w);
 
 /*
- * writer_insns_valid - itrace_write_insns() for lengths known to be valid
+ * writer_insns_valid - itrace_writer_insns() for lengths known to be valid
  * (a decoded block's), which add up to `total` bytes: the fill's hot path
  * skips checking and summing what the decoder already did.
  */

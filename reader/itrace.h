@@ -64,7 +64,7 @@ enum itrace_error {
 	ITRACE_E_IO = 2,	/* read/write failed; errno says why */
 	ITRACE_E_INVAL = 3,	/* invalid argument (caller bug) */
 	ITRACE_E_BADMAGIC = 4,	/* not an itrace file */
-	ITRACE_E_VERSION = 5,	/* read version not supported */
+	ITRACE_E_VERSION = 5,	/* format major or incompatible feature not supported */
 	ITRACE_E_TRUNCATED = 6, /* data ends early */
 	ITRACE_E_CORRUPT = 7,	/* checksum or structure wrong */
 	ITRACE_E_NOTSUP = 8,	/* valid but unsupported (arch, codec) */
@@ -329,6 +329,12 @@ const char *itrace_branch_kind_name(int kind);
 const char *itrace_gap_reason_name(int reason);
 /* itrace_lost_reason_name - short text for a LOST reason; never NULL. */
 const char *itrace_lost_reason_name(int reason);
+/*
+ * itrace_feature_name - the name of incompatible feature bit `bit` (0..31)
+ * of a file header (ITRACE_FEAT_*, ITRACE.md 4.3): "BLOCK", "BRANCH_SEQ";
+ * NULL for a bit this library does not know.
+ */
+const char *itrace_feature_name(unsigned bit);
 
 /* ===== 3. Writer ======================================================== */
 
@@ -344,7 +350,7 @@ enum itrace_end_reason {
 	ITRACE_END_CRASHED = 3,	    /* status = fatal signal number */
 	ITRACE_END_ERROR = 4,	    /* status = errno-like code */
 	ITRACE_END_DETACHED = 5,    /* the program went on untraced */
-	ITRACE_END_NOT_TRIGGERED = 6, /* (format 2.1) the program ended but the
+	ITRACE_END_NOT_TRIGGERED = 6, /* the program ended but the
 				       * requested window or scope never began;
 				       * status = exit code, or -signo */
 };
@@ -392,30 +398,26 @@ struct itrace_writer_options {
 	 */
 	unsigned flush_ms;
 	/*
-	 * (format 3.0) 1: itrace_write_block() writes BLOCK records, and the
-	 * file says read version 3, which readers of version 2 refuse.
-	 * Default 0: the same calls write INSN_RUN and MEM records (read
-	 * version 2), delivering the same records to a reader.
+	 * The file's incompatible features (ITRACE.md 4.3), ITRACE_FEAT_*:
+	 * ITRACE_FEAT_BLOCK lets itrace_writer_block() write BLOCK records
+	 * (without it the same calls write INSN_RUN and MEM records, the same
+	 * records to a reader); ITRACE_FEAT_BRANCH_SEQ lets
+	 * itrace_writer_branch_seq_define() define sequences of branches,
+	 * written as BRANCH_SEQ records.  A reader that does not know a bit
+	 * refuses the file.  Default 0: neither.
 	 */
-	int blocks;
+	uint32_t features;
 	/*
-	 * (format 4.0) 1: itrace_writer_branch_seq_define() may define
-	 * sequences of branches, written as BRANCH_SEQ records, and the file
-	 * says read version 4, which readers of version 3 refuse.  Default
-	 * 0: no sequences (read version 3 or 2, as `blocks` says).
+	 * log2 of the MEM table's entries, the delta bases of MEM records and
+	 * of a block's accesses (ITRACE.md 6.5.4):
+	 * ITRACE_MEM_TABLE_LOG2_MIN..ITRACE_MEM_TABLE_LOG2_MAX, 0 for
+	 * ITRACE_MEM_TABLE_LOG2_DEFAULT (7: 128 entries).  With many
+	 * instructions that access memory (the blocks of a program's hot
+	 * loops), a wider table (ITRACE_MEM_TABLE_LOG2_WIDE, 1024 entries)
+	 * lets fewer of them share an entry: on issue 22's gzip workload the
+	 * trace before compression is 13% smaller, after it 27%.
 	 */
-	int branch_seqs;
-	/*
-	 * (format 5.0) 1: the MEM table, the delta bases of MEM records and
-	 * of a block's accesses, has 1024 entries instead of 128, and the
-	 * file says read version 5, which readers of version 4 refuse.  With
-	 * many instructions that access memory (the blocks of a program's
-	 * hot loops), fewer of them share an entry: on issue 22's gzip
-	 * workload the trace before compression is 13% smaller, after it
-	 * 27%.  Default 0: 128 entries (read version 4, 3 or 2, as the
-	 * options above say).
-	 */
-	int wide_mem_table;
+	unsigned mem_table_log2;
 };
 
 /* itrace_writer_options_init - defaults: x86-64, little, insn level,
@@ -456,30 +458,31 @@ int itrace_writer_open_fd(int fd, const struct itrace_writer_options *opts,
 int itrace_writer_write(struct itrace_writer *w, const struct itrace_record *rec);
 
 /* Fast paths for the hot records; same errors as itrace_writer_write. */
-int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len,
+int itrace_writer_insn(struct itrace_writer *w, uint64_t addr, unsigned len,
 		      const uint8_t *bytes /* NULL: no bytes */);
-int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to,
+int itrace_writer_branch(struct itrace_writer *w, uint64_t from, uint64_t to,
 			unsigned kind, unsigned flags);
-int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size,
+int itrace_writer_mem(struct itrace_writer *w, uint64_t addr, uint64_t size,
 		     unsigned flags);
 
 /*
- * itrace_write_insns - n sequential instructions without bytes, the first
- * at addr, with lengths lens[0..n): the same file as n itrace_write_insn()
+ * itrace_writer_insns - n sequential instructions without bytes, the first
+ * at addr, with lengths lens[0..n): the same file as n itrace_writer_insn()
  * calls, at a fraction of the cost (a decoded basic block in one call).
  * -ITRACE_E_INVAL (nothing written) if a length is 0 or above 15.
  */
-int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens);
+int itrace_writer_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens);
 
 /*
- * Blocks (format 3.0, ITRACE.md 6.5.15): a stretch of sequential
+ * Blocks (ITRACE.md 6.5.15): a stretch of sequential
  * instructions together with its memory accesses, defined once (when a
  * collector translates the code) and then written per execution with
  * only the accesses' addresses.  An execution costs a repeat byte and one
  * address delta per access while the block stays in its repeat-table
  * slot; the writer keeps the slot, the MEM-table slots and the encoded
  * record of each definition, so the hot path does no per-instruction
- * work.  With opts.blocks 0 the same calls write INSN_RUN and MEM records.
+ * work.  Without ITRACE_FEAT_BLOCK in opts.features the same calls write
+ * INSN_RUN and MEM records.
  */
 
 /* One memory access of a block, in execution order. */
@@ -504,26 +507,26 @@ int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
 			       const struct itrace_block_access *acc);
 
 /*
- * itrace_write_block - block `id` ran: its n instructions, each followed
+ * itrace_writer_block - block `id` ran: its n instructions, each followed
  * by its accesses, at the effective addresses addrs[0..m) (NULL when m is
- * 0).  The same records as itrace_write_insns() and itrace_write_mem()
+ * 0).  The same records as itrace_writer_insns() and itrace_writer_mem()
  * calls would give a reader.  Returns 0; -ITRACE_E_INVAL for an unknown
  * id; the writer's errors (-ITRACE_E_IO, -ITRACE_E_NOMEM).
  */
-int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs);
+int itrace_writer_block(struct itrace_writer *w, int id, const uint64_t *addrs);
 
 /*
- * itrace_write_blocks - n blocks ran, in order: blocks ids[0..n), the
+ * itrace_writer_blocks - n blocks ran, in order: blocks ids[0..n), the
  * accesses of each at the next m addresses of addrs (the first block's
  * first, NULL when no block has accesses).  The same as n
- * itrace_write_block() calls, in one.  Returns 0; -ITRACE_E_INVAL if any
+ * itrace_writer_block() calls, in one.  Returns 0; -ITRACE_E_INVAL if any
  * id is unknown (then nothing is written); the writer's errors.
  */
-int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs);
+int itrace_writer_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs);
 
 /*
  * itrace_writer_branch_define - register a branch (from, to, kind, flags
- * as for itrace_write_branch()), once, when a collector translates the
+ * as for itrace_writer_branch()), once, when a collector translates the
  * code (a conditional branch is two definitions: taken and not taken).
  * Writes nothing.  Returns the branch's id (0, 1, 2, ...), or
  * -ITRACE_E_INVAL (bad kind or flags), -ITRACE_E_NOMEM.
@@ -532,49 +535,49 @@ int itrace_writer_branch_define(struct itrace_writer *w, uint64_t from, uint64_t
 				unsigned kind, unsigned flags);
 
 /*
- * itrace_writer_branch_seq_define - (format 4.0, opts.branch_seqs) register
+ * itrace_writer_branch_seq_define - (ITRACE_FEAT_BRANCH_SEQ) register
  * a sequence of k (1..ITRACE_SEQ_MAX) branches that often run one after
  * the other, the branch definitions ids[0..k) in order (branches, not
  * sequences).  A sequence of one branch is written as a BRANCH_SEQ too,
  * into a slot the writer chooses rather than the branch's hashed one.
  * Writes nothing.  Returns an id of the same kind as
- * itrace_writer_branch_define()'s: itrace_write_branch_id() and
- * itrace_write_branch_ids() with it write the k branches, the same
+ * itrace_writer_branch_define()'s: itrace_writer_branch_id() and
+ * itrace_writer_branch_ids() with it write the k branches, the same
  * records to a reader as k calls with ids[0..k), as one BRANCH_SEQ
  * record, or one repeat byte while the sequence holds its repeat-table
- * slot (ITRACE.md 6.5.16).  Returns -ITRACE_E_INVAL (opts.branch_seqs 0,
+ * slot (ITRACE.md 6.5.16).  Returns -ITRACE_E_INVAL (no ITRACE_FEAT_BRANCH_SEQ,
  * k out of range, an unknown id or a sequence's), -ITRACE_E_NOMEM.
  */
 int itrace_writer_branch_seq_define(struct itrace_writer *w, size_t k, const int *ids);
 
 /*
- * itrace_write_branch_id - the branch of definition `id` ran (or the
- * branches of a sequence's): the same record as itrace_write_branch()
+ * itrace_writer_branch_id - the branch of definition `id` ran (or the
+ * branches of a sequence's): the same record as itrace_writer_branch()
  * with its values, from its slot and
  * encoded bytes computed once (a repeat is one slot check and one byte).
  * Returns 0; -ITRACE_E_INVAL for an unknown id; the writer's errors.
  */
-int itrace_write_branch_id(struct itrace_writer *w, int id);
+int itrace_writer_branch_id(struct itrace_writer *w, int id);
 
 /*
- * itrace_write_branch_ids - n branches of definitions ids[0..n), in order:
- * the same as n itrace_write_branch_id() calls, in one.  Returns 0;
+ * itrace_writer_branch_ids - n branches of definitions ids[0..n), in order:
+ * the same as n itrace_writer_branch_id() calls, in one.  Returns 0;
  * -ITRACE_E_INVAL if any id is unknown (then nothing is written); the
  * writer's errors.
  */
-int itrace_write_branch_ids(struct itrace_writer *w, size_t n, const int *ids);
+int itrace_writer_branch_ids(struct itrace_writer *w, size_t n, const int *ids);
 
 /*
- * itrace_write_block_partial - block `id` ran only in part: its first
+ * itrace_writer_block_partial - block `id` ran only in part: its first
  * `ninsns` instructions (0..n), with the accesses of those instructions;
  * addrs[k] is the address of access k (the accesses of the others are not
  * read), and when `skip` is not NULL, an access k with skip[k] nonzero
  * did not happen (a guarded access whose guard was false).  For an
  * execution that a fault cut short, or whose accesses are not those of
  * the definition; written as INSN_RUN and MEM records.  Errors as
- * itrace_write_block(), and -ITRACE_E_INVAL if ninsns > n.
+ * itrace_writer_block(), and -ITRACE_E_INVAL if ninsns > n.
  */
-int itrace_write_block_partial(struct itrace_writer *w, int id, size_t ninsns,
+int itrace_writer_block_partial(struct itrace_writer *w, int id, size_t ninsns,
 			       const uint64_t *addrs, const uint8_t *skip);
 
 /*
@@ -714,9 +717,12 @@ int itrace_outfile_sweep(const char *dir);
 
 /* ===== 4. Reader ======================================================== */
 
-/* File header as read. */
+/* File header as read (ITRACE.md 4.1). */
 struct itrace_header {
-	uint16_t read_major, write_major, write_minor;
+	uint16_t major, minor;	    /* format version; major is ITRACE_FORMAT_MAJOR */
+	uint32_t incompat_features; /* ITRACE_FEAT_* (all known to this reader) */
+	uint32_t compat_features;   /* bits of compatible features, known or not */
+	uint8_t mem_table_log2;	    /* the MEM table has 1 << mem_table_log2 entries */
 	uint16_t machine;
 	uint8_t target_endian;
 	uint8_t level;
@@ -745,13 +751,25 @@ struct itrace_reader;
 /*
  * itrace_reader_open - open `path` ("-" = stdin) and read its header.
  * OUT *rp receives a reader the caller frees with itrace_reader_close().
- * Returns 0; -ITRACE_E_IO (errno kept in errno) if it cannot be opened,
- * -ITRACE_E_BADMAGIC if it is not an itrace file, -ITRACE_E_VERSION for
- * an unsupported read version, -ITRACE_E_TRUNCATED/-ITRACE_E_CORRUPT for
- * a damaged header, -ITRACE_E_NOMEM.
- * On failure *rp is NULL: the code is all there is to report.
+ * Returns 0; -ITRACE_E_IO (errno kept in errno: EISDIR for a directory)
+ * if it cannot be opened or read, -ITRACE_E_BADMAGIC if it is not an
+ * itrace file, -ITRACE_E_VERSION for an unsupported format major, an
+ * unknown incompatible feature or a pre-1.0 draft file,
+ * -ITRACE_E_TRUNCATED/-ITRACE_E_CORRUPT for a damaged header,
+ * -ITRACE_E_NOMEM.  On failure *rp is NULL: the code is all there is to
+ * report (itrace_reader_open_report() also gives the message).
  */
 int itrace_reader_open(const char *path, struct itrace_reader **rp);
+
+/*
+ * itrace_reader_open_report - itrace_reader_open() that, when it fails on
+ * what the file holds, also says why in msg[0..len) (NUL-terminated): the
+ * message itrace_reader_error() would give, with the offset, e.g.
+ * "offset 36: incompatible feature bit 5 (0x20) unknown to this reader".
+ * msg is "" when the code says all (-ITRACE_E_IO: errno says why).
+ */
+int itrace_reader_open_report(const char *path, struct itrace_reader **rp, char *msg,
+			      size_t len);
 
 /* itrace_reader_open_fd - same on a descriptor (not closed by the reader). */
 int itrace_reader_open_fd(int fd, struct itrace_reader **rp);
@@ -793,7 +811,18 @@ int itrace_reader_meta_at(const struct itrace_reader *r, size_t i,
 			  const char **key, const char **value);
 
 /*
- * itrace_reader_next - decode the next record into *rec.
+ * itrace_reader_next - decode the next record into *rec, a record of
+ * `size` bytes: pass sizeof(*rec).
+ *
+ * The size is how struct itrace_record grows without breaking programs
+ * (libipt's pt_insn_next() rule): a later library that appends fields to
+ * the struct (or its union) writes at most `size` bytes, the fields the
+ * caller's version of this header knows, and one built with a larger
+ * struct than this library knows gets the bytes this library knows,
+ * the rest left as they were.  Fields are only ever appended, never
+ * moved.  A size below that of format 1.0's record (this header's
+ * sizeof(struct itrace_record)) is -ITRACE_E_INVAL.
+ *
  * Returns 0 with a record, ITRACE_EOF at the end of the trace, or a
  * negative code for damage: -ITRACE_E_TRUNCATED (data ends inside a
  * chunk; every complete record before it has been delivered),
@@ -805,7 +834,7 @@ int itrace_reader_meta_at(const struct itrace_reader *r, size_t i,
  * (reason ITRACE_GAP_CORRUPT_CHUNK); after any other error it returns
  * ITRACE_EOF.
  */
-int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec);
+int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec, size_t size);
 
 /*
  * itrace_reader_next_in_chunk - itrace_reader_next() that stops at the end
@@ -814,9 +843,10 @@ int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec);
  * next call of either function goes on with the following chunk.  For
  * readers of single chunks (after itrace_reader_seek_chunk()), which
  * would otherwise load, decompress and check the next chunk only to find
- * that its first record is not theirs.  Same errors as itrace_reader_next.
+ * that its first record is not theirs.  `size` and errors as for
+ * itrace_reader_next.
  */
-int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec);
+int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec, size_t size);
 
 /*
  * itrace_reader_error - message for the last error of `r`, naming the file

@@ -11,36 +11,44 @@ $(LIBITRACE): $(LIBITRACE_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # Shared libraries: libitrace.so.MAJOR.MINOR.PATCH, soname libitrace.so.MAJOR,
-# the version from itrace.h's ITRACE_VERSION_* macros.  libitrace.map keeps
-# every symbol without the itrace_ prefix local; --no-undefined makes the
-# link fail if a library needs anything beyond its named dependencies.
+# the version from itrace.h's ITRACE_VERSION_* macros.  Each library has
+# its version script, which names every symbol it exports under a version
+# node per release (reader/libitrace.map here, code/libitrace-code.map for
+# the code layer) and keeps the rest local; --no-undefined makes the link
+# fail if a library needs anything beyond its named dependencies.
 ITRACE_VERSION := $(shell sed -n 's/^[#]define ITRACE_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' reader/itrace.h | paste -sd.)
 ITRACE_SOMAJOR := $(firstword $(subst ., ,$(ITRACE_VERSION)))
 LIBITRACE_SO := $(BUILD)/lib/libitrace.so.$(ITRACE_VERSION)
-SO_LDFLAGS = -shared -Wl,--version-script=reader/libitrace.map -Wl,--no-undefined
+SO_LDFLAGS = -shared -Wl,--no-undefined
+LIBITRACE_MAP := reader/libitrace.map
 
 # so_links NAME: the soname and development links beside the library.
 so_links = ln -sf $(notdir $@) $(dir $@)$(1).so.$(ITRACE_SOMAJOR) && \
 	ln -sf $(1).so.$(ITRACE_SOMAJOR) $(dir $@)$(1).so
-$(LIBITRACE_SO): $(LIBITRACE_OBJS) reader/libitrace.map
+$(LIBITRACE_SO): $(LIBITRACE_OBJS) $(LIBITRACE_MAP)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) $(SO_LDFLAGS) -Wl,-soname,libitrace.so.$(ITRACE_SOMAJOR) \
+	$(Q)$(CC) $(ALL_LDFLAGS) $(SO_LDFLAGS) -Wl,--version-script=$(LIBITRACE_MAP) -Wl,-soname,libitrace.so.$(ITRACE_SOMAJOR) \
 		-o $@ $(LIBITRACE_OBJS) $(LIBITRACE_LIBS)
 	$(Q)$(call so_links,libitrace)
 
 # The installed archives: all of a library's objects as one relocatable
-# object whose only global definitions are the itrace_ ones (the archives
+# object whose only global definitions are the exported ones (the archives
 # above keep the internal globals that the unit tests and fuzz targets
 # call), so that a program linking libitrace.a statically meets no
 # internal name of ours, just as with the shared library.
 OBJCOPY ?= objcopy
 LIBITRACE_DIST := $(BUILD)/lib/dist/libitrace.a
-$(BUILD)/lib/dist/%.a: $(BUILD)/lib/%.a
+# The names kept global are those the library's version script exports.
+define dist_archive
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ $(@:.a=.o)
-	$(Q)$(LD) -r -o $(@:.a=.o) --whole-archive $<
-	$(Q)$(OBJCOPY) --wildcard --keep-global-symbol='itrace_*' $(@:.a=.o)
-	$(Q)ar rcs $@ $(@:.a=.o) && rm -f $(@:.a=.o)
+	$(Q)sed -n 's/^[[:space:]]*\(itrace_[a-z0-9_]*\);$$/\1/p' $(2) >$(@:.a=.keep)
+	$(Q)$(LD) -r -o $(@:.a=.o) --whole-archive $(1)
+	$(Q)$(OBJCOPY) --keep-global-symbols=$(@:.a=.keep) $(@:.a=.o)
+	$(Q)ar rcs $@ $(@:.a=.o) && rm -f $(@:.a=.o) $(@:.a=.keep)
+endef
+$(LIBITRACE_DIST): $(LIBITRACE) $(LIBITRACE_MAP)
+	$(call dist_archive,$(LIBITRACE),$(LIBITRACE_MAP))
 
 # Unit tests of the library: tests/unit/test_<module>.c, cmocka.  A test's
 # own archives (UNIT_LIBS_<module>) go before the libraries they use.

@@ -12,7 +12,7 @@ static const char *const error_text[ITRACE_E_MAX_] = {
 	[ITRACE_E_IO] = "input/output error",
 	[ITRACE_E_INVAL] = "invalid argument",
 	[ITRACE_E_BADMAGIC] = "not an itrace file (bad magic)",
-	[ITRACE_E_VERSION] = "unsupported itrace format version",
+	[ITRACE_E_VERSION] = "unsupported itrace format version or feature",
 	[ITRACE_E_TRUNCATED] = "trace is truncated",
 	[ITRACE_E_CORRUPT] = "trace is corrupt",
 	[ITRACE_E_NOTSUP] = "not supported",
@@ -183,4 +183,13 @@ const char *itrace_footer_describe(const struct itrace_footer *f, char *buf, siz
 	if (f->insn_count + f->branch_count == 0)
 		append(buf, len, &used, "; nothing recorded");
 	return buf;
+}
+
+const char *itrace_feature_name(unsigned bit)
+{
+	switch (bit < 32 ? 1u << bit : 0) {
+	case ITRACE_FEAT_BLOCK: return "BLOCK";
+	case ITRACE_FEAT_BRANCH_SEQ: return "BRANCH_SEQ";
+	default: return NULL;
+	}
 }

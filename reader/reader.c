@@ -41,7 +41,7 @@ struct block_slot {
 };
 
 /*
- * (4.0) A BRANCH_SEQ as kept in the repeat table (ITRACE.md 6.5.16): its
+ * A BRANCH_SEQ as kept in the repeat table (ITRACE.md 6.5.16): its
  * first branch's source and where its payload goes on after it, in the
  * chunk's records, which stay in memory while the chunk is read; a repeat
  * decodes the branches again from there (checked when the record was).
@@ -85,12 +85,14 @@ struct itrace_reader {
 	uint32_t chunk_records, records_seen;
 	int chunk_partial; /* payload cut short: end of data is truncation */
 	uint64_t chunk_payload_have, chunk_payload_size;
-	uint64_t cur_pc, cur_mem, cur_time;
+	uint64_t cur_pc, cur_time;
 	uint64_t last_insn;	/* address of the last instruction decoded */
 	unsigned mem_index;	/* MEM records decoded since it */
-	/* (5.0) 1024 entries in files of read version 5, else the first 128 */
-	uint64_t mem_table[ITRACE_MEM_SLOTS_WIDE];
-	unsigned mem_shift;	/* mem_shift(read version) */
+	/* the first 1 << mem_table_log2 entries (header, 4.1) are used */
+	uint64_t mem_table[ITRACE_MEM_SLOTS_MAX];
+	unsigned mem_shift;	/* mem_shift(mem_table_log2) */
+	char *report;		/* itrace_reader_open_report()'s message, while opening */
+	size_t report_len;
 	uint32_t tid, pid;
 	struct itrace_branch_slot branches[ITRACE_REPEAT_SLOTS];
 	struct itrace_run runs[ITRACE_REPEAT_SLOTS];
@@ -101,7 +103,7 @@ struct itrace_reader {
 	unsigned run_idx;
 	uint64_t run_addr;
 
-	/* (3.0) The blocks of the repeat table, each slot allocated at the
+	/* The blocks of the repeat table, each slot allocated at the
 	 * first BLOCK record stored there (3 KB each: most files have none);
 	 * a block being expanded into INSN and MEM records. */
 	struct block_slot *blocks[ITRACE_REPEAT_SLOTS];
@@ -110,7 +112,7 @@ struct itrace_reader {
 	uint64_t blk_addr;
 	uint64_t blk_addrs[ITRACE_BLOCK_ACCESS_MAX];
 
-	/* (4.0) The sequences of the repeat table; a sequence being
+	/* The sequences of the repeat table; a sequence being
 	 * expanded into BRANCH records: the next one is its seq_idx-th,
 	 * its fields at seq_p. */
 	struct seq_entry seqs[ITRACE_REPEAT_SLOTS];
@@ -272,9 +274,70 @@ static int grow(uint8_t **buf, size_t *cap, size_t n);
 static int read_growing(struct itrace_reader *r, uint8_t **buf, size_t *cap, size_t at,
 			size_t want, size_t *have);
 
+/*
+ * check_draft - refuse a file of the drafts before format 1.0 (4.4): its
+ * fixed part is 48 bytes (offset 14) and offset 8 holds a read version
+ * 1..5, where 1.0 has its major.
+ */
+static int check_draft(struct itrace_reader *r, const uint8_t *fixed, size_t got)
+{
+	unsigned v = get_le16(fixed + 8);
+
+	if (got < 16 || get_le16(fixed + 14) != ITRACE_FILE_FIXED_SIZE_DRAFT || v < 1 ||
+	    v > ITRACE_DRAFT_READ_VERSION_MAX)
+		return 0;
+	return fail(r, -ITRACE_E_VERSION, 8,
+		    "pre-1.0 draft format (read version %u), written by itrace before format "
+		    "1.0; re-record the trace",
+		    v);
+}
+
+/* feature_bits - "bit 5 (0x20)" or "bits 5, 7 (0xa0)" into buf. */
+static const char *feature_bits(uint32_t bits, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "bit%s", bits & (bits - 1) ? "s" : "");
+
+	for (unsigned i = 0, first = 1; i < 32 && n < len; i++)
+		if (bits >> i & 1) {
+			n += (size_t)snprintf(buf + n, len - n, "%s %u", first ? "" : ",", i);
+			first = 0;
+		}
+	if (n < len)
+		snprintf(buf + n, len - n, " (0x%x)", (unsigned)bits);
+	return buf;
+}
+
+/* check_fixed - the version and parameters of the fixed part (4.1). */
+static int check_fixed(struct itrace_reader *r, const uint8_t *fixed)
+{
+	uint32_t unknown;
+	char bits[200];
+
+	r->hdr.major = get_le16(fixed + 8);
+	r->hdr.minor = get_le16(fixed + 10);
+	if (r->hdr.major != ITRACE_FORMAT_MAJOR)
+		return fail(r, -ITRACE_E_VERSION, 8,
+			    "format version %u.%u is not supported (this reader implements %u.x)",
+			    r->hdr.major, r->hdr.minor, ITRACE_FORMAT_MAJOR);
+	r->hdr.incompat_features = get_le32(fixed + 36);
+	r->hdr.compat_features = get_le32(fixed + 40);
+	unknown = r->hdr.incompat_features & ~(uint32_t)ITRACE_FEAT_INCOMPAT_KNOWN;
+	if (unknown)
+		return fail(r, -ITRACE_E_VERSION, 36, "incompatible feature %s unknown to this reader",
+			    feature_bits(unknown, bits, sizeof(bits)));
+	r->hdr.mem_table_log2 = fixed[12];
+	if (r->hdr.mem_table_log2 < ITRACE_MEM_TABLE_LOG2_MIN ||
+	    r->hdr.mem_table_log2 > ITRACE_MEM_TABLE_LOG2_MAX)
+		return fail(r, -ITRACE_E_CORRUPT, 12,
+			    "MEM table of 2^%u entries (readers take 2^%u to 2^%u)",
+			    r->hdr.mem_table_log2, ITRACE_MEM_TABLE_LOG2_MIN, ITRACE_MEM_TABLE_LOG2_MAX);
+	r->mem_shift = mem_shift(r->hdr.mem_table_log2);
+	return 0;
+}
+
 static int read_header(struct itrace_reader *r)
 {
-	uint8_t fixed[ITRACE_FILE_FIXED_SIZE];
+	uint8_t fixed[ITRACE_FILE_FIXED_SIZE] = {0};
 	uint8_t *all;
 	size_t cap;
 	uint32_t hsize, msize, crc;
@@ -286,17 +349,14 @@ static int read_header(struct itrace_reader *r)
 		return memcmp(fixed, ITRACE_FILE_MAGIC, got < 8 ? got : 8) || got == 0
 			       ? fail(r, -ITRACE_E_BADMAGIC, 0, "not an itrace file")
 			       : fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
-	r->hdr.read_major = get_le16(fixed + 8);
-	if (got >= 10 && (r->hdr.read_major < ITRACE_READ_MAJOR_MIN ||
-			  r->hdr.read_major > ITRACE_READ_MAJOR))
-		return fail(r, -ITRACE_E_VERSION, 8,
-			    "format read version %u is not supported (this reader knows %u to %u)",
-			    r->hdr.read_major, ITRACE_READ_MAJOR_MIN, ITRACE_READ_MAJOR);
-	r->mem_shift = mem_shift(r->hdr.read_major);
+	if ((rc = check_draft(r, fixed, got)) < 0)
+		return rc;
+	if (got >= 10 && get_le16(fixed + 8) != ITRACE_FORMAT_MAJOR)
+		return check_fixed(r, fixed);
 	if (got < sizeof(fixed))
 		return fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
-	r->hdr.write_major = get_le16(fixed + 10);
-	r->hdr.write_minor = get_le16(fixed + 12);
+	if ((rc = check_fixed(r, fixed)) < 0)
+		return rc;
 	fsize = get_le16(fixed + 14);
 	hsize = get_le32(fixed + 16);
 	msize = get_le32(fixed + 28);
@@ -412,14 +472,19 @@ static void load_footer_at_end(struct itrace_reader *r)
 
 static int reader_start(struct itrace_reader *r, struct itrace_reader **rp)
 {
-	struct stat st;
+	struct stat st = {0};
 	int rc;
 
-	r->mem_shift = mem_shift(0); /* read_header() sets the file's */
+	r->mem_shift = mem_shift(ITRACE_MEM_TABLE_LOG2_DEFAULT); /* read_header() sets the file's */
 	if (r->mem) {
 		r->seekable = 1;
 		r->file_size = r->mem_len;
-	} else if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	} else if (fstat(r->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* open(2) takes a directory for reading; say what read(2) would */
+		itrace_reader_close(r);
+		errno = EISDIR;
+		return -ITRACE_E_IO;
+	} else if (S_ISREG(st.st_mode)) {
 		off_t here = lseek(r->fd, 0, SEEK_CUR);
 
 		r->seekable = here == 0;
@@ -427,9 +492,12 @@ static int reader_start(struct itrace_reader *r, struct itrace_reader **rp)
 	}
 	rc = read_header(r);
 	if (rc < 0) {
+		if (r->report)
+			snprintf(r->report, r->report_len, "%s", r->errmsg);
 		itrace_reader_close(r);
 		return rc;
 	}
+	r->report = NULL;
 	if (r->seekable)
 		load_footer_at_end(r);
 	r->state = RS_CHUNKS;
@@ -437,7 +505,9 @@ static int reader_start(struct itrace_reader *r, struct itrace_reader **rp)
 	return 0;
 }
 
-int itrace_reader_open_fd(int fd, struct itrace_reader **rp)
+/* open_fd - itrace_reader_open_fd(), saying why it failed in msg[0..len)
+ * when msg is not NULL. */
+static int open_fd(int fd, struct itrace_reader **rp, char *msg, size_t len)
 {
 	struct itrace_reader *r;
 
@@ -448,22 +518,38 @@ int itrace_reader_open_fd(int fd, struct itrace_reader **rp)
 	if (!r)
 		return -ITRACE_E_NOMEM;
 	r->fd = fd;
+	r->report = msg;
+	r->report_len = len;
 	return reader_start(r, rp);
+}
+
+int itrace_reader_open_fd(int fd, struct itrace_reader **rp)
+{
+	return open_fd(fd, rp, NULL, 0);
 }
 
 int itrace_reader_open(const char *path, struct itrace_reader **rp)
 {
+	return itrace_reader_open_report(path, rp, NULL, 0);
+}
+
+int itrace_reader_open_report(const char *path, struct itrace_reader **rp, char *msg, size_t len)
+{
 	int fd, rc;
 
+	if (msg && len)
+		msg[0] = 0;
+	else
+		msg = NULL;
 	if (!path || !rp)
 		return -ITRACE_E_INVAL;
 	*rp = NULL;
 	if (strcmp(path, "-") == 0)
-		return itrace_reader_open_fd(STDIN_FILENO, rp);
+		return open_fd(STDIN_FILENO, rp, msg, len);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -ITRACE_E_IO;
-	rc = itrace_reader_open_fd(fd, rp);
+	rc = open_fd(fd, rp, msg, len);
 	if (rc < 0) {
 		int saved = errno;
 
@@ -651,10 +737,9 @@ static void reset_chunk_state(struct itrace_reader *r, const uint8_t *h)
 	r->pid = get_le32(h + 40);
 	r->cur_time = get_le64(h + 48);
 	r->cur_pc = 0;
-	r->cur_mem = 0;
 	r->last_insn = 0;
 	r->mem_index = 0;
-	/* only the entries the file's version uses (5.2) */
+	/* only the entries the file's header asks for (5.2) */
 	memset(r->mem_table, 0, mem_entries(r->mem_shift) * sizeof(r->mem_table[0]));
 	r->records_seen = 0;
 	r->run = NULL;
@@ -1276,8 +1361,6 @@ static uint64_t mem_addr(struct itrace_reader *r, uint64_t d)
 {
 	unsigned slot;
 
-	if (r->hdr.read_major == 1)
-		return r->cur_mem += d; /* format 1: against the previous access */
 	slot = mem_slot(r->last_insn, r->mem_index++, r->mem_shift);
 	return r->mem_table[slot] += d;
 }
@@ -1491,22 +1574,23 @@ static int decode_one(struct itrace_reader *r, struct itrace_record *rec)
 		decode_insn(r, &f, rec);
 		break;
 	case ITRACE_T_BLOCK:
-		if (r->hdr.read_major < 3)
-			return 1; /* a type that version did not define: skipped */
+		if (!(r->hdr.incompat_features & ITRACE_FEAT_BLOCK))
+			return record_problem(r, "BLOCK record in a file without the BLOCK feature");
 		if ((rc = decode_block(r, &f)) < 0)
 			return rc;
 		if (f.bad)
 			break;
 		return 1;
 	case ITRACE_T_BRANCH_SEQ:
-		if (r->hdr.read_major < 4)
-			return 1; /* a type that version did not define: skipped */
+		if (!(r->hdr.incompat_features & ITRACE_FEAT_BRANCH_SEQ))
+			return record_problem(r,
+					      "BRANCH_SEQ record in a file without the BRANCH_SEQ feature");
 		decode_seq(r, &f);
 		if (f.bad)
 			break;
 		return 1;
 	default:
-		if (h > ITRACE_T_MAX_V1)
+		if (h > ITRACE_T_MAX_1_0)
 			return 1; /* a newer minor version's record: skip it */
 		decode_context(r, h, &f, rec);
 	}
@@ -1662,13 +1746,25 @@ static inline int next_record(struct itrace_reader *r, struct itrace_record *rec
 	}
 }
 
-int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec)
+/*
+ * The smallest record a caller may pass (itrace.h): format 1.0's, which
+ * is this library's.  When struct itrace_record grows, this stays, and a
+ * caller's smaller record gets the fields that fit (decoded into a whole
+ * record, then copied); until then every accepted record holds all.
+ */
+#define RECORD_SIZE_1_0 sizeof(struct itrace_record)
+
+int itrace_reader_next(struct itrace_reader *r, struct itrace_record *rec, size_t size)
 {
+	if (size < RECORD_SIZE_1_0)
+		return -ITRACE_E_INVAL;
 	return next_record(r, rec, 0);
 }
 
-int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec)
+int itrace_reader_next_in_chunk(struct itrace_reader *r, struct itrace_record *rec, size_t size)
 {
+	if (size < RECORD_SIZE_1_0)
+		return -ITRACE_E_INVAL;
 	return next_record(r, rec, 1);
 }
 

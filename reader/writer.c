@@ -42,7 +42,7 @@ struct block_def {
 
 /*
  * A branch definition: its slot and the BRANCH record's bytes after the
- * source delta (ITRACE.md 6.5.1), computed once.  (4.0) Or a sequence of
+ * source delta (ITRACE.md 6.5.1), computed once.  Or a sequence of
  * k branch definitions (itrace_writer_branch_seq_define): from is its
  * first branch's, to its last one's, slot the one it was last written
  * to (the writer chooses it), and the BRANCH_SEQ record's bytes after
@@ -74,9 +74,9 @@ struct itrace_writer {
 	uint64_t cur_pc, cur_time;
 	uint64_t last_insn;	/* address of the last instruction encoded */
 	unsigned mem_index;	/* MEM records written since it */
-	/* (5.0) 1024 entries with opts.wide_mem_table, else the first 128 */
-	uint64_t mem_table[ITRACE_MEM_SLOTS_WIDE];
-	unsigned mem_shift;	/* mem_shift(file_read_major()) */
+	/* the first 1 << opts.mem_table_log2 entries are used */
+	uint64_t mem_table[ITRACE_MEM_SLOTS_MAX];
+	unsigned mem_shift;	/* mem_shift(opts.mem_table_log2) */
 	uint32_t chunk_tid, chunk_pid;
 	int chunk_inherits_thread;
 	uint64_t chunk_time, chunk_first_insn, chunk_first_branch;
@@ -86,11 +86,11 @@ struct itrace_writer {
 	uint64_t pending_end;
 	int32_t block_in[ITRACE_REPEAT_SLOTS]; /* id + 1 of the block in a slot, 0: none */
 	int32_t branch_in[ITRACE_REPEAT_SLOTS]; /* id + 1 of the defined branch in a slot */
-	/* (4.0) The slots of sequences are the writer's choice: the clock
+	/* The slots of sequences are the writer's choice: the clock
 	 * algorithm (second chance), over all slots; a slot whose sequence
 	 * was repeated since the hand last passed it is spared once.  Only
 	 * sequences mark their slots, so that a defined branch writes the
-	 * bytes of itrace_write_branch(). */
+	 * bytes of itrace_writer_branch(). */
 	uint8_t slot_used[ITRACE_REPEAT_SLOTS];
 	unsigned clock_hand;
 
@@ -141,26 +141,17 @@ static int valid_meta_key(const char *k)
 	return k && *k && !strchr(k, '=');
 }
 
-/* file_read_major - the read version a file written with `o` says (4.2):
- * the oldest whose readers read every record `o` allows. */
-static unsigned file_read_major(const struct itrace_writer_options *o)
-{
-	return o->wide_mem_table ? ITRACE_READ_MAJOR
-	       : o->branch_seqs  ? ITRACE_READ_MAJOR_SEQS
-	       : o->blocks	 ? ITRACE_READ_MAJOR_BLOCKS
-				 : ITRACE_READ_MAJOR_NO_BLOCKS;
-}
-
 /* header_bytes - the file header with its metadata; caller frees *out. */
-static int build_header(const struct itrace_writer_options *o, uint8_t **out, size_t *len)
+static int build_header(const struct itrace_writer_options *o, const struct itrace_meta *m,
+			size_t mcount, uint8_t **out, size_t *len)
 {
 	size_t meta = 0, i;
 	uint8_t *h, *p;
 
-	for (i = 0; i < o->meta_count; i++) {
-		if (!valid_meta_key(o->meta[i].key) || !o->meta[i].value)
+	for (i = 0; i < mcount; i++) {
+		if (!valid_meta_key(m[i].key) || !m[i].value)
 			return -ITRACE_E_INVAL;
-		meta += strlen(o->meta[i].key) + 1 + strlen(o->meta[i].value) + 1;
+		meta += strlen(m[i].key) + 1 + strlen(m[i].value) + 1;
 	}
 	if (ITRACE_FILE_FIXED_SIZE + meta > ITRACE_FILE_HEADER_MAX)
 		return -ITRACE_E_INVAL;
@@ -168,9 +159,9 @@ static int build_header(const struct itrace_writer_options *o, uint8_t **out, si
 	if (!h)
 		return -ITRACE_E_NOMEM;
 	memcpy(h, ITRACE_FILE_MAGIC, ITRACE_FILE_MAGIC_LEN);
-	put_le16(h + 8, (uint16_t)file_read_major(o));
-	put_le16(h + 10, ITRACE_WRITE_MAJOR);
-	put_le16(h + 12, ITRACE_WRITE_MINOR);
+	put_le16(h + 8, ITRACE_FORMAT_MAJOR);
+	put_le16(h + 10, ITRACE_FORMAT_MINOR);
+	h[12] = (uint8_t)o->mem_table_log2;
 	put_le16(h + 14, ITRACE_FILE_FIXED_SIZE);
 	put_le32(h + 16, (uint32_t)(ITRACE_FILE_FIXED_SIZE + meta));
 	put_le16(h + 20, o->machine);
@@ -178,14 +169,16 @@ static int build_header(const struct itrace_writer_options *o, uint8_t **out, si
 	h[23] = o->level;
 	put_le32(h + 24, o->flags);
 	put_le32(h + 28, (uint32_t)meta);
-	put_le32(h + 32, (uint32_t)o->meta_count);
+	put_le32(h + 32, (uint32_t)mcount);
+	put_le32(h + 36, o->features);
+	put_le32(h + 40, 0); /* no compatible features in 1.0 */
 	p = h + ITRACE_FILE_FIXED_SIZE;
-	for (i = 0; i < o->meta_count; i++) {
-		size_t kl = strlen(o->meta[i].key), vl = strlen(o->meta[i].value);
+	for (i = 0; i < mcount; i++) {
+		size_t kl = strlen(m[i].key), vl = strlen(m[i].value);
 
-		memcpy(p, o->meta[i].key, kl);
+		memcpy(p, m[i].key, kl);
 		p[kl] = '=';
-		memcpy(p + kl + 1, o->meta[i].value, vl + 1);
+		memcpy(p + kl + 1, m[i].value, vl + 1);
 		p += kl + vl + 2;
 	}
 	put_le32(h + 44, itrace_crc32c(0, h, ITRACE_FILE_FIXED_SIZE + meta));
@@ -205,6 +198,11 @@ static int check_options(const struct itrace_writer_options *o)
 	if (o->compression != ITRACE_COMPRESS_NONE && o->compression != ITRACE_COMPRESS_ZSTD)
 		return -ITRACE_E_INVAL;
 	if (o->flags & ~(uint32_t)ITRACE_FF_KNOWN_MASK)
+		return -ITRACE_E_INVAL;
+	if (o->features & ~(uint32_t)ITRACE_FEAT_INCOMPAT_KNOWN)
+		return -ITRACE_E_INVAL;
+	if (o->mem_table_log2 && (o->mem_table_log2 < ITRACE_MEM_TABLE_LOG2_MIN ||
+				  o->mem_table_log2 > ITRACE_MEM_TABLE_LOG2_MAX))
 		return -ITRACE_E_INVAL;
 	if (o->meta_count && !o->meta)
 		return -ITRACE_E_INVAL;
@@ -256,7 +254,7 @@ static void start_chunk(struct itrace_writer *w)
 static int writer_buffers(struct itrace_writer *w)
 {
 	w->raw_cap = w->opts.chunk_bytes + 4096;
-	w->mem_shift = mem_shift(file_read_major(&w->opts));
+	w->mem_shift = mem_shift(w->opts.mem_table_log2);
 	w->raw = malloc(w->raw_cap);
 	if (!w->raw)
 		return -ITRACE_E_NOMEM;
@@ -282,10 +280,12 @@ static int writer_setup(struct itrace_writer *w, const struct itrace_writer_opti
 	if (w->opts.zstd_level == 0 || w->opts.zstd_level < ITRACE_ZSTD_FASTEST ||
 	    w->opts.zstd_level > 19)
 		w->opts.zstd_level = 1;
+	if (!w->opts.mem_table_log2)
+		w->opts.mem_table_log2 = ITRACE_MEM_TABLE_LOG2_DEFAULT;
 	rc = writer_buffers(w);
 	if (rc < 0)
 		return rc;
-	rc = build_header(o, &hdr, &hlen);
+	rc = build_header(&w->opts, o->meta, o->meta_count, &hdr, &hlen);
 	if (rc < 0)
 		return rc;
 	rc = chunk_out_write(&w->out, hdr, hlen);
@@ -574,7 +574,7 @@ static inline int flush_run(struct itrace_writer *w)
 	return w->pending.n ? encode_run(w) : 0;
 }
 
-int itrace_write_insn(struct itrace_writer *w, uint64_t addr, unsigned len, const uint8_t *bytes)
+int itrace_writer_insn(struct itrace_writer *w, uint64_t addr, unsigned len, const uint8_t *bytes)
 {
 	size_t start, q;
 
@@ -655,7 +655,7 @@ static inline int append_insns(struct itrace_writer *w, uint64_t addr, size_t n,
 	return 0;
 }
 
-int itrace_write_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens)
+int itrace_writer_insns(struct itrace_writer *w, uint64_t addr, size_t n, const uint8_t *lens)
 {
 	uint64_t total = 0;
 	unsigned bad = 0;
@@ -693,7 +693,7 @@ int writer_insns_valid(struct itrace_writer *w, uint64_t addr, size_t n, const u
 	return append_insns(w, addr, n, lens, total);
 }
 
-int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, unsigned kind,
+int itrace_writer_branch(struct itrace_writer *w, uint64_t from, uint64_t to, unsigned kind,
 			unsigned flags)
 {
 	unsigned slot;
@@ -723,7 +723,7 @@ int itrace_write_branch(struct itrace_writer *w, uint64_t from, uint64_t to, uns
 	return end_record(w, start, ITRACE_T_BRANCH, q);
 }
 
-int itrace_write_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsigned flags)
+int itrace_writer_mem(struct itrace_writer *w, uint64_t addr, uint64_t size, unsigned flags)
 {
 	size_t start, q;
 	unsigned slot;
@@ -856,7 +856,7 @@ int itrace_writer_block_define(struct itrace_writer *w, uint64_t addr, size_t n,
 /*
  * write_block_records - the first `ninsns` instructions of block b and
  * their accesses as INSN_RUN and MEM records (skip[k]: access k did not
- * happen).  The general path: without opts.blocks, and for partial runs.
+ * happen).  The general path: without ITRACE_FEAT_BLOCK, and for partial runs.
  */
 static int write_block_records(struct itrace_writer *w, const struct block_def *b,
 			       size_t ninsns, const uint64_t *addrs, const uint8_t *skip)
@@ -880,7 +880,7 @@ static int write_block_records(struct itrace_writer *w, const struct block_def *
 		i = j;
 		for (; k < b->m && acc[k].insn == i - 1; k++)
 			if ((!skip || !skip[k]) &&
-			    (rc = itrace_write_mem(w, addrs[k], acc[k].size, acc[k].flags)) < 0)
+			    (rc = itrace_writer_mem(w, addrs[k], acc[k].size, acc[k].flags)) < 0)
 				return rc;
 	}
 	return 0;
@@ -908,7 +908,7 @@ static inline ALWAYS_INLINE size_t put_access_deltas(uint8_t *raw, size_t q, uin
 	return q;
 }
 
-int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
+int itrace_writer_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 {
 	const struct block_def *b;
 	size_t start, q;
@@ -916,7 +916,7 @@ int itrace_write_block(struct itrace_writer *w, int id, const uint64_t *addrs)
 	if (!w || id < 0 || (size_t)id >= w->n_blocks || (!addrs && w->blocks[id].m))
 		return -ITRACE_E_INVAL;
 	b = &w->blocks[id];
-	if (!w->opts.blocks)
+	if (!(w->opts.features & ITRACE_FEAT_BLOCK))
 		return write_block_records(w, b, b->n, addrs, NULL);
 	if (w->err || flush_run(w) < 0 || chunk_boundary(w) < 0 ||
 	    reserve(w, 12 + (size_t)b->tail_len + 10 * (size_t)b->m) < 0)
@@ -968,7 +968,7 @@ static int ids_below(const int *ids, size_t n, size_t limit)
 	return !bad;
 }
 
-int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs)
+int itrace_writer_blocks(struct itrace_writer *w, size_t n, const int *ids, const uint64_t *addrs)
 {
 	size_t i, a = 0; /* addrs[a]: the next block's first access */
 	int rc;
@@ -981,7 +981,7 @@ int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const
 	for (i = 0; i < n;) {
 		/* Most blocks repeat what their slot holds: a repeat byte and
 		 * the deltas, in locals while the chunk has room (as in
-		 * itrace_write_branch_ids(): a store through raw could be any
+		 * itrace_writer_branch_ids(): a store through raw could be any
 		 * field of w to the compiler). */
 		const struct block_def *blocks = w->blocks, *last = NULL;
 		const int32_t *held = w->block_in;
@@ -991,7 +991,7 @@ int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const
 		size_t len = w->raw_len, end = w->opts.chunk_bytes, cap = w->raw_cap, first = i;
 		uint64_t insns = 0, mems = 0;
 
-		if (w->opts.blocks && !w->err && !w->pending.n) {
+		if ((w->opts.features & ITRACE_FEAT_BLOCK) && !w->err && !w->pending.n) {
 			while (i < n && len < end) {
 				const struct block_def *b = &blocks[ids[i]];
 
@@ -1022,7 +1022,7 @@ int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const
 		}
 		/* anything else: a new record, a chunk's end, an error */
 		if (i < n) {
-			if ((rc = itrace_write_block(w, ids[i], w->blocks[ids[i]].m ? addrs + a : NULL)) < 0)
+			if ((rc = itrace_writer_block(w, ids[i], w->blocks[ids[i]].m ? addrs + a : NULL)) < 0)
 				return rc;
 			a += w->blocks[ids[i]].m;
 			i++;
@@ -1031,7 +1031,7 @@ int itrace_write_blocks(struct itrace_writer *w, size_t n, const int *ids, const
 	return 0;
 }
 
-int itrace_write_block_partial(struct itrace_writer *w, int id, size_t ninsns,
+int itrace_writer_block_partial(struct itrace_writer *w, int id, size_t ninsns,
 			       const uint64_t *addrs, const uint8_t *skip)
 {
 	const struct block_def *b;
@@ -1082,7 +1082,7 @@ int itrace_writer_branch_seq_define(struct itrace_writer *w, size_t k, const int
 	size_t q, i;
 	uint8_t *t;
 
-	if (!w || !w->opts.branch_seqs || k < 1 || k > ITRACE_SEQ_MAX || !ids)
+	if (!w || !(w->opts.features & ITRACE_FEAT_BRANCH_SEQ) || k < 1 || k > ITRACE_SEQ_MAX || !ids)
 		return -ITRACE_E_INVAL;
 	for (i = 0; i < k; i++)
 		if (ids[i] < 0 || (size_t)ids[i] >= w->n_bdefs || w->bdefs[ids[i]].seq_tail_len)
@@ -1177,7 +1177,7 @@ static inline ALWAYS_INLINE int put_branch_id(struct itrace_writer *w, int id)
 	if (d->seq_tail_len) /* a sequence (6.5.16) */
 		return put_seq(w, id, d, base);
 	if (branch_slot_holds(&w->branches[d->slot], d->from, d->to, d->kindflags)) {
-		w->branch_in[d->slot] = id + 1; /* written by itrace_write_branch() */
+		w->branch_in[d->slot] = id + 1; /* written by itrace_writer_branch() */
 		return emit_repeat(w, ITRACE_REPEAT_BIT | d->slot);
 	}
 	take_branch_slot(w, d->slot, d->from, d->to, d->kindflags);
@@ -1190,14 +1190,14 @@ static inline ALWAYS_INLINE int put_branch_id(struct itrace_writer *w, int id)
 	return end_record(w, start, ITRACE_T_BRANCH, q);
 }
 
-int itrace_write_branch_id(struct itrace_writer *w, int id)
+int itrace_writer_branch_id(struct itrace_writer *w, int id)
 {
 	if (!w || id < 0 || (size_t)id >= w->n_bdefs)
 		return -ITRACE_E_INVAL;
 	return put_branch_id(w, id);
 }
 
-int itrace_write_branch_ids(struct itrace_writer *w, size_t n, const int *ids)
+int itrace_writer_branch_ids(struct itrace_writer *w, size_t n, const int *ids)
 {
 	size_t i;
 	int rc;
@@ -1400,13 +1400,13 @@ int itrace_writer_write(struct itrace_writer *w, const struct itrace_record *rec
 		return -ITRACE_E_INVAL;
 	switch (rec->type) {
 	case ITRACE_REC_INSN:
-		return itrace_write_insn(w, rec->u.insn.addr, rec->u.insn.len,
+		return itrace_writer_insn(w, rec->u.insn.addr, rec->u.insn.len,
 					 rec->u.insn.has_bytes ? rec->u.insn.bytes : NULL);
 	case ITRACE_REC_BRANCH:
-		return itrace_write_branch(w, rec->u.branch.from, rec->u.branch.to,
+		return itrace_writer_branch(w, rec->u.branch.from, rec->u.branch.to,
 					   rec->u.branch.kind, rec->u.branch.flags);
 	case ITRACE_REC_MEM:
-		return itrace_write_mem(w, rec->u.mem.addr, rec->u.mem.size, rec->u.mem.flags);
+		return itrace_writer_mem(w, rec->u.mem.addr, rec->u.mem.size, rec->u.mem.flags);
 	}
 	if ((rc = context_payload_max(rec, &max)) < 0)
 		return rc;

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 		return fail("thread", rc);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < sizeof(loop_body) / sizeof(*loop_body); k++)
-			if ((rc = itrace_write_insn(w, loop_body[k].addr, loop_body[k].len,
+			if ((rc = itrace_writer_insn(w, loop_body[k].addr, loop_body[k].len,
 						    loop_body[k].bytes)) < 0)
 				return fail("insn", rc);
 		if (every && (i + 1) % every == 0 && (rc = itrace_writer_flush(w)) < 0)
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* end where the loop starts again, so the last jmp is judged taken */
-	if ((rc = itrace_write_insn(w, loop_body[0].addr, loop_body[0].len, loop_body[0].bytes)) < 0)
+	if ((rc = itrace_writer_insn(w, loop_body[0].addr, loop_body[0].len, loop_body[0].bytes)) < 0)
 		return fail("insn", rc);
 	if ((rc = itrace_writer_close(w, ITRACE_END_COMPLETE, 0)) < 0)
 		return fail("close", rc);

@@ -678,7 +678,7 @@ static int write_metadata(struct exporter *x, const struct options *o, struct it
 		rc |= insert_meta_u64(x, "source_mtime", (uint64_t)st.st_mtime);
 	}
 	rc |= insert_meta(x, "trace_level", h->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
-	snprintf(buf, sizeof(buf), "%u.%u", h->write_major, h->write_minor);
+	snprintf(buf, sizeof(buf), "%u.%u", h->major, h->minor);
 	rc |= insert_meta(x, "trace_format_version", buf);
 	if (itrace_reader_footer(r, &f) == 0) {
 		rc |= insert_meta(x, "trace_end", end_reason_name(f.end_reason));

@@ -8,12 +8,15 @@
 struct itrace_reader *cli_open_trace(const char *path)
 {
 	struct itrace_reader *r;
-	int rc = itrace_reader_open(path, &r);
+	char why[256];
+	int rc = itrace_reader_open_report(path, &r, why, sizeof(why));
 
 	if (rc == 0)
 		return r;
 	if (rc == -ITRACE_E_IO)
 		cli_error("cannot open '%s': %s", path, strerror(errno));
+	else if (why[0])
+		cli_error("cannot read '%s': %s", path, why);
 	else
 		cli_error("cannot read '%s': %s", path, itrace_errstr(rc));
 	return NULL;

@@ -223,8 +223,16 @@ static void print_header(struct itrace_reader *rd)
 	const struct itrace_header *h = itrace_reader_header(rd);
 	const char *k, *v;
 
-	printf("format: itrace %u.%u (read version %u)\n", h->write_major, h->write_minor,
-	       h->read_major);
+	printf("format: itrace %u.%u\n", h->major, h->minor);
+	printf("features:");
+	for (unsigned b = 0; b < 32; b++)
+		if (h->incompat_features >> b & 1)
+			printf(" %s", itrace_feature_name(b));
+	printf("%s\n", h->incompat_features ? "" : " none");
+	if (h->compat_features) /* none defined in 1.0: a newer writer's */
+		printf("compat features: 0x%x (unknown to this reader, ignored)\n",
+		       (unsigned)h->compat_features);
+	printf("mem table: %u entries\n", 1u << h->mem_table_log2);
 	printf("arch: %s (e_machine %u, %s-endian)\n", arch_name(h->machine, h->target_endian),
 	       h->machine, h->target_endian == 1 ? "little" : "big");
 	printf("level: %s\n", h->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
@@ -350,7 +358,7 @@ int main(int argc, char **argv)
 	if (o.header && !o.summary && !o.quiet)
 		print_header(rd);
 	while (!o.limit || s.records < o.limit) {
-		rc = itrace_reader_next(rd, &rec);
+		rc = itrace_reader_next(rd, &rec, sizeof(rec));
 		if (rc == ITRACE_EOF)
 			break;
 		if (rc < 0) {

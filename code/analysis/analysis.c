@@ -1660,7 +1660,7 @@ static int run_records(struct run_ctx *c, struct itrace_reader *r, const char *p
 		return rc;
 	}
 	for (;;) {
-		rc = itrace_reader_next(r, &rec);
+		rc = itrace_reader_next(r, &rec, sizeof(rec));
 		if (rc == ITRACE_EOF)
 			return damage;
 		if (rc < 0) {

@@ -630,7 +630,7 @@ static int read_chunk(struct itrace_reader *r, struct pchunk *k)
 	if (rc == 0)
 		rc = itrace_reader_seek_chunk(r, k->index);
 	while (rc == 0) {
-		rc = itrace_reader_next_in_chunk(r, &rec);
+		rc = itrace_reader_next_in_chunk(r, &rec, sizeof(rec));
 		if (rc != 0 || rec.chunk != ci.seq)
 			break;
 		if (rec.type == ITRACE_REC_BRANCH && run.open && rec.tid == run.tid &&

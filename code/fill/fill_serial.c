@@ -47,7 +47,7 @@ int fill_sequential(const struct itrace_fill_options *o, char *err, size_t errle
 	int damage = 0;
 
 	for (;;) {
-		int rc = itrace_reader_next(r, &rec);
+		int rc = itrace_reader_next(r, &rec, sizeof(rec));
 
 		if (rc == 0 && rec.chunk != chunk) {
 			chunk = rec.chunk;

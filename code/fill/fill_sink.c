@@ -13,7 +13,7 @@ int itrace_fill_output_writer(void *arg, const struct itrace_record *rec)
 	struct itrace_writer *w = arg;
 
 	if (rec->type == ITRACE_REC_INSN)
-		return itrace_write_insn(w, rec->u.insn.addr, rec->u.insn.len,
+		return itrace_writer_insn(w, rec->u.insn.addr, rec->u.insn.len,
 					 rec->u.insn.has_bytes ? rec->u.insn.bytes : NULL);
 	return itrace_writer_write(w, rec);
 }
@@ -27,7 +27,7 @@ static int writer_record(struct fill_sink *s, const struct itrace_record *rec)
 
 static int writer_insn(struct fill_sink *s, uint64_t addr, unsigned len, const uint8_t *bytes)
 {
-	return itrace_write_insn(s->writer, addr, len, bytes);
+	return itrace_writer_insn(s->writer, addr, len, bytes);
 }
 
 /* The hot loop of a fill into a file: a block is one run of lengths the
@@ -45,7 +45,7 @@ static int writer_block(struct fill_sink *s, uint64_t addr, const struct fill_bl
 	for (uint32_t i = 0; i < n; i++) {
 		unsigned len = b->lens[i];
 
-		if ((rc = itrace_write_insn(s->writer, addr, len, p)) < 0)
+		if ((rc = itrace_writer_insn(s->writer, addr, len, p)) < 0)
 			return rc;
 		addr += len;
 		p += len;

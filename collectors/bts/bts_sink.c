@@ -114,7 +114,7 @@ static int sink_kentry(struct bts_sink *s, const struct bts_event *ev)
 		return rc;
 	s->syscalls++;
 	/* All three system call instructions are two bytes long. */
-	return itrace_write_branch(s->w, ev->u.branch.from, ev->u.branch.from + 2, ITRACE_BRANCH_SYSCALL,
+	return itrace_writer_branch(s->w, ev->u.branch.from, ev->u.branch.from + 2, ITRACE_BRANCH_SYSCALL,
 				   ITRACE_BRANCH_TAKEN);
 }
 
@@ -357,7 +357,7 @@ int bts_sink_event(void *ctx, const struct bts_event *ev)
 		if (rc)
 			return rc;
 		s->branches++;
-		return itrace_write_branch(s->w, ev->u.branch.from, ev->u.branch.to, ITRACE_BRANCH_UNKNOWN,
+		return itrace_writer_branch(s->w, ev->u.branch.from, ev->u.branch.to, ITRACE_BRANCH_UNKNOWN,
 					   ITRACE_BRANCH_TAKEN);
 	case BTS_EV_MMAP:
 		return sink_mmap(s, ev);

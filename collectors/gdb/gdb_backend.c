@@ -511,10 +511,10 @@ static int emit_insn_level(struct gdb_session *s, uint64_t pc, const uint8_t *by
 		s->t.arch->gpr(s->t.vals, &regs);
 		n = itrace_insn_mem_accesses(in, &regs, mem, GDB_MAX_MEM);
 	}
-	rc = itrace_write_insn(s->w, pc, len, bytes);
+	rc = itrace_writer_insn(s->w, pc, len, bytes);
 
 	for (int i = 0; rc >= 0 && i < n; i++)
-		rc = itrace_write_mem(s->w, mem[i].addr, mem[i].size,
+		rc = itrace_writer_mem(s->w, mem[i].addr, mem[i].size,
 				      mem[i].store ? ITRACE_MEM_STORE : 0);
 	if (rc < 0) {
 		cli_error("cannot write '%s': %s", s->opts->output, itrace_errstr(rc));
@@ -610,7 +610,7 @@ static int record_rep_check(struct gdb_session *s)
 	s->prev_rep = 0;
 	if (!check || s->opts->level != ITRACE_LEVEL_INSN)
 		return 0;
-	if (itrace_write_insn(s->w, s->prev_addr, s->prev_len, s->rep_bytes) < 0) {
+	if (itrace_writer_insn(s->w, s->prev_addr, s->prev_len, s->rep_bytes) < 0) {
 		cli_error("cannot write '%s'", s->opts->output);
 		return -1;
 	}
@@ -643,7 +643,7 @@ static int record_branch_to(struct gdb_session *s, uint64_t next)
 			return 0;
 		kind = ITRACE_BRANCH_INTERRUPT;
 	}
-	rc = itrace_write_branch(s->w, s->prev_addr, next, (unsigned)kind,
+	rc = itrace_writer_branch(s->w, s->prev_addr, next, (unsigned)kind,
 				 jumped ? ITRACE_BRANCH_TAKEN : 0);
 	if (rc < 0) {
 		cli_error("cannot write '%s': %s", s->opts->output, itrace_errstr(rc));
@@ -778,7 +778,7 @@ static int finish_undecoded(struct gdb_session *s)
 	s->prev_len = (unsigned)len;
 	if (s->opts->level != ITRACE_LEVEL_INSN)
 		return 0;
-	if (itrace_write_insn(s->w, s->prev_addr, (unsigned)len, s->undecoded_bytes) < 0) {
+	if (itrace_writer_insn(s->w, s->prev_addr, (unsigned)len, s->undecoded_bytes) < 0) {
 		cli_error("cannot write '%s'", s->opts->output);
 		return -1;
 	}

@@ -334,7 +334,7 @@ static int out_branch(struct qemu_conv *c, struct qc_thread *t, uint64_t from, u
 		return ring_push(c, t, &rec);
 	}
 	TRY(switch_to(c, t));
-	return itrace_write_branch(c->w, from, to, kind, flags);
+	return itrace_writer_branch(c->w, from, to, kind, flags);
 }
 
 static int out_insns(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, size_t n,
@@ -352,7 +352,7 @@ static int out_insns(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, si
 		return 0;
 	}
 	TRY(switch_to(c, t));
-	return itrace_write_insns(c->w, addr, n, lens);
+	return itrace_writer_insns(c->w, addr, n, lens);
 }
 
 static int out_insn_bytes(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, unsigned len,
@@ -370,7 +370,7 @@ static int out_insn_bytes(struct qemu_conv *c, struct qc_thread *t, uint64_t add
 		return 0;
 	}
 	TRY(switch_to(c, t));
-	return itrace_write_insn(c->w, addr, len, bytes);
+	return itrace_writer_insn(c->w, addr, len, bytes);
 }
 
 static int out_mem(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, uint64_t size,
@@ -387,7 +387,7 @@ static int out_mem(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, uint
 		return 0;
 	}
 	TRY(switch_to(c, t));
-	return itrace_write_mem(c->w, addr, size, store ? ITRACE_MEM_STORE : 0);
+	return itrace_writer_mem(c->w, addr, size, store ? ITRACE_MEM_STORE : 0);
 }
 
 static int write_ctl(struct qemu_conv *c, struct qc_thread *t, int on, int reason, uint64_t addr)
@@ -1566,18 +1566,18 @@ static int write_shape(struct qemu_conv *c, struct qc_thread *t, const struct qc
 
 	t->insn_out = 1;
 	if (b->wid >= 0 && !b->pieces)
-		return itrace_write_block(w, b->wid, addr);
+		return itrace_writer_block(w, b->wid, addr);
 	if (b->wid >= 0 && join_pieces(s, addr, c->fast_joined))
-		return itrace_write_block(w, b->wid, c->fast_joined);
+		return itrace_writer_block(w, b->wid, c->fast_joined);
 	for (uint32_t j = 0; j < s->n_acc; j++) {
 		const struct qc_access *a = &s->acc[j];
 		uint32_t k = QW_MEM_INDEX(s->hi[a->first]);
 
 		if (a->n_insns)
-			TRY(itrace_write_insns(w, b->vaddr + b->off[a->insns_from], a->n_insns,
+			TRY(itrace_writer_insns(w, b->vaddr + b->off[a->insns_from], a->n_insns,
 					       b->lens + a->insns_from));
 		if (a->pieces == 1) {
-			TRY(itrace_write_mem(w, addr[a->first], a->size,
+			TRY(itrace_writer_mem(w, addr[a->first], a->size,
 					     a->store ? ITRACE_MEM_STORE : 0));
 			continue;
 		}
@@ -1592,7 +1592,7 @@ static int write_shape(struct qemu_conv *c, struct qc_thread *t, const struct qc
 		TRY(flush_mem(c, t));
 	}
 	if (s->n_tail)
-		TRY(itrace_write_insns(w, b->vaddr + b->off[s->tail_from], s->n_tail,
+		TRY(itrace_writer_insns(w, b->vaddr + b->off[s->tail_from], s->n_tail,
 				       b->lens + s->tail_from));
 	return 0;
 }
@@ -1614,8 +1614,8 @@ static int write_pair(struct qemu_conv *c, struct qc_thread *t, struct qc_block 
 	if (addr)
 		TRY(pair_of(c, a, b, &wid));
 	if (wid >= 0)
-		return itrace_write_block(c->w, wid, addr);
-	TRY(itrace_write_block(c->w, a->wid, NULL));
+		return itrace_writer_block(c->w, wid, addr);
+	TRY(itrace_writer_block(c->w, a->wid, NULL));
 	return write_shape(c, t, b);
 }
 
@@ -1703,7 +1703,7 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 				pend = NULL;
 			} else {
 				if (pend)
-					*rc = itrace_write_block(c->w, pend->wid, NULL);
+					*rc = itrace_writer_block(c->w, pend->wid, NULL);
 				pend = NULL;
 				if (*rc >= 0 && !b->shape.n_acc && b->wid >= 0)
 					pend = b;
@@ -1727,7 +1727,7 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 		n_hi = b->shape_state == SHAPE_KNOWN ? b->shape.n_words : 0;
 		hi = b->shape.hi;
 	}
-	if (pend && (*rc = itrace_write_block(c->w, pend->wid, NULL)) < 0)
+	if (pend && (*rc = itrace_writer_block(c->w, pend->wid, NULL)) < 0)
 		return i;
 	if (b && (*rc = leave_shape(c, t, b, j)) < 0)
 		return i;
@@ -1765,7 +1765,7 @@ static size_t plain_branch_words(struct qemu_conv *c, struct qc_thread *t, const
 			if (to != fall)
 				break; /* flow went elsewhere without a branch */
 		} else {
-			*rc = itrace_write_branch(c->w, from, to, kind,
+			*rc = itrace_writer_branch(c->w, from, to, kind,
 						  to != fall || !may_fall_through(c, kind)
 							  ? ITRACE_BRANCH_TAKEN
 							  : 0);

@@ -13,7 +13,7 @@
  *     words) joined when they are contiguous and of the same direction;
  *   - at instruction level, a block's accesses as its first complete
  *     execution made them (its shape): each later execution that makes
- *     the same goes to the writer as one itrace_write_block() (a BLOCK
+ *     the same goes to the writer as one itrace_writer_block() (a BLOCK
  *     record of format 3.0 when the writer was opened with blocks), a
  *     block without accesses together with the block it runs into;
  *   - branches (--level branch): each block's last instruction, classified

@@ -70,7 +70,7 @@ static int load(const char *path, struct threads *ts)
 		fprintf(stderr, "collect-tracecheck: cannot open '%s': %s\n", path, itrace_errstr(rc));
 		return -1;
 	}
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		struct evlist *l = thread_list(ts, rec.tid);
 
 		switch (rec.type) {

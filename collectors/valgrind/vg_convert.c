@@ -325,7 +325,7 @@ static int event_signal(struct vg_convert *c, const uint64_t *p, size_t n)
 	 * events of tools before it have 5 words). */
 	if (rc >= 0 && c->level == VGW_LEVEL_BRANCH && p[4] != 0 && !c->out_of_scope &&
 	    (n < 6 || p[5]))
-		rc = itrace_write_branch(c->w, p[3], p[4], ITRACE_BRANCH_INTERRUPT, ITRACE_BRANCH_TAKEN);
+		rc = itrace_writer_branch(c->w, p[3], p[4], ITRACE_BRANCH_INTERRUPT, ITRACE_BRANCH_TAKEN);
 	return rc;
 }
 
@@ -666,8 +666,8 @@ static int define_branch(struct vg_convert *c, uint64_t from, uint64_t to, unsig
 
 /*
  * seq_define - the writer's sequence of the k branches ids[0..k), or,
- * when the writer takes no sequences (-ITRACE_E_INVAL: opts.branch_seqs
- * 0), `fallback` (its branch, for a path of one) or -1 (none), and
+ * when the writer takes no sequences (-ITRACE_E_INVAL: no
+ * ITRACE_FEAT_BRANCH_SEQ), `fallback` (its branch, for a path of one) or -1 (none), and
  * c->no_seqs set.  Negative: an error.
  */
 static int seq_define(struct vg_convert *c, size_t k, const int *ids, int fallback, int *id)
@@ -968,7 +968,7 @@ static size_t record_words(uint64_t w, size_t avail)
 /* A branch when nothing else is to be written first (c->plain). */
 static inline int plain_branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
 {
-	return itrace_write_branch(c->w, from, to, aux >> 4, branch_flags(from, aux, to));
+	return itrace_writer_branch(c->w, from, to, aux >> 4, branch_flags(from, aux, to));
 }
 
 /* What a branch at `from` needs written before it when not c->plain. */
@@ -1002,7 +1002,7 @@ static int bsite_units(struct vg_convert *c, uint64_t x)
 			return corrupt(c, "BSITE unit without its event", u[i]);
 		if (!c->plain)
 			TRY(before_branch(c, c->bsites[UNIT_ID(u[i])].from));
-		TRY(itrace_write_branch_id(c->w, c->paths[one].branch));
+		TRY(itrace_writer_branch_id(c->w, c->paths[one].branch));
 	}
 	return 0;
 }
@@ -1017,7 +1017,7 @@ static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 		if (rc < 0)
 			return rc;
 	}
-	return itrace_write_insn(c->w, addr, aux & 0xf, NULL);
+	return itrace_writer_insn(c->w, addr, aux & 0xf, NULL);
 }
 
 /*
@@ -1048,7 +1048,7 @@ static int group_partial(struct vg_convert *c, const struct vg_group *g, const u
 		}
 	}
 	*words = 1 + k;
-	return itrace_write_block_partial(c->w, g->block,
+	return itrace_writer_block_partial(c->w, g->block,
 					  k == g->m ? g->n : c->group_acc[g->acc + k].insn,
 					  addrs, skip);
 }
@@ -1200,7 +1200,7 @@ static int group(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *
 	if (rc < 0)
 		return rc;
 	*words = pos;
-	return itrace_write_block(c->w, block, addrs);
+	return itrace_writer_block(c->w, block, addrs);
 }
 
 /* Most blocks, and accesses before the last block, in one writer call (groups()). */
@@ -1230,7 +1230,7 @@ static int groups(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	if (nb == 0)
 		return rc < 0 ? rc : group(c, w, avail, words);
 	*words = pos;
-	wrc = itrace_write_blocks(c->w, nb, ids, addrs);
+	wrc = itrace_writer_blocks(c->w, nb, ids, addrs);
 	return wrc < 0 ? wrc : rc < 0 ? rc : 0;
 }
 
@@ -1338,7 +1338,7 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	/* also before a bad unit: every branch before it */
 	if (cur)
 		ids[nids++] = c->fast[cur].id;
-	wrc = nids ? itrace_write_branch_ids(c->w, nids, ids) : 0;
+	wrc = nids ? itrace_writer_branch_ids(c->w, nids, ids) : 0;
 	return rc < 0 ? rc : wrc;
 }
 
@@ -1427,7 +1427,7 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 		case VGW_INSN:
 			if (c->plain && !(VGW_AUX(x) & VGW_INSN_REP)) {
 				k = sequential_insns(w + i, n - i, lens);
-				rc = itrace_write_insns(c->w, x & VGW_ADDR_MASK, k, lens);
+				rc = itrace_writer_insns(c->w, x & VGW_ADDR_MASK, k, lens);
 				i += k;
 			} else {
 				rc = insn(c, x & VGW_ADDR_MASK, VGW_AUX(x));
@@ -1458,7 +1458,7 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			break;
 		case VGW_LOAD:
 		case VGW_STORE:
-			rc = itrace_write_mem(c->w, VGW_ADDR(x), VGW_AUX(x),
+			rc = itrace_writer_mem(c->w, VGW_ADDR(x), VGW_AUX(x),
 					      VGW_TAG(x) == VGW_STORE ? ITRACE_MEM_STORE : 0);
 			i++;
 			break;

@@ -190,7 +190,7 @@ struct vg_convert {
 	size_t n_paths, cap_paths;
 	uint32_t *path_of;
 	size_t cap_path_of;
-	int no_seqs;		/* the writer takes no sequences (opts.branch_seqs 0) */
+	int no_seqs;		/* the writer takes no sequences (no ITRACE_FEAT_BRANCH_SEQ) */
 	struct vg_ind *ind;	/* 1 << VG_IND_BITS entries, made at the first use */
 
 	uint64_t words;		/* words consumed */

@@ -7,8 +7,12 @@ GOLD="$SRCDATA/format_golden.itr"
 "$DUMP" "$GOLD" >"$TMP/out.txt" 2>"$TMP/err.txt"
 check_eq "dump of the golden trace exits 0" 0 $?
 check_files_eq "dump listing equals the golden listing" "$SRCDATA/format_golden.dump" "$TMP/out.txt"
-"$BIN/itrace-dump" "$SRCDATA/format_v1.itr" >"$TMP/v1.txt"
-check_files_eq "a format 1 file lists the same records" "$SRCDATA/format_golden.dump" "$TMP/v1.txt"
+"$DUMP" "$SRCDATA/format_v1.itr" >"$TMP/v1.txt" 2>"$TMP/v1.err"
+check_eq "a pre-1.0 draft file is refused (exit 1)" 1 $?
+check_eq "a pre-1.0 draft file: one message naming its read version" \
+	"itrace-dump: cannot read '$SRCDATA/format_v1.itr': offset 8: pre-1.0 draft format (read version 1), written by itrace before format 1.0; re-record the trace" \
+	"$(cat "$TMP/v1.err")"
+check_eq "a pre-1.0 draft file: no records" 0 "$(wc -c <"$TMP/v1.txt")"
 
 "$DUMP" - <"$GOLD" >"$TMP/stdin.txt"
 check_files_eq "dump reads standard input with '-'" "$SRCDATA/format_golden.dump" "$TMP/stdin.txt"
@@ -18,6 +22,9 @@ check "summary names the end reason" grep -q '^ended: complete, status 3$' "$TMP
 check "summary counts INSN records" grep -qE '^  INSN +904$' "$TMP/sum.txt"
 check "summary shows metadata" grep -q '^meta: cmdline=prog a b$' "$TMP/sum.txt"
 check "summary reports bytes per insn" grep -q '^bytes per insn: ' "$TMP/sum.txt"
+check "summary names the format version" grep -qx 'format: itrace 1.0' "$TMP/sum.txt"
+check "summary names the features (none here)" grep -qx 'features: none' "$TMP/sum.txt"
+check "summary names the MEM table's size" grep -qx 'mem table: 128 entries' "$TMP/sum.txt"
 
 head -c 2000 "$GOLD" >"$TMP/cut.itr"
 "$DUMP" "$TMP/cut.itr" >"$TMP/cut.txt" 2>"$TMP/cut.err"

@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.compression = ITRACE_COMPRESS_NONE;
 	o.chunk_bytes = 4096;
 	o.level = data[0] & 2 ? ITRACE_LEVEL_BRANCH : ITRACE_LEVEL_INSN;
-	o.blocks = data[0] & 1;
+	o.features = data[0] & 1 ? ITRACE_FEAT_BLOCK : 0;
 	if (itrace_writer_open_fd(fd, &o, &w) < 0)
 		abort();
 	memset(&exe, 0, sizeof(exe));

@@ -25,7 +25,7 @@ static inline void fuzz_read_back(int fd, off_t file_len)
 	if (!file || pread(fd, file, (size_t)file_len, 0) != file_len ||
 	    itrace_reader_open_mem(file, (size_t)file_len, &r) < 0)
 		abort();
-	while ((rc = itrace_reader_next(r, &rec)) == 0 && n++ < 65536)
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0 && n++ < 65536)
 		;
 	if (rc < 0)
 		abort();

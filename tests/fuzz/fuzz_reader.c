@@ -24,14 +24,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (itrace_reader_open_mem(data, size, &r) < 0)
 		return 0;
 	itrace_reader_meta(r, "cmdline");
-	while ((rc = itrace_reader_next(r, &rec)) != ITRACE_EOF && guard++ < 256)
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF && guard++ < 256)
 		(void)itrace_reader_error(r);
 	itrace_reader_footer(r, &f);
 	chunks = itrace_reader_chunk_count(r);
 	for (int64_t k = 0; k < chunks && k < 8; k++) {
 		if (itrace_reader_seek_chunk(r, (uint64_t)k) < 0)
 			continue;
-		for (int i = 0; i < 16 && itrace_reader_next(r, &rec) == 0; i++)
+		for (int i = 0; i < 16 && itrace_reader_next(r, &rec, sizeof(rec)) == 0; i++)
 			;
 	}
 	itrace_reader_close(r);

@@ -2,14 +2,14 @@
  * fuzz_roundtrip.c - libFuzzer target: the input is a program of writer
  * operations (records with values taken from the bytes, and the block and
  * defined-branch calls of ITRACE.md 6.5.15: itrace_writer_block_define,
- * itrace_write_block, itrace_write_blocks, itrace_write_block_partial,
+ * itrace_writer_block, itrace_writer_blocks, itrace_writer_block_partial,
  * itrace_writer_branch_define, and those of branch sequences, 6.5.16:
- * itrace_writer_branch_seq_define, itrace_write_branch_id,
- * itrace_write_branch_ids); whatever the writer accepts, the reader must
+ * itrace_writer_branch_seq_define, itrace_writer_branch_id,
+ * itrace_writer_branch_ids); whatever the writer accepts, the reader must
  * return identically, and the writer accepts exactly the calls its header
- * says it does.  The trace is written with BLOCK records (opts.blocks) or
- * without, with BRANCH_SEQ records (opts.branch_seqs) or without, with a
- * MEM table of 1024 entries (opts.wide_mem_table, 5.0) or 128, as the
+ * says it does.  The trace is written with BLOCK records (ITRACE_FEAT_BLOCK) or
+ * without, with BRANCH_SEQ records (ITRACE_FEAT_BRANCH_SEQ) or without, with a
+ * MEM table of 1024 entries (mem_table_log2 10) or 128, as the
  * input's size says.  One memory file, made once, takes each input's trace
  * (rewritten from its start, never truncated), which is then read back
  * from memory in one pread: the writer's own system calls are the only
@@ -77,7 +77,7 @@ struct prog {
 	struct src s;
 	uint64_t pc, mem;
 	struct itrace_writer *w;
-	int seqs_on;		/* opts.branch_seqs */
+	int seqs_on;		/* ITRACE_FEAT_BRANCH_SEQ */
 	struct block blocks[MAX_DEFS];
 	/* by the writer's id: a branch, or (is_seq) a sequence */
 	struct itrace_branch branches[MAX_DEFS];
@@ -223,8 +223,8 @@ static void run_block(struct prog *p, const struct block *b, size_t ninsns, cons
 	p->pc = addr;
 }
 
-/* write_block - itrace_write_block or, with `partial`,
- * itrace_write_block_partial on an id from the input (one past the last
+/* write_block - itrace_writer_block or, with `partial`,
+ * itrace_writer_block_partial on an id from the input (one past the last
  * is refused), with access addresses near the last ones. */
 static void write_block(struct prog *p, int partial)
 {
@@ -246,9 +246,9 @@ static void write_block(struct prog *p, int partial)
 	if (partial) {
 		ninsns = take(&p->s, 1) % (BLOCK_INSNS + 2);
 		valid &= ninsns <= b->n;
-		rc = itrace_write_block_partial(p->w, id, ninsns, addrs, skip);
+		rc = itrace_writer_block_partial(p->w, id, ninsns, addrs, skip);
 	} else {
-		rc = itrace_write_block(p->w, id, addrs);
+		rc = itrace_writer_block(p->w, id, addrs);
 	}
 	if (valid != (rc == 0))
 		abort();
@@ -256,7 +256,7 @@ static void write_block(struct prog *p, int partial)
 		run_block(p, b, partial ? ninsns : b->n, addrs, partial ? skip : NULL);
 }
 
-/* write_blocks - itrace_write_blocks on one to four ids from the input
+/* write_blocks - itrace_writer_blocks on one to four ids from the input
  * (one past the last refuses the whole batch). */
 static void write_blocks(struct prog *p)
 {
@@ -276,7 +276,7 @@ static void write_blocks(struct prog *p)
 			addrs[na++] = p->mem;
 		}
 	}
-	rc = itrace_write_blocks(p->w, n, ids, na ? addrs : NULL);
+	rc = itrace_writer_blocks(p->w, n, ids, na ? addrs : NULL);
 	if (valid != (rc == 0))
 		abort();
 	if (rc)
@@ -358,11 +358,11 @@ static void expect_branches(struct prog *p, int id)
 	}
 }
 
-/* write_branch - itrace_write_branch_id on an id from the input. */
+/* write_branch - itrace_writer_branch_id on an id from the input. */
 static void write_branch(struct prog *p)
 {
 	int id = (int)(take(&p->s, 1) % (unsigned)(p->nbranches + 1));
-	int rc = itrace_write_branch_id(p->w, id);
+	int rc = itrace_writer_branch_id(p->w, id);
 
 	if ((id < p->nbranches) != (rc == 0))
 		abort();
@@ -370,7 +370,7 @@ static void write_branch(struct prog *p)
 		expect_branches(p, id);
 }
 
-/* write_branch_ids - itrace_write_branch_ids on 1..8 ids from the input:
+/* write_branch_ids - itrace_writer_branch_ids on 1..8 ids from the input:
  * refused whole when one is unknown. */
 static void write_branch_ids(struct prog *p)
 {
@@ -380,7 +380,7 @@ static void write_branch_ids(struct prog *p)
 		ids[i] = (int)(take(&p->s, 1) % (unsigned)(p->nbranches + 1));
 		ok &= ids[i] < p->nbranches;
 	}
-	if ((itrace_write_branch_ids(p->w, (size_t)n, ids) == 0) != ok)
+	if ((itrace_writer_branch_ids(p->w, (size_t)n, ids) == 0) != ok)
 		abort();
 	for (int i = 0; ok && i < n; i++)
 		expect_branches(p, ids[i]);
@@ -463,9 +463,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	itrace_writer_options_init(&o);
 	o.chunk_bytes = 256 + (size % 3) * 512;
 	o.compression = size & 1;
-	o.blocks = (size >> 1) & 1;
-	o.branch_seqs = p.seqs_on = (size >> 2) & 1;
-	o.wide_mem_table = (size >> 3) & 1;
+	p.seqs_on = (size >> 2) & 1;
+	o.features = ((size >> 1) & 1 ? ITRACE_FEAT_BLOCK : 0) |
+		     (p.seqs_on ? ITRACE_FEAT_BRANCH_SEQ : 0);
+	o.mem_table_log2 = (size >> 3) & 1 ? ITRACE_MEM_TABLE_LOG2_WIDE : 0;
 	if (itrace_writer_open_fd(fd, &o, &p.w) < 0)
 		abort();
 	while (next_op(&p))
@@ -482,7 +483,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (r ? itrace_reader_reopen_mem(&r, file, (size_t)file_len)
 	       : itrace_reader_open_mem(file, (size_t)file_len, &r)) < 0)
 		abort();
-	while (itrace_reader_next(r, &rec) == 0) {
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0) {
 		if (i >= p.n || !same(&p.recs[i], &rec))
 			abort();
 		i++;

@@ -55,8 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.compression = ITRACE_COMPRESS_NONE;
 	o.chunk_bytes = 4096;
 	o.flags = ITRACE_FF_MEM;
-	o.blocks = data[0] & 1;
-	o.branch_seqs = (data[0] >> 3) & 1;
+	o.features = (data[0] & 1 ? ITRACE_FEAT_BLOCK : 0) |
+		     ((data[0] >> 3) & 1 ? ITRACE_FEAT_BRANCH_SEQ : 0);
 	if (data[0] & 4) {
 		o.level = ITRACE_LEVEL_BRANCH;
 		o.flags = 0;

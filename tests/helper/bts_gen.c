@@ -143,7 +143,7 @@ static struct itrace_reader *open_input(const char *path)
 
 static int next_record(struct itrace_reader *r, struct itrace_record *rec)
 {
-	int rc = itrace_reader_next(r, rec);
+	int rc = itrace_reader_next(r, rec, sizeof(*rec));
 	if (rc < 0) {
 		fprintf(stderr, "bts-gen: %s\n", itrace_reader_error(r));
 		exit(1);

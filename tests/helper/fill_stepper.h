@@ -133,14 +133,14 @@ static inline int write_branches(struct itrace_writer *w, struct itrace_decoder 
 		if (last)
 			break;
 		if ((di.flags & ITRACE_DECODED_REP) && next == st->addr) {
-			rc = itrace_write_branch(w, st->addr, next, ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN);
+			rc = itrace_writer_branch(w, st->addr, next, ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN);
 		} else if (di.kind != ITRACE_INSN_NOT_BRANCH) {
 			/* Only a conditional branch can fall through untaken. */
 			int taken = di.kind != ITRACE_BRANCH_COND || next != st->addr + di.len;
 
 			if (!taken && style == STYLE_TAKEN_ONLY)
 				continue;
-			rc = itrace_write_branch(w, st->addr, next, di.kind, taken ? ITRACE_BRANCH_TAKEN : 0);
+			rc = itrace_writer_branch(w, st->addr, next, di.kind, taken ? ITRACE_BRANCH_TAKEN : 0);
 		} else {
 			continue;
 		}

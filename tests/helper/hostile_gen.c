@@ -61,7 +61,7 @@ static void thread_switch(uint32_t tid, uint32_t pid)
 
 static void insn(uint64_t addr, unsigned len)
 {
-	int rc = itrace_write_insn(w, addr, len, NULL);
+	int rc = itrace_writer_insn(w, addr, len, NULL);
 
 	if (rc < 0)
 		die("write", rc);

@@ -35,7 +35,7 @@ static inline size_t readback_all(const char *path, struct itrace_record *recs, 
 	size_t n = 0, used = 0;
 
 	assert_int_equal(itrace_reader_open(path, &r), 0);
-	while (n < max && itrace_reader_next(r, &recs[n]) == 0) {
+	while (n < max && itrace_reader_next(r, &recs[n], sizeof(recs[n])) == 0) {
 		struct itrace_record *x = &recs[n++];
 
 		if (x->type == ITRACE_REC_PROCESS)

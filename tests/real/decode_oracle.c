@@ -270,7 +270,7 @@ static int check_trace(const char *path)
 		fprintf(stderr, "%s: machine %u not supported\n", path, h->machine);
 		return 1;
 	}
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		const struct itrace_insn *in = &rec.u.insn;
 		struct itrace_image_loc loc;
 		struct itrace_decoded d;

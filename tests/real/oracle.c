@@ -354,7 +354,7 @@ static void load_trace(const char *path, struct trace *t, int with_objects, int 
 	if (with_blocks && itrace_decoder_alloc(itrace_reader_header(r)->machine,
 						itrace_reader_header(r)->target_endian, &t->dec) < 0)
 		die("%s", "cannot open a decoder for the trace's machine");
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		if (rec.type == ITRACE_REC_MMAP)
 			note_module(&rec);
 		if (rec.type == ITRACE_REC_INSN) {
@@ -711,7 +711,7 @@ static int same_insns(const char *a_path, const char *b_path)
 
 	if (itrace_reader_open(a_path, &r) < 0)
 		die("cannot open '%s'", a_path);
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		struct seq *q;
 
 		if (rec.type == ITRACE_REC_MMAP)
@@ -730,7 +730,7 @@ static int same_insns(const char *a_path, const char *b_path)
 	itrace_reader_close(r);
 	if (itrace_reader_open(b_path, &r) < 0)
 		die("cannot open '%s'", b_path);
-	while ((rc = itrace_reader_next(r, &rec)) == 0 && !bad) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0 && !bad) {
 		struct seq *q;
 
 		if (rec.type == ITRACE_REC_GAP || rec.type == ITRACE_REC_LOST) {

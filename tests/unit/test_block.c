@@ -53,12 +53,12 @@ static struct itrace_writer *open_writer(int *fd, int blocks, size_t chunk)
 	o.compression = ITRACE_COMPRESS_NONE;
 	o.chunk_bytes = chunk;
 	o.flags = ITRACE_FF_MEM;
-	o.blocks = blocks;
+	o.features = blocks ? ITRACE_FEAT_BLOCK : 0;
 	return memfd_writer(&o, fd);
 }
 
 /* read_all - every record of b must equal the wanted ones; footer totals too. */
-static void read_all(const struct buf *b, const struct wants *w, unsigned read_major)
+static void read_all(const struct buf *b, const struct wants *w, uint32_t features)
 {
 	struct itrace_reader *r;
 	struct itrace_record rec;
@@ -67,9 +67,9 @@ static void read_all(const struct buf *b, const struct wants *w, unsigned read_m
 	int rc;
 
 	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
-	assert_int_equal(itrace_reader_header(r)->read_major, read_major);
-	assert_int_equal(itrace_reader_header(r)->write_major, ITRACE_WRITE_MAJOR);
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	assert_int_equal(itrace_reader_header(r)->major, ITRACE_FORMAT_MAJOR);
+	assert_int_equal(itrace_reader_header(r)->incompat_features, features);
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		assert_true(i < w->n);
 		assert_int_equal(rec.type, w->v[i].type);
 		if (rec.type == ITRACE_REC_INSN) {
@@ -173,28 +173,28 @@ static void emit(struct itrace_writer *w, struct wants *ws, struct def *defs, un
 			skip[k] = next(&g) % 4 == 0;
 		}
 		if (what < 12) {
-			assert_int_equal(itrace_write_block(w, d->id, addrs), 0);
+			assert_int_equal(itrace_writer_block(w, d->id, addrs), 0);
 			want_block(ws, d, d->n, addrs, NULL);
 		} else if (what == 12) {
 			size_t part = next(&g) % (d->n + 1);
 
-			assert_int_equal(itrace_write_block_partial(w, d->id, part, addrs, NULL), 0);
+			assert_int_equal(itrace_writer_block_partial(w, d->id, part, addrs, NULL), 0);
 			want_block(ws, d, part, addrs, NULL);
 		} else if (what == 13) {
-			assert_int_equal(itrace_write_block_partial(w, d->id, d->n, addrs, skip), 0);
+			assert_int_equal(itrace_writer_block_partial(w, d->id, d->n, addrs, skip), 0);
 			want_block(ws, d, d->n, addrs, skip);
 		} else if (what == 14) {
 			/* a loose MEM record after a block belongs to its last instruction */
-			assert_int_equal(itrace_write_block(w, d->id, addrs), 0);
+			assert_int_equal(itrace_writer_block(w, d->id, addrs), 0);
 			want_block(ws, d, d->n, addrs, NULL);
-			assert_int_equal(itrace_write_mem(w, 0x601000 + s, 4, 0), 0);
+			assert_int_equal(itrace_writer_mem(w, 0x601000 + s, 4, 0), 0);
 			want(ws, ITRACE_REC_MEM, 0x601000 + s, 4, 0);
 		} else {
 			uint64_t from = d->start + 2, to = defs[next(&g) % 12].start;
 
-			assert_int_equal(itrace_write_insn(w, d->start, 2, NULL), 0);
+			assert_int_equal(itrace_writer_insn(w, d->start, 2, NULL), 0);
 			want(ws, ITRACE_REC_INSN, d->start, 2, 0);
-			assert_int_equal(itrace_write_branch(w, from, to, ITRACE_BRANCH_COND,
+			assert_int_equal(itrace_writer_branch(w, from, to, ITRACE_BRANCH_COND,
 							     ITRACE_BRANCH_TAKEN), 0);
 			want(ws, ITRACE_REC_BRANCH, from, 0, 0);
 			ws->v[ws->n - 1].to = to;
@@ -220,8 +220,8 @@ static void test_round_trip(void **state)
 	f0 = close_and_slurp(b0, fd0);
 	assert_int_equal(w1.n, w0.n);
 	assert_true(f1.len * 10 < f0.len * 8);
-	read_all(&f1, &w1, 3);
-	read_all(&f0, &w0, 2);
+	read_all(&f1, &w1, ITRACE_FEAT_BLOCK);
+	read_all(&f0, &w0, 0);
 	free(f1.data);
 	free(f0.data);
 	free(w1.v);
@@ -248,15 +248,15 @@ static void test_block_without_accesses_first(void **state)
 		id = itrace_writer_block_define(w, 0x401000, 3, lens, 0, NULL);
 		assert_int_equal(id, 0);
 		ws.n = 0;
-		assert_int_equal(itrace_write_block(w, id, NULL), 0);
-		assert_int_equal(itrace_write_block_partial(w, id, 2, NULL, NULL), 0);
+		assert_int_equal(itrace_writer_block(w, id, NULL), 0);
+		assert_int_equal(itrace_writer_block_partial(w, id, 2, NULL, NULL), 0);
 		want(&ws, ITRACE_REC_INSN, 0x401000, 2, 0);
 		want(&ws, ITRACE_REC_INSN, 0x401002, 3, 0);
 		want(&ws, ITRACE_REC_INSN, 0x401005, 4, 0);
 		want(&ws, ITRACE_REC_INSN, 0x401000, 2, 0);
 		want(&ws, ITRACE_REC_INSN, 0x401002, 3, 0);
 		f = close_and_slurp(w, fd);
-		read_all(&f, &ws, blocks ? 3 : 2);
+		read_all(&f, &ws, blocks ? ITRACE_FEAT_BLOCK : 0);
 		free(f.data);
 	}
 	free(ws.v);
@@ -292,10 +292,10 @@ static void test_block_bytes(void **state)
 	w = open_writer(&fd, 1, 1 << 20);
 	id = itrace_writer_block_define(w, 0x401000, 3, lens, 2, acc);
 	assert_int_equal(id, 0);
-	assert_int_equal(itrace_write_block(w, id, a1), 0);
-	assert_int_equal(itrace_write_block(w, id, a2), 0);
+	assert_int_equal(itrace_writer_block(w, id, a1), 0);
+	assert_int_equal(itrace_writer_block(w, id, a2), 0);
 	b = close_and_slurp(w, fd);
-	assert_int_equal(get_le16(b.data + 8), 3); /* read_major */
+	assert_int_equal(get_le32(b.data + 36), ITRACE_FEAT_BLOCK); /* incompat_features */
 	/* the chunk's records follow its 72-byte header */
 	assert_memory_equal(b.data + get_le32(b.data + 16) + 72, want_bytes, sizeof(want_bytes));
 	assert_int_equal(get_le32(b.data + get_le32(b.data + 16) + 16), 2); /* framed records */
@@ -322,26 +322,26 @@ static void test_define_rejects(void **state)
 	assert_int_equal(itrace_writer_block_define(w, 0x1000, 4, lens, 2, acc), -ITRACE_E_INVAL);
 	acc[1].flags = 0;
 	assert_int_equal(itrace_writer_block_define(w, 0x1000, 4, lens, 2, acc), 0);
-	assert_int_equal(itrace_write_block(w, 1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_block(w, -1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_block(w, 0, NULL), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_block_partial(w, 0, 5, (uint64_t[2]){ 0 }, NULL),
+	assert_int_equal(itrace_writer_block(w, 1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_block(w, -1, (uint64_t[2]){ 0 }), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_block(w, 0, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_block_partial(w, 0, 5, (uint64_t[2]){ 0 }, NULL),
 			 -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_block_partial(w, 0, 1, NULL, NULL), 0); /* no access ran */
+	assert_int_equal(itrace_writer_block_partial(w, 0, 1, NULL, NULL), 0); /* no access ran */
 	/* a batch with an unknown id (past the last, negative) or without
 	 * the addresses of a block with accesses writes nothing */
 	itrace_writer_stats(w, &before);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, 1 }, (uint64_t[4]){ 0 }),
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, 1 }, (uint64_t[4]){ 0 }),
 			 -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, -1 }, (uint64_t[4]){ 0 }),
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, -1 }, (uint64_t[4]){ 0 }),
 			 -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, INT32_MIN }, (uint64_t[4]){ 0 }),
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, INT32_MIN }, (uint64_t[4]){ 0 }),
 			 -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, 0 }, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, 0 }, NULL), -ITRACE_E_INVAL);
 	itrace_writer_stats(w, &after);
 	assert_int_equal(after.records, before.records);
 	assert_int_equal(after.raw_bytes, before.raw_bytes);
-	assert_int_equal(itrace_write_blocks(w, 2, (int[]){ 0, 0 }, (uint64_t[4]){ 0 }), 0);
+	assert_int_equal(itrace_writer_blocks(w, 2, (int[]){ 0, 0 }, (uint64_t[4]){ 0 }), 0);
 	itrace_writer_abandon(w);
 	close(fd);
 }
@@ -361,27 +361,27 @@ static void test_hostile_blocks(void **state)
 	int err;
 
 	(void)state;
-	b = one_chunk(3, good, sizeof(good), 1);
+	b = one_chunk(ITRACE_FEAT_BLOCK, 7, good, sizeof(good), 1);
 	assert_int_equal(count_until_error(&b, &err), 2); /* INSN, MEM */
 	assert_int_equal(err, -ITRACE_E_NOFOOTER);
 	free(b.data);
-	/* in a file of read version 2, type 15 is unknown: skipped */
-	b = one_chunk(2, good, sizeof(good), 1);
+	/* in a file without the BLOCK feature, type 15 is corrupt (4.3) */
+	b = one_chunk(0, 7, good, sizeof(good), 1);
 	assert_int_equal(count_until_error(&b, &err), 0);
-	assert_int_equal(err, -ITRACE_E_NOFOOTER);
+	assert_int_equal(err, -ITRACE_E_CORRUPT);
 	free(b.data);
 	const uint8_t *bad[] = { idx_out, m_big, no_delta, n_zero, zero_len };
 	size_t bad_len[] = { sizeof(idx_out), sizeof(m_big), sizeof(no_delta), sizeof(n_zero),
 			     sizeof(zero_len) };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		b = one_chunk(3, bad[i], bad_len[i], 1);
+		b = one_chunk(ITRACE_FEAT_BLOCK, 7, bad[i], bad_len[i], 1);
 		assert_int_equal(count_until_error(&b, &err), 0);
 		assert_int_equal(err, -ITRACE_E_CORRUPT);
 		free(b.data);
 	}
 	memcpy(cut_repeat, good, sizeof(good));
 	cut_repeat[sizeof(good)] = (uint8_t)(0x80 | run_slot(0, 1));
-	b = one_chunk(3, cut_repeat, sizeof(cut_repeat), 2);
+	b = one_chunk(ITRACE_FEAT_BLOCK, 7, cut_repeat, sizeof(cut_repeat), 2);
 	assert_int_equal(count_until_error(&b, &err), 2);
 	assert_int_equal(err, -ITRACE_E_CORRUPT);
 	free(b.data);
@@ -394,7 +394,8 @@ static void test_reopen_forgets_blocks(void **state)
 {
 	static const uint8_t good[] = { 0x0f, 0x07, 0x00, 0x03, 0x02, 0x01, 0x00, 0x10, 0x00 };
 	uint8_t repeat = (uint8_t)(0x80 | run_slot(0, 1));
-	struct buf first = one_chunk(3, good, sizeof(good), 1), second = one_chunk(3, &repeat, 1, 1);
+	struct buf first = one_chunk(ITRACE_FEAT_BLOCK, 7, good, sizeof(good), 1);
+	struct buf second = one_chunk(ITRACE_FEAT_BLOCK, 7, &repeat, 1, 1);
 	struct itrace_reader *r;
 	struct itrace_record rec;
 	int fresh_err, err, fresh_n, n = 0;
@@ -402,17 +403,17 @@ static void test_reopen_forgets_blocks(void **state)
 	(void)state;
 	fresh_n = count_until_error(&second, &fresh_err);
 	assert_int_equal(itrace_reader_open_mem(first.data, first.len, &r), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.type, ITRACE_REC_MEM);
 	assert_int_equal(itrace_reader_reopen_mem(&r, second.data, second.len), 0);
-	while ((err = itrace_reader_next(r, &rec)) == 0 && rec.type != ITRACE_REC_GAP)
+	while ((err = itrace_reader_next(r, &rec, sizeof(rec))) == 0 && rec.type != ITRACE_REC_GAP)
 		n++;
 	assert_int_equal(n, fresh_n);
 	assert_int_equal(err, fresh_err);
 	assert_int_equal(itrace_reader_reopen_mem(&r, first.data, first.len), 0);
 	assert_int_equal(count_until_error(&first, &fresh_err), 2);
-	for (n = 0; (err = itrace_reader_next(r, &rec)) == 0; n++)
+	for (n = 0; (err = itrace_reader_next(r, &rec, sizeof(rec))) == 0; n++)
 		;
 	assert_int_equal(n, 2);
 	assert_int_equal(err, fresh_err);
@@ -432,9 +433,9 @@ static void assert_same_files(struct itrace_writer *a, int fda, struct itrace_wr
 	free(fb.data);
 }
 
-/* Defined branches write the very bytes of itrace_write_branch(), mixed
+/* Defined branches write the very bytes of itrace_writer_branch(), mixed
  * with it, with runs and blocks in the same slots, across chunks, one by
- * one or in batches (itrace_write_branch_ids); a batch with an unknown id
+ * one or in batches (itrace_writer_branch_ids); a batch with an unknown id
  * writes nothing. */
 static void test_branch_ids(void **state)
 {
@@ -451,9 +452,9 @@ static void test_branch_ids(void **state)
 	b = open_writer(&fdb, 1, 1024);
 	assert_int_equal(itrace_writer_branch_define(a, 1, 2, 99, 0), -ITRACE_E_INVAL);
 	assert_int_equal(itrace_writer_branch_define(a, 1, 2, 0, 8), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch_id(a, 0), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch_ids(a, 1, NULL), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch_ids(a, 0, NULL), 0);
+	assert_int_equal(itrace_writer_branch_id(a, 0), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_branch_ids(a, 1, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_branch_ids(a, 0, NULL), 0);
 	for (int i = 0; i < 64; i++) {
 		from[i] = 0x400000 + (next(&g) % 512) * 4;
 		to[i] = i % 9 == 0 ? from[i] : 0x400000 + (next(&g) % 512) * 4;
@@ -473,34 +474,34 @@ static void test_branch_ids(void **state)
 
 			for (int j = 0; j < k; j++) {
 				batch[j] = id[(i + j * 5) % 64];
-				assert_int_equal(itrace_write_branch(a, from[batch[j]], to[batch[j]],
+				assert_int_equal(itrace_writer_branch(a, from[batch[j]], to[batch[j]],
 								     kind[batch[j]], flags[batch[j]]), 0);
 			}
 			/* unknown: the whole batch is refused */
 			batch[k] = s % 3 == 0 ? 64 : s % 3 == 1 ? -1 : INT32_MIN;
-			assert_int_equal(itrace_write_branch_ids(b, (size_t)k + 1, batch),
+			assert_int_equal(itrace_writer_branch_ids(b, (size_t)k + 1, batch),
 					 -ITRACE_E_INVAL);
-			assert_int_equal(itrace_write_branch_ids(b, (size_t)k, batch), 0);
+			assert_int_equal(itrace_writer_branch_ids(b, (size_t)k, batch), 0);
 		} else if (what < 6) {
-			assert_int_equal(itrace_write_branch(a, from[i], to[i], kind[i], flags[i]), 0);
+			assert_int_equal(itrace_writer_branch(a, from[i], to[i], kind[i], flags[i]), 0);
 			if (what < 3)
-				assert_int_equal(itrace_write_branch_id(b, id[i]), 0);
+				assert_int_equal(itrace_writer_branch_id(b, id[i]), 0);
 			else
-				assert_int_equal(itrace_write_branch(b, from[i], to[i], kind[i], flags[i]), 0);
+				assert_int_equal(itrace_writer_branch(b, from[i], to[i], kind[i], flags[i]), 0);
 		} else if (what < 8) {
-			assert_int_equal(itrace_write_insn(a, from[i], 4, NULL), 0);
-			assert_int_equal(itrace_write_insn(b, from[i], 4, NULL), 0);
+			assert_int_equal(itrace_writer_insn(a, from[i], 4, NULL), 0);
+			assert_int_equal(itrace_writer_insn(b, from[i], 4, NULL), 0);
 		} else {
 			addr += 8;
-			assert_int_equal(itrace_write_block(a, blk, &addr), 0);
-			assert_int_equal(itrace_write_block(b, blk, &addr), 0);
+			assert_int_equal(itrace_writer_block(a, blk, &addr), 0);
+			assert_int_equal(itrace_writer_block(b, blk, &addr), 0);
 		}
 	}
 	assert_same_files(a, fda, b, fdb);
 }
 
 /*
- * itrace_write_blocks() writes the same bytes as one itrace_write_block()
+ * itrace_writer_blocks() writes the same bytes as one itrace_writer_block()
  * call per block: batches of hot blocks (repeats) and cold ones, with
  * small and large address deltas, across chunk boundaries (1 KiB chunks),
  * after a pending instruction run, with and without BLOCK records, NULL
@@ -536,16 +537,16 @@ static void test_block_batches(void **state)
 								    defs[i].lens, defs[i].m, defs[i].acc),
 					 defs[i].id);
 		}
-		assert_int_equal(itrace_write_blocks(b, 1, NULL, addrs), -ITRACE_E_INVAL);
-		assert_int_equal(itrace_write_blocks(NULL, 0, ids, addrs), -ITRACE_E_INVAL);
-		assert_int_equal(itrace_write_blocks(b, 0, NULL, NULL), 0);
+		assert_int_equal(itrace_writer_blocks(b, 1, NULL, addrs), -ITRACE_E_INVAL);
+		assert_int_equal(itrace_writer_blocks(NULL, 0, ids, addrs), -ITRACE_E_INVAL);
+		assert_int_equal(itrace_writer_blocks(b, 0, NULL, NULL), 0);
 		for (int s = 0; s < 3000; s++) {
 			size_t n = 1 + next(&g) % 40, na = 0;
 			uint64_t *p = addrs;
 
 			if (s % 10 == 0) { /* a pending run before the batch */
-				assert_int_equal(itrace_write_insn(a, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
-				assert_int_equal(itrace_write_insn(b, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
+				assert_int_equal(itrace_writer_insn(a, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
+				assert_int_equal(itrace_writer_insn(b, 0x500000 + 4 * (uint64_t)s, 4, NULL), 0);
 			}
 			for (size_t j = 0; j < n; j++) {
 				const struct def *d = &defs[next(&g) % 6 ? next(&g) % 10 : next(&g) % NDEF];
@@ -555,18 +556,18 @@ static void test_block_batches(void **state)
 					stride[k] += next(&g) % 5 == 0 ? next(&g) << 7 : 8;
 					addrs[na + k] = stride[k];
 				}
-				assert_int_equal(itrace_write_block(a, d->id, d->m ? p : NULL), 0);
+				assert_int_equal(itrace_writer_block(a, d->id, d->m ? p : NULL), 0);
 				p += d->m;
 				na += d->m;
 			}
 			ids[n] = s % 2 ? NDEF : -1; /* unknown: the whole batch is refused */
-			assert_int_equal(itrace_write_blocks(b, n + 1, ids, addrs), -ITRACE_E_INVAL);
-			assert_int_equal(itrace_write_blocks(b, n, ids, addrs), 0);
+			assert_int_equal(itrace_writer_blocks(b, n + 1, ids, addrs), -ITRACE_E_INVAL);
+			assert_int_equal(itrace_writer_blocks(b, n, ids, addrs), 0);
 			if (s % 50 == 0) { /* no accesses: addrs may be NULL */
 				ids[0] = ids[1] = defs[nomem].id;
-				assert_int_equal(itrace_write_block(a, ids[0], NULL), 0);
-				assert_int_equal(itrace_write_block(a, ids[0], NULL), 0);
-				assert_int_equal(itrace_write_blocks(b, 2, ids, NULL), 0);
+				assert_int_equal(itrace_writer_block(a, ids[0], NULL), 0);
+				assert_int_equal(itrace_writer_block(a, ids[0], NULL), 0);
+				assert_int_equal(itrace_writer_blocks(b, 2, ids, NULL), 0);
 			}
 		}
 		assert_same_files(a, fda, b, fdb);

@@ -32,7 +32,7 @@ static struct itrace_writer *open_writer(int *fd, int seqs, size_t chunk)
 	o.level = ITRACE_LEVEL_BRANCH;
 	o.compression = ITRACE_COMPRESS_NONE;
 	o.chunk_bytes = chunk;
-	o.branch_seqs = seqs;
+	o.features = seqs ? ITRACE_FEAT_BRANCH_SEQ : 0;
 	return memfd_writer(&o, fd);
 }
 
@@ -68,7 +68,7 @@ static void read_branches(const struct buf *f, const struct branches *want, size
 	int rc;
 
 	assert_int_equal(itrace_reader_open_mem(f->data, f->len, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		if (rec.type == ITRACE_REC_INSN) {
 			ni++;
 			continue;
@@ -115,11 +115,11 @@ static void test_seq_bytes(void **state)
 					     ITRACE_BRANCH_TAKEN);
 	seq = itrace_writer_branch_seq_define(w, 2, ids);
 	assert_int_equal(seq, 2); /* the ids of branches and sequences are one series */
-	assert_int_equal(itrace_write_branch_id(w, seq), 0);
-	assert_int_equal(itrace_write_branch_ids(w, 1, &seq), 0);
+	assert_int_equal(itrace_writer_branch_id(w, seq), 0);
+	assert_int_equal(itrace_writer_branch_ids(w, 1, &seq), 0);
 	b = close_and_slurp(w, fd);
-	assert_int_equal(get_le16(b.data + 8), 4); /* read_major */
-	assert_int_equal(get_le16(b.data + 10), 5); /* write_major */
+	assert_int_equal(get_le16(b.data + 8), ITRACE_FORMAT_MAJOR);
+	assert_int_equal(get_le32(b.data + 36), ITRACE_FEAT_BRANCH_SEQ); /* incompat_features */
 	assert_memory_equal(b.data + get_le32(b.data + 16) + 72, want_bytes, sizeof(want_bytes));
 	assert_int_equal(get_le32(b.data + get_le32(b.data + 16) + 16), 2); /* framed records */
 	for (int i = 0; i < 2; i++) {
@@ -141,7 +141,7 @@ static void test_define_rejects(void **state)
 	w = open_writer(&fd, 0, 4096);
 	ids[0] = itrace_writer_branch_define(w, 0x1000, 0x2000, ITRACE_BRANCH_CALL, ITRACE_BRANCH_TAKEN);
 	assert_int_equal(ids[0], 0);
-	/* not without opts.branch_seqs: the file's read version says none */
+	/* not without ITRACE_FEAT_BRANCH_SEQ: the file's features say none */
 	assert_int_equal(itrace_writer_branch_seq_define(w, 1, ids), -ITRACE_E_INVAL);
 	itrace_writer_abandon(w);
 	close(fd);
@@ -167,7 +167,7 @@ static void test_define_rejects(void **state)
 	assert_int_equal(seq, 2);
 	ids[1] = seq;
 	assert_int_equal(itrace_writer_branch_seq_define(w, 2, ids), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch_id(w, 3), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_branch_id(w, 3), -ITRACE_E_INVAL);
 	itrace_writer_abandon(w);
 	close(fd);
 }
@@ -180,7 +180,7 @@ static void test_define_rejects(void **state)
  * branches whose records are longer than 127 bytes), mixed with their
  * branches, plain branches and instructions, across 1 KiB chunks: a
  * reader gets the branches of a file written one by one with
- * itrace_write_branch(); batches write the same bytes as single calls.
+ * itrace_writer_branch(); batches write the same bytes as single calls.
  */
 static void test_round_trip(void **state)
 {
@@ -231,30 +231,30 @@ static void test_round_trip(void **state)
 				int t = (s + j * 3) % NSEQ;
 
 				run[j] = seq_id[t];
-				assert_int_equal(itrace_write_branch_id(one, run[j]), 0);
+				assert_int_equal(itrace_writer_branch_id(one, run[j]), 0);
 				for (int q = 0; q < seq_k[t]; q++) {
 					const struct branch *x = &br[seq_of[t][q]];
 
 					add(&want, x);
-					assert_int_equal(itrace_write_branch(plain, x->from, x->to, x->kind,
+					assert_int_equal(itrace_writer_branch(plain, x->from, x->to, x->kind,
 									     x->flags), 0);
 				}
 			}
-			assert_int_equal(itrace_write_branch_ids(batch, (size_t)n, run), 0);
+			assert_int_equal(itrace_writer_branch_ids(batch, (size_t)n, run), 0);
 		} else if (what < 8) {
 			const struct branch *x = &br[b];
 
 			add(&want, x);
-			assert_int_equal(itrace_write_branch_id(one, br_id[b]), 0);
-			assert_int_equal(itrace_write_branch(batch, x->from, x->to, x->kind, x->flags), 0);
-			assert_int_equal(itrace_write_branch(plain, x->from, x->to, x->kind, x->flags), 0);
+			assert_int_equal(itrace_writer_branch_id(one, br_id[b]), 0);
+			assert_int_equal(itrace_writer_branch(batch, x->from, x->to, x->kind, x->flags), 0);
+			assert_int_equal(itrace_writer_branch(plain, x->from, x->to, x->kind, x->flags), 0);
 		} else {
 			uint64_t a = br[b].to;
 
 			insns++;
-			assert_int_equal(itrace_write_insn(one, a, 3, NULL), 0);
-			assert_int_equal(itrace_write_insn(batch, a, 3, NULL), 0);
-			assert_int_equal(itrace_write_insn(plain, a, 3, NULL), 0);
+			assert_int_equal(itrace_writer_insn(one, a, 3, NULL), 0);
+			assert_int_equal(itrace_writer_insn(batch, a, 3, NULL), 0);
+			assert_int_equal(itrace_writer_insn(plain, a, 3, NULL), 0);
 		}
 	}
 	fo = close_and_slurp(one, fdo);
@@ -274,14 +274,14 @@ static const uint8_t good[] = { 0x10, 0x0b, 0x88, 0xc0, 0x80, 0x04, 0x00, 0x02,
 				0x04, 0x00, 0x02, 0x0d, 0x10, 0x80 };
 
 /*
- * reads_as - a file of one chunk of `len` record bytes (nrec framed, read
- * version read_major) delivers `n` records, then stops with error `err`
+ * reads_as - a file of one chunk of `len` record bytes (nrec framed, the
+ * incompatible features asked) delivers `n` records, then stops with error `err`
  * (-ITRACE_E_NOFOOTER: every record read, the file has no footer).
  */
-static void reads_as(unsigned read_major, const uint8_t *recs, size_t len, unsigned nrec, int n,
+static void reads_as(uint32_t features, const uint8_t *recs, size_t len, unsigned nrec, int n,
 		     int err)
 {
-	struct buf b = one_chunk(read_major, recs, len, nrec);
+	struct buf b = one_chunk(features, 7, recs, len, nrec);
 	int got;
 
 	assert_int_equal(count_until_error(&b, &got), n);
@@ -304,19 +304,17 @@ static void test_hostile_seqs(void **state)
 	uint8_t rec[sizeof(good)];
 
 	(void)state;
-	reads_as(4, good, sizeof(good), 2, 4, -ITRACE_E_NOFOOTER);
-	reads_as(4, longer, sizeof(longer), 2, 4, -ITRACE_E_NOFOOTER);
-	/* in a file of read version 3, type 16 is unknown: skipped, and its
-	 * slot stays empty */
-	reads_as(3, good, sizeof(good) - 1, 1, 0, -ITRACE_E_NOFOOTER);
-	reads_as(3, good, sizeof(good), 2, 0, -ITRACE_E_CORRUPT);
+	reads_as(ITRACE_FEAT_BRANCH_SEQ, good, sizeof(good), 2, 4, -ITRACE_E_NOFOOTER);
+	reads_as(ITRACE_FEAT_BRANCH_SEQ, longer, sizeof(longer), 2, 4, -ITRACE_E_NOFOOTER);
+	/* in a file without the BRANCH_SEQ feature, type 16 is corrupt (4.3) */
+	reads_as(ITRACE_FEAT_BLOCK, good, sizeof(good) - 1, 1, 0, -ITRACE_E_CORRUPT);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memcpy(rec, good, sizeof(good));
 		rec[bad[i].at] = bad[i].v;
-		reads_as(4, rec, sizeof(rec), 2, 0, -ITRACE_E_CORRUPT);
+		reads_as(ITRACE_FEAT_BRANCH_SEQ, rec, sizeof(rec), 2, 0, -ITRACE_E_CORRUPT);
 	}
-	reads_as(4, k_zero, sizeof(k_zero), 1, 0, -ITRACE_E_CORRUPT);
-	reads_as(4, k_big, sizeof(k_big), 1, 0, -ITRACE_E_CORRUPT);
+	reads_as(ITRACE_FEAT_BRANCH_SEQ, k_zero, sizeof(k_zero), 1, 0, -ITRACE_E_CORRUPT);
+	reads_as(ITRACE_FEAT_BRANCH_SEQ, k_big, sizeof(k_big), 1, 0, -ITRACE_E_CORRUPT);
 }
 
 int main(void)

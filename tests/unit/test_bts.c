@@ -342,7 +342,7 @@ static void test_sink_writes_taken_only_branch_trace(void **state)
 	int expect[] = {ITRACE_REC_MMAP, ITRACE_REC_THREAD, ITRACE_REC_BRANCH, ITRACE_REC_BRANCH,
 			ITRACE_REC_THREAD, ITRACE_REC_BRANCH, ITRACE_REC_LOST};
 	for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
-		assert_int_equal(itrace_reader_next(r, &rec), 0);
+		assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 		assert_int_equal(rec.type, expect[i]);
 		if (rec.type == ITRACE_REC_MMAP) {
 			assert_int_equal(rec.u.mmap.buildid_len, 2);
@@ -360,7 +360,7 @@ static void test_sink_writes_taken_only_branch_trace(void **state)
 		if (rec.type == ITRACE_REC_LOST)
 			assert_int_equal(rec.u.lost.count, 3);
 	}
-	assert_int_equal(itrace_reader_next(r, &rec), ITRACE_EOF);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), ITRACE_EOF);
 	itrace_reader_close(r);
 	unlink(path);
 }
@@ -449,7 +449,7 @@ static void test_sink_kernel_entry(void **state)
 
 	assert_int_equal(itrace_reader_open(out, &r), 0);
 	int branches = 0;
-	while (itrace_reader_next(r, &rec) == 0) {
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0) {
 		if (rec.type != ITRACE_REC_BRANCH)
 			continue;
 		assert_int_equal(rec.u.branch.kind, ITRACE_BRANCH_SYSCALL);

@@ -169,7 +169,7 @@ static void make_trace(const struct trace_opts *t)
 		assert_int_equal(write_branches(w, dec, &oracle, t->style), 0);
 	}
 	if (t->bogus_from)
-		assert_int_equal(itrace_write_branch(w, t->bogus_from, oracle.v[0].addr,
+		assert_int_equal(itrace_writer_branch(w, t->bogus_from, oracle.v[0].addr,
 						     ITRACE_BRANCH_UNCOND, ITRACE_BRANCH_TAKEN), 0);
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
 }
@@ -542,7 +542,7 @@ static void make_threaded_trace_far(int events, uint64_t far_off)
 				rec.u.syscall.dir = ITRACE_SYSCALL_ENTER;
 				assert_int_equal(itrace_writer_write(w, &rec), 0);
 			} else if (di.kind != ITRACE_INSN_NOT_BRANCH) {
-				assert_int_equal(itrace_write_branch(w, st->addr + off, oracle.v[pos[t] + 1].addr + off,
+				assert_int_equal(itrace_writer_branch(w, st->addr + off, oracle.v[pos[t] + 1].addr + off,
 								     di.kind, ITRACE_BRANCH_TAKEN), 0);
 			}
 		}
@@ -873,7 +873,7 @@ static void test_refuses_insn_level(void **state)
 	(void)state;
 	itrace_writer_options_init(&o);
 	assert_int_equal(itrace_writer_open(trace_path(), &o, &w), 0);
-	assert_int_equal(itrace_write_insn(w, 0x1000, 1, NULL), 0);
+	assert_int_equal(itrace_writer_insn(w, 0x1000, 1, NULL), 0);
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
 	assert_int_equal(itrace_filler_alloc(NULL, &f), 0);
 	assert_int_equal(itrace_reader_open(trace_path(), &r), 0);

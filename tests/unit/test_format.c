@@ -346,7 +346,7 @@ static void reader_matches(struct itrace_reader *r, const struct itrace_record *
 	assert_string_equal(itrace_reader_meta(r, "cmdline"), "prog a b");
 	assert_string_equal(itrace_reader_meta(r, "pid"), "1234");
 	assert_null(itrace_reader_meta(r, "nope"));
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		assert_true(i < n);
 		assert_same_record(&recs[i], &rec);
 		i++;
@@ -391,8 +391,8 @@ static void test_reopen_reads_like_open(void **state)
 		reader_matches(r, golden, n);
 		/* stopped in the middle of a chunk: the next trace starts afresh */
 		assert_int_equal(itrace_reader_reopen_mem(&r, b[k - 1].data, b[k - 1].len), 0);
-		assert_int_equal(itrace_reader_next(r, &rec), 0);
-		assert_int_equal(itrace_reader_next(r, &rec), 0);
+		assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
+		assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	}
 	assert_int_equal(itrace_reader_reopen_mem(&r, b[0].data, b[0].len), 0);
 	reader_matches(r, golden, n);
@@ -442,12 +442,12 @@ static void test_thread_state(void **state)
 	recs[3] = recs[1];
 	b = write_records(recs, 4, 0, 256, 1);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.tid, 11);
 	assert_int_equal(rec.pid, 10);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.tid, 12);
 	itrace_reader_close(r);
 	free(b.data);
@@ -465,7 +465,7 @@ static size_t read_prefix(const uint8_t *data, size_t len, size_t n, int *last_r
 		*last_rc = rc;
 		return 0;
 	}
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		assert_true(i < n);
 		assert_same_record(&golden[i], &rec);
 		i++;
@@ -475,7 +475,7 @@ static size_t read_prefix(const uint8_t *data, size_t len, size_t n, int *last_r
 		assert_true(strlen(itrace_reader_error(r)) > 0);
 	/* after an error other than CORRUPT the reader ends */
 	if (rc != -ITRACE_E_CORRUPT)
-		assert_int_equal(itrace_reader_next(r, &rec), ITRACE_EOF);
+		assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), ITRACE_EOF);
 	itrace_reader_close(r);
 	return i;
 }
@@ -493,7 +493,7 @@ static size_t records_in_complete_chunks(const struct buf *b, size_t len)
 	/* chunk k is complete when chunk k+1 starts at or before len */
 	while (itrace_reader_chunk_info(r, complete + 1, &next) == 0 && next.offset <= len)
 		complete++;
-	while (itrace_reader_next(r, &rec) == 0 && rec.chunk < complete)
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0 && rec.chunk < complete)
 		cnt++;
 	itrace_reader_close(r);
 	return cnt;
@@ -561,7 +561,7 @@ static void test_bit_flips(void **state)
 		if (itrace_reader_open_mem(copy, b.len, &r) < 0)
 			continue; /* header damage: refused at open */
 		for (int guard = 0; guard < 100000; guard++) {
-			rc = itrace_reader_next(r, &rec);
+			rc = itrace_reader_next(r, &rec, sizeof(rec));
 			if (rc == ITRACE_EOF)
 				break;
 			if (rc < 0) {
@@ -595,28 +595,248 @@ static void refresh_header_crc(uint8_t *d)
 	put_le32(d + 44, itrace_crc32c(0, d, hsize));
 }
 
-static void test_versions(void **state)
+static struct buf slurp_data_file(const char *name);
+
+/* golden_file - the golden records written uncompressed in chunks of 512
+ * bytes, with a footer; *n is how many records. */
+static struct buf golden_file(size_t *n)
 {
-	size_t n = golden_records(golden, MAXREC);
-	struct buf b = write_records(golden, n, ITRACE_COMPRESS_NONE, 512, 1);
+	*n = golden_records(golden, MAXREC);
+	return write_records(golden, *n, ITRACE_COMPRESS_NONE, 512, 1);
+}
+
+/*
+ * open_report_bytes - itrace_reader_open_report() on a file holding
+ * buf[0..len); its message in msg.  Returns its code (the reader closed).
+ */
+static int open_report_bytes(const uint8_t *buf, size_t len, char *msg, size_t msglen)
+{
+	char path[] = "/tmp/test_format.XXXXXX";
+	int fd = mkstemp(path), rc;
 	struct itrace_reader *r;
 
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	rc = itrace_reader_open_report(path, &r, msg, msglen);
+	unlink(path);
+	if (rc == 0)
+		itrace_reader_close(r);
+	else
+		assert_null(r);
+	return rc;
+}
+
+/* The major (4.2): only 1 opens; a newer minor opens and is reported. */
+static void test_versions(void **state)
+{
+	size_t n;
+	struct buf b = golden_file(&n);
+	struct itrace_reader *r;
+	char msg[256];
+
 	(void)state;
-	put_le16(b.data + 8, ITRACE_READ_MAJOR + 1); /* an unknown read major */
+	assert_int_equal(get_le16(b.data + 8), ITRACE_FORMAT_MAJOR);
+	assert_int_equal(get_le16(b.data + 14), ITRACE_FILE_FIXED_SIZE);
+	put_le16(b.data + 8, ITRACE_FORMAT_MAJOR + 1); /* a major 2 */
 	refresh_header_crc(b.data);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), -ITRACE_E_VERSION);
 	assert_null(r);
-	put_le16(b.data + 8, 0); /* older than any */
+	assert_int_equal(open_report_bytes(b.data, b.len, msg, sizeof(msg)), -ITRACE_E_VERSION);
+	assert_string_equal(msg, "offset 8: format version 2.0 is not supported "
+				 "(this reader implements 1.x)");
+	put_le16(b.data + 8, 0);
 	refresh_header_crc(b.data);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), -ITRACE_E_VERSION);
-	put_le16(b.data + 8, ITRACE_READ_MAJOR);
-	put_le16(b.data + 12, 7); /* a newer minor opens */
+	put_le16(b.data + 8, ITRACE_FORMAT_MAJOR);
+	put_le16(b.data + 10, 7); /* a newer minor opens */
 	refresh_header_crc(b.data);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	assert_int_equal(itrace_reader_header(r)->write_minor, 7);
+	assert_int_equal(itrace_reader_header(r)->minor, 7);
+	assert_int_equal(itrace_reader_header(r)->major, 1);
 	itrace_reader_close(r);
 	memcpy(b.data, "GARBAGE!", 8);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), -ITRACE_E_BADMAGIC);
+	free(b.data);
+}
+
+/* An incompatible feature this reader does not know: refused, naming it
+ * (4.3); the known ones are reported. */
+static void test_unknown_incompat_refused(void **state)
+{
+	size_t n;
+	struct buf b = golden_file(&n);
+	struct itrace_reader *r;
+	char msg[256];
+
+	(void)state;
+	put_le32(b.data + 36, ITRACE_FEAT_BLOCK | ITRACE_FEAT_BRANCH_SEQ);
+	refresh_header_crc(b.data);
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	assert_int_equal(itrace_reader_header(r)->incompat_features,
+			 ITRACE_FEAT_BLOCK | ITRACE_FEAT_BRANCH_SEQ);
+	itrace_reader_close(r);
+	put_le32(b.data + 36, ITRACE_FEAT_BLOCK | 1u << 5);
+	refresh_header_crc(b.data);
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), -ITRACE_E_VERSION);
+	assert_int_equal(open_report_bytes(b.data, b.len, msg, sizeof(msg)), -ITRACE_E_VERSION);
+	assert_string_equal(msg, "offset 36: incompatible feature bit 5 (0x20) unknown to this reader");
+	put_le32(b.data + 36, 1u << 5 | 1u << 7 | 1u << 31);
+	refresh_header_crc(b.data);
+	assert_int_equal(open_report_bytes(b.data, b.len, msg, sizeof(msg)), -ITRACE_E_VERSION);
+	assert_string_equal(msg, "offset 36: incompatible feature bits 5, 7, 31 (0x800000a0) "
+				 "unknown to this reader");
+	assert_string_equal(itrace_feature_name(0), "BLOCK");
+	assert_string_equal(itrace_feature_name(1), "BRANCH_SEQ");
+	assert_null(itrace_feature_name(2));
+	assert_null(itrace_feature_name(40));
+	free(b.data);
+}
+
+/* Compatible features, reserved bytes and a longer fixed part are for
+ * later minors: a 1.0 reader reads the file as before and reports the
+ * compatible bits (4.1, 4.3). */
+static void test_compat_and_reserved_ignored(void **state)
+{
+	size_t n;
+	struct buf b = golden_file(&n);
+	struct buf c;
+	struct itrace_reader *r;
+	uint32_t hs = get_le32(b.data + 16);
+	const size_t more = 16;
+
+	(void)state;
+	put_le32(b.data + 40, 1u << 3 | 1u << 30);
+	b.data[13] = 0x77;
+	memset(b.data + 48, 0xa5, 16);
+	refresh_header_crc(b.data);
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	assert_int_equal(itrace_reader_header(r)->compat_features, 1u << 3 | 1u << 30);
+	reader_matches(r, golden, n);
+	itrace_reader_close(r);
+	/* a fixed part of 80 bytes: the metadata and everything after it
+	 * move by 16 bytes, and so do the offsets of the footer's index and
+	 * trailer (7.2) */
+	c.len = b.len + more;
+	c.data = calloc(1, c.len);
+	assert_non_null(c.data);
+	memcpy(c.data, b.data, 64);
+	memset(c.data + 64, 0x3c, more);
+	memcpy(c.data + 64 + more, b.data + 64, b.len - 64);
+	put_le16(c.data + 14, 64 + more);
+	put_le32(c.data + 16, hs + (uint32_t)more);
+	refresh_header_crc(c.data);
+	{
+		uint64_t foff = get_le64(c.data + c.len - 16) + more;
+		uint8_t *f = c.data + foff;
+		uint64_t nchunks = get_le64(f + 16);
+
+		put_le64(c.data + c.len - 16, foff);
+		for (uint64_t i = 0; i < nchunks; i++)
+			put_le64(f + 72 + 16 * i, get_le64(f + 72 + 16 * i) + more);
+		put_le32(f + 72 + 16 * nchunks, itrace_crc32c(0, f, 72 + 16 * nchunks));
+	}
+	assert_int_equal(itrace_reader_open_mem(c.data, c.len, &r), 0);
+	assert_string_equal(itrace_reader_meta(r, "cmdline"), "prog a b");
+	reader_matches(r, golden, n);
+	itrace_reader_close(r);
+	free(c.data);
+	free(b.data);
+}
+
+/* mem_table_log2 (offset 12) outside 6..12 is corrupt; 6 and 12 open. */
+static void test_mem_table_log2_range(void **state)
+{
+	size_t n;
+	struct buf b = golden_file(&n);
+	struct itrace_reader *r;
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(b.data[12], ITRACE_MEM_TABLE_LOG2_DEFAULT);
+	for (unsigned v = 0; v < 256; v++) {
+		int ok = v >= ITRACE_MEM_TABLE_LOG2_MIN && v <= ITRACE_MEM_TABLE_LOG2_MAX;
+
+		b.data[12] = (uint8_t)v;
+		refresh_header_crc(b.data);
+		assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), ok ? 0 : -ITRACE_E_CORRUPT);
+		if (ok) {
+			assert_int_equal(itrace_reader_header(r)->mem_table_log2, v);
+			itrace_reader_close(r);
+		}
+	}
+	b.data[12] = 13;
+	refresh_header_crc(b.data);
+	assert_int_equal(open_report_bytes(b.data, b.len, msg, sizeof(msg)), -ITRACE_E_CORRUPT);
+	assert_string_equal(msg, "offset 12: MEM table of 2^13 entries (readers take 2^6 to 2^12)");
+	free(b.data);
+}
+
+/*
+ * A file of a draft before 1.0 (read version 1, itrace 0.x's first
+ * format, kept in tests/data) is refused with one message that says so
+ * (ITRACE.md 4.4); so is a read version 5 header.
+ */
+static void test_refuses_draft(void **state)
+{
+	struct buf b = slurp_data_file("format_v1.itr");
+	struct itrace_reader *r;
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(get_le16(b.data + 8), 1);
+	assert_int_equal(get_le16(b.data + 14), 48);
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), -ITRACE_E_VERSION);
+	assert_null(r);
+	assert_int_equal(open_report_bytes(b.data, b.len, msg, sizeof(msg)), -ITRACE_E_VERSION);
+	assert_string_equal(msg, "offset 8: pre-1.0 draft format (read version 1), written by "
+				 "itrace before format 1.0; re-record the trace");
+	put_le16(b.data + 8, 5); /* the last draft */
+	assert_int_equal(open_report_bytes(b.data, b.len, msg, sizeof(msg)), -ITRACE_E_VERSION);
+	assert_non_null(strstr(msg, "(read version 5)"));
+	/* the first 16 bytes say it: a cut draft header is refused the same way */
+	assert_int_equal(open_report_bytes(b.data, 16, msg, sizeof(msg)), -ITRACE_E_VERSION);
+	assert_non_null(strstr(msg, "pre-1.0 draft"));
+	free(b.data);
+}
+
+/*
+ * The record's size (itrace.h): smaller than 1.0's is -ITRACE_E_INVAL and
+ * writes nothing; larger (a program built with a later, grown header)
+ * reads, and the bytes past this library's record are left alone.
+ */
+static void test_record_size(void **state)
+{
+	size_t n = golden_records(golden, MAXREC);
+	struct buf b = write_records(golden, n, ITRACE_COMPRESS_ZSTD, 512, 1);
+	struct itrace_reader *r;
+	struct {
+		struct itrace_record rec;
+		uint8_t later[64];
+	} big;
+	struct itrace_record small;
+	uint8_t untouched[64];
+	size_t i = 0;
+	int rc;
+
+	(void)state;
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	memset(&small, 0x5a, sizeof(small));
+	assert_int_equal(itrace_reader_next(r, &small, sizeof(small) - 1), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_reader_next(r, &small, 0), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_reader_next_in_chunk(r, &small, sizeof(small) - 8), -ITRACE_E_INVAL);
+	for (size_t k = 0; k < sizeof(small); k++)
+		assert_int_equal(((const uint8_t *)&small)[k], 0x5a);
+	memset(big.later, 0xc3, sizeof(big.later));
+	memcpy(untouched, big.later, sizeof(untouched));
+	while ((rc = itrace_reader_next(r, &big.rec, sizeof(big))) == 0) {
+		assert_true(i < n);
+		assert_same_record(&golden[i++], &big.rec);
+	}
+	assert_int_equal(rc, ITRACE_EOF);
+	assert_int_equal(i, n); /* the refused calls consumed nothing */
+	assert_memory_equal(big.later, untouched, sizeof(untouched));
+	itrace_reader_close(r);
 	free(b.data);
 }
 
@@ -654,13 +874,13 @@ static void test_unknown_record_skipped(void **state)
 	put_le32(h + 68, itrace_crc32c(0, h, 68));
 	memcpy(h + ITRACE_CHUNK_HEADER_SIZE, payload, sizeof(payload));
 	assert_int_equal(itrace_reader_open_mem(file, hl + ITRACE_CHUNK_HEADER_SIZE + sizeof(payload), &r), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.type, ITRACE_REC_INSN);
 	assert_int_equal(rec.u.insn.addr, 0x1000);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.type, ITRACE_REC_LOST);
 	assert_int_equal(rec.u.lost.count, 5);
-	assert_int_equal(itrace_reader_next(r, &rec), -ITRACE_E_NOFOOTER);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), -ITRACE_E_NOFOOTER);
 	itrace_reader_close(r);
 }
 
@@ -692,7 +912,7 @@ static void test_corrupt_chunk_gap(void **state)
 	itrace_reader_close(r);
 	b.data[c1.offset + ITRACE_CHUNK_HEADER_SIZE + 3] ^= 0x10; /* payload of chunk 1 */
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) != ITRACE_EOF) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF) {
 		if (rc < 0) {
 			assert_int_equal(rc, -ITRACE_E_CORRUPT);
 			assert_non_null(strstr(itrace_reader_error(r), "checksum"));
@@ -714,8 +934,8 @@ static void test_corrupt_chunk_gap(void **state)
 	/* Seeking to the damaged chunk gives the same GAP, thread included. */
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
 	assert_int_equal(itrace_reader_seek_chunk(r, 1), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), -ITRACE_E_CORRUPT);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), -ITRACE_E_CORRUPT);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.type, ITRACE_REC_GAP);
 	assert_int_equal(rec.chunk, gap.chunk);
 	assert_int_equal(rec.tid, gap.tid);
@@ -736,7 +956,7 @@ static void test_seek_chunk(void **state)
 
 	(void)state;
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	while (itrace_reader_next(r, &rec) == 0) {
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0) {
 		if (rec.chunk != last && rec.chunk < 256)
 			first_of[rec.chunk] = i;
 		last = rec.chunk;
@@ -746,7 +966,7 @@ static void test_seek_chunk(void **state)
 	assert_true(chunks > 4);
 	for (int64_t k = chunks - 1; k >= 0; k -= 2) {
 		assert_int_equal(itrace_reader_seek_chunk(r, (uint64_t)k), 0);
-		assert_int_equal(itrace_reader_next(r, &rec), 0);
+		assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 		assert_int_equal(rec.chunk, (uint64_t)k);
 		assert_same_record(&golden[first_of[k]], &rec);
 	}
@@ -778,18 +998,18 @@ static void test_next_in_chunk(void **state)
 		int rc;
 
 		assert_int_equal(itrace_reader_seek_chunk(r, (uint64_t)k), 0);
-		while ((rc = itrace_reader_next_in_chunk(r, &rec)) == 0) {
+		while ((rc = itrace_reader_next_in_chunk(r, &rec, sizeof(rec))) == 0) {
 			assert_int_equal(rec.chunk, (uint64_t)k);
 			assert_same_record(&golden[i++], &rec);
 		}
 		assert_int_equal(rc, ITRACE_CHUNK_END);
 		if (k + 1 < chunks) {
 			/* and on: the first record of the next chunk */
-			assert_int_equal(itrace_reader_next_in_chunk(r, &rec), 0);
+			assert_int_equal(itrace_reader_next_in_chunk(r, &rec, sizeof(rec)), 0);
 			assert_int_equal(rec.chunk, (uint64_t)k + 1);
 			assert_same_record(&golden[i], &rec);
 		} else {
-			assert_int_equal(itrace_reader_next_in_chunk(r, &rec), ITRACE_EOF);
+			assert_int_equal(itrace_reader_next_in_chunk(r, &rec, sizeof(rec)), ITRACE_EOF);
 		}
 	}
 	assert_int_equal(i, n);
@@ -798,8 +1018,8 @@ static void test_next_in_chunk(void **state)
 	b.data[c1.offset + ITRACE_CHUNK_HEADER_SIZE + 3] ^= 0x10;
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
 	assert_int_equal(itrace_reader_seek_chunk(r, 1), 0);
-	assert_int_equal(itrace_reader_next_in_chunk(r, &rec), -ITRACE_E_CORRUPT);
-	assert_int_equal(itrace_reader_next_in_chunk(NULL, &rec), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_reader_next_in_chunk(r, &rec, sizeof(rec)), -ITRACE_E_CORRUPT);
+	assert_int_equal(itrace_reader_next_in_chunk(NULL, &rec, sizeof(rec)), -ITRACE_E_INVAL);
 	itrace_reader_close(r);
 	free(b.data);
 }
@@ -825,7 +1045,7 @@ static void test_pipe_stream(void **state)
 	close(fds[1]);
 	assert_int_equal(itrace_reader_open_fd(fds[0], &r), 0);
 	assert_int_equal(itrace_reader_chunk_count(r), -ITRACE_E_NOTSUP);
-	while (itrace_reader_next(r, &rec) == 0)
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0)
 		assert_same_record(&golden[i++], &rec);
 	assert_int_equal(i, n);
 	itrace_reader_close(r);
@@ -847,14 +1067,14 @@ static void test_api_misuse(void **state)
 	assert_int_equal(itrace_writer_close(NULL, 0, 0), 0);
 	assert_int_equal(itrace_reader_open(NULL, &r), -ITRACE_E_INVAL);
 	assert_int_equal(itrace_reader_open("/nonexistent/x.itr", &r), -ITRACE_E_IO);
-	assert_int_equal(itrace_reader_next(NULL, &rec), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_reader_next(NULL, &rec, sizeof(rec)), -ITRACE_E_INVAL);
 	itrace_writer_options_init(&o);
 	o.level = 9;
 	assert_int_equal(itrace_writer_open("/tmp/x", &o, &w), -ITRACE_E_INVAL);
 	w = open_mem_writer(&fd, 0, 256);
-	assert_int_equal(itrace_write_insn(w, 0x1000, 0, NULL), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_insn(w, 0x1000, 16, NULL), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_branch(w, 1, 2, 99, 0), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_insn(w, 0x1000, 0, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_insn(w, 0x1000, 16, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_branch(w, 1, 2, 99, 0), -ITRACE_E_INVAL);
 	memset(&rec, 0, sizeof(rec));
 	rec.type = 99;
 	assert_int_equal(itrace_writer_write(w, &rec), -ITRACE_E_INVAL);
@@ -906,20 +1126,8 @@ static struct buf slurp_data_file(const char *name)
 	return buf_from_path(path);
 }
 
-/* A format 1 file (MEM deltas against the previous access) still reads. */
-static void test_reads_format_1(void **state)
-{
-	size_t n = golden_records(golden, MAXREC);
-	struct buf b = slurp_data_file("format_v1.itr");
-
-	(void)state;
-	assert_int_equal(get_le16(b.data + 8), 1);
-	read_all_and_compare(&b, golden, n);
-	free(b.data);
-}
-
 /*
- * Format 2 codes a MEM address against the previous access of the same
+ * A MEM address is coded against the previous access of the same
  * instruction: a stack slot and a strided store in a loop, interleaved
  * with accesses far away, cost one delta byte each (5-byte records).
  */
@@ -936,11 +1144,11 @@ static void test_mem_deltas_per_instruction(void **state)
 
 	(void)state;
 	for (i = 0; i < 1000; i++) {
-		assert_int_equal(itrace_write_insn(w, 0x401000, 4, NULL), 0);
-		assert_int_equal(itrace_write_mem(w, 0x7ffd1000, 8, 0), 0);
-		assert_int_equal(itrace_write_insn(w, 0x401004, 3, NULL), 0);
-		assert_int_equal(itrace_write_mem(w, 0x601000 + 4 * (uint64_t)i, 4, ITRACE_MEM_STORE), 0);
-		assert_int_equal(itrace_write_mem(w, 0x602000 + 8 * (uint64_t)i, 8, 0), 0);
+		assert_int_equal(itrace_writer_insn(w, 0x401000, 4, NULL), 0);
+		assert_int_equal(itrace_writer_mem(w, 0x7ffd1000, 8, 0), 0);
+		assert_int_equal(itrace_writer_insn(w, 0x401004, 3, NULL), 0);
+		assert_int_equal(itrace_writer_mem(w, 0x601000 + 4 * (uint64_t)i, 4, ITRACE_MEM_STORE), 0);
+		assert_int_equal(itrace_writer_mem(w, 0x602000 + 8 * (uint64_t)i, 8, 0), 0);
 	}
 	itrace_writer_stats(w, &st);
 	/* 3000 MEM records of 5 bytes, 2000 one-byte repeated runs, and the
@@ -949,7 +1157,7 @@ static void test_mem_deltas_per_instruction(void **state)
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
 	b = buf_from_fd(fd);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	while (itrace_reader_next(r, &rec) == 0) {
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0) {
 		if (rec.type != ITRACE_REC_MEM)
 			continue;
 		want[0] = 0x7ffd1000;
@@ -984,7 +1192,11 @@ int main(void)
 		cmocka_unit_test(test_api_misuse),
 		cmocka_unit_test(test_reopen_reads_like_open),
 		cmocka_unit_test(test_golden_file_bytes),
-		cmocka_unit_test(test_reads_format_1),
+		cmocka_unit_test(test_unknown_incompat_refused),
+		cmocka_unit_test(test_compat_and_reserved_ignored),
+		cmocka_unit_test(test_mem_table_log2_range),
+		cmocka_unit_test(test_refuses_draft),
+		cmocka_unit_test(test_record_size),
 		cmocka_unit_test(test_mem_deltas_per_instruction),
 	};
 

@@ -1,9 +1,9 @@
 /*
- * test_mem_table.c - the MEM table of 1024 entries (format 5.0, ITRACE.md
- * 4.2 and 6.5.4): which read version a file says, the delta bases a
- * reader takes for MEM records and a block's accesses in files of read
- * version 5 and of 4, byte for byte from hand-made chunks, and a round
- * trip through the writer with and without the option.
+ * test_mem_table.c - the MEM table's size, a header parameter
+ * (mem_table_log2, ITRACE.md 4.1 and 6.5.4): what the header says, the
+ * delta bases a reader takes for MEM records and a block's accesses in
+ * files of 1024 entries and of 128, byte for byte from hand-made chunks,
+ * and a round trip through the writer with both.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +24,7 @@
 #include "gen_testutil.h"
 
 /* The slot of ITRACE.md 6.5.4, written out here from the spec's text:
- * `bits` of the hash, 7 (128 entries) or 10 (1024, read version 5). */
+ * `bits` of the hash, 7 (128 entries) or 10 (1024). */
 static unsigned spec_slot(uint64_t insn, unsigned ordinal, unsigned bits)
 {
 	return (unsigned)(((insn ^ ((uint64_t)ordinal << 56)) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
@@ -69,7 +69,7 @@ static size_t mem_addrs(const struct buf *f, uint64_t *out, size_t max, int end)
 	int rc;
 
 	assert_int_equal(itrace_reader_open_mem(f->data, f->len, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0)
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0)
 		if (rec.type == ITRACE_REC_MEM && n < max)
 			out[n++] = rec.u.mem.addr;
 	assert_int_equal(rc, end);
@@ -77,37 +77,51 @@ static size_t mem_addrs(const struct buf *f, uint64_t *out, size_t max, int end)
 	return n;
 }
 
-/* Which read version a file says, for every combination of the options
- * that set it (ITRACE.md 4.2): 5 with the wide table, else 4 with
- * sequences, 3 with blocks, 2. */
-static void test_read_version(void **state)
+/* What the header says for every combination of the options that set
+ * it (ITRACE.md 4.1): major 1, minor 0, the features asked at offset 36,
+ * mem_table_log2 at 12 (0 for the default, 7); options out of range are
+ * refused. */
+static void test_header_params(void **state)
 {
+	static const unsigned logs[] = { 0, 6, 10, 12 };
 	struct itrace_writer_options o;
 	struct itrace_writer *w;
 	struct buf b;
 	int fd;
 
 	(void)state;
-	for (int wide = 0; wide < 2; wide++)
-		for (int seqs = 0; seqs < 2; seqs++)
-			for (int blocks = 0; blocks < 2; blocks++) {
-				itrace_writer_options_init(&o);
-				o.wide_mem_table = wide;
-				o.branch_seqs = seqs;
-				o.blocks = blocks;
-				w = memfd_writer(&o, &fd);
-				b = close_and_slurp(w, fd);
-				assert_int_equal(get_le16(b.data + 8),
-						 wide ? 5 : seqs ? 4 : blocks ? 3 : 2);
-				assert_int_equal(get_le16(b.data + 10), 5); /* write_major */
-				free(b.data);
-			}
+	for (unsigned l = 0; l < sizeof(logs) / sizeof(logs[0]); l++)
+		for (uint32_t feat = 0; feat <= ITRACE_FEAT_INCOMPAT_KNOWN; feat++) {
+			itrace_writer_options_init(&o);
+			o.mem_table_log2 = logs[l];
+			o.features = feat;
+			w = memfd_writer(&o, &fd);
+			b = close_and_slurp(w, fd);
+			assert_int_equal(get_le16(b.data + 8), 1);  /* major */
+			assert_int_equal(get_le16(b.data + 10), 0); /* minor */
+			assert_int_equal(b.data[12], logs[l] ? logs[l] : 7);
+			assert_int_equal(get_le16(b.data + 14), 64); /* fixed_size */
+			assert_int_equal(get_le32(b.data + 36), feat);
+			assert_int_equal(get_le32(b.data + 40), 0); /* compat_features */
+			free(b.data);
+		}
+	itrace_writer_options_init(&o);
+	fd = memfd_create("hdr", 0);
+	assert_true(fd >= 0);
+	o.mem_table_log2 = 5;
+	assert_int_equal(itrace_writer_open_fd(fd, &o, &w), -ITRACE_E_INVAL);
+	o.mem_table_log2 = 13;
+	assert_int_equal(itrace_writer_open_fd(fd, &o, &w), -ITRACE_E_INVAL);
+	o.mem_table_log2 = 0;
+	o.features = 1u << 2; /* not a feature of 1.0 */
+	assert_int_equal(itrace_writer_open_fd(fd, &o, &w), -ITRACE_E_INVAL);
+	close(fd);
 }
 
 /*
  * Two MEM records of instructions a and b whose slots collide in 128
- * entries only: in a file of read version 5 the second record's delta
- * +8 is against 0 (its own entry), in read version 4 against the first
+ * entries only: in a file of 1024 entries the second record's delta
+ * +8 is against 0 (its own entry), in one of 128 against the first
  * record's address.
  */
 static void test_mem_bytes(void **state)
@@ -140,12 +154,12 @@ static void test_mem_bytes(void **state)
 	q += put_varint(p + q, zigzag(8));
 	len += put_rec(recs + len, ITRACE_T_MEM, p, q);
 
-	f = one_chunk(5, recs, len, 4);
+	f = one_chunk(ITRACE_FEAT_BLOCK, 10, recs, len, 4);
 	assert_int_equal(mem_addrs(&f, got, 4, -ITRACE_E_NOFOOTER), 2);
 	assert_int_equal(got[0], x);
 	assert_int_equal(got[1], 8);
 	free(f.data);
-	f = one_chunk(4, recs, len, 4);
+	f = one_chunk(ITRACE_FEAT_BLOCK, 7, recs, len, 4);
 	assert_int_equal(mem_addrs(&f, got, 4, -ITRACE_E_NOFOOTER), 2);
 	assert_int_equal(got[0], x);
 	assert_int_equal(got[1], x + 8);
@@ -156,7 +170,7 @@ static void test_mem_bytes(void **state)
  * A BLOCK of 13 instructions of 12 bytes from c, the first and the last
  * (at c + 144) with one access each, whose slots collide in 128 entries
  * and not in 1024: the second delta's base is the first access's address
- * in read version 4 only.
+ * in a table of 128 entries only.
  */
 static void test_block_bytes(void **state)
 {
@@ -177,12 +191,12 @@ static void test_block_bytes(void **state)
 	q += put_varint(p + q, zigzag(0x1000));
 	q += put_varint(p + q, zigzag(0x10));
 	q = put_rec(recs, ITRACE_T_BLOCK, p, q);
-	f = one_chunk(5, recs, q, 1);
+	f = one_chunk(ITRACE_FEAT_BLOCK, 10, recs, q, 1);
 	assert_int_equal(mem_addrs(&f, got, 4, -ITRACE_E_NOFOOTER), 2);
 	assert_int_equal(got[0], 0x1000);
 	assert_int_equal(got[1], 0x10);
 	free(f.data);
-	f = one_chunk(4, recs, q, 1);
+	f = one_chunk(ITRACE_FEAT_BLOCK, 7, recs, q, 1);
 	assert_int_equal(mem_addrs(&f, got, 4, -ITRACE_E_NOFOOTER), 2);
 	assert_int_equal(got[0], 0x1000);
 	assert_int_equal(got[1], 0x1010);
@@ -217,8 +231,8 @@ static void test_round_trip(void **state)
 		itrace_writer_options_init(&o);
 		o.compression = ITRACE_COMPRESS_NONE;
 		o.flags = ITRACE_FF_MEM;
-		o.blocks = 1;
-		o.wide_mem_table = wide;
+		o.features = ITRACE_FEAT_BLOCK;
+		o.mem_table_log2 = wide ? ITRACE_MEM_TABLE_LOG2_WIDE : 0;
 		o.chunk_bytes = 64 * 1024;
 		w = memfd_writer(&o, &fd);
 		for (int i = 0; i < NB; i++) {
@@ -246,17 +260,17 @@ static void test_round_trip(void **state)
 			if (next(&g) % 16 == 0) { /* cut short after its first instruction */
 				size_t k = 0;
 
-				assert_int_equal(itrace_write_block_partial(w, i, 1, addrs, NULL), 0);
+				assert_int_equal(itrace_writer_block_partial(w, i, 1, addrs, NULL), 0);
 				for (; k < nacc[i] && acc[i][k].insn == 0; k++)
 					want[n++] = addrs[k];
 			} else {
-				assert_int_equal(itrace_write_block(w, i, addrs), 0);
+				assert_int_equal(itrace_writer_block(w, i, addrs), 0);
 				memcpy(want + n, addrs, nacc[i] * sizeof(*addrs));
 				n += nacc[i];
 			}
 		}
 		f = close_and_slurp(w, fd);
-		assert_int_equal(get_le16(f.data + 8), wide ? 5 : 3);
+		assert_int_equal(f.data[12], wide ? 10 : 7); /* mem_table_log2 */
 		assert_int_equal(mem_addrs(&f, got, sizeof(got) / sizeof(got[0]), 1), n);
 		assert_memory_equal(got, want, n * sizeof(*got));
 		size[wide] = f.len;
@@ -269,7 +283,7 @@ static void test_round_trip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_read_version),
+		cmocka_unit_test(test_header_params),
 		cmocka_unit_test(test_mem_bytes),
 		cmocka_unit_test(test_block_bytes),
 		cmocka_unit_test(test_round_trip),

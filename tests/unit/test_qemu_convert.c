@@ -161,7 +161,7 @@ static void out_open_blocks(struct out *o, int level, uint16_t machine, int bloc
 	itrace_writer_options_init(&opts);
 	opts.machine = machine;
 	opts.level = (uint8_t)level;
-	opts.blocks = blocks;
+	opts.features = blocks ? ITRACE_FEAT_BLOCK : 0;
 	assert_int_equal(itrace_writer_open(o->path, &opts, &o->w), 0);
 	memset(&o->exe, 0, sizeof(o->exe));
 	o->exe.machine = machine;

@@ -50,9 +50,9 @@ static struct trace make_trace(uint64_t base, unsigned n, unsigned accesses, uns
 			rec.u.thread.pid = 70;
 			assert_int_equal(itrace_writer_write(w, &rec), 0);
 		}
-		assert_int_equal(itrace_write_insn(w, base + 3 * i, 3, mov), 0);
+		assert_int_equal(itrace_writer_insn(w, base + 3 * i, 3, mov), 0);
 		for (unsigned k = 0; i % 3 == 0 && k < accesses; k++)
-			assert_int_equal(itrace_write_mem(w, 0x7f0000 + 64 * i + 8 * k, 8, k & 1), 0);
+			assert_int_equal(itrace_writer_mem(w, 0x7f0000 + 64 * i + 8 * k, 8, k & 1), 0);
 	}
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
 	t.len = (size_t)lseek(fd, 0, SEEK_END);

@@ -51,9 +51,9 @@ static void out_open_seqs(struct out *o, int only, int seqs)
 	assert_true(fd >= 0);
 	close(fd);
 	itrace_writer_options_init(&opts);
-	opts.blocks = 1; /* as the valgrind backend writes them */
-	opts.wide_mem_table = 1;
-	opts.branch_seqs = seqs;
+	/* as the valgrind backend writes them */
+	opts.features = ITRACE_FEAT_BLOCK | (seqs ? ITRACE_FEAT_BRANCH_SEQ : 0);
+	opts.mem_table_log2 = ITRACE_MEM_TABLE_LOG2_WIDE;
 	assert_int_equal(itrace_writer_open(o->path, &opts, &o->w), 0);
 	vg_convert_init(&o->c, o->w, only);
 }

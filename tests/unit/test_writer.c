@@ -39,7 +39,7 @@ static struct itrace_writer *open_writer(int *fd, int async, int compression, si
 /* A deterministic pseudo-random stream of blocks, branches and accesses. */
 /*
  * emit_stream - blocks of 1..300 instructions (some longer than a run),
- * either through itrace_write_insns (batch) or one itrace_write_insn per
+ * either through itrace_writer_insns (batch) or one itrace_writer_insn per
  * instruction, with MEM records and branches between them.
  */
 static void emit_stream(struct itrace_writer *w, int batch, unsigned blocks)
@@ -63,21 +63,21 @@ static void emit_stream(struct itrace_writer *w, int batch, unsigned blocks)
 
 			for (size_t i = 0; i < half; i++)
 				mid += lens[i];
-			assert_int_equal(itrace_write_insns(w, addr, half, lens), 0);
-			assert_int_equal(itrace_write_insns(w, mid, n - half, lens + half), 0);
+			assert_int_equal(itrace_writer_insns(w, addr, half, lens), 0);
+			assert_int_equal(itrace_writer_insns(w, mid, n - half, lens + half), 0);
 		} else {
 			uint64_t a = addr;
 
 			for (size_t i = 0; i < n; i++) {
-				assert_int_equal(itrace_write_insn(w, a, lens[i], NULL), 0);
+				assert_int_equal(itrace_writer_insn(w, a, lens[i], NULL), 0);
 				a += lens[i];
 			}
 		}
 		if (next(&g) % 2)
-			assert_int_equal(itrace_write_mem(w, 0x7ffd0000 + next(&g) % 4096, 8,
+			assert_int_equal(itrace_writer_mem(w, 0x7ffd0000 + next(&g) % 4096, 8,
 							  next(&g) % 2 ? ITRACE_MEM_STORE : 0), 0);
 		if (next(&g) % 4 == 0)
-			assert_int_equal(itrace_write_branch(w, end - 2, 0x400000 + (next(&g) % 64) * 0x40,
+			assert_int_equal(itrace_writer_branch(w, end - 2, 0x400000 + (next(&g) % 64) * 0x40,
 							     ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN), 0);
 	}
 }
@@ -91,7 +91,7 @@ static struct buf stream_file(int async, int batch, int compression, size_t chun
 	return close_and_slurp(w, fd);
 }
 
-/* itrace_write_insns writes the same file as one call per instruction. */
+/* itrace_writer_insns writes the same file as one call per instruction. */
 static void test_batch_equals_single(void **state)
 {
 	struct buf one = stream_file(0, 0, ITRACE_COMPRESS_NONE, 4096, 3000);
@@ -116,18 +116,18 @@ static void test_batch_rejects_bad_lengths(void **state)
 	struct buf b;
 
 	(void)state;
-	assert_int_equal(itrace_write_insns(w, 0x1000, 3, zero), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_insns(w, 0x1000, 2, big), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_insns(w, 0x1000, 1, NULL), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_insns(NULL, 0x1000, 1, zero), -ITRACE_E_INVAL);
-	assert_int_equal(itrace_write_insns(w, 0x1000, 0, NULL), 0);
+	assert_int_equal(itrace_writer_insns(w, 0x1000, 3, zero), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_insns(w, 0x1000, 2, big), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_insns(w, 0x1000, 1, NULL), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_insns(NULL, 0x1000, 1, zero), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_writer_insns(w, 0x1000, 0, NULL), 0);
 	for (size_t at = 0; at < sizeof(many); at++) {
 		static const uint8_t faults[] = { 0, 16, 17, 0x80, 0xff };
 
 		for (size_t f = 0; f < sizeof(faults); f++) {
 			memset(many, 15, sizeof(many));
 			many[at] = faults[f];
-			assert_int_equal(itrace_write_insns(w, 0x1000, sizeof(many), many),
+			assert_int_equal(itrace_writer_insns(w, 0x1000, sizeof(many), many),
 					 -ITRACE_E_INVAL);
 		}
 	}
@@ -186,7 +186,7 @@ static void test_async_write_error(void **state)
 	assert_int_equal(itrace_writer_open_fd(p[1], &o, &w), 0);
 	close(p[0]); /* every chunk write now fails with EPIPE */
 	for (int i = 0; i < 100000 && rc == 0; i++)
-		rc = itrace_write_branch(w, next(&g), next(&g), ITRACE_BRANCH_UNCOND, ITRACE_BRANCH_TAKEN);
+		rc = itrace_writer_branch(w, next(&g), next(&g), ITRACE_BRANCH_UNCOND, ITRACE_BRANCH_TAKEN);
 	assert_int_equal(rc, -ITRACE_E_IO);
 	/* the output thread's errno, not whatever the caller's thread had */
 	assert_int_equal(errno, EPIPE);
@@ -269,7 +269,7 @@ static void test_output_file(void **state)
 	assert_int_equal(itrace_writer_open(path, &o, &w), 0);
 	assert_int_equal(access(stale, F_OK), -1);
 	assert_int_equal(access(live, F_OK), 0);
-	assert_int_equal(itrace_write_insn(w, 0x1000, 4, NULL), 0);
+	assert_int_equal(itrace_writer_insn(w, 0x1000, 4, NULL), 0);
 	assert_int_equal(access(path, F_OK), -1); /* not before the commit */
 	assert_int_equal(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), 0);
 	b = read_all(path);
@@ -278,10 +278,10 @@ static void test_output_file(void **state)
 
 	/* abandoned before any flush: the previous file stays */
 	assert_int_equal(itrace_writer_open(path, &o, &w), 0);
-	assert_int_equal(itrace_write_insn(w, 0x2000, 4, NULL), 0);
+	assert_int_equal(itrace_writer_insn(w, 0x2000, 4, NULL), 0);
 	itrace_writer_abandon(w);
 	assert_int_equal(itrace_reader_open(path, &r), 0);
-	assert_int_equal(itrace_reader_next(r, &rec), 0);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
 	assert_int_equal(rec.u.insn.addr, 0x1000);
 	itrace_reader_close(r);
 
@@ -295,12 +295,12 @@ static void test_output_file(void **state)
 	/* a recorder: the tick after flush_ms publishes what was written */
 	o.flush_ms = 1;
 	assert_int_equal(itrace_writer_open(path, &o, &w), 0);
-	assert_int_equal(itrace_write_insn(w, 0x3000, 4, NULL), 0);
+	assert_int_equal(itrace_writer_insn(w, 0x3000, 4, NULL), 0);
 	assert_int_equal(itrace_writer_tick(w), 0); /* notes the waiting record */
 	usleep(20000);
 	assert_int_equal(itrace_writer_tick(w), 0); /* flushes and publishes */
 	assert_int_equal(itrace_reader_open(path, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0)
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0)
 		n += rec.type == ITRACE_REC_INSN && rec.u.insn.addr == 0x3000;
 	assert_int_equal(rc, -ITRACE_E_NOFOOTER); /* as if the writer had died */
 	assert_int_equal(n, 1);
@@ -449,7 +449,7 @@ static void test_segments_read_back(void **state)
 	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	assert_int_equal(itrace_reader_open_fd(fd, &r), 0);
-	while ((rc = itrace_reader_next(r, &rec)) == 0) {
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
 		n++;
 		/* each record carries the thread: chunk headers name the right one */
 		if (rec.type == ITRACE_REC_THREAD) {
@@ -487,7 +487,7 @@ static struct itrace_footer footer_of(int end, int status, int n, uint64_t lost,
 	struct buf b;
 
 	for (int i = 0; i < n; i++)
-		assert_int_equal(itrace_write_insn(w, 0x1000 + 4 * (uint64_t)i, 4, NULL), 0);
+		assert_int_equal(itrace_writer_insn(w, 0x1000 + 4 * (uint64_t)i, 4, NULL), 0);
 	memset(&rec, 0, sizeof(rec));
 	if (lost) {
 		rec.type = ITRACE_REC_LOST;
@@ -505,7 +505,7 @@ static struct itrace_footer footer_of(int end, int status, int n, uint64_t lost,
 	assert_int_equal(itrace_writer_close(w, end, status), 0);
 	b = buf_from_fd(fd);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
-	while (itrace_reader_next(r, &rec) == 0)
+	while (itrace_reader_next(r, &rec, sizeof(rec)) == 0)
 		;
 	assert_int_equal(itrace_reader_footer(r, &f), 0);
 	itrace_reader_close(r);
