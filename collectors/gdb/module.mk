@@ -17,9 +17,9 @@ endif
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/gdb_*.sh))
 
-# Unit test tests/unit/test_qtrace_gdb.c: arch_ppc, tdesc, rsp (the objects
+# Unit test tests/unit/test_gdb.c: arch_ppc, tdesc, rsp (the objects
 # are prerequisites, so the generic rule's $^ links them).
-UNIT_LIBS_qtrace_gdb := $(shell pkg-config --libs libxml-2.0 2>/dev/null)
-$(BUILD)/tests/test_qtrace_gdb: $(BUILD)/obj/collectors/gdb/arch_ppc.o \
+UNIT_LIBS_gdb := $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+$(BUILD)/tests/test_gdb: $(BUILD)/obj/collectors/gdb/arch_ppc.o \
 	$(BUILD)/obj/collectors/gdb/tdesc.o $(BUILD)/obj/collectors/gdb/rsp.o
-$(BUILD)/obj/tests/unit/test_qtrace_gdb.o: ALL_CPPFLAGS += -Icollectors/gdb
+$(BUILD)/obj/tests/unit/test_gdb.o: ALL_CPPFLAGS += -Icollectors/gdb

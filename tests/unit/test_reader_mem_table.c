@@ -1,5 +1,5 @@
 /*
- * test_mem_table.c - the MEM table of 1024 entries (format 5.0, ITRACE.md
+ * test_reader_mem_table.c - the MEM table of 1024 entries (format 5.0, ITRACE.md
  * 4.2 and 6.5.4): which read version a file says, the delta bases a
  * reader takes for MEM records and a block's accesses in files of read
  * version 5 and of 4, byte for byte from hand-made chunks, and a round
