@@ -87,3 +87,7 @@ endif
 # make layers: no cycle between folders, nor between the files of fill/
 # and of the ptrace backend (scripts/layers.sh).
 E2E_TESTS += tests/e2e/layers.sh
+
+# A plain make on a clean copy, as a user: installs nothing, names what it
+# leaves out (tests/e2e/make_entry.sh).
+E2E_TESTS += tests/e2e/make_entry.sh
