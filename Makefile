@@ -88,8 +88,13 @@ deps:
 ITRACE_MISSING ?=
 MISSING_PKGS := $(shell CC='$(CC)' CXX='$(CXX)' PPC_CC='$(PPC_CC)' sh scripts/build-deps.sh $(ITRACE_MISSING))
 have = $(if $(filter $(1),$(MISSING_PKGS)),,yes)
+# Without zstd nothing builds: a goal that builds straight away stops here
+# (make deps, check, demo and bench install it first, then build).
+INSTALLING_GOALS := deps check demo bench clean deps-npm
 ifneq ($(call have,libzstd-dev)$(call have,pkg-config),yesyes)
+ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
 $(error itrace: cannot build: zstd's headers (package libzstd-dev) or pkg-config missing; run 'make deps' as root)
+endif
 endif
 
 # Objects: build/obj/<path>.o from <path>.c, with header dependencies.

@@ -7,20 +7,25 @@
 # each, what it left out.  The suite runs as root (make check installs
 # packages): the user here is nobody, through setpriv.
 . tests/lib.sh
-USER_ID=65534
-
-if [ "$(id -u)" != 0 ]; then
-	# setpriv needs root to become another user; as a user, this run is it
-	AS=""
-else
+if [ "$(id -u)" = 0 ]; then
+	USER_ID=65534
 	AS="setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups"
+else
+	# setpriv needs root to become another user; as a user, this run is it
+	USER_ID=$(id -u)
+	AS=""
 fi
 
-# A clean copy: the files git tracks (with this work tree's changes), no build.
+# A clean copy: the files git tracks (with this work tree's changes), or
+# outside a git checkout every file but the build folders.
 chmod 755 "$TMP"
 TREE="$TMP/tree"
 mkdir -p "$TREE" "$TMP/home" "$TMP/stub"
-(cd "$ITRACE_ROOT" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$TREE"
+if git -C "$ITRACE_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	(cd "$ITRACE_ROOT" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$TREE"
+else
+	(cd "$ITRACE_ROOT" && tar --exclude=./build --exclude=./build-san -cf - .) | tar -xf - -C "$TREE"
+fi
 check "the copy has the Makefile and no build folder" sh -c "test -f '$TREE/Makefile' && test ! -e '$TREE/build'"
 
 # apt-get and sudo stubs: any call is recorded, and fails.
@@ -41,7 +46,7 @@ as_user() {
 
 as_user make -j2 >"$TMP/make.out" 2>&1
 rc=$?
-check_eq "make as user $(id -un $USER_ID 2>/dev/null || echo $USER_ID): exit 0" 0 "$rc"
+check_eq "make as user $USER_ID: exit 0" 0 "$rc"
 [ "$rc" = 0 ] || fail "make's output" "$(tail -20 "$TMP/make.out")"
 check_eq "make called neither apt-get nor sudo" "" "$(cat "$TMP/stub/calls")"
 for b in itrace-dump itrace-collect itrace-fill itrace-import qtrace-conv pipeline-sim \
@@ -56,7 +61,7 @@ check "built the valgrind tool and the qemu plugin" sh -c \
 check_eq "nothing left out: every package is installed here" "" \
 	"$(grep '^itrace: not building' "$TMP/make.out")"
 check "every file the build wrote belongs to the user" sh -c \
-	"test -z \"\$(find '$TREE' ! -user $(id -un $USER_ID 2>/dev/null || echo $USER_ID) | head -3)\""
+	"test -z \"\$(find '$TREE' ! -uid $USER_ID | head -3)\""
 
 # Two packages missing: the rest still builds, and what is not is named.
 as_user make -j2 BUILD=build-missing ITRACE_MISSING="valgrind libxml2-dev" >"$TMP/miss.out" 2>&1
