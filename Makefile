@@ -1,7 +1,14 @@
 # itrace - one Makefile builds everything.
 #
-#   make            install missing Debian packages, build all tools
-#   make check      unit + end-to-end tests + fuzz corpus replay
+#   make            build what the installed packages allow (any user, no
+#                   network) and say, one line each, what it left out
+#   make deps       install the missing Debian packages (root, or sudo)
+#   make check      make deps, then unit + end-to-end + real-program tests
+#                   + fuzz corpus replay
+#   make check-quick   unit tests, fuzz corpus replays and the layers test:
+#                   under 2 minutes, no root, no package installed
+#   make check T=PATTERN   (and check-quick T=...) only the tests whose path
+#                   matches the shell pattern PATTERN anywhere (run-tests.sh)
 #   make layers     the module graph (includes and calls); fails on a circle
 #   make demo       trace the bundled example and show what came out
 #   make bench      benchmarks, printed as ratios against in-run baselines
@@ -63,17 +70,35 @@ BENCHES :=
 TEST_DATA :=
 CHECK_EXTRA :=
 
-.PHONY: all deps check demo bench fuzz install clean build-all layers
+.PHONY: all deps check check-quick demo bench fuzz install clean build-all layers
 # Keep objects that pattern chains would otherwise delete as intermediates.
 .SECONDARY:
-# deps installs headers and libraries that compiling needs, and the flags
-# above are read from pkg-config when make starts: so every goal that
-# builds runs deps first, then a new make, even under make -j.
-all: deps
-	@$(MAKE) --no-print-directory build-all
+# A plain make builds what the installed packages allow, never installs.
+# make check, demo and bench install what they need first (deps): the
+# flags above are read from pkg-config when make starts, so each runs
+# deps, then a new make, even under make -j.
+all: build-all
 
 deps:
 	@sh scripts/deps.sh
+
+# ---- What the installed packages allow
+# scripts/build-deps.sh probes for each package the build uses and lists
+# those missing; ITRACE_MISSING="pkg ..." makes it count those as missing
+# too (tests/e2e/make_entry.sh builds so).  What each missing package
+# leaves out is below; build-all names it at the end, one line each
+# (a fragment that needs to know asks $(call have,PACKAGE)).
+ITRACE_MISSING ?=
+MISSING_PKGS := $(shell CC='$(CC)' CXX='$(CXX)' PPC_CC='$(PPC_CC)' sh scripts/build-deps.sh $(ITRACE_MISSING))
+have = $(if $(filter $(1),$(MISSING_PKGS)),,yes)
+# Without zstd nothing builds: a goal that builds straight away stops here
+# (make deps, check, demo and bench install it first, then build).
+INSTALLING_GOALS := deps check demo bench clean deps-npm
+ifneq ($(call have,libzstd-dev)$(call have,pkg-config),yesyes)
+ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
+$(error itrace: cannot build: zstd's headers (package libzstd-dev) or pkg-config missing; run 'make deps' as root)
+endif
+endif
 
 # Objects: build/obj/<path>.o from <path>.c, with header dependencies.
 $(BUILD)/obj/%.o: %.c
@@ -90,16 +115,66 @@ include tests/real/module.mk
 include tests/helper/module.mk
 include $(sort $(filter-out reader/module.mk code/module.mk,$(wildcard */module.mk)))
 
-build-all: $(LIBITRACE) $(LIBITRACE_CODE) $(LIBITRACE_SO) $(LIBITRACE_CODE_SO) \
-	$(LIBITRACE_DIST) $(LIBITRACE_CODE_DIST) $(BINS) $(TEST_DATA)
+# What each missing package leaves out: left_out PACKAGE,WHAT (no commas
+# in WHAT) records it for build-all's closing lines.
+LEFT_OUT :=
+left_out = $(if $(call have,$(1)),,$(eval LEFT_OUT += $(1))$(eval LEFT_OUT_$(1) := $(2)))
+# The code layer's libraries: without one, libitrace and itrace-dump alone.
+CODE_LAYER_PKGS := libelf-dev libdw-dev libcapstone-dev libzydis-dev
+$(foreach p,$(CODE_LAYER_PKGS),$(call left_out,$(p),libitrace-code and every tool but itrace-dump))
+ifneq ($(filter $(CODE_LAYER_PKGS),$(MISSING_PKGS)),)
+BINS := $(filter %/itrace-dump,$(BINS))
+TEST_DATA :=
+LIBITRACE_CODE_BUILT :=
+else
+LIBITRACE_CODE_BUILT := $(LIBITRACE_CODE) $(LIBITRACE_CODE_SO) $(LIBITRACE_CODE_DIST)
+endif
+# libxml2: the gdb backend leaves itrace-collect (collectors/gdb/module.mk)
+$(call left_out,libxml2-dev,itrace-xml and the gdb backend of itrace-collect)
+ifneq ($(call have,libxml2-dev),yes)
+BINS := $(filter-out %/itrace-xml,$(BINS))
+endif
+$(call left_out,libsqlite3-dev,itrace-sqlite)
+ifneq ($(call have,libsqlite3-dev),yes)
+BINS := $(filter-out %/itrace-sqlite,$(BINS))
+endif
+# (collectors/valgrind/module.mk builds no tool without valgrind's files)
+$(call left_out,valgrind,the Valgrind tool of itrace-collect --backend valgrind)
+$(call left_out,g++,the C++ test program of tests/real)
+ifneq ($(call have,g++),yes)
+TEST_DATA := $(filter-out $(patsubst tests/real/prog/%.cc,$(BUILD)/tests/real/%,$(wildcard tests/real/prog/*.cc)),$(TEST_DATA))
+endif
+$(call left_out,gcc-powerpc64le-linux-gnu,the ppc64le test programs)
+$(call left_out,libc6-dev-ppc64el-cross,the ppc64le test programs)
+ifneq ($(call have,gcc-powerpc64le-linux-gnu)$(call have,libc6-dev-ppc64el-cross),yesyes)
+TEST_DATA := $(filter-out $(BUILD)/tests/data/ppc64le/% $(BUILD)/tests/real/ppc64le/%,$(TEST_DATA))
+endif
+$(call left_out,libcmocka-dev,the unit tests (make check-quick and make check need them))
+
+build-all: $(LIBITRACE) $(LIBITRACE_SO) $(LIBITRACE_DIST) $(LIBITRACE_CODE_BUILT) $(BINS) $(TEST_DATA)
+	@$(foreach p,$(LEFT_OUT),echo "itrace: not building $(LEFT_OUT_$(p)): package $(p) missing ('make deps' installs it)" >&2;)
 
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/fuzz-replay/%,$(FUZZ_TARGETS))
 CHECK_DEPS := build-all $(UNIT_TESTS) $(FUZZ_REPLAY) $(CHECK_EXTRA)
+# T=PATTERN: only the tests whose path matches (tests/run-tests.sh --only)
+RUN_TESTS = ITRACE_BUILD=$(BUILD) sh tests/run-tests.sh $(if $(T),--only '$(T)')
 
 check: deps
 	@$(MAKE) --no-print-directory $(CHECK_DEPS)
-	@ITRACE_BUILD=$(BUILD) sh tests/run-tests.sh \
-		--unit "$(UNIT_TESTS)" --e2e "$(E2E_TESTS)" --fuzz "$(FUZZ_TARGETS)"
+	@$(RUN_TESTS) --unit "$(UNIT_TESTS)" --e2e "$(E2E_TESTS)" --fuzz "$(FUZZ_TARGETS)"
+
+# The quick tier: no package installed, no root, no program traced but by
+# the unit tests; what a change to a library should pass before make check.
+QUICK_E2E := tests/e2e/layers.sh
+# What its tests link: missing, it stops before building (never fewer tests).
+QUICK_PKGS := libcmocka-dev libxml2-dev $(CODE_LAYER_PKGS)
+ifneq ($(filter check-quick,$(MAKECMDGOALS)),)
+ifneq ($(filter $(QUICK_PKGS),$(MISSING_PKGS)),)
+$(error itrace: make check-quick needs the packages $(filter $(QUICK_PKGS),$(MISSING_PKGS)); run 'make deps' as root)
+endif
+endif
+check-quick: build-all $(UNIT_TESTS) $(FUZZ_REPLAY)
+	@$(RUN_TESTS) --unit "$(UNIT_TESTS)" --e2e "$(QUICK_E2E)" --fuzz "$(FUZZ_TARGETS)"
 
 # The module graph (scripts/layers.sh): every folder a module (each
 # subfolder of code/ and collectors/ too), every file a node inside its

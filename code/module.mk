@@ -27,14 +27,6 @@ LIBITRACE_CODE_DIST := $(BUILD)/lib/dist/libitrace-code.a
 $(LIBITRACE_CODE_DIST): $(LIBITRACE_CODE) $(LIBITRACE_CODE_MAP)
 	$(call dist_archive,$(LIBITRACE_CODE),$(LIBITRACE_CODE_MAP))
 
-# The decoder's objdump oracle (tests/real/decode_objdump.sh): compares
-# decoder boundaries and branch targets with `objdump -d` output.
-DECODE_ORACLE := $(BUILD)/tests/decode-oracle
-TEST_DATA += $(DECODE_ORACLE)
-$(DECODE_ORACLE): $(BUILD)/obj/tests/real/decode_oracle.o $(LIBITRACE_CODE) $(LIBITRACE)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
-
 # Fuzz target of the decoder: any bytes as x86-64, ppc64le or ppc64 code.
 FUZZ_TARGETS += fuzz_decoder
 

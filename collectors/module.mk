@@ -24,17 +24,7 @@ $(BUILD)/bin/itrace-collect: $(COLLECT_OBJS) $(COLLECT_BACKEND_OBJS) $(BUILD)/li
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(COLLECT_BACKEND_LIBS) $(LIBITRACE_CODE_LIBS)
 
-# Test helpers: a reader-based trace checker and the bare single-step loop
-# the benchmark compares against.
-COLLECT_HELPERS := $(BUILD)/tests/collect-tracecheck $(BUILD)/bench/collect-bare-step
-TEST_DATA += $(COLLECT_HELPERS)
-$(BUILD)/tests/collect-tracecheck: $(BUILD)/obj/collectors/tests/tracecheck.o $(LIBITRACE)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
-$(BUILD)/bench/collect-bare-step: $(BUILD)/obj/collectors/tests/bare_step.o
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
-
+# (Its test helpers, collect-tracecheck and collect-bare-step: tests/helper/.)
 E2E_TESTS += $(sort $(wildcard tests/e2e/collect_*.sh))
 BENCHES += $(sort $(wildcard bench/collect_*.sh))
 

@@ -1,12 +1,14 @@
 #!/bin/sh
 # Install the Debian packages itrace needs, only those that are missing.
-# Called by `make deps` (and so by `make`, `make check` and `make demo`).
+# Called by `make deps` (and so by `make check`, `make demo` and `make
+# bench`; a plain `make` does not: it builds what is installed).  Needs
+# root, or sudo.
 set -e
-PKGS="gcc make pkg-config libelf-dev libdw-dev libcapstone-dev libzstd-dev \
-libxml2-dev libxml2-utils libsqlite3-dev sqlite3 libcmocka-dev valgrind \
-clang libclang-rt-14-dev qemu-user gcc-powerpc64le-linux-gnu \
-binutils-powerpc64le-linux-gnu libc6-dev-ppc64el-cross gdbserver"
-PKGS="$PKGS libzydis-dev g++ python3 gzip"
+# what building uses (scripts/build-deps.sh probes for each), then what
+# the tests and benchmarks run
+PKGS="gcc make $(sh "$(dirname "$0")/build-deps.sh" --list | tr '\n' ' ')"
+PKGS="$PKGS libxml2-utils sqlite3 clang libclang-rt-14-dev qemu-user \
+binutils-powerpc64le-linux-gnu gdbserver python3 gzip"
 # exports: the real consumers their tests load the outputs with
 PKGS="$PKGS diff-cover git linux-perf python3-pyside2.qtsql libqt5sql5-sqlite python3-pyside2.qtcore python3-pyside2.qtgui python3-pyside2.qtwidgets chromium"
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm" # deps-npm.sh's client

@@ -13,15 +13,43 @@
 # The full log goes to $ITRACE_BUILD/test-log.txt; failures are echoed.
 # A program still running after ITRACE_TEST_TIMEOUT seconds (600) is
 # killed and fails: a hang must not stall the suite.
-unit="" e2e="" fuzz=""
+#
+# --only PATTERN (make check T=PATTERN) runs only the tests whose name,
+# as this script prints it, matches the shell pattern PATTERN anywhere:
+# build/tests/test_reader (unit), fuzz-replay/fuzz_reader (corpus
+# replay), tests/e2e/xml_validate.sh, tests/real/gzip.sh.  So a plain
+# word is a substring (T=reader: test_reader*, fuzz_reader, ...), and
+# *, ? and [...] work as in case: T='tests/test_*' is every unit test,
+# T='e2e/*_x86' the e2e scripts ending so.  A pattern that matches no
+# test is an error (exit 2), not an empty pass.
+unit="" e2e="" fuzz="" only=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--unit) unit="$2"; shift 2 ;;
 	--e2e) e2e="$2"; shift 2 ;;
 	--fuzz) fuzz="$2"; shift 2 ;;
+	--only) only="$2"; shift 2 ;;
 	*) echo "run-tests.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
+# keep LIST PATTERN: the names of LIST that PATTERN selects (all if empty)
+keep() {
+	for _t in $1; do
+		# (unquoted: the pattern is a glob)
+		case "$2" in "") echo "$_t" ;; *) case "$_t" in *$2*) echo "$_t" ;; esac ;; esac
+	done
+}
+# What the whole run would cover, for tests that run the others again
+# (tests/e2e/memcheck.sh), whatever --only keeps.
+ITRACE_UNIT_TESTS=$unit ITRACE_FUZZ_TARGETS=$fuzz
+export ITRACE_UNIT_TESTS ITRACE_FUZZ_TARGETS
+unit=$(keep "$unit" "$only")
+e2e=$(keep "$e2e" "$only")
+fuzz=$(for t in $fuzz; do keep "fuzz-replay/$t" "$only"; done | sed 's|^fuzz-replay/||')
+if [ -n "$only" ] && [ -z "$unit$e2e$fuzz" ]; then
+	echo "run-tests.sh: no test matches '$only'" >&2
+	exit 2
+fi
 : "${ITRACE_BUILD:=build}"
 export ITRACE_BUILD
 ITRACE_ROOT=$(pwd)

@@ -58,12 +58,7 @@ $(QEMU_TD_VARIANTS):
 	@mkdir -p $(dir $@)
 	$(Q)$(PPC_CC) -O1 -g -Wl,--build-id $(QEMU_TD_CFLAGS_$(notdir $@)) -o $@ $<
 
-# The emulator of the error tests (collectors/qemu/tests/fake_qemu.c).
-QEMU_FAKE := $(BUILD)/tests/qemu-fake-emulator
-TEST_DATA += $(QEMU_FAKE)
-$(QEMU_FAKE): collectors/qemu/tests/fake_qemu.c collectors/qemu/qemu_plugin_api.h
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Icollectors/qemu -rdynamic -o $@ $< -ldl
+# (The emulator of the error tests, qemu-fake-emulator: tests/helper/.)
 
 # Unit test of the converter (tests/unit/test_qemu_convert.c): linked with
 # the converter, the address-space model and what they use of collectors/.

@@ -9,8 +9,8 @@
 #    which runs the tool and turns its raw words into records.
 # Without valgrind's development files the tool is not built and the
 # backend says so at run time.
-VG_PKG_CFLAGS := $(shell pkg-config --cflags valgrind 2>/dev/null)
-VG_PKG_LIBS := $(shell pkg-config --libs valgrind 2>/dev/null)
+VG_PKG_CFLAGS := $(if $(call have,valgrind),$(shell pkg-config --cflags valgrind 2>/dev/null))
+VG_PKG_LIBS := $(if $(call have,valgrind),$(shell pkg-config --libs valgrind 2>/dev/null))
 
 VG_TOOL_DIR := $(BUILD)/lib/itrace/valgrind
 VG_TOOL := $(VG_TOOL_DIR)/itrace-amd64-linux

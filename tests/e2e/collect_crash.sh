@@ -8,7 +8,7 @@
 . "$ITRACE_ROOT/tests/lib.sh"
 COLLECT="$BIN/itrace-collect"
 DUMP="$BIN/itrace-dump"
-NORM="$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk"
+NORM="$ITRACE_ROOT/tests/helper/normalize.awk"
 PROG="$DATA/collect_crash"
 
 # signal_line TRACE: the SIGNAL record, its pc as FILE+offset from the

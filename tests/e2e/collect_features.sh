@@ -4,7 +4,7 @@
 # status as untraced, insn/branch agreement, and the records of signals,
 # threads, fork, exec, rep movs and vDSO calls.
 . tests/lib.sh
-. "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
+. "$ITRACE_ROOT/tests/helper/collect_lib.sh"
 # Same environment size in every run (the forced block-step runs below set
 # it to 1): the stack layout, and so libc's paths, stay the same.
 ITRACE_COLLECT_BLOCKSTEP=0
@@ -56,7 +56,7 @@ check "signal: SIGUSR1 recorded with its handler" sh -c \
 VGP="$DATA/vg_prog"
 "$COLLECT" --backend ptrace -q --start vg_window -o "$TMP/window.itr" -- "$VGP" >/dev/null 2>&1
 "$DUMP" "$TMP/window.itr" | awk -v EXE="$VGP" -v MODE=dynamic -v SIGNALS=1 \
-	-f "$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk" >"$TMP/window.txt"
+	-f "$ITRACE_ROOT/tests/helper/normalize.awk" >"$TMP/window.txt"
 for fn in on_usr1 on_segv; do
 	h=$(nm "$VGP" | awk -v f="$fn" '$3 == f { print $1 }' | sed 's/^0*//')
 	check "outside a window: the SIGNAL of $fn names it" \

@@ -2,7 +2,7 @@
 # itrace-collect on -nostdlib -static programs: whole traces compared with
 # golden files, insn/branch agreement, exit status and output as untraced.
 . tests/lib.sh
-. "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
+. "$ITRACE_ROOT/tests/helper/collect_lib.sh"
 
 basic="$DATA/collect_basic"
 

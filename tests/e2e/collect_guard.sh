@@ -12,7 +12,7 @@
 #  - The guardian and the program stay in the collector's process group
 #    and session (the gdb backend's stub has always had a group of its own).
 . tests/lib.sh
-. "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
+. "$ITRACE_ROOT/tests/helper/collect_lib.sh"
 G="$DATA/guard_prog"
 
 # What the runs left, killed after each backend (the sleepers of the

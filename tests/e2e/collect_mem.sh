@@ -5,7 +5,7 @@
 # enter/leave, xchg, backwards rep movsb, and no access for lea, nop and
 # a zero-count rep.
 . tests/lib.sh
-. "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
+. "$ITRACE_ROOT/tests/helper/collect_lib.sh"
 
 prog="$DATA/collect_mem"
 "$COLLECT" --backend ptrace -q --insn-bytes -o "$TMP/mem.itr" -- "$prog" >/dev/null 2>&1

@@ -10,7 +10,7 @@
 . "$ITRACE_ROOT/tests/lib.sh"
 COLLECT="$BIN/itrace-collect"
 DUMP="$BIN/itrace-dump"
-NORM="$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk"
+NORM="$ITRACE_ROOT/tests/helper/normalize.awk"
 
 # in_exe EXE TRACE: the instructions of EXE, relative to its first mapping.
 in_exe() {

@@ -4,7 +4,7 @@
 # tracee stopped or running; -p attaches and detaches leaving the program
 # running; --ring keeps the last branches before a crash.
 . tests/lib.sh
-. "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
+. "$ITRACE_ROOT/tests/helper/collect_lib.sh"
 
 # wait_trace FILE: until the collector has started tracing (file exists).
 wait_trace() {

@@ -2,7 +2,7 @@
 # itrace-collect --start/--stop/--start-addr/--stop-addr/--only: each
 # window holds exactly the instructions a full trace shows inside it.
 . tests/lib.sh
-. "$ITRACE_ROOT/collectors/tests/e2e_lib.sh"
+. "$ITRACE_ROOT/tests/helper/collect_lib.sh"
 
 basic="$DATA/collect_basic"
 "$COLLECT" --backend ptrace -q --insn-bytes -o "$TMP/full.itr" -- "$basic" >/dev/null 2>&1

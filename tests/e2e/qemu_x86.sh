@@ -14,7 +14,7 @@ if ! command -v qemu-x86_64 >/dev/null; then
 fi
 COLLECT="$BIN/itrace-collect"
 DUMP="$BIN/itrace-dump"
-NORM="$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk"
+NORM="$ITRACE_ROOT/tests/helper/normalize.awk"
 MEMP="$DATA/vg_mem"
 PROG="$DATA/vg_prog"
 normalized() { "$DUMP" "$3" | awk -v EXE="$2" -v MODE="$1" -f "$NORM"; }

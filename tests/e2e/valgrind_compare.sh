@@ -16,7 +16,7 @@ if ! command -v valgrind >/dev/null 2>&1 ||
 fi
 COLLECT="$BIN/itrace-collect"
 DUMP="$BIN/itrace-dump"
-NORM="$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk"
+NORM="$ITRACE_ROOT/tests/helper/normalize.awk"
 MEMP="$DATA/vg_mem"
 PROG="$DATA/vg_prog"
 

@@ -7,7 +7,7 @@
 . "$ITRACE_ROOT/tests/lib.sh"
 COLLECT="$BIN/itrace-collect"
 DUMP="$BIN/itrace-dump"
-NORM="$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk"
+NORM="$ITRACE_ROOT/tests/helper/normalize.awk"
 LS=$(readlink -f /bin/ls)
 
 # insns_in EXE TRACE: instructions recorded in EXE's mappings.

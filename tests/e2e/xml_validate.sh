@@ -7,14 +7,20 @@
 XML="$BIN/itrace-xml"
 XSD="$ITRACE_ROOT/format/itrace-profile.xsd"
 # The real DTD, as published by Cobertura, lies in the team's shared
-# reference folder beside the checkout (CI clones beside a copy of it).
-DTD="$ITRACE_ROOT/../shared/reference/cobertura/coverage-04.dtd"
-dtd_valid() {
-	if [ ! -f "$DTD" ]; then
-		echo "Cobertura's coverage-04.dtd is not at $DTD"
-		return 1
+# reference folder beside the checkout (CI clones beside a copy of it);
+# ITRACE_COBERTURA_DTD names another copy.  The repository keeps none (a
+# copy could drift) and no Debian package ships it: without it each
+# validation is a named skip (lib.sh's missing_reference), and the file
+# is still checked to be well-formed.
+DTD="${ITRACE_COBERTURA_DTD:-$ITRACE_ROOT/../shared/reference/cobertura/coverage-04.dtd}"
+# check_dtd NAME FILE: FILE is valid against Cobertura's DTD.
+check_dtd() {
+	if [ -f "$DTD" ]; then
+		check "$1" xmllint --noout --nonet --dtdvalid "$DTD" "$2"
+	else
+		check "$1 (well-formed only: no DTD)" xmllint --noout --nonet "$2"
+		missing_reference "$1" "$DTD"
 	fi
-	xmllint --noout --nonet --dtdvalid "$DTD" "$1"
 }
 xp() { xmllint --xpath "$2" "$1" 2>/dev/null; }
 
@@ -32,7 +38,7 @@ check_eq "call graph edges count the calls (root edges: activations)" "1000 1" \
 "$XML" -q "$TMP/s.itr" >"$TMP/stdout.xml"
 check_files_eq "stdout when no -o" "$TMP/s.xml" "$TMP/stdout.xml"
 "$XML" -q -f cobertura "$TMP/s.itr" -o "$TMP/s-cov.xml"
-check "Cobertura without line info is valid too" dtd_valid "$TMP/s-cov.xml"
+check_dtd "Cobertura without line info is valid too" "$TMP/s-cov.xml"
 
 # ---- damaged input: exit 1, the records before the damage still exported
 "$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/chunks.itr" 1000 100
@@ -46,7 +52,7 @@ check_eq "truncated: marked incomplete, with instructions" "false true" \
 check "truncated: one-line error naming the damage" grep -q "^itrace-xml: '.*cut.itr' is damaged" "$TMP/cut.err"
 "$XML" -q -f cobertura "$TMP/cut.itr" -o "$TMP/cut-cov.xml" 2>/dev/null
 check_eq "truncated Cobertura: exit 1" 1 $?
-check "truncated Cobertura: valid" dtd_valid "$TMP/cut-cov.xml"
+check_dtd "truncated Cobertura: valid" "$TMP/cut-cov.xml"
 check "truncated Cobertura: says so inside" grep -q '<!--incomplete: the trace is damaged' "$TMP/cut-cov.xml"
 
 # ---- a trace that records lost data: marked in both formats, exit 1
@@ -55,8 +61,8 @@ EXPORT_SYNTH_LOST=1 "$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/lost.i
 check_eq "lost data: exit 1, marked incomplete" "1 false" "$? $(xp "$TMP/lost.xml" 'string(//source/@complete)')"
 "$XML" -q -f cobertura "$TMP/lost.itr" -o "$TMP/lost-cov.xml" 2>/dev/null
 check_eq "lost data: Cobertura exit 1" 1 $?
-check "lost data: Cobertura says so inside and stays valid" sh -c \
-	"grep -q '<!--incomplete: the trace records lost data' '$TMP/lost-cov.xml' && xmllint --noout --nonet --dtdvalid '$DTD' '$TMP/lost-cov.xml'"
+check "lost data: Cobertura says so inside" grep -q '<!--incomplete: the trace records lost data' "$TMP/lost-cov.xml"
+check_dtd "lost data: Cobertura stays valid" "$TMP/lost-cov.xml"
 
 # ---- memory stays flat: a 40x longer trace of the same code, same peak
 if [ -x /usr/bin/time ]; then
@@ -97,7 +103,7 @@ if [ -x "$BIN/itrace-collect" ]; then
 	check "export C program" "$XML" -q "$TMP/p.itr" -o "$TMP/p.xml"
 	check "C program: valid against the XSD" xmllint --noout --nonet --schema "$XSD" "$TMP/p.xml"
 	check "Cobertura export" "$XML" -q -f cobertura "$TMP/p.itr" -o "$TMP/cov.xml"
-	check "Cobertura: valid against Cobertura's coverage-04.dtd" dtd_valid "$TMP/cov.xml"
+	check_dtd "Cobertura: valid against Cobertura's coverage-04.dtd" "$TMP/cov.xml"
 	src=$(grep -n 'for (i = 1; i < 12; i++)' "$SRCDATA/export_prog.c" | cut -d: -f1)
 	never=$(grep -n 'total += never_called(argc);' "$SRCDATA/export_prog.c" | cut -d: -f1)
 	check_eq "loop line executed" 1 \

@@ -25,6 +25,38 @@ E2E_TESTS += $(sort $(wildcard tests/e2e/fault_*.sh))
 # Benchmarks of bounded resources (bench/run-bench.sh prints their lines).
 BENCHES += bench/sim_scale.sh bench/mmap_pairs.sh
 
+# The collector's: collect-tracecheck, an oracle that an insn-level and a
+# branch-level trace of one run agree (tests/e2e/collect_*.sh), and
+# collect-bare-step, the plainest single-step loop, the baseline of
+# bench/collect_*.sh.
+TEST_DATA += $(BUILD)/tests/collect-tracecheck $(BUILD)/bench/collect-bare-step
+$(BUILD)/tests/collect-tracecheck: $(BUILD)/obj/tests/helper/collect_tracecheck.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+$(BUILD)/bench/collect-bare-step: $(BUILD)/obj/tests/helper/collect_bare_step.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+# qemu-fake-emulator: loads the plugin as qemu does and misbehaves, for
+# the qemu backend's error tests (tests/e2e/qemu_features.sh).
+QEMU_FAKE := $(BUILD)/tests/qemu-fake-emulator
+TEST_DATA += $(QEMU_FAKE)
+$(QEMU_FAKE): tests/helper/qemu_fake_emulator.c collectors/qemu/qemu_plugin_api.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Icollectors/qemu -rdynamic -o $@ $< -ldl
+
+# real-oracle: the real-program suite's bridge between traces and
+# callgrind's output (tests/helper/real_oracles.sh); decode-oracle: the
+# decoder against `objdump -d` (tests/real/decode_objdump.sh).
+DECODE_ORACLE := $(BUILD)/tests/decode-oracle
+TEST_DATA += $(BUILD)/tests/real-oracle $(DECODE_ORACLE)
+$(BUILD)/tests/real-oracle: $(BUILD)/obj/tests/helper/real_oracle.o $(LIBITRACE_CODE) $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
+$(DECODE_ORACLE): $(BUILD)/obj/tests/helper/decode_oracle.o $(LIBITRACE_CODE) $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
+
 # hostile_stub: a gdb stub that sends oversize packets, noise, silence.
 HOSTILE_STUB := $(BUILD)/tests/hostile_stub
 TEST_DATA += $(HOSTILE_STUB)
@@ -55,3 +87,7 @@ endif
 # make layers: no circle between folders, nor between the files of any
 # folder (scripts/layers.sh).
 E2E_TESTS += tests/e2e/layers.sh
+
+# A plain make on a clean copy, as a user: installs nothing, names what it
+# leaves out (tests/e2e/make_entry.sh).
+E2E_TESTS += tests/e2e/make_entry.sh

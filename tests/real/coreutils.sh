@@ -1,9 +1,9 @@
 #!/bin/sh
 # Installed coreutils (ls, sort, sha256sum) and gzip, traced on small
 # inputs, against their own output, callgrind, cachegrind, the filled
-# branch-level trace and the other backend (tests/real/lib/oracles.sh).
+# branch-level trace and the other backend (tests/helper/real_oracles.sh).
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 # inputs: numbers in a fixed shuffled order, a small directory tree
 awk 'BEGIN { for (i = 0; i < 300; i++) print (i * 7919) % 1000 }' >"$WORK/nums.txt"

@@ -3,7 +3,7 @@
 # installed libraries and programs, decoding linearly from each symbol
 # start must give objdump's instruction boundaries and direct branch
 # targets, with no instruction objdump decodes left undecodable
-# (tests/real/decode_oracle.c).  x86-64 through Zydis; ppc64le (the cross
+# (tests/helper/decode_oracle.c).  x86-64 through Zydis; ppc64le (the cross
 # toolchain's glibc) through capstone and libitrace's ISA 3.0/3.1 table.
 . tests/lib.sh
 ORACLE="$ITRACE_ROOT/$ITRACE_BUILD/tests/decode-oracle"

@@ -4,7 +4,7 @@
 # its first instruction in main; valgrind refuses --follow-fork with a
 # reason, and an exec in the traced process is followed or flagged.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 real_program forkexec "$REAL/real_forkexec"
 run_plain forkexec

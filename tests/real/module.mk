@@ -1,9 +1,9 @@
 # tests/real/: installed programs nobody here wrote (coreutils, gzip, python3,
 # sqlite3, xmllint, ...) traced and checked against independent oracles
 # (callgrind, cachegrind, the program's own output, the other backend).
-# Each script is TAP through tests/lib.sh, like tests/e2e/; tests/real/lib/
-# holds what they share.  real-oracle (oracle.c) reads traces and
-# callgrind's output; tests/real/prog/ has the programs for what no
+# Each script is TAP through tests/lib.sh, like tests/e2e/; what they
+# share is in tests/helper/ (real_oracles.sh; real-oracle, which reads
+# traces and callgrind's output); tests/real/prog/ has the programs for what no
 # installed program does on demand (threads, fork+exec, a C++ throw,
 # SIGSEGV, a library recursing through its PLT), built like a
 # distribution's: -O2 -g, PIE, shared libraries -fPIC with lazy binding.
@@ -15,11 +15,7 @@ REAL_PROGS := $(RP_OUT)/libreal_plt.so $(RP_OUT)/libreal_fixedtime.so \
 	$(patsubst tests/real/prog/%.cc,$(RP_OUT)/%,$(wildcard tests/real/prog/*.cc))
 REAL_PPC := $(patsubst tests/real/prog/ppc64le/%.S,$(RP_OUT)/ppc64le/%,$(wildcard tests/real/prog/ppc64le/*.S)) \
 	$(RP_OUT)/ppc64le/prog_c $(RP_OUT)/ppc64le/prog_c_p10
-TEST_DATA += $(BUILD)/tests/real-oracle $(REAL_PROGS) $(REAL_PPC)
-
-$(BUILD)/tests/real-oracle: $(BUILD)/obj/tests/real/oracle.o $(LIBITRACE_CODE) $(LIBITRACE)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
+TEST_DATA += $(REAL_PROGS) $(REAL_PPC)
 
 # Traced, not tested: no sanitizers, no -Werror.
 $(RP_OUT)/libreal_plt.so: tests/real/prog/real_plt_lib.c

@@ -9,7 +9,7 @@
 # by name.  A backend the machine cannot run (Intel BTS on AMD or in a VM)
 # says why: reported as unavailable here, the only skip make check allows.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 X86="$REAL/prog"
 PPC="$REAL/ppc64le/real_ppc_mem"

@@ -5,7 +5,7 @@
 # callgrind's and against the program's own arithmetic.  Such calls were
 # once taken for longjmps, counting one call where there were hundreds.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 # plt_fib(12) makes 2 * fib(13) - 1 = 465 calls of plt_fib, each but the
 # first through plt_fib_of (464); plt_even(25) alternates with plt_odd,

@@ -5,7 +5,7 @@
 # symbols).  qtrace has one data address per instruction and no access
 # size or direction: the decoder supplies them.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 PROG="$REAL/ppc64le/real_ppc_mem"
 "$BIN/itrace-collect" -q --backend gdb -o "$TMP/p.itr" -- "$PROG" >"$TMP/collect.out" 2>&1

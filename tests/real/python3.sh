@@ -3,7 +3,7 @@
 # recursion, an exception, sorting with a key function.  -S skips the
 # site module: the interpreter's start-up alone is 20 million instructions.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 cat >"$WORK/script.py" <<'PY'
 class Shape:

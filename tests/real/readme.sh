@@ -31,7 +31,7 @@
 # branches, and where output is deterministic it is compared with
 # tests/real/readme/*.golden.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 W="$TMP/readme"
 mkdir -p "$W"

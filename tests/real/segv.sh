@@ -2,7 +2,7 @@
 # SIGSEGV (tests/real/prog/real_segv.c): "handled" recovers three times
 # from a handler through siglongjmp; "crash" then dies of it.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 real_program segv "$REAL/real_segv"
 real_oracles segv

@@ -2,7 +2,7 @@
 # The sqlite3 command-line shell (libsqlite3, which calls itself through
 # its PLT all the time) creating, filling and querying a table in memory.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 cat >"$WORK/script.sql" <<'SQL'
 CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT);

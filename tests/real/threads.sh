@@ -6,7 +6,7 @@
 # nothing depends on it; the output and the trace's completeness are
 # checked as a whole.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 real_program threads "$REAL/real_threads"
 run_plain threads

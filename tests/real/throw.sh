@@ -3,7 +3,7 @@
 # (tests/real/prog/real_throw.cc): unwinding through libgcc, cold parts
 # (-O2 moves catch and cleanup code to function.cold).
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 real_program throw "$REAL/real_throw"
 real_oracles throw

@@ -6,7 +6,7 @@
 # (another Valgrind tool: Valgrind itself reserves descriptors, sets
 # LD_PRELOAD and lowers the descriptor limit for every tool).
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 real_program env "$REAL/real_env"
 run_plain env

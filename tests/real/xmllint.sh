@@ -2,7 +2,7 @@
 # xmllint (libxml2) parsing, validating against an internal DTD and
 # re-serialising a small document.
 . tests/lib.sh
-. tests/real/lib/oracles.sh
+. tests/helper/real_oracles.sh
 
 cat >"$WORK/doc.xml" <<'XML'
 <?xml version="1.0"?>

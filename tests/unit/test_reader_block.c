@@ -1,5 +1,5 @@
 /*
- * test_block.c - BLOCK records (format 3.0, ITRACE.md 6.5.15): the block
+ * test_reader_block.c - BLOCK records (format 3.0, ITRACE.md 6.5.15): the block
  * API of the writer against what the reader delivers, byte for byte where
  * the spec fixes the bytes, and the reader's checks on hostile BLOCK
  * records.

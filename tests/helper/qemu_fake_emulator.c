@@ -1,5 +1,5 @@
 /*
- * fake_qemu.c - an "emulator" for the qemu backend's error tests: it loads
+ * qemu_fake_emulator.c - an "emulator" for the qemu backend's error tests: it loads
  * the itrace plugin the way qemu-user does (-plugin PATH,ARGS) and calls
  * its qemu_plugin_install() with a plugin API version range of its own
  * (FAKE_QEMU_API="MIN CUR", default "2 3", newer than the plugin's), so

@@ -1,4 +1,4 @@
-# collectors/tests/e2e_lib.sh - helpers shared by tests/e2e/collect_*.sh
+# tests/helper/collect_lib.sh - helpers shared by tests/e2e/collect_*.sh
 # (sourced after tests/lib.sh).
 COLLECT="$BIN/itrace-collect"
 DUMP="$BIN/itrace-dump"

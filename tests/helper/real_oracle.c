@@ -1,5 +1,5 @@
 /*
- * oracle.c - real-oracle, the real-program suite's bridge between traces
+ * real_oracle.c - real-oracle, the real-program suite's bridge between traces
  * and valgrind's callgrind (tests/real/).
  *
  *   real-oracle insns TRACE         "ADDR COUNT": executions of every

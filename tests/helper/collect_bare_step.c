@@ -1,5 +1,5 @@
 /*
- * bare_step.c - the benchmark baseline: run a program under the plainest
+ * collect_bare_step.c - the benchmark baseline: run a program under the plainest
  * possible tracer, PTRACE_SINGLESTEP + waitpid in a loop, and print
  * "steps N seconds S".  Address randomisation is off, as in
  * itrace-collect, so both step the same instructions.

@@ -1,5 +1,5 @@
 /*
- * test_format.c - libitrace reader/writer: coding primitives, a round trip
+ * test_reader.c - libitrace reader/writer: coding primitives, a round trip
  * of every record kind, truncation at every byte offset, bit flips,
  * version rules, unknown records, missing footer, seeking and streams.
  */

@@ -1,5 +1,5 @@
 /*
- * tracecheck.c - collect-tracecheck, an oracle for the collector's tests.
+ * collect_tracecheck.c - collect-tracecheck, an oracle for the collector's tests.
  *
  *   collect-tracecheck agree INSN.itr BRANCH.itr
  *

@@ -1,4 +1,4 @@
-# tests/real/lib/oracles.sh - what the real-program tests share (sourced
+# tests/helper/real_oracles.sh - what the real-program tests share (sourced
 # after tests/lib.sh).
 #
 # A test names a program run ("ls", "sqlite3", ...) and its command line
@@ -23,8 +23,8 @@
 # puts its input files.
 ORACLE="$ITRACE_ROOT/$ITRACE_BUILD/tests/real-oracle"
 REAL="$ITRACE_ROOT/$ITRACE_BUILD/tests/real"
-REAL_LIB="$ITRACE_ROOT/tests/real/lib"
-NORMALIZE="$ITRACE_ROOT/collectors/valgrind/tests/normalize.awk"
+HELPER="$ITRACE_ROOT/tests/helper"
+NORMALIZE="$HELPER/normalize.awk"
 WORK="$TMP/work"
 mkdir -p "$WORK"
 
@@ -156,7 +156,7 @@ check_callgrind() {
 	"$ORACLE" final-blocks "$TMP/$_pn.vg.itr" >"$TMP/$_pn.final" 2>>"$TMP/$_pn.fn.err"
 	# shellcheck disable=SC2086
 	"$ORACLE" $_mod cg-functions "$TMP/$_pn.cg" "$TMP/$_pn.vg.itr" >"$TMP/$_pn.cg.fn" 2>/dev/null
-	awk -f "$REAL_LIB/functions.awk" "$TMP/$_pn.ours.fn" "$TMP/$_pn.final" "$TMP/$_pn.cg.fn" \
+	awk -f "$HELPER/real_functions.awk" "$TMP/$_pn.ours.fn" "$TMP/$_pn.final" "$TMP/$_pn.cg.fn" \
 		>"$TMP/$_pn.fn.diff"
 	cat "$TMP/$_pn.fn.err" >>"$TMP/$_pn.fn.diff" 2>/dev/null
 	_groups=$(awk '$1 == "groups" { print $2 }' "$TMP/$_pn.fn.diff")

@@ -1,5 +1,5 @@
 /*
- * test_qtrace_gdb.c - unit tests of the gdb backend's parts that do not
+ * test_gdb.c - unit tests of the gdb backend's parts that do not
  * need a stub: POWER atomic sequences (arch_ppc), target descriptions
  * (tdesc) and the remote protocol framing (rsp) against a scripted fake
  * stub in a child process.

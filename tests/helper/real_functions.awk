@@ -1,7 +1,7 @@
-# functions.awk - per-function instructions and calls of an itrace export
-# against callgrind's (tests/real/lib/oracles.sh, check_callgrind_functions).
+# real_functions.awk - per-function instructions and calls of an itrace export
+# against callgrind's (tests/helper/real_oracles.sh, check_callgrind_functions).
 #
-#   awk -f functions.awk OURS FINAL CG
+#   awk -f real_functions.awk OURS FINAL CG
 #
 # OURS:  "START END INSNS CALLS NAME", the export's functions with a symbol
 #        (hexadecimal run-time addresses, END exclusive; END = START for a

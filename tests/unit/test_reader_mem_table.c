@@ -1,5 +1,5 @@
 /*
- * test_mem_table.c - the MEM table's size, a header parameter
+ * test_reader_mem_table.c - the MEM table's size, a header parameter
  * (mem_table_log2, ITRACE.md 4.1 and 6.5.4): what the header says, the
  * delta bases a reader takes for MEM records and a block's accesses in
  * files of 1024 entries and of 128, byte for byte from hand-made chunks,

@@ -1,5 +1,5 @@
 /*
- * test_branch_seq.c - BRANCH_SEQ records (format 4.0, ITRACE.md 6.5.16):
+ * test_reader_branch_seq.c - BRANCH_SEQ records (format 4.0, ITRACE.md 6.5.16):
  * sequences of branches defined to the writer, written as one record or
  * one repeat byte, against what the reader delivers (the branches one by
  * one), byte for byte where the spec fixes the bytes, and the reader's
