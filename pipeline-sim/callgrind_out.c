@@ -44,7 +44,7 @@ struct arc {
 struct sim_calls {
 	struct itrace_analysis *a;
 	struct sim_input *in;
-	const struct sim_core *core;
+	struct sim_core *core; /* its credited mask is cleared at each step */
 	int ncauses;
 	double last_stack[SIM_CAUSE_COUNT];
 	uint64_t last_cycles;
@@ -203,7 +203,7 @@ static int symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path, u
 	return 0;
 }
 
-struct sim_calls *sim_calls_open(struct sim_input *in, const struct sim_core *core, int arcs,
+struct sim_calls *sim_calls_open(struct sim_input *in, struct sim_core *core, int arcs,
 				 int timeline, uint64_t max_events)
 {
 	struct itrace_analysis_options ao;
@@ -252,6 +252,7 @@ int sim_calls_step(struct sim_calls *c, const struct sim_dyn *d)
 	struct itrace_record rec;
 	struct thread_costs *t;
 	double slots = 1; /* its own retire slot */
+	uint64_t changed;
 	int k;
 
 	if (c->failed)
@@ -280,9 +281,18 @@ int sim_calls_step(struct sim_calls *c, const struct sim_dyn *d)
 		c->failed = 1;
 		return -1;
 	}
-	for (k = 1; k < c->ncauses; k++) {
-		double delta = c->core->stack[k] - c->last_stack[k];
+	/* Only the causes credited since the last step can have changed: the
+	 * others' delta is 0.  Visited in increasing order, as a loop over
+	 * every cause would: the sums are the same to the bit. */
+	changed = c->core->credited;
+	c->core->credited = 0;
+	for (; changed; changed &= changed - 1) {
+		double delta;
 
+		k = __builtin_ctzll(changed);
+		if (k == 0 || k >= c->ncauses)
+			continue;
+		delta = c->core->stack[k] - c->last_stack[k];
 		if (delta != 0) {
 			t->cum[1 + k] += delta;
 			slots += delta;
