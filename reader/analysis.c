@@ -172,6 +172,7 @@ struct insn {
 	uint32_t function;   /* index into functions */
 	uint32_t file;	     /* index+1 into files, 0 = none */
 	uint32_t line;
+	uint32_t next;	     /* index+1 of the last instruction seen after it, 0 = none */
 	uint16_t space;
 	uint8_t len;
 	uint8_t cls;	     /* enum insn_class */
@@ -1057,6 +1058,31 @@ static int transition(struct itrace_analysis *a, struct thread *t, struct insn *
 	}
 }
 
+/*
+ * next_insn - insn_get() for thread t's next instruction, through the
+ * successor its previous instruction had last time: a trace mostly
+ * repeats its paths, and this skips the hash lookup.  The entry found is
+ * the one insn_get() would give: entries are never replaced, and the
+ * check covers the address and the space (an exec changes t->space).
+ */
+static int64_t next_insn(struct itrace_analysis *a, struct thread *t, const struct itrace_insn *rec)
+{
+	struct insn *p = t->prev >= 0 ? &a->insns.v[t->prev] : NULL;
+	int64_t ei;
+
+	if (p && p->next) {
+		const struct insn *e = &a->insns.v[p->next - 1];
+
+		if (e->addr == rec->addr && e->space == t->space)
+			return (int64_t)p->next - 1;
+	}
+	ei = insn_get(a, t->space, t->pub.pid, rec);
+	/* insn_get may have moved the vector: p again */
+	if (ei >= 0 && t->prev >= 0)
+		a->insns.v[t->prev].next = (uint32_t)ei + 1;
+	return ei;
+}
+
 static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 {
 	int64_t ti = thread_get(a, rec->tid ? rec->tid : rec->pid, rec->pid);
@@ -1068,7 +1094,7 @@ static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 	if (ti < 0)
 		return (int)ti;
 	t = &a->threads.v[ti];
-	ei = insn_get(a, t->space, t->pub.pid, &rec->u.insn);
+	ei = next_insn(a, t, &rec->u.insn);
 	if (ei < 0)
 		return (int)ei;
 	e = &a->insns.v[ei];
