@@ -55,6 +55,8 @@ struct sim_calls {
 	int want_arcs;
 	struct timeline *tl;
 	int failed;
+	struct itrace_record rec; /* the INSN record handed to the analysis:
+				   * cleared once, its fields set per step */
 };
 
 /* ---- following the calls ---------------------------------------------------- */
@@ -214,6 +216,7 @@ struct sim_calls *sim_calls_open(struct sim_input *in, struct sim_core *core, in
 		return NULL;
 	c->in = in;
 	c->core = core;
+	c->rec.type = ITRACE_REC_INSN;
 	c->ncauses = SIM_CAUSE_PORT0 + core->cfg.nports;
 	c->want_arcs = arcs;
 	itrace_analysis_options_init(&ao);
@@ -249,7 +252,7 @@ void sim_calls_close(struct sim_calls *c)
 
 int sim_calls_step(struct sim_calls *c, const struct sim_dyn *d)
 {
-	struct itrace_record rec;
+	struct itrace_record *rec = &c->rec;
 	struct thread_costs *t;
 	double slots = 1; /* its own retire slot */
 	uint64_t changed;
@@ -257,27 +260,27 @@ int sim_calls_step(struct sim_calls *c, const struct sim_dyn *d)
 
 	if (c->failed)
 		return -1;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_INSN;
-	rec.tid = d->tid;
-	rec.pid = d->pid;
-	rec.u.insn.addr = d->addr;
-	rec.u.insn.len = d->len;
+	/* only what the analysis reads of an INSN record (the bytes up to len) */
+	rec->tid = d->tid;
+	rec->pid = d->pid;
+	rec->u.insn.addr = d->addr;
+	rec->u.insn.len = d->len;
+	rec->u.insn.has_bytes = 0;
 	if (d->has_bytes && d->len) {
-		rec.u.insn.has_bytes = 1;
-		memcpy(rec.u.insn.bytes, d->bytes, d->len < 15 ? d->len : 15);
+		rec->u.insn.has_bytes = 1;
+		memcpy(rec->u.insn.bytes, d->bytes, d->len < 15 ? d->len : 15);
 	} else {
 		size_t avail = 0;
 		const uint8_t *code = sim_input_code(c->in, d->pid, d->addr, &avail);
 
 		if (code && d->len && avail >= d->len) {
-			rec.u.insn.has_bytes = 1;
-			memcpy(rec.u.insn.bytes, code, d->len < 15 ? d->len : 15);
+			rec->u.insn.has_bytes = 1;
+			memcpy(rec->u.insn.bytes, code, d->len < 15 ? d->len : 15);
 		}
 	}
 	t = thread_of_tid(c, d->tid ? d->tid : d->pid, d->pid);
 	/* the calls it enters or leaves are measured without it */
-	if (!t || itrace_analysis_add(c->a, &rec) < 0) {
+	if (!t || itrace_analysis_add(c->a, rec) < 0) {
 		c->failed = 1;
 		return -1;
 	}
