@@ -3,13 +3,18 @@
  * loop through libitrace's writer, for qtrace-conv's benchmark and tests.
  *
  *   qtrace_gen [--machine ppc64le|ppc64|x86-64] [--threads T] [--no-bytes]
- *              ITERATIONS OUT.itr
+ *              [--patch] ITERATIONS OUT.itr
  *
  * The loop (at 0x10000000, as a static ppc64le program would have it):
  *     addi r3,r3,1 ; ld r4,8(r1) ; std r4,16(r1) ; bdnz loop ; nop
  * With T threads, iterations alternate between threads 1000, 1001, ...
  * through THREAD switch records.  x86-64 writes a trace qtrace-conv must
- * refuse.
+ * refuse.  --patch makes the code self-modifying: from the second half of
+ * the iterations on, bdnz at 0x1000000c becomes "b 0x10000000" (same
+ * target, another branch kind); with --no-bytes the code is then given by
+ * CODE records, the loop's at the start and the patched word when it
+ * changes, so that a converter which caches decoded instructions must see
+ * the change either way.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -21,6 +26,7 @@
 
 #define LOOP 0x10000000ull
 #define STACK 0x7fffe000ull
+#define PATCHED_BRANCH 0x4bfffff4u /* b 0x10000000, at 0x1000000c */
 
 struct loop_insn {
 	uint32_t word;
@@ -62,6 +68,23 @@ static void switch_thread(struct itrace_writer *w, uint32_t tid)
 	check(itrace_writer_write(w, &rec), "thread record");
 }
 
+/* write_code - a CODE record: `n` words of code at `addr`. */
+static void write_code(struct itrace_writer *w, uint64_t addr, const uint32_t *words, size_t n,
+		       int little)
+{
+	struct itrace_record rec;
+	uint8_t b[4 * 8];
+
+	for (size_t i = 0; i < n; i++)
+		put_word(b + 4 * i, words[i], little);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = ITRACE_REC_CODE;
+	rec.u.code.addr = addr;
+	rec.u.code.bytes = b;
+	rec.u.code.len = 4 * n;
+	check(itrace_writer_write(w, &rec), "code record");
+}
+
 static void write_insn(struct itrace_writer *w, uint64_t addr, uint32_t word, int little,
 		       int bytes)
 {
@@ -71,10 +94,13 @@ static void write_insn(struct itrace_writer *w, uint64_t addr, uint32_t word, in
 	check(itrace_writer_insn(w, addr, 4, bytes ? b : NULL), "insn record");
 }
 
-static void write_iteration(struct itrace_writer *w, int little, int bytes, int last)
+static void write_iteration(struct itrace_writer *w, int little, int bytes, int last,
+			    int patched)
 {
 	for (size_t i = 0; i < sizeof(loop) / sizeof(loop[0]); i++) {
-		write_insn(w, LOOP + 4 * i, loop[i].word, little, bytes);
+		uint32_t word = patched && i == 3 ? PATCHED_BRANCH : loop[i].word;
+
+		write_insn(w, LOOP + 4 * i, word, little, bytes);
 		if (loop[i].mem)
 			check(itrace_writer_mem(w, STACK + loop[i].mem_off, 8,
 					       loop[i].mem == 2 ? ITRACE_MEM_STORE : 0),
@@ -90,7 +116,7 @@ int main(int argc, char **argv)
 	struct itrace_writer *w;
 	const char *machine = "ppc64le";
 	unsigned threads = 1;
-	int bytes = 1, argi = 1;
+	int bytes = 1, patch = 0, argi = 1;
 	unsigned long long n;
 
 	while (argi < argc && strncmp(argv[argi], "--", 2) == 0) {
@@ -100,12 +126,14 @@ int main(int argc, char **argv)
 			threads = (unsigned)atoi(argv[argi + 1]), argi += 2;
 		else if (strcmp(argv[argi], "--no-bytes") == 0)
 			bytes = 0, argi++;
+		else if (strcmp(argv[argi], "--patch") == 0)
+			patch = 1, argi++;
 		else
 			break;
 	}
 	if (argc - argi != 2 || threads == 0) {
 		fprintf(stderr, "usage: qtrace_gen [--machine M] [--threads T] [--no-bytes] "
-			"ITERATIONS OUT.itr\n");
+			"[--patch] ITERATIONS OUT.itr\n");
 		return 2;
 	}
 	n = strtoull(argv[argi], NULL, 0);
@@ -115,10 +143,23 @@ int main(int argc, char **argv)
 	o.machine = strcmp(machine, "x86-64") == 0 ? EM_X86_64 : EM_PPC64;
 	o.target_endian = strcmp(machine, "ppc64") == 0 ? 2 : 1;
 	check(itrace_writer_open(argv[argi + 1], &o, &w), "open");
+	if (patch && !bytes) {
+		const uint32_t code[] = {loop[0].word, loop[1].word, loop[2].word, loop[3].word,
+					 0x60000000};
+
+		write_code(w, LOOP, code, sizeof(code) / sizeof(code[0]), o.target_endian == 1);
+	}
 	for (unsigned long long i = 0; i < n; i++) {
+		int patched = patch && 2 * i >= n;
+
+		if (patch && !bytes && 2 * i == n) {
+			const uint32_t b = PATCHED_BRANCH;
+
+			write_code(w, LOOP + 12, &b, 1, o.target_endian == 1);
+		}
 		if (threads > 1)
 			switch_thread(w, 1000 + (uint32_t)(i % threads));
-		write_iteration(w, o.target_endian == 1, bytes, i + threads >= n);
+		write_iteration(w, o.target_endian == 1, bytes, i + threads >= n, patched);
 	}
 	return check(itrace_writer_close(w, ITRACE_END_COMPLETE, 0), "close") ? 1 : 0;
 }

@@ -44,7 +44,7 @@ struct arc {
 struct sim_calls {
 	struct itrace_analysis *a;
 	struct sim_input *in;
-	const struct sim_core *core;
+	struct sim_core *core; /* its credited mask is cleared at each step */
 	int ncauses;
 	double last_stack[SIM_CAUSE_COUNT];
 	uint64_t last_cycles;
@@ -55,6 +55,8 @@ struct sim_calls {
 	int want_arcs;
 	struct timeline *tl;
 	int failed;
+	struct itrace_record rec; /* the INSN record handed to the analysis:
+				   * cleared once, its fields set per step */
 };
 
 /* ---- following the calls ---------------------------------------------------- */
@@ -203,7 +205,7 @@ static int symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path, u
 	return 0;
 }
 
-struct sim_calls *sim_calls_open(struct sim_input *in, const struct sim_core *core, int arcs,
+struct sim_calls *sim_calls_open(struct sim_input *in, struct sim_core *core, int arcs,
 				 int timeline, uint64_t max_events)
 {
 	struct itrace_analysis_options ao;
@@ -214,6 +216,7 @@ struct sim_calls *sim_calls_open(struct sim_input *in, const struct sim_core *co
 		return NULL;
 	c->in = in;
 	c->core = core;
+	c->rec.type = ITRACE_REC_INSN;
 	c->ncauses = SIM_CAUSE_PORT0 + core->cfg.nports;
 	c->want_arcs = arcs;
 	itrace_analysis_options_init(&ao);
@@ -249,40 +252,50 @@ void sim_calls_close(struct sim_calls *c)
 
 int sim_calls_step(struct sim_calls *c, const struct sim_dyn *d)
 {
-	struct itrace_record rec;
+	struct itrace_record *rec = &c->rec;
 	struct thread_costs *t;
 	double slots = 1; /* its own retire slot */
+	uint64_t changed;
 	int k;
 
 	if (c->failed)
 		return -1;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_INSN;
-	rec.tid = d->tid;
-	rec.pid = d->pid;
-	rec.u.insn.addr = d->addr;
-	rec.u.insn.len = d->len;
+	/* only what the analysis reads of an INSN record (the bytes up to len) */
+	rec->tid = d->tid;
+	rec->pid = d->pid;
+	rec->u.insn.addr = d->addr;
+	rec->u.insn.len = d->len;
+	rec->u.insn.has_bytes = 0;
 	if (d->has_bytes && d->len) {
-		rec.u.insn.has_bytes = 1;
-		memcpy(rec.u.insn.bytes, d->bytes, d->len < 15 ? d->len : 15);
+		rec->u.insn.has_bytes = 1;
+		memcpy(rec->u.insn.bytes, d->bytes, d->len < 15 ? d->len : 15);
 	} else {
 		size_t avail = 0;
 		const uint8_t *code = sim_input_code(c->in, d->pid, d->addr, &avail);
 
 		if (code && d->len && avail >= d->len) {
-			rec.u.insn.has_bytes = 1;
-			memcpy(rec.u.insn.bytes, code, d->len < 15 ? d->len : 15);
+			rec->u.insn.has_bytes = 1;
+			memcpy(rec->u.insn.bytes, code, d->len < 15 ? d->len : 15);
 		}
 	}
 	t = thread_of_tid(c, d->tid ? d->tid : d->pid, d->pid);
 	/* the calls it enters or leaves are measured without it */
-	if (!t || itrace_analysis_add(c->a, &rec) < 0) {
+	if (!t || itrace_analysis_add(c->a, rec) < 0) {
 		c->failed = 1;
 		return -1;
 	}
-	for (k = 1; k < c->ncauses; k++) {
-		double delta = c->core->stack[k] - c->last_stack[k];
+	/* Only the causes credited since the last step can have changed: the
+	 * others' delta is 0.  Visited in increasing order, as a loop over
+	 * every cause would: the sums are the same to the bit. */
+	changed = c->core->credited;
+	c->core->credited = 0;
+	for (; changed; changed &= changed - 1) {
+		double delta;
 
+		k = __builtin_ctzll(changed);
+		if (k == 0 || k >= c->ncauses)
+			continue;
+		delta = c->core->stack[k] - c->last_stack[k];
 		if (delta != 0) {
 			t->cum[1 + k] += delta;
 			slots += delta;

@@ -27,7 +27,7 @@ struct sim_calls;
  * max_events calls, 0 = default) when `timeline` is set.  NULL when out
  * of memory or the trace's architecture has no decoder.
  */
-struct sim_calls *sim_calls_open(struct sim_input *in, const struct sim_core *core, int arcs,
+struct sim_calls *sim_calls_open(struct sim_input *in, struct sim_core *core, int arcs,
 				 int timeline, uint64_t max_events);
 void sim_calls_close(struct sim_calls *c);
 

@@ -730,9 +730,12 @@ static uint64_t prefetch_wait(struct sim_core *c, uint64_t addr, uint64_t at, in
 	return f->ready - hit;
 }
 
+_Static_assert(SIM_CAUSE_COUNT <= 64, "sim_core.credited has a bit per cause");
+
 static void credit(struct sim_core *c, struct sim_sem *owner, int cause, double slots)
 {
 	c->stack[cause] += slots;
+	c->credited |= (uint64_t)1 << cause;
 	owner->stall[cause] += slots;
 }
 

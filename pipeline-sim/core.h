@@ -104,6 +104,9 @@ struct sim_core {
 	/* accounting */
 	uint64_t slot_clock;
 	double stack[SIM_CAUSE_COUNT]; /* lost slots by cause */
+	/* bit k: stack[k] credited since a reader last cleared the mask
+	 * (sim_calls_step: it visits only the causes that changed) */
+	uint64_t credited;
 	uint64_t insns, loads, stores, branches, mispredicts;
 	uint64_t fwd_mispredicts; /* wrong store-to-load forwarding predictions */
 	uint64_t load_level[4];

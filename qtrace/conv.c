@@ -19,6 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The decoded-instruction cache: direct-mapped, indexed by address.  A
+ * program's hot loops are a few thousand instructions; a collision only
+ * costs a decode.  POWER instructions are 4 or 8 bytes. */
+#define CONV_CACHE_SLOTS 8192
+#define CONV_CACHE_MAX_LEN 8
+
 struct conv_thread {
 	uint32_t tid;
 	char *path; /* NULL for stdout */
@@ -26,6 +32,19 @@ struct conv_thread {
 	struct qtrace_writer *w;
 	int has_pending;
 	struct qtrace_insn pending;
+};
+
+/*
+ * One decoded instruction: its qtrace words and termination code, a pure
+ * function of its address, length and bytes.  The key holds all three, so
+ * that code that changes under the same address (self-modifying code, a
+ * CODE record, a new MMAP over an old one) misses and is decoded again.
+ */
+struct conv_decoded {
+	uint64_t addr;
+	uint8_t len; /* 0: empty slot */
+	uint8_t bytes[CONV_CACHE_MAX_LEN];
+	struct qtrace_insn words; /* addr and data address left 0 */
 };
 
 struct conv {
@@ -37,6 +56,7 @@ struct conv {
 	struct conv_thread *threads;
 	size_t n_threads, cap_threads;
 	size_t last;		    /* index of the last thread used */
+	struct conv_decoded *decoded; /* CONV_CACHE_SLOTS entries */
 	struct conv_stats st;
 	char err[512];
 };
@@ -70,9 +90,15 @@ int conv_open(const struct conv_options *o, uint16_t machine, uint8_t endian, st
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ITRACE_E_NOMEM;
+	c->decoded = calloc(CONV_CACHE_SLOTS, sizeof(*c->decoded));
+	if (!c->decoded) {
+		free(c);
+		return -ITRACE_E_NOMEM;
+	}
 	/* 32-bit POWER code is decoded as the 64-bit ISA it is a subset of */
 	rc = itrace_decoder_alloc(machine == EM_PPC ? EM_PPC64 : machine, endian, &c->dec);
 	if (rc < 0) {
+		free(c->decoded);
 		free(c);
 		return rc;
 	}
@@ -238,11 +264,59 @@ static const uint8_t *code_bytes(struct conv *c, const struct itrace_record *rec
 	return loc.bytes;
 }
 
+/*
+ * decode_words - the qtrace words and termination code of the instruction
+ * `len` bytes at `bytes`, address `addr`, into *out.  Returns 0, or -1
+ * (message set) if the bytes are no instruction of the ISA's qtrace form.
+ */
+static int decode_words(struct conv *c, uint64_t addr, const uint8_t *bytes, unsigned len,
+			struct qtrace_insn *out)
+{
+	struct itrace_decoded d;
+
+	memset(out, 0, sizeof(*out));
+	if (c->isa->words(bytes, len, c->little, out) < 0)
+		return fail(c, "instruction at 0x%llx is %u bytes long: not a %s instruction",
+			    (unsigned long long)addr, len, c->isa->name);
+	/* bytes that do not decode, or decode to another length, are no
+	 * branch; the writer refuses what qtrace cannot represent */
+	if (itrace_decoder_decode(c->dec, bytes, len, addr, &d) == 0 && d.len == len)
+		out->term_code = (uint8_t)c->isa->term_code(d.kind);
+	return 0;
+}
+
+/*
+ * cached_words - decode_words through the cache: each distinct instruction
+ * (address, length, bytes) is decoded once.  Same returns.
+ */
+static int cached_words(struct conv *c, uint64_t addr, const uint8_t *bytes, unsigned len,
+			struct qtrace_insn *out)
+{
+	struct conv_decoded *e;
+
+	if (len == 0 || len > CONV_CACHE_MAX_LEN)
+		return decode_words(c, addr, bytes, len, out);
+	/* POWER instructions are word-aligned: the low two bits say nothing */
+	e = &c->decoded[(addr >> 2 ^ addr >> 15) & (CONV_CACHE_SLOTS - 1)];
+	/* memcmp of a constant 4 is inlined: most POWER instructions */
+	if (e->len != len || e->addr != addr ||
+	    (len == 4 ? memcmp(e->bytes, bytes, 4) : memcmp(e->bytes, bytes, len)) != 0) {
+		if (decode_words(c, addr, bytes, len, &e->words) < 0) {
+			e->len = 0;
+			return -1;
+		}
+		e->addr = addr;
+		e->len = (uint8_t)len;
+		memcpy(e->bytes, bytes, len);
+	}
+	*out = e->words;
+	return 0;
+}
+
 static int on_insn(struct conv *c, const struct itrace_record *rec)
 {
 	const struct itrace_insn *in = &rec->u.insn;
 	struct conv_thread *t = find_thread(c, rec->tid);
-	struct itrace_decoded d;
 	const uint8_t *bytes;
 
 	if (!t) {
@@ -255,15 +329,9 @@ static int on_insn(struct conv *c, const struct itrace_record *rec)
 	bytes = code_bytes(c, rec);
 	if (!bytes)
 		return -1;
-	memset(&t->pending, 0, sizeof(t->pending));
+	if (cached_words(c, in->addr, bytes, in->len, &t->pending) < 0)
+		return -1;
 	t->pending.addr = in->addr;
-	if (c->isa->words(bytes, in->len, c->little, &t->pending) < 0)
-		return fail(c, "instruction at 0x%llx is %u bytes long: not a %s instruction",
-			    (unsigned long long)in->addr, in->len, c->isa->name);
-	/* bytes that do not decode, or decode to another length, are no
-	 * branch; the writer refuses what qtrace cannot represent */
-	if (itrace_decoder_decode(c->dec, bytes, in->len, in->addr, &d) == 0 && d.len == in->len)
-		t->pending.term_code = (uint8_t)c->isa->term_code(d.kind);
 	t->has_pending = 1;
 	return 0;
 }
@@ -366,5 +434,6 @@ void conv_free(struct conv *c)
 	free(c->threads);
 	itrace_image_free(c->image);
 	itrace_decoder_free(c->dec);
+	free(c->decoded);
 	free(c);
 }

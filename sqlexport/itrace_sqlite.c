@@ -61,9 +61,19 @@ struct thread_state {
 	int has_calls;
 };
 
+/* Calls are inserted CALL_BATCH rows per statement: one row per
+ * statement cost SQLite a statement's start and end (cursor opened, the
+ * B-tree searched from its root, statement closed) per row, a fifth of
+ * the calls level (bench/README.md). */
+#define CALL_BATCH 32
+#define CALL_COLUMNS 17
+
 struct exporter {
 	sqlite3 *db;
 	sqlite3_stmt *sample, *call;
+	sqlite3_stmt *call_batch;		  /* CALL_BATCH rows */
+	int64_t calls[CALL_BATCH][CALL_COLUMNS]; /* rows not inserted yet */
+	int ncalls;
 	struct cli_progress progress;
 	uint64_t rows, sample_id;
 	int time_unit;
@@ -387,12 +397,39 @@ static int on_enter(void *ctx, const struct itrace_analysis_call *c)
 	return 0;
 }
 
+/*
+ * flush_calls - insert the rows of calls kept: CALL_BATCH at once through
+ * the batch statement, fewer (the last ones) one by one.  Values are
+ * 64-bit integers (unsigned ones keep their bits, as bind_u64).  0 or -1.
+ */
+static int flush_calls(struct exporter *x)
+{
+	int n = x->ncalls, batch = n == CALL_BATCH;
+	sqlite3_stmt *st = batch ? x->call_batch : x->call;
+
+	x->ncalls = 0;
+	for (int i = 0; i < n; i++) {
+		int base = batch ? i * CALL_COLUMNS : 0;
+
+		for (int k = 0; k < CALL_COLUMNS; k++)
+			sqlite3_bind_int64(st, base + k + 1, x->calls[i][k]);
+		if (!batch && step(x, st) < 0)
+			return -1;
+	}
+	if (batch) {
+		if (step(x, st) < 0)
+			return -1;
+		x->rows += CALL_BATCH - 1; /* step() counted one */
+	}
+	return 0;
+}
+
 static int on_call(void *ctx, const struct itrace_analysis_call *c)
 {
 	struct exporter *x = ctx;
 	struct thread_state *t = thread_state(x, c->thread_id);
-	sqlite3_stmt *st = x->call;
 	uint64_t call_sample = 0;
+	int64_t *row;
 
 	if (!t)
 		return -ITRACE_E_NOMEM;
@@ -405,25 +442,28 @@ static int on_call(void *ctx, const struct itrace_analysis_call *c)
 		}
 	}
 	t->has_calls = 1;
-	bind_u64(st, 1, c->id);
-	bind_u64(st, 2, c->thread_id);
-	bind_u64(st, 3, c->thread_id);
-	bind_u64(st, 4, c->call_path_id + 1);
-	bind_u64(st, 5, event_time(x, c->call_time, c->call_index));
-	bind_u64(st, 6, event_time(x, c->return_time, c->return_index));
-	bind_u64(st, 7, c->branch_count);
-	bind_u64(st, 8, call_sample);
+	row = x->calls[x->ncalls++];
+	row[0] = (int64_t)c->id;
+	row[1] = (int64_t)c->thread_id;
+	row[2] = (int64_t)c->thread_id;
+	row[3] = (int64_t)(c->call_path_id + 1);
+	row[4] = (int64_t)event_time(x, c->call_time, c->call_index);
+	row[5] = (int64_t)event_time(x, c->return_time, c->return_index);
+	row[6] = (int64_t)c->branch_count;
+	row[7] = (int64_t)call_sample;
 	/* a normal return is the branch just reported on this thread */
-	bind_u64(st, 9, c->flags & (ITRACE_CALL_NO_RETURN | ITRACE_CALL_SIGNAL) ? 0 : t->last_branch);
-	bind_u64(st, 10, c->parent_call_path_id + 1);
-	sqlite3_bind_int(st, 11, perf_call_flags(c->flags));
-	bind_u64(st, 12, c->parent_id);
-	bind_u64(st, 13, c->insn_count);
-	bind_u64(st, 14, c->call_ip);
-	bind_u64(st, 15, c->call_insn);
-	bind_u64(st, 16, c->return_insn);
-	sqlite3_bind_int(st, 17, (int)c->depth);
-	return step(x, st) < 0 ? -ITRACE_E_IO : 0;
+	row[8] = c->flags & (ITRACE_CALL_NO_RETURN | ITRACE_CALL_SIGNAL) ? 0 : (int64_t)t->last_branch;
+	row[9] = (int64_t)(c->parent_call_path_id + 1);
+	row[10] = perf_call_flags(c->flags);
+	row[11] = (int64_t)c->parent_id;
+	row[12] = (int64_t)c->insn_count;
+	row[13] = (int64_t)c->call_ip;
+	row[14] = (int64_t)c->call_insn;
+	row[15] = (int64_t)c->return_insn;
+	row[16] = (int64_t)c->depth;
+	if (x->ncalls == CALL_BATCH)
+		return flush_calls(x) < 0 ? -ITRACE_E_IO : 0;
+	return 0;
 }
 
 /* ---- aggregate tables ------------------------------------------------------ */
@@ -719,6 +759,19 @@ static const char pragmas[] =
 	"PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 	" PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-32768; PRAGMA temp_store=FILE;";
 
+/* prepare_call_batch - "INSERT INTO calls VALUES (...), (...), ..." of
+ * CALL_BATCH rows, each as x->call's. */
+static int prepare_call_batch(struct exporter *x)
+{
+	static const char row[] = "(?,?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?)";
+	char sql[sizeof("INSERT INTO calls VALUES ") + CALL_BATCH * sizeof(row)];
+	size_t n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO calls VALUES ");
+
+	for (int i = 0; i < CALL_BATCH; i++)
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s%s", i ? "," : "", row);
+	return prepare(x, sql, &x->call_batch);
+}
+
 static int open_db(struct exporter *x, const char *path)
 {
 	/* one thread uses the connection: no mutexes */
@@ -733,7 +786,7 @@ static int open_db(struct exporter *x, const char *path)
 		    &x->sample) < 0 ||
 	    prepare(x, "INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?)", &x->call) < 0)
 		return -1;
-	return 0;
+	return prepare_call_batch(x);
 }
 
 static int write_aggregates(struct exporter *x, const struct options *o, struct itrace_reader *r,
@@ -771,7 +824,8 @@ static int close_db(struct exporter *x)
 
 	sqlite3_finalize(x->sample); /* step errors were checked when met */
 	sqlite3_finalize(x->call);
-	x->sample = x->call = NULL;
+	sqlite3_finalize(x->call_batch);
+	x->sample = x->call = x->call_batch = NULL;
 	if (x->db && sqlite3_close(x->db) != SQLITE_OK) {
 		cli_error("cannot write '%s': SQLite: close: %s", target_path, sqlite3_errmsg(x->db));
 		rc = -1;
@@ -825,7 +879,8 @@ static int export(const struct options *o)
 	cli_progress_end(&x.progress);
 	if (!a)
 		goto out;
-	if (write_aggregates(&x, o, r, a, incomplete) < 0 || exec_sql(&x, "COMMIT") < 0)
+	if (flush_calls(&x) < 0 || write_aggregates(&x, o, r, a, incomplete) < 0 ||
+	    exec_sql(&x, "COMMIT") < 0)
 		goto out;
 	if (close_db(&x) < 0 || export_tmp_publish(o->e.output) < 0)
 		goto out;

@@ -173,6 +173,9 @@ struct insn {
 	uint32_t function;   /* index into functions */
 	uint32_t file;	     /* index+1 into files, 0 = none */
 	uint32_t line;
+	uint32_t next_fall;  /* index+1 of the instruction after it in memory, seen
+			      * executed after it; 0 = not yet */
+	uint32_t next_jump;  /* index+1 of the last other one seen after it */
 	uint16_t space;
 	uint8_t len;
 	uint8_t cls;	     /* enum insn_class */
@@ -1058,6 +1061,38 @@ static int transition(struct itrace_analysis *a, struct thread *t, struct insn *
 	}
 }
 
+/*
+ * next_insn - insn_get() for thread t's next instruction, through the
+ * successors its previous instruction had before (the one after it in
+ * memory, and the last other one): a trace mostly repeats its paths, and
+ * this skips the hash lookup.  The entry found is the one insn_get()
+ * would give: entries are never replaced, and the check covers the
+ * address and the space (an exec changes t->space).
+ */
+static int64_t next_insn(struct itrace_analysis *a, struct thread *t, const struct itrace_insn *rec)
+{
+	struct insn *p = t->prev >= 0 ? &a->insns.v[t->prev] : NULL;
+	int fall = p && rec->addr == p->addr + p->len;
+	uint32_t known = !p ? 0 : fall ? p->next_fall : p->next_jump;
+	int64_t ei;
+
+	if (known) {
+		const struct insn *e = &a->insns.v[known - 1];
+
+		if (e->addr == rec->addr && e->space == t->space)
+			return (int64_t)known - 1;
+	}
+	ei = insn_get(a, t->space, t->pub.pid, rec);
+	if (ei >= 0 && p) {
+		p = &a->insns.v[t->prev]; /* insn_get may have moved the vector */
+		if (fall)
+			p->next_fall = (uint32_t)ei + 1;
+		else
+			p->next_jump = (uint32_t)ei + 1;
+	}
+	return ei;
+}
+
 static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 {
 	int64_t ti = thread_get(a, rec->tid ? rec->tid : rec->pid, rec->pid);
@@ -1069,7 +1104,7 @@ static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 	if (ti < 0)
 		return (int)ti;
 	t = &a->threads.v[ti];
-	ei = insn_get(a, t->space, t->pub.pid, &rec->u.insn);
+	ei = next_insn(a, t, &rec->u.insn);
 	if (ei < 0)
 		return (int)ei;
 	e = &a->insns.v[ei];

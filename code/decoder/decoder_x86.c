@@ -578,7 +578,10 @@ static unsigned map_register(ZydisRegister r)
  * Zydis register -> enum itrace_reg, and mnemonic -> class hint: the same
  * for every decoder, built once per process (naming each of Zydis's ~1,800
  * mnemonics by string costs far more than a decoder's other set-up, and
- * tools and the fuzz targets open decoders often).
+ * tools and the fuzz targets open decoders often), and only by the first
+ * full decode (dec_x86_info), their one user: 8 M instructions, 2-3 ms,
+ * that a tool which only follows branches (itrace-fill) never needs, and
+ * that itrace-fill -j N paid alone before its threads started.
  */
 static uint8_t zreg_table[ZYDIS_REGISTER_MAX_VALUE + 1];
 static uint8_t zclass_table[ZYDIS_MNEMONIC_MAX_VALUE + 1];
@@ -611,8 +614,7 @@ static int dec_x86_open(struct itrace_decoder *d, int big_endian)
 	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE, ZYDIS_PADDING_DISABLED);
 	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_DISP_PADDING, ZYDIS_PADDING_DISABLED);
 	ZydisFormatterSetProperty(&d->zfmt, ZYDIS_FORMATTER_PROP_IMM_PADDING, ZYDIS_PADDING_DISABLED);
-	pthread_once(&tables_once, build_tables);
-	d->zreg = zreg_table;
+	d->zreg = zreg_table; /* filled by dec_x86_info's first call */
 	d->zclass = zclass_table;
 	return 0;
 }
@@ -1182,6 +1184,7 @@ static int dec_x86_info(struct itrace_decoder *d, const uint8_t *code, size_t av
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	struct x86_ctx x = {d, &in, ops, out, 0, 0, 0, 0};
 
+	pthread_once(&tables_once, build_tables);
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d->zfull, code, avail, &in, ops)))
 		return -ITRACE_E_DECODE;
 	fill_decoded(&in, addr, &out->d);

@@ -1113,28 +1113,46 @@ static void work(struct worker *w)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* worker_init - a worker's own reader, fill context and segment writer. */
+static int worker_init(struct worker *w)
+{
+	struct par *p = w->p;
+	int rc = itrace_reader_open(p->path, &w->r);
+
+	if (rc == 0)
+		rc = fill_ctx_init(&w->ctx, p->opts, p->hdr, &w->dummy);
+	if (rc == 0 && p->writer)
+		rc = writer_segment_open(p->writer, &w->seg);
+	return rc;
+}
+
+/* A thread sets itself up, so that the threads' set-ups (opening the
+ * trace, the decoder, the image) run side by side, not one after the
+ * other before any work starts. */
 static void *worker_main(void *arg)
 {
-	work(arg);
+	struct worker *w = arg;
+	int rc = worker_init(w);
+
+	if (rc < 0) {
+		pthread_mutex_lock(&w->p->mu);
+		fail(w->p, rc);
+		changed(w->p);
+		pthread_mutex_unlock(&w->p->mu);
+		return NULL;
+	}
+	work(w);
 	return NULL;
 }
 
 /* Set up the workers, ws[0] the caller, and start the others' threads. */
 static int workers_start(struct par *p, struct worker *ws, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++) {
-		struct worker *w = &ws[i];
-		int rc;
+	int rc;
 
-		w->p = p;
-		w->caller = i == 0;
-		rc = itrace_reader_open(p->path, &w->r);
-		if (rc == 0)
-			rc = fill_ctx_init(&w->ctx, p->opts, p->hdr, &w->dummy);
-		if (rc == 0 && p->writer)
-			rc = writer_segment_open(p->writer, &w->seg);
-		if (rc < 0)
-			return rc;
+	for (unsigned i = 0; i < n; i++) {
+		ws[i].p = p;
+		ws[i].caller = i == 0;
 	}
 	/* The threads wait for the lock until all have started. */
 	pthread_mutex_lock(&p->mu);
@@ -1146,7 +1164,15 @@ static int workers_start(struct par *p, struct worker *ws, unsigned n)
 		ws[i].started = 1;
 	}
 	pthread_mutex_unlock(&p->mu);
-	return p->quit ? -ITRACE_E_NOMEM : 0;
+	if (p->quit)
+		return -ITRACE_E_NOMEM;
+	rc = worker_init(&ws[0]);
+	if (rc < 0) {
+		pthread_mutex_lock(&p->mu);
+		fail(p, rc);
+		pthread_mutex_unlock(&p->mu);
+	}
+	return rc;
 }
 
 static void workers_stop(struct par *p, struct worker *ws, unsigned n)

@@ -61,6 +61,24 @@ check_eq "several threads on stdout refused" "1" "$rc"
 printf '%s\n' "$out" >"$TMP/mt.out"
 check "that error says what to do" grep -q -- '--tid TID' "$TMP/mt.out"
 
+# Self-modifying code: bdnz at 0x1000000c becomes "b" half-way.  Each
+# distinct instruction is decoded once (a cache keyed by address and
+# bytes): the new bytes at the same address must give the new word and
+# branch code, whether they come with the INSN records or from CODE records.
+for how in bytes code; do
+	"$GEN" --patch $([ $how = code ] && echo --no-bytes) 4 "$TMP/smc-$how.itr"
+	"$QC" -q "$TMP/smc-$how.itr" -o "$TMP/smc-$how.qt"
+	"$QC" --dump "$TMP/smc-$how.qt" | grep '^iar=0x1000000c' | cut -f1 >"$TMP/smc-$how.dump"
+	cat >"$TMP/smc.want" <<'END'
+iar=0x1000000c insn=0x4200fff4 branch=cond taken term=0x80 next=0x10000000
+iar=0x1000000c insn=0x4200fff4 branch=cond taken term=0x80 next=0x10000000
+iar=0x1000000c insn=0x4bfffff4 branch=uncond taken term=0x08 next=0x10000000
+iar=0x1000000c insn=0x4bfffff4 branch=uncond not-taken term=0x08
+END
+	check_files_eq "self-modifying code, new bytes from the $how records" \
+		"$TMP/smc.want" "$TMP/smc-$how.dump"
+done
+
 "$GEN" --machine x86-64 3 "$TMP/x86.itr"
 out=$("$QC" "$TMP/x86.itr" -o "$TMP/x86.qt" 2>&1); rc=$?
 check_eq "x86-64 input refused (exit 1)" "1" "$rc"
