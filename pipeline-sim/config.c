@@ -216,6 +216,7 @@ static const struct uint_key uint_keys[] = {
 	UK(ras_entries), UK(mem_latency), UK(prefetch_degree), UK(macro_fusion),
 	UK(move_elimination), UK(zero_idioms), UK(immediate_folding), UK(rep_startup),
 	UK(rep_bytes_per_cycle), UK(store_port_bytes), UK(memory_renaming), UK(mem_fill),
+	UK(taken_per_cycle),
 };
 
 /* apply - one key with its (trimmed, writable) value. */
@@ -418,6 +419,8 @@ int sim_config_validate(struct sim_core_cfg *c, char *err, size_t errlen)
 					 "memory_renaming are 0 or 1");
 	if (c->rep_startup > 10000 || c->rep_bytes_per_cycle > 4096 || c->store_port_bytes > 4096)
 		return fail(err, errlen, "rep_startup at most 10000, rep_bytes_per_cycle at most 4096");
+	if (c->taken_per_cycle > 16)
+		return fail(err, errlen, "taken_per_cycle at most 16");
 	if (c->prefetch != SIM_PF_NONE && (c->prefetch_degree == 0 || c->prefetch_degree > 16))
 		return fail(err, errlen, "prefetch_degree must be 1..16 with prefetch = stride");
 	return 0;
@@ -498,6 +501,8 @@ void sim_config_print(FILE *out, const struct sim_core_cfg *c)
 	       c->dispatch_width, c->retire_width);
 	fprintf(out, "frontend_depth = %u\nfetch_queue = %u\nrob = %u\niq = %u\nlq = %u\nsq = %u\n",
 	       c->frontend_depth, c->fetch_queue, c->rob, c->iq, c->lq, c->sq);
+	if (c->taken_per_cycle)
+		fprintf(out, "taken_per_cycle = %u\n", c->taken_per_cycle);
 	fprintf(out, "mispredict_penalty = %u\nstore_forward_latency = %u\n", c->mispredict_penalty,
 	       c->store_forward_latency);
 	fprintf(out, "macro_fusion = %u\nmove_elimination = %u\nzero_idioms = %u\nimmediate_folding = %u\n",

@@ -38,6 +38,9 @@ struct sim_core_cfg {
 	unsigned fetch_width, dispatch_width, retire_width;
 	unsigned frontend_depth; /* cycles from fetch to dispatch */
 	unsigned fetch_queue;	 /* decoded instructions buffered before dispatch */
+	unsigned taken_per_cycle; /* taken branches a fetch group may hold: the
+				   * last one ends it (0: as 1, the default for
+				   * descriptions without it) */
 	unsigned rob, iq, lq, sq;
 	unsigned mispredict_penalty; /* cycles from resolve to refetch */
 	unsigned store_forward_latency; /* store data ready -> forwarded load's result */

@@ -389,6 +389,7 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, unsigned slot
 		f++;
 		c->fetch_used = 0;
 		c->group_ended = 0;
+		c->group_taken = 0;
 	}
 	/* a full fetch queue holds fetch back until an older one dispatches */
 	if (c->seq >= c->cfg.fetch_queue) {
@@ -419,6 +420,7 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, unsigned slot
 	if (f > c->fetch_cycle) {
 		c->fetch_cycle = f;
 		c->fetch_used = 0;
+		c->group_taken = 0;
 	}
 	c->fetch_used += slots;
 	return f;
@@ -1077,7 +1079,9 @@ static void stage_execute(struct sim_core *c, struct step *st)
 }
 
 /* stage_branch - a wrong prediction refetches after resolution; a taken
- * branch (or any jump in the flow) ends the fetch group. */
+ * branch (or any jump in the flow) ends the fetch group, or the
+ * taken_per_cycle'th does (a front end that predicts two taken branches a
+ * cycle, as Zen 5's, keeps fetching past the first). */
 static void stage_branch(struct sim_core *c, struct step *st)
 {
 	struct sim_sem *s = st->s;
@@ -1095,7 +1099,8 @@ static void stage_branch(struct sim_core *c, struct step *st)
 			}
 		}
 	}
-	if (st->dy->next_addr && st->dy->next_addr != s->addr + s->len)
+	if (st->dy->next_addr && st->dy->next_addr != s->addr + s->len &&
+	    ++c->group_taken >= (c->cfg.taken_per_cycle ? c->cfg.taken_per_cycle : 1))
 		c->group_ended = 1;
 }
 

@@ -31,6 +31,16 @@ int sim_host_identify(struct sim_host *h);
 const char *sim_host_preset(const struct sim_host *h, int *exact, char *why, size_t len);
 
 /*
+ * sim_host_cache - the data (or unified) cache of `level` (1, 2, 3) as the
+ * hardware reports it: Linux's sysfs cache/index* of cpu0, else CPUID's
+ * deterministic cache parameters (leaf 4, AMD 8000001Dh).  Returns 0 with
+ * its size in bytes, its ways and *from ("sysfs", "CPUID"), or -1 when
+ * neither says.  A VM reports what its hypervisor says, which need not be
+ * what the process gets (calibrate.c measures that).
+ */
+int sim_host_cache(int level, uint64_t *size, unsigned *ways, const char **from);
+
+/*
  * sim_host_ns_per_cycle - nanoseconds per core cycle, the best of `runs`
  * timings of a dependent imul chain (3 cycles each); 0 off x86-64.
  */

@@ -35,11 +35,25 @@ static void test_presets_by_cpuid(void **state)
 	assert_string_equal(preset_of("AuthenticAMD", 0x19, 0x74, &exact), "zen4");
 	assert_string_equal(preset_of("AuthenticAMD", 0x19, 0xa0, &exact), "zen4");
 	assert_true(exact);
-	/* Zen 3 (family 19h model 01h) and Zen 5 (1Ah): the nearest, flagged */
+	/* Zen 3 (family 19h model 01h): the nearest, flagged */
 	assert_string_equal(preset_of("AuthenticAMD", 0x19, 0x01, &exact), "zen4");
 	assert_false(exact);
-	assert_string_equal(preset_of("AuthenticAMD", 0x1a, 0x02, &exact), "zen4");
+	/* Zen 5, family 1Ah: Turin (02h), Turin dense (11h), Strix Point
+	 * (24h), Granite Ridge (44h), Strix Halo (70h): its own preset */
+	assert_string_equal(preset_of("AuthenticAMD", 0x1a, 0x02, &exact), "zen5");
+	assert_true(exact);
+	assert_string_equal(preset_of("AuthenticAMD", 0x1a, 0x11, &exact), "zen5");
+	assert_string_equal(preset_of("AuthenticAMD", 0x1a, 0x24, &exact), "zen5");
+	assert_string_equal(preset_of("AuthenticAMD", 0x1a, 0x44, &exact), "zen5");
+	assert_string_equal(preset_of("AuthenticAMD", 0x1a, 0x70, &exact), "zen5");
+	assert_true(exact);
+	/* a later AMD family: the newest, flagged; an earlier one: zen4 */
+	assert_string_equal(preset_of("AuthenticAMD", 0x1b, 0x00, &exact), "zen5");
 	assert_false(exact);
+	assert_string_equal(preset_of("AuthenticAMD", 0x17, 0x31, &exact), "zen4");
+	assert_false(exact);
+	/* family 1Ah is AMD's: another vendor's family 1Ah is not Zen 5 */
+	assert_null(preset_of("HygonGenuine", 0x1a, 0x02, &exact));
 	/* Golden Cove: Sapphire Rapids, Emerald Rapids, Alder/Raptor Lake */
 	assert_string_equal(preset_of("GenuineIntel", 6, 0x8f, &exact), "goldencove");
 	assert_true(exact);
