@@ -385,7 +385,9 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, unsigned slot
 	uint64_t first = s->addr >> c->l1i_shift;
 	uint64_t last = (s->addr + (s->len ? s->len - 1 : 0)) >> c->l1i_shift;
 
-	if (c->fetch_used >= c->cfg.fetch_width || c->group_ended) {
+	/* (an instruction of no slot, a jcc fused with the one before it,
+	 * goes with its pair: a full group does not end before it) */
+	if ((slots && c->fetch_used + slots > c->cfg.fetch_width) || c->group_ended) {
 		f++;
 		c->fetch_used = 0;
 		c->group_ended = 0;
