@@ -257,13 +257,13 @@ static int sysfs_cache(int level, uint64_t *size, unsigned *ways)
 
 #if defined(__x86_64__)
 /*
- * cpuid_cache - the same from CPUID's deterministic cache parameters:
+ * sim_host_cpuid_cache - the same from CPUID's deterministic cache parameters:
  * leaf 4 (Intel SDM vol. 2A, CPUID) or 8000001Dh (AMD APM vol. 3, E.4.15),
  * the same layout: EAX[4:0] type (1 data, 2 instruction, 3 unified),
  * EAX[7:5] level, EBX ways-1 [31:22], partitions-1 [21:12], line-1
  * [11:0], ECX sets-1.
  */
-static int cpuid_cache(int level, uint64_t *size, unsigned *ways)
+int sim_host_cpuid_cache(int level, uint64_t *size, unsigned *ways)
 {
 	unsigned a, b, c, d, max, leaf;
 	char vendor[13];
@@ -298,7 +298,7 @@ static int cpuid_cache(int level, uint64_t *size, unsigned *ways)
 	return -1;
 }
 #else
-static int cpuid_cache(int level, uint64_t *size, unsigned *ways)
+int sim_host_cpuid_cache(int level, uint64_t *size, unsigned *ways)
 {
 	(void)level;
 	(void)size;
@@ -313,7 +313,7 @@ int sim_host_cache(int level, uint64_t *size, unsigned *ways, const char **from)
 		*from = "sysfs";
 		return 0;
 	}
-	if (!cpuid_cache(level, size, ways)) {
+	if (!sim_host_cpuid_cache(level, size, ways)) {
 		*from = "CPUID";
 		return 0;
 	}

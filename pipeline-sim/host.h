@@ -40,6 +40,10 @@ const char *sim_host_preset(const struct sim_host *h, int *exact, char *why, siz
  */
 int sim_host_cache(int level, uint64_t *size, unsigned *ways, const char **from);
 
+/* sim_host_cpuid_cache - the same from CPUID alone (what sim_host_cache
+ * falls back to without sysfs); -1 off x86-64 or when CPUID does not say. */
+int sim_host_cpuid_cache(int level, uint64_t *size, unsigned *ways);
+
 /*
  * sim_host_ns_per_cycle - nanoseconds per core cycle, the best of `runs`
  * timings of a dependent imul chain (3 cycles each); 0 off x86-64.

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -88,10 +89,77 @@ static void test_this_host(void **state)
 #endif
 }
 
+/* sysfs_size - cpu0's data/unified cache of `level` as Linux reports it,
+ * read here on its own (0: not there). */
+static uint64_t sysfs_size(int level, unsigned *ways)
+{
+	for (int idx = 0; idx < 8; idx++) {
+		char path[128], lvl[16] = "", type[32] = "", size[32] = "", w[16] = "";
+		const char *field[4] = { "level", "type", "size", "ways_of_associativity" };
+		char *buf[4] = { lvl, type, size, w };
+		size_t len[4] = { sizeof(lvl), sizeof(type), sizeof(size), sizeof(w) };
+
+		for (int f = 0; f < 4; f++) {
+			FILE *fp;
+
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/%s", idx, field[f]);
+			if (!(fp = fopen(path, "r")))
+				return 0;
+			if (!fgets(buf[f], (int)len[f], fp))
+				buf[f][0] = '\0';
+			fclose(fp);
+		}
+		if (atoi(lvl) == level && strncmp(type, "Instruction", 11)) {
+			*ways = (unsigned)atoi(w);
+			return strtoull(size, NULL, 10) * 1024;
+		}
+	}
+	return 0;
+}
+
+/* The cache sizes calibration starts from: sysfs first, and CPUID's
+ * deterministic cache parameters (leaf 4, AMD 8000001Dh) agree with it
+ * (Linux reads them from there), an independent reading of each level. */
+static void test_cache_sizes(void **state)
+{
+	(void)state;
+	for (int level = 1; level <= 3; level++) {
+		unsigned sys_ways = 0, ways = 0, cpuid_ways = 0;
+		uint64_t sys = sysfs_size(level, &sys_ways), size = 0, cpuid = 0;
+		const char *from = NULL;
+		int rc = sim_host_cache(level, &size, &ways, &from);
+
+		if (sys) {
+			assert_int_equal(rc, 0);
+			assert_string_equal(from, "sysfs");
+			assert_true(size == sys && ways == sys_ways);
+		}
+#if defined(__x86_64__)
+		if (sys && !sim_host_cpuid_cache(level, &cpuid, &cpuid_ways)) {
+			assert_true(cpuid == sys);
+			assert_int_equal(cpuid_ways, sys_ways);
+		}
+#endif
+		if (!rc)
+			assert_true(size >= 1024 && ways >= 1);
+	}
+#if defined(__x86_64__)
+	{
+		uint64_t l1;
+		unsigned w;
+
+		/* every x86-64 core of the last decade has an L1D of 32-64K */
+		assert_int_equal(sim_host_cpuid_cache(1, &l1, &w), 0);
+		assert_true(l1 >= 16384 && l1 <= 131072);
+	}
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_presets_by_cpuid),
+		cmocka_unit_test(test_cache_sizes),
 		cmocka_unit_test(test_this_host),
 	};
 
