@@ -327,58 +327,6 @@ __attribute__((format(printf, 2, 3))) static void was_set(struct calib *k, const
 		k->setlen += (size_t)snprintf(k->set + k->setlen, sizeof(k->set) - k->setlen, "#   %s\n", line);
 }
 
-/* The kinds of execution unit: a class that needs more ports than the base
- * preset gave it takes them from the other classes of its kind first. */
-enum unit_kind { KIND_INT, KIND_LOAD, KIND_STORE, KIND_VEC };
-
-static enum unit_kind kind_of(int cls)
-{
-	switch (cls) {
-	case SIM_CLS_INT_ALU: case SIM_CLS_INT_MUL: case SIM_CLS_INT_DIV: case SIM_CLS_BRANCH:
-	case SIM_CLS_NOP: case SIM_CLS_SYS:
-		return KIND_INT;
-	case SIM_CLS_LOAD: case SIM_CLS_VEC_LOAD:
-		return KIND_LOAD;
-	case SIM_CLS_STORE: case SIM_CLS_VEC_STORE:
-		return KIND_STORE;
-	default:
-		return KIND_VEC;
-	}
-}
-
-/* kind_ports - the ports of every class of cls's kind. */
-static uint32_t kind_ports(const struct sim_core_cfg *c, int cls)
-{
-	uint32_t m = 0;
-
-	for (int k = 0; k < SIM_CLS_COUNT; k++)
-		if (kind_of(k) == kind_of(cls))
-			m |= c->cls[k].port_mask;
-	return m;
-}
-
-/* new_port - a port of cls's kind the base preset does not have
- * ("alu4", "ld3", ...); -1 when the model has no room for another. */
-static int new_port(struct sim_core_cfg *c, int cls)
-{
-	static const char *const stem[] = { "alu", "ld", "st", "fp" };
-
-	if (c->nports >= SIM_MAX_PORTS)
-		return -1;
-	for (int n = 0;; n++) {
-		char name[16];
-		int taken = 0;
-
-		snprintf(name, sizeof(name), "%s%d", stem[kind_of(cls)], n);
-		for (int p = 0; p < c->nports; p++)
-			taken |= !strcmp(c->port_names[p], name);
-		if (!taken) {
-			strcpy(c->port_names[c->nports], name);
-			return c->nports++;
-		}
-	}
-}
-
 /* port_list - the names of the ports of mask m, comma-separated. */
 static void port_list(const struct sim_core_cfg *c, uint32_t m, char *buf, size_t len)
 {
@@ -390,45 +338,18 @@ static void port_list(const struct sim_core_cfg *c, uint32_t m, char *buf, size_
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", c->port_names[p]);
 }
 
-/*
- * set_ports - a class that runs `per_cycle` independent operations a
- * cycle gets that many ports, rounded: the first of its own when the base
- * preset had more, else its own, then other ports of its kind (an imul on
- * more of the ALUs), then new ports of its kind.
- */
+/* set_ports - a class that runs `per_cycle` independent operations a
+ * cycle gets that many ports, rounded (sim_config_set_port_count). */
 static void set_ports(struct calib *k, int cls, double per_cycle)
 {
 	struct sim_core_cfg *c = &k->c;
-	uint32_t m = c->cls[cls].port_mask, keep = 0, spare;
-	unsigned n = rounded(per_cycle), have = (unsigned)__builtin_popcount(m);
+	unsigned have = (unsigned)__builtin_popcount(c->cls[cls].port_mask), n = rounded(per_cycle), got;
 	char names[160];
 
-	if (n == 0)
-		n = 1;
-	for (unsigned i = 0; i < n && m; i++) { /* its own ports first */
-		uint32_t low = m & -m;
-
-		keep |= low;
-		m &= ~low;
-	}
-	spare = kind_ports(c, cls) & ~keep;
-	while ((unsigned)__builtin_popcount(keep) < n) {
-		int p;
-
-		if (spare) {
-			keep |= spare & -spare;
-			spare &= spare - 1;
-			continue;
-		}
-		if ((p = new_port(c, cls)) < 0)
-			break;
-		keep |= 1u << p;
-	}
-	c->cls[cls].port_mask = keep;
-	port_list(c, keep, names, sizeof(names));
-	was_set(k, "%s: %.2f per cycle -> %u port%s %s (the base preset had %u)", sim_class_name(cls),
-		per_cycle, (unsigned)__builtin_popcount(keep), __builtin_popcount(keep) == 1 ? "" : "s",
-		names, have);
+	got = sim_config_set_port_count(c, cls, n ? n : 1);
+	port_list(c, c->cls[cls].port_mask, names, sizeof(names));
+	was_set(k, "%s: %.2f per cycle -> %u port%s %s (the base preset had %u)", sim_class_name(cls), per_cycle,
+		got, got == 1 ? "" : "s", names, have);
 }
 
 /* fill_of - cycles per line of independent random loads through a
