@@ -295,7 +295,7 @@ struct calib {
 		double v;
 	} m[48];
 	int nm;
-	char set[1536]; /* "what was set from what" lines for the core file */
+	char set[4096]; /* "what was set from what" lines for the core file */
 	size_t setlen;
 };
 
