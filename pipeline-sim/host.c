@@ -85,11 +85,25 @@ int sim_host_chase_ring(char *buf, size_t size, uint64_t seed)
 	return 0;
 }
 
+void sim_host_signature(unsigned eax, unsigned *family, unsigned *model)
+{
+	/* Intel SDM vol. 2, CPUID leaf 1: display family and model (AMD's
+	 * APM vol. 3, CPUID Fn0000_0001_EAX, the same) */
+	unsigned fam = (eax >> 8) & 0xf, mod = (eax >> 4) & 0xf;
+
+	if (fam == 0xf)
+		fam += (eax >> 20) & 0xff;
+	if (fam == 0x6 || fam >= 0xf)
+		mod |= ((eax >> 16) & 0xf) << 4;
+	*family = fam;
+	*model = mod;
+}
+
 #if defined(__x86_64__)
 
 int sim_host_identify(struct sim_host *h)
 {
-	unsigned a, b, c, d, fam, mod;
+	unsigned a, b, c, d;
 
 	memset(h, 0, sizeof(*h));
 	if (!__get_cpuid(0, &a, &b, &c, &d))
@@ -98,15 +112,7 @@ int sim_host_identify(struct sim_host *h)
 	memcpy(h->vendor + 4, &d, 4);
 	memcpy(h->vendor + 8, &c, 4);
 	__get_cpuid(1, &a, &b, &c, &d);
-	/* Intel SDM vol. 2, CPUID leaf 1: display family and model */
-	fam = (a >> 8) & 0xf;
-	mod = (a >> 4) & 0xf;
-	if (fam == 0xf)
-		fam += (a >> 20) & 0xff;
-	if (fam == 0x6 || fam >= 0xf)
-		mod |= ((a >> 16) & 0xf) << 4;
-	h->family = fam;
-	h->model = mod;
+	sim_host_signature(a, &h->family, &h->model);
 	if (__get_cpuid(0x80000000, &a, &b, &c, &d) && a >= 0x80000004) {
 		unsigned *w = (unsigned *)(void *)h->brand;
 

@@ -19,6 +19,11 @@ struct sim_host {
 	unsigned model;	  /* CPUID model (extended model added) */
 };
 
+/* sim_host_signature - the display family and model of CPUID leaf 1's
+ * EAX (extended family added from family 0Fh, extended model for families
+ * 06h and 0Fh up). */
+void sim_host_signature(unsigned eax, unsigned *family, unsigned *model);
+
 /* sim_host_identify - fill *h from CPUID; -1 when not an x86-64 host. */
 int sim_host_identify(struct sim_host *h);
 

@@ -67,6 +67,44 @@ static void test_presets_by_cpuid(void **state)
 	assert_null(preset_of("", 0, 0, &exact));
 }
 
+/* from_signature - the preset of a CPUID leaf 1 EAX value and vendor. */
+static const char *from_signature(const char *vendor, unsigned eax, int *exact)
+{
+	unsigned family, model;
+
+	sim_host_signature(eax, &family, &model);
+	return preset_of(vendor, family, model, exact);
+}
+
+static void test_presets_by_signature(void **state)
+{
+	int exact;
+	unsigned family, model;
+
+	(void)state;
+	/* EPYC 9005 "Turin" B00F21h: family 0Fh + 0Bh = 1Ah, model 02h */
+	sim_host_signature(0x00b00f21, &family, &model);
+	assert_int_equal(family, 0x1a);
+	assert_int_equal(model, 0x02);
+	assert_string_equal(from_signature("AuthenticAMD", 0x00b00f21, &exact), "zen5");
+	assert_true(exact);
+	/* Ryzen 9000 "Granite Ridge" B40F40h: 1Ah model 44h */
+	assert_string_equal(from_signature("AuthenticAMD", 0x00b40f40, &exact), "zen5");
+	assert_true(exact);
+	/* EPYC 9004 "Genoa" A10F11h: 19h model 11h */
+	assert_string_equal(from_signature("AuthenticAMD", 0x00a10f11, &exact), "zen4");
+	assert_true(exact);
+	/* Sapphire Rapids 806F8h: family 6 model 8Fh */
+	sim_host_signature(0x000806f8, &family, &model);
+	assert_int_equal(family, 6);
+	assert_int_equal(model, 0x8f);
+	assert_string_equal(from_signature("GenuineIntel", 0x000806f8, &exact), "goldencove");
+	assert_true(exact);
+	/* this project's VM says A0671h, family 6 model A7h: the nearest */
+	assert_string_equal(from_signature("GenuineIntel", 0x000a0671, &exact), "goldencove");
+	assert_false(exact);
+}
+
 static void test_this_host(void **state)
 {
 	struct sim_host h;
@@ -160,6 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_presets_by_cpuid),
 		cmocka_unit_test(test_cache_sizes),
+		cmocka_unit_test(test_presets_by_signature),
 		cmocka_unit_test(test_this_host),
 	};
 
