@@ -90,6 +90,80 @@ struct kv_words {
 	char *val[16];
 };
 
+/* The kinds of execution unit: a class that needs more ports than it has
+ * takes them from the other classes of its kind first. */
+enum unit_kind { KIND_INT, KIND_LOAD, KIND_STORE, KIND_VEC };
+
+static enum unit_kind kind_of(int cls)
+{
+	switch (cls) {
+	case SIM_CLS_INT_ALU: case SIM_CLS_INT_MUL: case SIM_CLS_INT_DIV: case SIM_CLS_BRANCH:
+	case SIM_CLS_NOP: case SIM_CLS_SYS:
+		return KIND_INT;
+	case SIM_CLS_LOAD: case SIM_CLS_VEC_LOAD:
+		return KIND_LOAD;
+	case SIM_CLS_STORE: case SIM_CLS_VEC_STORE:
+		return KIND_STORE;
+	default:
+		return KIND_VEC;
+	}
+}
+
+/* kind_ports - the ports of every class of cls's kind. */
+static uint32_t kind_ports(const struct sim_core_cfg *c, int cls)
+{
+	uint32_t m = 0;
+
+	for (int k = 0; k < SIM_CLS_COUNT; k++)
+		if (kind_of(k) == kind_of(cls))
+			m |= c->cls[k].port_mask;
+	return m;
+}
+
+/* new_port - a port of cls's kind the description does not have yet
+ * ("alu4", "ld3", ...); -1 when the model has no room for another. */
+static int new_port(struct sim_core_cfg *c, int cls)
+{
+	static const char *const stem[] = { "alu", "ld", "st", "fp" };
+
+	if (c->nports >= SIM_MAX_PORTS)
+		return -1;
+	for (int n = 0;; n++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%s%d", stem[kind_of(cls)], n);
+		if (port_index(c, name) < 0) {
+			strcpy(c->port_names[c->nports], name);
+			return c->nports++;
+		}
+	}
+}
+
+unsigned sim_config_set_port_count(struct sim_core_cfg *c, int cls, unsigned n)
+{
+	uint32_t m = c->cls[cls].port_mask, keep = 0, spare;
+
+	for (unsigned i = 0; i < n && m; i++) { /* its own ports first */
+		keep |= m & -m;
+		m &= m - 1;
+	}
+	spare = kind_ports(c, cls) & ~keep;
+	while ((unsigned)__builtin_popcount(keep) < n) {
+		int p;
+
+		if (spare) {
+			keep |= spare & -spare;
+			spare &= spare - 1;
+			continue;
+		}
+		if ((p = new_port(c, cls)) < 0)
+			break;
+		keep |= 1u << p;
+	}
+	c->cls[cls].port_mask = keep;
+	return (unsigned)__builtin_popcount(keep);
+}
+
 static int split_words(char *s, struct kv_words *w)
 {
 	w->n = 0;
@@ -216,6 +290,7 @@ static const struct uint_key uint_keys[] = {
 	UK(ras_entries), UK(mem_latency), UK(prefetch_degree), UK(macro_fusion),
 	UK(move_elimination), UK(zero_idioms), UK(immediate_folding), UK(rep_startup),
 	UK(rep_bytes_per_cycle), UK(store_port_bytes), UK(memory_renaming), UK(mem_fill),
+	UK(taken_per_cycle),
 };
 
 /* apply - one key with its (trimmed, writable) value. */
@@ -418,6 +493,8 @@ int sim_config_validate(struct sim_core_cfg *c, char *err, size_t errlen)
 					 "memory_renaming are 0 or 1");
 	if (c->rep_startup > 10000 || c->rep_bytes_per_cycle > 4096 || c->store_port_bytes > 4096)
 		return fail(err, errlen, "rep_startup at most 10000, rep_bytes_per_cycle at most 4096");
+	if (c->taken_per_cycle > 16)
+		return fail(err, errlen, "taken_per_cycle at most 16");
 	if (c->prefetch != SIM_PF_NONE && (c->prefetch_degree == 0 || c->prefetch_degree > 16))
 		return fail(err, errlen, "prefetch_degree must be 1..16 with prefetch = stride");
 	return 0;
@@ -498,6 +575,8 @@ void sim_config_print(FILE *out, const struct sim_core_cfg *c)
 	       c->dispatch_width, c->retire_width);
 	fprintf(out, "frontend_depth = %u\nfetch_queue = %u\nrob = %u\niq = %u\nlq = %u\nsq = %u\n",
 	       c->frontend_depth, c->fetch_queue, c->rob, c->iq, c->lq, c->sq);
+	if (c->taken_per_cycle)
+		fprintf(out, "taken_per_cycle = %u\n", c->taken_per_cycle);
 	fprintf(out, "mispredict_penalty = %u\nstore_forward_latency = %u\n", c->mispredict_penalty,
 	       c->store_forward_latency);
 	fprintf(out, "macro_fusion = %u\nmove_elimination = %u\nzero_idioms = %u\nimmediate_folding = %u\n",

@@ -38,6 +38,9 @@ struct sim_core_cfg {
 	unsigned fetch_width, dispatch_width, retire_width;
 	unsigned frontend_depth; /* cycles from fetch to dispatch */
 	unsigned fetch_queue;	 /* decoded instructions buffered before dispatch */
+	unsigned taken_per_cycle; /* taken branches a fetch group may hold: the
+				   * last one ends it (0: as 1, the default for
+				   * descriptions without it) */
 	unsigned rob, iq, lq, sq;
 	unsigned mispredict_penalty; /* cycles from resolve to refetch */
 	unsigned store_forward_latency; /* store data ready -> forwarded load's result */
@@ -97,6 +100,17 @@ int sim_config_validate(struct sim_core_cfg *c, char *err, size_t errlen);
  * -1 with err set.
  */
 int sim_config_load(struct sim_core_cfg *c, const char *name_or_path, char *err, size_t errlen);
+
+/*
+ * sim_config_set_port_count - give class `cls` n ports (n >= 1): the
+ * first n of its own when it has more; else its own, then the other ports
+ * of its kind of unit (integer, load, store, vector/FP: an imul on more
+ * of the ALUs), then new ports of that kind named "alu4", "ld3", "st2",
+ * "fp4" and so on.  Returns the ports it has then (fewer than n only when
+ * SIM_MAX_PORTS is reached).  What --calibrate does with a measured
+ * throughput.
+ */
+unsigned sim_config_set_port_count(struct sim_core_cfg *c, int cls, unsigned n);
 
 /* sim_config_print - the description as a core file that --core reads. */
 void sim_config_print(FILE *out, const struct sim_core_cfg *c);

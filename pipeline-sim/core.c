@@ -385,10 +385,13 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, unsigned slot
 	uint64_t first = s->addr >> c->l1i_shift;
 	uint64_t last = (s->addr + (s->len ? s->len - 1 : 0)) >> c->l1i_shift;
 
-	if (c->fetch_used >= c->cfg.fetch_width || c->group_ended) {
+	/* (an instruction of no slot, a jcc fused with the one before it,
+	 * goes with its pair: a full group does not end before it) */
+	if ((slots && c->fetch_used + slots > c->cfg.fetch_width) || c->group_ended) {
 		f++;
 		c->fetch_used = 0;
 		c->group_ended = 0;
+		c->group_taken = 0;
 	}
 	/* a full fetch queue holds fetch back until an older one dispatches */
 	if (c->seq >= c->cfg.fetch_queue) {
@@ -419,6 +422,7 @@ static uint64_t stage_fetch(struct sim_core *c, struct sim_sem *s, unsigned slot
 	if (f > c->fetch_cycle) {
 		c->fetch_cycle = f;
 		c->fetch_used = 0;
+		c->group_taken = 0;
 	}
 	c->fetch_used += slots;
 	return f;
@@ -935,12 +939,17 @@ static void exec_store(struct sim_core *c, struct step *st, uint64_t t)
 }
 
 /* eliminated - done at rename, no port: register moves, zero idioms and
- * folded immediate adds, on cores that do it. */
+ * folded immediate adds, on cores that do it.  Not the first half of a
+ * macro-fused pair: a fused dec/jnz is one branch that still resolves on
+ * a branch port (a loop of 7 independent ALU ops and dec/jnz runs at 8/5
+ * cycles on Golden Cove's 5 ALU ports, bench/accuracy's alu_mix). */
 static int eliminated(const struct sim_core *c, const struct sim_sem *s)
 {
 	const struct sim_core_cfg *g = &c->cfg;
 
 	if (s->flags & (SIM_SEM_LOAD | SIM_SEM_STORE | SIM_SEM_BRANCH))
+		return 0;
+	if ((s->uop & SIM_UOP_FUSES) && g->macro_fusion)
 		return 0;
 	return ((s->uop & SIM_UOP_MOVE) && g->move_elimination) ||
 	       ((s->uop & SIM_UOP_ZERO) && g->zero_idioms) ||
@@ -1080,7 +1089,9 @@ static void stage_execute(struct sim_core *c, struct step *st)
 }
 
 /* stage_branch - a wrong prediction refetches after resolution; a taken
- * branch (or any jump in the flow) ends the fetch group. */
+ * branch (or any jump in the flow) ends the fetch group, or the
+ * taken_per_cycle'th does (a front end that predicts two taken branches a
+ * cycle, as Zen 5's, keeps fetching past the first). */
 static void stage_branch(struct sim_core *c, struct step *st)
 {
 	struct sim_sem *s = st->s;
@@ -1098,7 +1109,8 @@ static void stage_branch(struct sim_core *c, struct step *st)
 			}
 		}
 	}
-	if (st->dy->next_addr && st->dy->next_addr != s->addr + s->len)
+	if (st->dy->next_addr && st->dy->next_addr != s->addr + s->len &&
+	    ++c->group_taken >= (c->cfg.taken_per_cycle ? c->cfg.taken_per_cycle : 1))
 		c->group_ended = 1;
 }
 

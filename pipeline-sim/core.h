@@ -80,6 +80,7 @@ struct sim_core {
 	uint64_t fetch_cycle, fetch_line;
 	unsigned fetch_used;
 	int group_ended;
+	unsigned group_taken; /* taken branches in the current fetch group */
 	uint64_t redirect_at;
 	struct sim_sem *redirect_owner;
 	uint8_t redirect_cause; /* what the redirect is charged to */

@@ -19,6 +19,11 @@ struct sim_host {
 	unsigned model;	  /* CPUID model (extended model added) */
 };
 
+/* sim_host_signature - the display family and model of CPUID leaf 1's
+ * EAX (extended family added from family 0Fh, extended model for families
+ * 06h and 0Fh up). */
+void sim_host_signature(unsigned eax, unsigned *family, unsigned *model);
+
 /* sim_host_identify - fill *h from CPUID; -1 when not an x86-64 host. */
 int sim_host_identify(struct sim_host *h);
 
@@ -29,6 +34,20 @@ int sim_host_identify(struct sim_host *h);
  * was taken); NULL when no preset comes near (another architecture).
  */
 const char *sim_host_preset(const struct sim_host *h, int *exact, char *why, size_t len);
+
+/*
+ * sim_host_cache - the data (or unified) cache of `level` (1, 2, 3) as the
+ * hardware reports it: Linux's sysfs cache/index* of cpu0, else CPUID's
+ * deterministic cache parameters (leaf 4, AMD 8000001Dh).  Returns 0 with
+ * its size in bytes, its ways and *from ("sysfs", "CPUID"), or -1 when
+ * neither says.  A VM reports what its hypervisor says, which need not be
+ * what the process gets (calibrate.c measures that).
+ */
+int sim_host_cache(int level, uint64_t *size, unsigned *ways, const char **from);
+
+/* sim_host_cpuid_cache - the same from CPUID alone (what sim_host_cache
+ * falls back to without sysfs); -1 off x86-64 or when CPUID does not say. */
+int sim_host_cpuid_cache(int level, uint64_t *size, unsigned *ways);
 
 /*
  * sim_host_ns_per_cycle - nanoseconds per core cycle, the best of `runs`

@@ -44,7 +44,12 @@ static int fail(char *err, size_t errlen, const char *msg, const char *path, con
 	return -1;
 }
 
-/* sniff - the format of a regular file from its first bytes. */
+/* SNIFF_EMPTY: what sniff says of a file with no bytes at all */
+#define SNIFF_EMPTY (-1)
+
+/* sniff - the format of a regular file from its first bytes (the itrace
+ * magic, format/ITRACE.md; qtrace has no magic of its own, so anything
+ * else is tried as qtrace); SNIFF_EMPTY for an empty file. */
 static int sniff(const char *path)
 {
 	unsigned char magic[8];
@@ -58,6 +63,8 @@ static int sniff(const char *path)
 		return SIM_FMT_ITRACE; /* let the reader report the error */
 	n = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
+	if (n == 0)
+		return SNIFF_EMPTY;
 	if (n == 8 && !memcmp(magic, "\x89ITR\r\n\x1a\n", 8))
 		return SIM_FMT_ITRACE;
 	return SIM_FMT_QTRACE;
@@ -112,16 +119,27 @@ int sim_input_open(const char *path, int format, const char *sysroot, struct sim
 	if (!in)
 		return fail(err, errlen, "cannot open", path, "out of memory");
 	in->format = format == SIM_FMT_AUTO ? sniff(path) : format;
-	if (in->format == SIM_FMT_ITRACE) {
+	if (in->format == SNIFF_EMPTY) {
+		rc = fail(err, errlen, "cannot open", path, "the file is empty (neither an itrace nor a qtrace trace)");
+	} else if (in->format == SIM_FMT_ITRACE) {
 		rc = open_itrace(in, path, sysroot, err, errlen);
 	} else {
 		int q = qtrace_reader_open(path, &in->qr);
 		struct itrace_image_options io;
 
 		in->arch = SIM_ARCH_PPC64LE;
-		rc = q < 0 ? fail(err, errlen, "cannot open", path,
-				  q == -QTRACE_E_IO ? strerror(errno) : qtrace_errstr(q))
-			   : 0;
+		if (q < 0 && format == SIM_FMT_AUTO && q != -QTRACE_E_IO && q != -QTRACE_E_NOMEM) {
+			/* the guess, not the user, said qtrace: say both were tried */
+			char why[160];
+
+			snprintf(why, sizeof(why), "neither an itrace file (no itrace magic) nor a qtrace file (%s)",
+				 qtrace_errstr(q));
+			rc = fail(err, errlen, "cannot open", path, why);
+		} else {
+			rc = q < 0 ? fail(err, errlen, "cannot open", path,
+					  q == -QTRACE_E_IO ? strerror(errno) : qtrace_errstr(q))
+				   : 0;
+		}
 		itrace_image_options_init(&io);
 		io.sysroot = sysroot;
 		if (!rc && (itrace_image_alloc(&io, &in->img) < 0 ||

@@ -33,7 +33,7 @@ enum sim_class {
 	SIM_CLS_COUNT
 };
 
-#define SIM_MAX_PORTS 16
+#define SIM_MAX_PORTS 24 /* a calibrated core may add ports to a preset's */
 
 /*
  * Stall causes of the CPI stack.  Port causes follow the fixed ones:

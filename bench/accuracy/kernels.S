@@ -402,4 +402,142 @@ KERNEL(isort)
 	ret
 END(isort)
 
+/* ---- kernels no loop of pipeline-sim --calibrate resembles (the
+ * "hidden" set of bench/accuracy/run.sh; driver.c marks which are) ---- */
+
+/* independent imuls (immediate form) between independent adds */
+KERNEL(mul_mix)
+	mov	$1, %edx
+	.p2align 5
+1:
+# LLVM-MCA-BEGIN mul_mix
+	imul	$7, %r8, %r8
+	add	%rdx, %rax
+	imul	$7, %r9, %r9
+	add	%rdx, %rcx
+	imul	$7, %r10, %r10
+	add	%rdx, %rsi
+	imul	$7, %r11, %r11
+	add	%rdx, %r8
+	dec	%rdi
+	jnz	1b
+# LLVM-MCA-END
+	ret
+END(mul_mix)
+
+/* a predictable loop with two taken branches an iteration */
+KERNEL(branch2)
+	.p2align 5
+1:
+# LLVM-MCA-BEGIN branch2
+	add	$1, %rax
+	jmp	2f
+	.p2align 4
+2:
+	add	$1, %rcx
+	dec	%rdi
+	jnz	1b
+# LLVM-MCA-END
+	ret
+END(branch2)
+
+/* independent shuffles of two kinds */
+KERNEL(shuf_tput)
+	vpxor	%xmm15, %xmm15, %xmm15
+	.p2align 5
+1:
+# LLVM-MCA-BEGIN shuf_tput
+	vpshufb	%xmm15, %xmm0, %xmm0
+	vpunpcklqdq %xmm15, %xmm1, %xmm1
+	vpshufb	%xmm15, %xmm2, %xmm2
+	vpunpcklqdq %xmm15, %xmm3, %xmm3
+	vpshufb	%xmm15, %xmm4, %xmm4
+	vpunpcklqdq %xmm15, %xmm5, %xmm5
+	dec	%rdi
+	jnz	1b
+# LLVM-MCA-END
+	ret
+END(shuf_tput)
+
+/* independent indexed loads from a 4 KiB buffer, summed in pairs */
+KERNEL(load_tput)
+	xor	%ecx, %ecx
+	xor	%eax, %eax
+	.p2align 5
+1:
+# LLVM-MCA-BEGIN load_tput
+	mov	(%rsi,%rcx,8), %r8
+	mov	8(%rsi,%rcx,8), %r9
+	mov	16(%rsi,%rcx,8), %r10
+	mov	24(%rsi,%rcx,8), %r11
+	mov	32(%rsi,%rcx,8), %rdx
+	mov	40(%rsi,%rcx,8), %rax
+	add	$8, %rcx
+	and	$255, %rcx
+	dec	%rdi
+	jnz	1b
+# LLVM-MCA-END
+	ret
+END(load_tput)
+
+/* independent lea, and, or, sub: the integer ALUs */
+KERNEL(alu_mix)
+	mov	$1, %edx
+	.p2align 5
+1:
+# LLVM-MCA-BEGIN alu_mix
+	lea	1(%rax), %rax
+	and	%rdx, %rcx
+	or	%rdx, %r8
+	sub	%rdx, %r9
+	lea	3(%r10), %r10
+	and	%rdx, %r11
+	or	%rdx, %rsi
+	dec	%rdi
+	jnz	1b
+# LLVM-MCA-END
+	ret
+END(alu_mix)
+
+/* a dot product's inner loop: FMAs with folded loads, two accumulators */
+KERNEL(dot)
+	vxorpd	%ymm0, %ymm0, %ymm0
+	vxorpd	%ymm2, %ymm2, %ymm2
+	vxorpd	%ymm1, %ymm1, %ymm1
+	xor	%ecx, %ecx
+	.p2align 5
+1:
+# LLVM-MCA-BEGIN dot
+	vfmadd231pd (%rsi,%rcx), %ymm1, %ymm0
+	vfmadd231pd 32(%rsi,%rcx), %ymm1, %ymm2
+	add	$64, %rcx
+	and	$4095, %rcx
+	dec	%rdi
+	jnz	1b
+# LLVM-MCA-END
+	vzeroupper
+	ret
+END(dot)
+
+/* a wide mix of every kind: adds, loads, vector adds, a store */
+KERNEL(wide_mix)
+	mov	$1, %edx
+	vpxor	%xmm15, %xmm15, %xmm15
+	.p2align 5
+1:
+# LLVM-MCA-BEGIN wide_mix
+	add	%rdx, %rax
+	mov	(%rsi), %r8
+	vpaddd	%xmm15, %xmm0, %xmm0
+	add	%rdx, %rcx
+	mov	%rdx, 64(%rsi)
+	mov	8(%rsi), %r9
+	vpaddd	%xmm15, %xmm1, %xmm1
+	add	%rdx, %r10
+	dec	%rdi
+	jnz	1b
+# LLVM-MCA-END
+	ret
+END(wide_mix)
+
 	.section .note.GNU-stack,"",@progbits

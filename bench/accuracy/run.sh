@@ -29,6 +29,13 @@ CPU=$(($(nproc) - 1))
 PIN="taskset -c $CPU"
 command -v taskset >/dev/null || PIN=""
 
+# The kernels are of two sets (driver.c's list says which): "calibrated",
+# loops of the same instructions as one --calibrate times, and "hidden",
+# loops it does not run (folded loads, mixes of classes, two taken
+# branches an iteration, a 6 MiB chase, library code, ...).  The targets
+# of issue #37 are on the hidden set: calibrated median |error| <= 10%,
+# none over 30%, below llvm-mca's median on the same kernels.
+
 # the host, the load it is under, and the description measured now
 model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 echo "accuracy: host '$model', $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); timed on CPU $CPU"
@@ -36,6 +43,7 @@ unset ITRACE_HOST_CORE
 preset=$("$SIM" --core host --print-core 2>/dev/null | sed -n 's/^name = //p')
 case "$preset" in
 zen4) mcpu=znver4 ;;
+zen5) mcpu=znver5 ;;
 goldencove) mcpu=sapphirerapids ;;
 *) mcpu=native ;;
 esac
@@ -72,15 +80,15 @@ print(j["cycles"], j["instructions"])' "$1.json"
 # time every kernel first, right after the calibration, the ones that go
 # to L3 and memory first of all: what a VM's caches and memory take
 # drifts within seconds with the neighbours' load
-{ grep '^chase_l3 \|^chase_mem ' "$TMP/list"; grep -v '^chase_l3 \|^chase_mem ' "$TMP/list"; } |
-while read -r name region warm traced; do
+{ grep '^chase_l3 \|^chase_6m \|^chase_mem ' "$TMP/list"; grep -v '^chase_l3 \|^chase_6m \|^chase_mem ' "$TMP/list"; } |
+while read -r name region warm traced set; do
 	echo "$name $($PIN "$DRV" time "$name")"
 done >"$TMP/measured"
-printf '%-14s %10s %10s %6s %10s %6s %10s %6s\n' kernel measured sim-calib err sim-preset err llvm-mca err
+printf '%-14s %-6s %10s %10s %6s %10s %6s %10s %6s\n' kernel set measured sim-calib err sim-preset err llvm-mca err
 stack_ok=1
 total_insns=0
 total_secs=0
-while read -r name region warm traced; do
+while read -r name region warm traced set; do
 	if [ "$region" = - ]; then fn=k_$name; else fn=k_$region; fi
 	meas=$(awk -v k="$name" '$1 == k { print $2 }' "$TMP/measured")
 	for n in "$warm" "$((warm + traced))"; do
@@ -103,31 +111,43 @@ while read -r name region warm traced; do
 	done
 	unset ITRACE_HOST_CORE
 	mca=$(awk -v r="$region" '$1 == r { print $2 }' "$TMP/mca")
-	echo "$name $meas $c ${mca:--}"
+	echo "$name $meas $c ${mca:--} $set"
 done <"$TMP/list" >"$TMP/rows"
 [ -s "$TMP/stack.err" ] && { stack_ok=0; cat "$TMP/stack.err"; }
 
-awk -v stack_ok="$stack_ok" -v insns="$total_insns" -v secs="$total_secs" '
+awk -v stack_ok="$stack_ok" -v insns="$total_insns" '
 function err(v, m) { return (v - m) / m * 100 }
 function abs(x) { return x < 0 ? -x : x }
 function median(a, n,    i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+# one set of kernels: s "all" or "hidden"; median and worst of each tool
+function add(s, name, e1, e2, e3) {
+	n[s]++; c[s, n[s]] = abs(e1); p[s, n[s]] = abs(e2)
+	if (abs(e1) > worst[s]) { worst[s] = abs(e1); wname[s] = name }
+	if (abs(e2) > pworst[s]) { pworst[s] = abs(e2); pname[s] = name }
+	if (e3 != "-") {
+		k[s]++; cc[s, k[s]] = abs(e1); mm[s, k[s]] = abs(e3)
+		if (abs(e3) > mworst[s]) { mworst[s] = abs(e3); mname[s] = name }
+	}
+}
+function med(arr, s, cnt,    i, t) { for (i = 1; i <= cnt; i++) t[i] = arr[s, i]; return median(t, cnt) }
 {
 	e1 = err($3, $2); e2 = err($4, $2)
-	if ($5 == "-") { e3s = "-"; m = "-" } else { e3 = err($5, $2); e3s = sprintf("%+.0f%%", e3); m = sprintf("%.2f", $5) }
-	printf "%-14s %10.2f %10.2f %5.0f%% %10.2f %5.0f%% %10s %6s\n", $1, $2, $3, e1, $4, e2, m, e3s
-	n++; c[n] = abs(e1); p[n] = abs(e2); sc += abs(e1); sp += abs(e2)
-	if (abs(e1) > worst) { worst = abs(e1); wname = $1 }
-	if ($5 != "-") { k++; cc[k] = abs(e1); mm[k] = abs(e3); skc += abs(e1); skm += abs(e3) }
+	if ($5 == "-") { e3 = "-"; e3s = "-"; m = "-" } else { e3 = err($5, $2); e3s = sprintf("%+.0f%%", e3); m = sprintf("%.2f", $5) }
+	printf "%-14s %-6s %10.2f %10.2f %5.0f%% %10.2f %5.0f%% %10s %6s\n", $1, $6 == "hidden" ? "hidden" : "calib", $2, $3, e1, $4, e2, m, e3s
+	add("all", $1, e1, e2, e3)
+	if ($6 == "hidden") add("hidden", $1, e1, e2, e3)
 }
 END {
-	mc = median(c, n); mp = median(p, n); mk = median(cc, k); mmca = median(mm, k)
-	printf "median |error|: pipeline-sim calibrated %.1f%%, preset %.1f%% (%d kernels); on the %d kernels llvm-mca analyses: pipeline-sim %.1f%%, llvm-mca %.1f%%\n", mc, mp, n, k, mk, mmca
-	printf "mean |error|: pipeline-sim calibrated %.1f%%, preset %.1f%%; on llvm-mca'"'"'s kernels: pipeline-sim %.1f%%, llvm-mca %.1f%%\n", sc / n, sp / n, skc / k, skm / k
-	printf "worst kernel: %s %.1f%%\n", wname, worst
+	for (si = 1; si <= 2; si++) {
+		s = si == 1 ? "all" : "hidden"
+		printf "%s kernels (%d): pipeline-sim calibrated median |error| %.1f%%, worst %.1f%% (%s); preset median %.1f%%, worst %.1f%% (%s)\n", s, n[s], med(c, s, n[s]), worst[s], wname[s], med(p, s, n[s]), pworst[s], pname[s]
+		printf "  on the %d llvm-mca analyses: pipeline-sim calibrated median %.1f%%; llvm-mca median %.1f%%, worst %.1f%% (%s)\n", k[s], med(cc, s, k[s]), med(mm, s, k[s]), mworst[s], mname[s]
+	}
 	printf "simulated %d instructions (bench/sim_speed.sh measures the simulation speed)\n", insns
-	ok = mc <= 10 && mk < mmca && worst <= 30 && stack_ok
-	printf "accuracy median |error| %.1f %% llvm-mca %.1f %% ratio %.2f (target <= 10%%, below llvm-mca, none over 30%%, CPI stack adds up: %s) %s\n", mk, mmca, (mmca > 0 ? mk / mmca : 0), stack_ok ? "yes" : "no", ok ? "PASS" : "FAIL"
+	mk = med(cc, "hidden", k["hidden"]); mmca = med(mm, "hidden", k["hidden"]); mc = med(c, "hidden", n["hidden"])
+	ok = mc <= 10 && mk < mmca && worst["hidden"] <= 30 && stack_ok
+	printf "accuracy median |error| %.1f %% llvm-mca %.1f %% ratio %.2f (hidden kernels; target <= 10%%, below llvm-mca, none over 30%%: worst %.1f%%; CPI stack adds up: %s) %s\n", mc, mmca, (mmca > 0 ? mk / mmca : 0), worst["hidden"], stack_ok ? "yes" : "no", ok ? "PASS" : "FAIL"
 }' "$TMP/rows"

@@ -116,6 +116,16 @@ if [ -x "$BIN/itrace-collect" ]; then
 fi
 printf 'not a trace at all' >"$TMP/junk"
 check_fails "junk input fails" "$SIM" -q "$TMP/junk"
+# the format guess: an empty file is said to be empty, not a cut qtrace
+# file; bytes that are neither format say both were tried
+: >"$TMP/empty.itr"
+"$SIM" -q "$TMP/empty.itr" >/dev/null 2>"$TMP/err"; rc=$?
+check_eq "empty file exits 1" 1 "$rc"
+check_eq "empty file: says it is empty" \
+	"pipeline-sim: cannot open '$TMP/empty.itr': the file is empty (neither an itrace nor a qtrace trace)" "$(cat "$TMP/err")"
+"$SIM" -q "$TMP/junk" >/dev/null 2>"$TMP/err"; rc=$?
+check_eq "junk input exits 1" 1 "$rc"
+check "junk input: neither format" grep -q "^pipeline-sim: cannot open '$TMP/junk': neither an itrace file (no itrace magic) nor a qtrace file (" "$TMP/err"
 # bad usage: exit 2
 "$SIM" >/dev/null 2>&1; rc=$?
 check_eq "no trace: usage error" 2 "$rc"

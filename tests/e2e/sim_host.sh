@@ -14,7 +14,13 @@ case "$vendor" in
 AuthenticAMD | GenuineIntel)
 	check "--core host" sh -c '"$1" --core host "$2" >"$3/host.txt" 2>"$3/host.err"' _ "$SIM" "$TMP/mix.itr" "$TMP"
 	name=$(sed -n 's/^Core \([a-z0-9]*\) .*/\1/p' "$TMP/host.txt")
-	if [ "$vendor" = AuthenticAMD ]; then want=zen4; else want=goldencove; fi
+	family=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1)
+	# AMD family 1Ah (26) is Zen 5; earlier AMD families take zen4
+	if [ "$vendor" = AuthenticAMD ]; then
+		if [ "$family" -ge 26 ]; then want=zen5; else want=zen4; fi
+	else
+		want=goldencove
+	fi
 	check_eq "--core host takes the $vendor preset" "$want" "$name"
 	# a CPU with a preset of its own (Sapphire Rapids, family 6 model
 	# 0x8f), or one without, which takes the nearest with a warning
@@ -40,6 +46,28 @@ AuthenticAMD | GenuineIntel)
 	check "int_alu latency measured 1 ($(m 'int_alu latency'))" awk -v v="$(m 'int_alu latency')" 'BEGIN { exit !(v >= 0.95 && v <= 1.1) }'
 	check "L1D load-to-use 3..6 ($(m 'L1D load-to-use'))" awk -v v="$(m 'L1D load-to-use')" 'BEGIN { exit !(v >= 3 && v <= 6.5) }'
 	check "fp_fma latency 4..5 ($(m 'fp_fma latency'))" awk -v v="$(m 'fp_fma latency')" 'BEGIN { exit !(v >= 3.5 && v <= 5.5) }'
+	# what it set from them, not the base preset's: the widths, taken
+	# branches a cycle and the ports of every measured class (as many as
+	# the measured operations a cycle, rounded), the caches' sizes
+	k() { sed -n "s/^$1 = //p" "$TMP/host.core"; }
+	ports_of() { sed -n "s/^class\.$1 *= ports=\([^ ]*\) .*/\1/p" "$TMP/host.core" | tr ',' '\n' | grep -c .; }
+	check "no figure kept from the base preset against a measurement" sh -c '! grep -q "kept" "$1"' _ "$TMP/host.core"
+	d=$(m 'dispatch per cycle (mix)')
+	check_eq "dispatch_width is the measured dispatch rate, rounded ($d)" \
+		"$(awk -v v="$d" 'BEGIN { printf "%d", v + 0.5 }')" "$(k dispatch_width)"
+	check "dispatch rate 3..9 a cycle ($d)" awk -v v="$d" 'BEGIN { exit !(v >= 3 && v <= 9) }'
+	t=$(m 'taken branches per cycle')
+	check_eq "taken_per_cycle is the measured rate, rounded ($t)" \
+		"$(awk -v v="$t" 'BEGIN { n = int(v + 0.5); print n < 1 ? 1 : n }')" "$(k taken_per_cycle)"
+	for cls in int_alu int_mul load store vec vec_shuffle; do
+		v=$(m "$cls per cycle")
+		check_eq "$cls: as many ports as it ran a cycle, rounded ($v)" \
+			"$(awk -v v="$v" 'BEGIN { n = int(v + 0.5); print n < 1 ? 1 : n }')" "$(ports_of "$cls")"
+	done
+	l1=$(sed -n 's/K$//p' /sys/devices/system/cpu/cpu0/cache/index0/size 2>/dev/null)
+	if [ -n "$l1" ] && [ "$(cat /sys/devices/system/cpu/cpu0/cache/index0/type)" = Data ]; then
+		check_eq "l1d size is what sysfs reports" "$((l1 * 1024))" "$(k l1d | sed 's/^size=\([0-9]*\) .*/\1/')"
+	fi
 	ITRACE_HOST_CORE="$TMP/host.core" "$SIM" --core host "$TMP/mix.itr" >"$TMP/env.txt" 2>"$TMP/env.err"
 	check_eq "--core host takes ITRACE_HOST_CORE" host "$(sed -n 's/^Core \([a-z0-9]*\) .*/\1/p' "$TMP/env.txt")"
 	check "and says so" grep -q 'ITRACE_HOST_CORE' "$TMP/env.err"
