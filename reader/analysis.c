@@ -1339,6 +1339,15 @@ static bool starts_block(const struct insn *prev, const struct insn *e)
 	       (prev->count != e->count && !(prev->flags & IF_REP));
 }
 
+/* file_offset_of - where instruction e lies in the file mapped there at
+ * the end of the trace (0: none), as symbolize() passes it on. */
+static uint64_t file_offset_of(const struct itrace_analysis *a, const struct insn *e)
+{
+	const struct mapping *m = find_mapping(&a->spaces.v[e->space], e->addr);
+
+	return m ? m->pgoff + (e->addr - m->start) : 0;
+}
+
 static int build_blocks_and_branches(struct itrace_analysis *a, const uint32_t *order)
 {
 	struct itrace_analysis_block *b = NULL;
@@ -1378,6 +1387,7 @@ static int build_blocks_and_branches(struct itrace_analysis *a, const uint32_t *
 			s->taken = e->taken;
 			s->file = e->file ? a->files.v[e->file - 1] : NULL;
 			s->line = e->line;
+			s->dso_offset = file_offset_of(a, e);
 		}
 		prev = e;
 	}

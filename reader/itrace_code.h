@@ -1009,6 +1009,7 @@ struct itrace_analysis_branch_stat {
 	uint64_t executions, taken;
 	const char *file;	/* source line of the branch (NULL: unknown) */
 	uint32_t line;
+	uint64_t dso_offset;	/* where `from` is in its dso's file (0: no file) */
 };
 struct itrace_analysis_edge {	/* call graph: caller -> callee */
 	uint64_t id, caller_id, callee_id; /* function ids; caller 0 = root */

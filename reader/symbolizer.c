@@ -177,11 +177,13 @@ static int in_plt(Dwfl_Module *mod, uint64_t addr)
 /*
  * made_name - the name of unsymbolized function `start` (link-time) of
  * file `module`, kept until the symbolizer is freed: "SYM@plt" for a PLT
- * stub (plt_sym), else "FILE+0xSTART" with FILE the basename of `path`
- * (README.md, "Function names").  NULL when out of memory.
+ * stub (plt_sym), else "FILE+0xOFFSET" with FILE the basename of `path`
+ * and OFFSET `file_offset`, where the function starts in the file, as perf
+ * places unsymbolized code (README.md, "Functions without a symbol").
+ * NULL when out of memory.
  */
 static const char *made_name(struct itrace_symbolizer *s, uint32_t module, const char *path,
-			     uint64_t start, const char *plt_sym)
+			     uint64_t start, uint64_t file_offset, const char *plt_sym)
 {
 	size_t lo = 0, hi = s->n_made;
 	const char *base = strrchr(path, '/');
@@ -209,7 +211,7 @@ static const char *made_name(struct itrace_symbolizer *s, uint32_t module, const
 		s->cap_made = cap;
 	}
 	if ((plt_sym ? asprintf(&name, "%s@plt", plt_sym)
-		     : asprintf(&name, "%s+%#llx", base ? base + 1 : path, (unsigned long long)start)) < 0)
+		     : asprintf(&name, "%s+%#llx", base ? base + 1 : path, (unsigned long long)file_offset)) < 0)
 		return NULL;
 	memmove(&s->made[lo + 1], &s->made[lo], (s->n_made - lo) * sizeof(*m));
 	s->made[lo] = (struct sym_made){module, start, name};
@@ -319,7 +321,8 @@ static void name_unsymbolized(struct itrace_symbolizer *s, const struct itrace_i
 	} else {
 		start += elf_bias;
 	}
-	out->name = made_name(s, loc->module, loc->path, start, plt_sym);
+	/* (a function lies in one segment: the offsets differ as the addresses) */
+	out->name = made_name(s, loc->module, loc->path, start, loc->offset - (rel - start), plt_sym);
 	if (!out->name)
 		return;
 	out->addr = start + loc->bias;
