@@ -899,6 +899,20 @@ static int do_return(struct itrace_analysis *a, struct thread *t, const struct i
 	return push_frame(a, t, to, NO_RETURN_ADDR, 0, ITRACE_CALL_NO_CALL, 0, true);
 }
 
+/* in_stub_activation - is p, PLT code, in the activation of top's PLT stub
+ * of the same module (lazy binding took the stub to PLT0: do_jump)? */
+static bool in_stub_activation(const struct itrace_analysis *a, const struct thread *t,
+				const struct frame *top, const struct insn *p)
+{
+	const struct itrace_analysis_function *f = &a->functions.v[top->function];
+	int64_t entry;
+
+	if (!(p->flags & IF_PLT) || f->dso_id != a->functions.v[p->function].dso_id || !f->size)
+		return false;
+	entry = map2_get(&a->insn_map, t->space, f->start);
+	return entry >= 0 && (a->insns.v[entry].flags & IF_PLT);
+}
+
 /*
  * A jump (conditional, direct or indirect) from p to e, to another place
  * than where the previous instruction's own flow goes.
@@ -912,6 +926,11 @@ static int do_jump(struct itrace_analysis *a, struct thread *t, const struct ins
 	size_t i;
 	int rc;
 
+	/* Lazy binding: a stub's jump to PLT0 of its module, which is named
+	 * (symbolizer.c) but stays in the stub's activation, as in callgrind. */
+	if ((p->flags & IF_PLT) && (e->flags & IF_PLT) &&
+	    a->functions.v[p->function].dso_id == a->functions.v[e->function].dso_id)
+		return 0;
 	if (!is_entry(a, e)) {
 		if (top->function == e->function)
 			return 0; /* inside the function */
@@ -929,7 +948,7 @@ static int do_jump(struct itrace_analysis *a, struct thread *t, const struct ins
 	 * jump.  A trampoline's activation ends there, and the function
 	 * takes its place: called (or jumped to, or a root) as it was, and
 	 * returning where it would have. */
-	if (is_trampoline(a, p) && top->function == p->function &&
+	if (is_trampoline(a, p) && (top->function == p->function || in_stub_activation(a, t, top, p)) &&
 	    !(top->flags & ITRACE_CALL_SIGNAL)) {
 		ret_addr = top->ret_addr;
 		call_ip = top->call_ip;

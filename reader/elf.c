@@ -213,7 +213,7 @@ static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
  * served by the n-th entry of .plt.sec where the file has one (IBT), else
  * by the entry after .plt's PLT0 (objdump: "FIRST@plt-0x10").
  */
-int elf_plt_entry(Elf *elf, uint64_t vaddr, uint64_t *start, const char **name)
+int elf_plt_entry(Elf *elf, uint64_t vaddr, uint64_t *start, const char **name, uint64_t *abs)
 {
 	enum { ENTRY = 16 };
 	GElf_Ehdr eh;
@@ -235,13 +235,18 @@ int elf_plt_entry(Elf *elf, uint64_t vaddr, uint64_t *start, const char **name)
 	n = (vaddr - plt.sh_addr) / ENTRY;
 	*start = plt.sh_addr + n * ENTRY;
 	*name = NULL;
+	*abs = 0;
 	if (n < first)
 		return 1; /* PLT0: a stub with no symbol of its own */
 	rscn = section_named(elf, ".rela.plt", &rela);
 	if (!rscn || rela.sh_type != SHT_RELA || !rela.sh_entsize ||
 	    n - first >= rela.sh_size / rela.sh_entsize || !(data = elf_getdata(rscn, NULL)) ||
-	    !gelf_getrela(data, (int)(n - first), &r) || !GELF_R_SYM(r.r_info))
-		return 0; /* (an IRELATIVE relocation names no symbol) */
+	    !gelf_getrela(data, (int)(n - first), &r))
+		return 0;
+	if (!GELF_R_SYM(r.r_info)) { /* IRELATIVE: objdump's "*ABS*+0xADDEND@plt" */
+		*abs = (uint64_t)r.r_addend;
+		return 1;
+	}
 	scn = elf_getscn(elf, rela.sh_link);
 	if (!scn || !gelf_getshdr(scn, &dynsym) || !(data = elf_getdata(scn, NULL)) ||
 	    !gelf_getsym(data, (int)GELF_R_SYM(r.r_info), &sym) ||

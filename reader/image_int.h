@@ -52,9 +52,10 @@ int elf_find_symbol(struct Elf *elf, const char *name, struct itrace_elf_symbol 
  * (the entries of .plt.sec, or of .plt when there is none): 1, with the
  * stub's first address in *start (16 bytes long) and the name of the
  * symbol it serves in *name ("name@plt" in objdump -d; valid while elf is
- * open), NULL for PLT0 or an IRELATIVE entry.  0 otherwise.
+ * open), else *name NULL and, for an IRELATIVE relocation, its addend in
+ * *abs ("*ABS*+0xADDEND@plt"), 0 for PLT0.  0 if vaddr is in no stub.
  */
-int elf_plt_entry(struct Elf *elf, uint64_t vaddr, uint64_t *start, const char **name);
+int elf_plt_entry(struct Elf *elf, uint64_t vaddr, uint64_t *start, const char **name, uint64_t *abs);
 
 /*
  * elf_fde_start - the start of the last unwind table entry (FDE, as

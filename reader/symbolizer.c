@@ -174,16 +174,22 @@ static int in_plt(Dwfl_Module *mod, uint64_t addr)
 			strcmp(name, ".iplt") == 0);
 }
 
+/* The PLT stub a made name is for (elf_plt_entry()); all 0: none. */
+struct plt_stub {
+	const char *sym; /* "SYM@plt" */
+	uint64_t abs;	 /* else, if not 0: "*ABS*+0xABS@plt" */
+};
+
 /*
  * made_name - the name of unsymbolized function `start` (link-time) of
- * file `module`, kept until the symbolizer is freed: "SYM@plt" for a PLT
- * stub (plt_sym), else "FILE+0xOFFSET" with FILE the basename of `path`
- * and OFFSET `file_offset`, where the function starts in the file, as perf
- * places unsymbolized code (README.md, "Functions without a symbol").
- * NULL when out of memory.
+ * file `module`, kept until the symbolizer is freed: a PLT stub's as
+ * objdump -d names it, else "FILE+0xOFFSET" with FILE the basename of
+ * `path` and OFFSET `file_offset`, where the function starts in the file,
+ * as perf places unsymbolized code (README.md, "Functions without a
+ * symbol").  NULL when out of memory.
  */
 static const char *made_name(struct itrace_symbolizer *s, uint32_t module, const char *path,
-			     uint64_t start, uint64_t file_offset, const char *plt_sym)
+			     uint64_t start, uint64_t file_offset, const struct plt_stub *plt)
 {
 	size_t lo = 0, hi = s->n_made;
 	const char *base = strrchr(path, '/');
@@ -210,8 +216,10 @@ static const char *made_name(struct itrace_symbolizer *s, uint32_t module, const
 		s->made = m;
 		s->cap_made = cap;
 	}
-	if ((plt_sym ? asprintf(&name, "%s@plt", plt_sym)
-		     : asprintf(&name, "%s+%#llx", base ? base + 1 : path, (unsigned long long)file_offset)) < 0)
+	if ((plt->sym   ? asprintf(&name, "%s@plt", plt->sym)
+	     : plt->abs ? asprintf(&name, "*ABS*+%#llx@plt", (unsigned long long)plt->abs)
+			: asprintf(&name, "%s+%#llx", base ? base + 1 : path,
+				   (unsigned long long)file_offset)) < 0)
 		return NULL;
 	memmove(&s->made[lo + 1], &s->made[lo], (s->n_made - lo) * sizeof(*m));
 	s->made[lo] = (struct sym_made){module, start, name};
@@ -310,19 +318,19 @@ static void name_unsymbolized(struct itrace_symbolizer *s, const struct itrace_i
 {
 	Dwarf_Addr elf_bias;
 	Elf *elf = dwfl_module_getelf(mod, &elf_bias);
-	const char *plt_sym = NULL;
+	struct plt_stub plt = {0};
 	uint64_t start, size = 16;
 
 	if (!elf)
 		return;
-	if (!elf_plt_entry(elf, rel - elf_bias, &start, &plt_sym)) {
+	if (!elf_plt_entry(elf, rel - elf_bias, &start, &plt.sym, &plt.abs)) {
 		if (!code_range(mod, elf, rel, &start, &size))
 			return;
 	} else {
 		start += elf_bias;
 	}
 	/* (a function lies in one segment: the offsets differ as the addresses) */
-	out->name = made_name(s, loc->module, loc->path, start, loc->offset - (rel - start), plt_sym);
+	out->name = made_name(s, loc->module, loc->path, start, loc->offset - (rel - start), &plt);
 	if (!out->name)
 		return;
 	out->addr = start + loc->bias;
