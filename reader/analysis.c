@@ -498,6 +498,7 @@ static int64_t function_get(struct itrace_analysis *a, uint32_t dso, const struc
 	if (sym) {
 		f->start = sym->start;
 		f->size = sym->size;
+		f->unwind = sym->unwind;
 	}
 	f->name = dup_str(sym ? sym->name : "[unknown]");
 	if (!f->name || map2_put(&a->function_map, dso, start, (uint32_t)(a->functions.n - 1)) < 0)
@@ -818,7 +819,7 @@ static bool is_entry(const struct itrace_analysis *a, const struct insn *e)
 {
 	const struct itrace_analysis_function *f = &a->functions.v[e->function];
 
-	return f->size && e->addr == f->start;
+	return f->size && e->addr == f->start && !f->unwind;
 }
 
 /*
@@ -1640,6 +1641,7 @@ static int run_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *pat
 	out->file = s.file;
 	out->line = s.line > 0 ? (uint32_t)s.line : 0;
 	out->plt = (uint8_t)s.plt;
+	out->unwind = (uint8_t)s.unwind;
 	return s.name || s.file || s.plt ? 0 : -ITRACE_E_NOENT;
 }
 

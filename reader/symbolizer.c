@@ -320,10 +320,12 @@ static void name_unsymbolized(struct itrace_symbolizer *s, const struct itrace_i
 	Elf *elf = dwfl_module_getelf(mod, &elf_bias);
 	struct plt_stub plt = {0};
 	uint64_t start, size = 16;
+	int stub;
 
 	if (!elf)
 		return;
-	if (!elf_plt_entry(elf, rel - elf_bias, &start, &plt.sym, &plt.abs)) {
+	stub = elf_plt_entry(elf, rel - elf_bias, &start, &plt.sym, &plt.abs);
+	if (!stub) {
 		if (!code_range(mod, elf, rel, &start, &size))
 			return;
 	} else {
@@ -336,6 +338,7 @@ static void name_unsymbolized(struct itrace_symbolizer *s, const struct itrace_i
 	out->addr = start + loc->bias;
 	out->offset = rel - start;
 	out->size = size;
+	out->unwind = !stub;
 }
 
 static void lookup_name(struct itrace_symbolizer *s, const struct itrace_image_loc *loc,
