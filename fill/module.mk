@@ -18,7 +18,8 @@ $(BUILD)/bin/itrace-fill: $(BUILD)/obj/fill/itrace_fill.o $(BUILD)/lib/libcli.a 
 
 # Unit tests trace the fill_* test programs: build them first.
 FILL_TEST_PROGS := $(patsubst tests/data/%.S,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.S)) \
-	$(patsubst tests/data/%.c,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.c))
+	$(patsubst tests/data/%.c,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.c)) \
+	$(BUILD)/tests/data/fill_unwind_stripped
 $(BUILD)/tests/test_decoder $(BUILD)/tests/test_image $(BUILD)/tests/test_symbolizer \
 	$(BUILD)/tests/test_fill: | $(FILL_TEST_PROGS)
 
