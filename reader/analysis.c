@@ -833,8 +833,8 @@ static size_t outer_frame_of(const struct itrace_analysis *a, const struct threa
 {
 	size_t i;
 
-	if (is_unknown(a, e->function) || !t->stack.n)
-		return 0;
+	if (is_unknown(a, e->function) || a->functions.v[e->function].unwind || !t->stack.n)
+		return 0; /* (nor code named from unwind data only: callgrind has no symbol there) */
 	for (i = t->stack.n - 1; i-- > 0;) {
 		if (t->stack.v[i].function == e->function)
 			return i + 1;

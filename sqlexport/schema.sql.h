@@ -16,7 +16,7 @@
 #ifndef EXPORT_SCHEMA_SQL_H
 #define EXPORT_SCHEMA_SQL_H
 
-#define EXPORT_SCHEMA_VERSION 2
+#define EXPORT_SCHEMA_VERSION 3 /* 3: hot_branches.dso_offset */
 
 static const char schema_tables[] =
 	/* perf's tables */

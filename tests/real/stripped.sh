@@ -90,6 +90,13 @@ run_collect gz vg --backend valgrind
 sql "$TMP/gz.db" "SELECT symbol, dso, dso_offset, sym_offset FROM hot_branches_view ORDER BY exec_count DESC LIMIT 3" >"$TMP/gz.hot"
 check "gzip: the three hottest branches are named and in gzip ($(head -1 "$TMP/gz.hot"))" \
 	sh -c "[ \$(wc -l <'$TMP/gz.hot') -eq 3 ] && awk '\$1 !~ /^gzip\\+0x/ || \$2 != \"gzip\" { bad = 1 } END { exit bad }' '$TMP/gz.hot'"
+# dso_offset against the file: gzip's code lies at its file offsets, so
+# the offset is the branch's address less where the file's start is mapped
+check "gzip's code lies at its file offsets" text_offset_is_vaddr /usr/bin/gzip
+gzbase=$("$BIN/itrace-dump" "$TMP/gz.vg.itr" | awk '$2 == "MMAP" && $NF == "'"'/usr/bin/gzip'"'" && $5 == "pgoff=0x0" { split($4, r, "-"); print r[1]; exit }')
+check_eq "gzip: the hottest branch's dso_offset is its address in the file" \
+	"$(sql "$TMP/gz.db" "SELECT printf('%#x', ip - $((gzbase))) FROM hot_branches ORDER BY exec_count DESC LIMIT 1")" \
+	"$(sql "$TMP/gz.db" "SELECT dso_offset FROM hot_branches_view ORDER BY exec_count DESC LIMIT 1")"
 # gzip+0xS, dso_offset O, sym_offset O - S: one place, named twice
 check "gzip: dso_offset = the name's offset + sym_offset" \
 	awk 'function hex(s,    n, i) { n = 0; sub(/^0x/, "", s); for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return n }
