@@ -263,10 +263,8 @@ static void on_signal(struct pt_session *s, struct pt_thread *t, int sig)
 		 * says "default action" (handler 0) for a caught signal. */
 		t->step_to_handler = t->mode == PT_MODE_CONT;
 	} else if (t->mode != PT_MODE_SILENT) {
-		/* No handler runs: the kernel restarts the call whatever its
-		 * code, back at the 2-byte syscall instruction (6.5.10). */
-		if (in_restartable_syscall(&t->regs))
-			info.pc -= 2;
+		/* No handler runs: a restart the thread does not see, the call
+		 * goes on after the syscall instruction (6.5.10). */
 		pt_write_signal(s, t, &info);
 	}
 	t->deliver_sig = sig;

@@ -60,6 +60,18 @@ check_eq "restart: the plain run" 0 "$(cat "$TMP/restart.plain.rc")"
 for b in $BACKENDS; do SAME=all levels restart "$b"; done
 across restart
 
+# no handler (SIGCHLD ignored by default): the kernel restarts the read
+# unseen; only ptrace records the signal, pc after the syscall
+real_program restart-dfl "$REAL/real_restart" default
+run_plain restart-dfl
+run_collect restart-dfl i --backend ptrace --level insn
+run_collect restart-dfl b --backend ptrace --level branch
+"$BIN/itrace-fill" -q -o "$TMP/restart-dfl.f.itr" "$TMP/restart-dfl.b.itr"
+check_eq "restart-dfl under ptrace: a SIGNAL with no handler" 1 \
+	"$("$BIN/itrace-dump" "$TMP/restart-dfl.b.itr" | grep -c ' SIGNAL signo=17 .*handler=0x0$')"
+check "restart-dfl under ptrace: filled branch trace = instruction trace, no GAP" \
+	"$ORACLE" same-insns "$TMP/restart-dfl.i.itr" "$TMP/restart-dfl.f.itr"
+
 # bash: a background job that ends (SIGCHLD) while bash reads $(...), long
 # enough for the slowest start (ptrace, one step per instruction).
 real_program bash /bin/bash -c 'sleep 4 & x=$(sleep 7; echo hi); echo $x'
