@@ -525,6 +525,9 @@ struct itrace_symbol {
 	int line;	    /* source line, 0 if unknown */
 	int plt;	    /* (ITRACE_SYM_NAME) 1: addr lies in a PLT section
 			     * (.plt, .plt.sec, .plt.got, .iplt): a stub */
+	int unwind;	    /* (ITRACE_SYM_NAME) 1: no symbol covers addr: name
+			     * FILE+0xOFFSET and bounds come from the file's
+			     * unwind table or code section (README.md) */
 };
 
 enum itrace_sym_what {
@@ -820,6 +823,7 @@ struct itrace_analysis_sym {
 	const char *file; /* source file of addr (NULL: no line info); copied */
 	uint32_t line;	  /* source line of addr (0: unknown) */
 	uint8_t plt;	  /* addr lies in a PLT section (.plt, .plt.sec, .plt.got) */
+	uint8_t unwind;	  /* named from unwind data, no symbol (itrace_symbol) */
 };
 
 /*
@@ -988,6 +992,9 @@ struct itrace_analysis_function {
 	uint64_t insns;		/* self: instructions its activations executed */
 	uint64_t total_insns;	/* inclusive of callees, recursion counted once */
 	uint64_t calls;		/* calls, as callgrind counts them (above) */
+	uint8_t unwind;		/* no symbol: FILE+0xOFFSET (itrace_symbol.unwind);
+				 * a jump to its start stays in the activation,
+				 * as callgrind keeps code it has no symbol for */
 };
 struct itrace_analysis_call_path {
 	uint64_t id, parent_id, function_id;
@@ -1009,6 +1016,7 @@ struct itrace_analysis_branch_stat {
 	uint64_t executions, taken;
 	const char *file;	/* source line of the branch (NULL: unknown) */
 	uint32_t line;
+	uint64_t dso_offset;	/* where `from` is in its dso's file (0: no file) */
 };
 struct itrace_analysis_edge {	/* call graph: caller -> callee */
 	uint64_t id, caller_id, callee_id; /* function ids; caller 0 = root */

@@ -30,15 +30,10 @@ $(LIBITRACE_CODE_DIST): $(LIBITRACE_CODE) $(LIBITRACE_CODE_MAP)
 # Fuzz target of the decoder: any bytes as x86-64, ppc64le or ppc64 code.
 FUZZ_TARGETS += fuzz_decoder
 
-# The test programs' rules live in tests/data/module.mk, which the top
-# Makefile's */module.mk glob does not reach; include it once from here.
-ifndef TD_OUT
-include tests/data/module.mk
-endif
-
 # Unit tests trace the fill_* test programs: build them first.
 FILL_TEST_PROGS := $(patsubst tests/data/%.S,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.S)) \
-	$(patsubst tests/data/%.c,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.c))
+	$(patsubst tests/data/%.c,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.c)) \
+	$(BUILD)/tests/data/fill_unwind_stripped
 $(BUILD)/tests/test_decoder $(BUILD)/tests/test_image $(BUILD)/tests/test_symbolizer \
 	$(BUILD)/tests/test_fill: | $(FILL_TEST_PROGS)
 

@@ -118,6 +118,7 @@ struct pt_thread {
 	int pending_sig;	/* signal whose handler address is learnt next stop */
 	int step_to_handler;	/* running free: one step into pending_sig's handler */
 	struct itrace_signal pending_siginfo;
+	int pending_restart;	/* pending_sig interrupted a system call the kernel may restart */
 	struct user_regs_struct regs;
 };
 

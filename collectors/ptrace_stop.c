@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,12 +193,45 @@ static uint64_t fault_address(const siginfo_t *si)
 	}
 }
 
+/*
+ * Did the signal of this signal-delivery-stop interrupt a system call that
+ * the kernel restarts, or makes fail with EINTR, as it delivers the signal?
+ * The kernel's own test (arch/x86/kernel/signal.c): the thread is in a
+ * system call (orig_rax >= 0) that returned one of the -ERESTART* codes
+ * (ERESTARTSYS 512, ERESTARTNOINTR 513, ERESTARTNOHAND 514,
+ * ERESTART_RESTARTBLOCK 516).
+ */
+static int in_restartable_syscall(const struct user_regs_struct *r)
+{
+	int64_t ret = (int64_t)r->rax;
+
+	return (int64_t)r->orig_rax >= 0 && (ret == -512 || ret == -513 || ret == -514 || ret == -516);
+}
+
+/*
+ * At a handler's first instruction: where it returns to, the rip the
+ * kernel saved in the signal frame (struct rt_sigframe: the return address
+ * slot at rsp, then the ucontext).  That is the syscall instruction itself
+ * when the kernel restarts the call, the next one when it fails with EINTR
+ * (SA_RESTART decides, which /proc does not show); `fallback` if unreadable.
+ */
+static uint64_t frame_resume_pc(struct pt_thread *t, uint64_t fallback)
+{
+	uint64_t rip;
+	uint64_t at = t->regs.rsp + 8 + offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]);
+
+	return pt_read_mem(t->proc, at, &rip, sizeof(rip)) == (int)sizeof(rip) ? rip : fallback;
+}
+
 /* The SIGNAL of a handler just entered: now we know where it starts. */
 static void finish_pending_signal(struct pt_session *s, struct pt_thread *t)
 {
 	if (!t->pending_sig)
 		return;
 	t->pending_siginfo.handler = t->regs.rip;
+	/* ITRACE.md 6.5.10: pc is where the handler returns to */
+	if (t->pending_restart)
+		t->pending_siginfo.pc = frame_resume_pc(t, t->pending_siginfo.pc);
 	t->trap_blocked = pt_sigtrap_blocked(t->tid); /* the handler's sa_mask */
 	pt_write_signal(s, t, &t->pending_siginfo);
 	if (s->opts->level == ITRACE_LEVEL_BRANCH && t->mode == PT_MODE_STEP)
@@ -222,11 +257,14 @@ static void on_signal(struct pt_session *s, struct pt_thread *t, int sig)
 	if (pt_signal_is_caught(t->tid, sig)) {
 		t->pending_sig = sig; /* written at the handler's first step */
 		t->pending_siginfo = info;
+		t->pending_restart = in_restartable_syscall(&t->regs);
 		/* Running free (outside a window, in excluded code): one step,
 		 * the delivery, to learn the handler, instead of a SIGNAL that
 		 * says "default action" (handler 0) for a caught signal. */
 		t->step_to_handler = t->mode == PT_MODE_CONT;
 	} else if (t->mode != PT_MODE_SILENT) {
+		/* No handler runs: a restart the thread does not see, the call
+		 * goes on after the syscall instruction (6.5.10). */
 		pt_write_signal(s, t, &info);
 	}
 	t->deliver_sig = sig;

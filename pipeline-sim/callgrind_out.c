@@ -202,6 +202,8 @@ static int symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path, u
 	out->start = s.addr;
 	out->size = s.size;
 	out->name = s.name;
+	out->plt = (uint8_t)s.plt; /* as in itrace-sqlite's calls: a stub is a trampoline, */
+	out->unwind = (uint8_t)s.unwind; /* code without a symbol no function entry */
 	return 0;
 }
 

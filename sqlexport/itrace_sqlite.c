@@ -622,7 +622,7 @@ static int write_code_tables(struct exporter *x, const struct itrace_analysis *a
 
 	if (prepare(x, "INSERT INTO call_paths VALUES (?, ?, ?, ?, ?, ?)", &cp) < 0 ||
 	    prepare(x, "INSERT INTO basic_blocks VALUES (?, ?, ?, ?, ?, ?)", &bb) < 0 ||
-	    prepare(x, "INSERT INTO hot_branches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &hb) < 0 ||
+	    prepare(x, "INSERT INTO hot_branches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &hb) < 0 ||
 	    prepare(x, "INSERT INTO source_lines VALUES (?, ?, ?, ?, ?, ?)", &sl) < 0)
 		return -1;
 	for (i = 0; i < itrace_analysis_call_path_count(a) && rc == 0; i++) {
@@ -663,6 +663,10 @@ static int write_code_tables(struct exporter *x, const struct itrace_analysis *a
 			sqlite3_bind_double(hb, 10, (double)s->taken / (double)s->executions);
 		else
 			sqlite3_bind_null(hb, 10);
+		if (s->dso_offset)
+			bind_u64(hb, 11, s->dso_offset);
+		else
+			sqlite3_bind_null(hb, 11);
 		rc = step(x, hb);
 	}
 	for (i = 0; i < itrace_analysis_line_count(a) && rc == 0; i++) {

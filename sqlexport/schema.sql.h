@@ -16,7 +16,7 @@
 #ifndef EXPORT_SCHEMA_SQL_H
 #define EXPORT_SCHEMA_SQL_H
 
-#define EXPORT_SCHEMA_VERSION 2
+#define EXPORT_SCHEMA_VERSION 3 /* 3: hot_branches.dso_offset */
 
 static const char schema_tables[] =
 	/* perf's tables */
@@ -55,7 +55,7 @@ static const char schema_tables[] =
 	" end_ip INTEGER, insn_count INTEGER, exec_count INTEGER);\n"
 	"CREATE TABLE hot_branches(id INTEGER PRIMARY KEY, symbol_id INTEGER, ip INTEGER,"
 	" to_ip INTEGER, fallthrough_ip INTEGER, branch_type INTEGER, kind TEXT,"
-	" exec_count INTEGER, taken_count INTEGER, taken_ratio REAL);\n"
+	" exec_count INTEGER, taken_count INTEGER, taken_ratio REAL, dso_offset INTEGER);\n"
 	"CREATE TABLE source_lines(id INTEGER PRIMARY KEY, file TEXT, line INTEGER,"
 	" symbol_id INTEGER, exec_count INTEGER, insn_count INTEGER);\n";
 
@@ -154,8 +154,10 @@ static const char schema_views[] =
 	"CREATE VIEW hot_branches_view AS SELECT h.id, s.name AS symbol,"
 	" printf('%#x', h.ip) AS ip, printf('%#x', h.ip - s.sym_start) AS sym_offset,"
 	" printf('%#x', h.to_ip) AS to_ip, bt.name AS branch_type_name, h.kind, h.exec_count,"
-	" h.taken_count, h.taken_ratio FROM hot_branches h"
+	" h.taken_count, h.taken_ratio, d.short_name AS dso, printf('%#x', h.dso_offset) AS dso_offset"
+	" FROM hot_branches h"
 	" LEFT JOIN symbols s ON s.id = h.symbol_id"
+	" LEFT JOIN dsos d ON d.id = s.dso_id"
 	" LEFT JOIN branch_types bt ON bt.id = h.branch_type;\n"
 	"CREATE VIEW source_lines_view AS SELECT l.id, l.file, l.line, s.name AS symbol,"
 	" l.exec_count, l.insn_count FROM source_lines l"

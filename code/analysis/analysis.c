@@ -502,6 +502,7 @@ static int64_t function_get(struct itrace_analysis *a, uint32_t dso, const struc
 	if (sym) {
 		f->start = sym->start;
 		f->size = sym->size;
+		f->unwind = sym->unwind;
 	}
 	f->name = dup_str(sym ? sym->name : "[unknown]");
 	if (!f->name || map2_put(&a->function_map, dso, start, (uint32_t)(a->functions.n - 1)) < 0)
@@ -822,7 +823,7 @@ static bool is_entry(const struct itrace_analysis *a, const struct insn *e)
 {
 	const struct itrace_analysis_function *f = &a->functions.v[e->function];
 
-	return f->size && e->addr == f->start;
+	return f->size && e->addr == f->start && !f->unwind;
 }
 
 /*
@@ -836,8 +837,8 @@ static size_t outer_frame_of(const struct itrace_analysis *a, const struct threa
 {
 	size_t i;
 
-	if (is_unknown(a, e->function) || !t->stack.n)
-		return 0;
+	if (is_unknown(a, e->function) || a->functions.v[e->function].unwind || !t->stack.n)
+		return 0; /* (nor code named from unwind data only: callgrind has no symbol there) */
 	for (i = t->stack.n - 1; i-- > 0;) {
 		if (t->stack.v[i].function == e->function)
 			return i + 1;
@@ -903,6 +904,20 @@ static int do_return(struct itrace_analysis *a, struct thread *t, const struct i
 	return push_frame(a, t, to, NO_RETURN_ADDR, 0, ITRACE_CALL_NO_CALL, 0, true);
 }
 
+/* in_stub_activation - is p, PLT code, in the activation of top's PLT stub
+ * of the same module (lazy binding took the stub to PLT0: do_jump)? */
+static bool in_stub_activation(const struct itrace_analysis *a, const struct thread *t,
+				const struct frame *top, const struct insn *p)
+{
+	const struct itrace_analysis_function *f = &a->functions.v[top->function];
+	int64_t entry;
+
+	if (!(p->flags & IF_PLT) || f->dso_id != a->functions.v[p->function].dso_id || !f->size)
+		return false;
+	entry = map2_get(&a->insn_map, t->space, f->start);
+	return entry >= 0 && (a->insns.v[entry].flags & IF_PLT);
+}
+
 /*
  * A jump (conditional, direct or indirect) from p to e, to another place
  * than where the previous instruction's own flow goes.
@@ -916,6 +931,11 @@ static int do_jump(struct itrace_analysis *a, struct thread *t, const struct ins
 	size_t i;
 	int rc;
 
+	/* Lazy binding: a stub's jump to PLT0 of its module, which is named
+	 * (symbolizer.c) but stays in the stub's activation, as in callgrind. */
+	if ((p->flags & IF_PLT) && (e->flags & IF_PLT) &&
+	    a->functions.v[p->function].dso_id == a->functions.v[e->function].dso_id)
+		return 0;
 	if (!is_entry(a, e)) {
 		if (top->function == e->function)
 			return 0; /* inside the function */
@@ -933,7 +953,7 @@ static int do_jump(struct itrace_analysis *a, struct thread *t, const struct ins
 	 * jump.  A trampoline's activation ends there, and the function
 	 * takes its place: called (or jumped to, or a root) as it was, and
 	 * returning where it would have. */
-	if (is_trampoline(a, p) && top->function == p->function &&
+	if (is_trampoline(a, p) && (top->function == p->function || in_stub_activation(a, t, top, p)) &&
 	    !(top->flags & ITRACE_CALL_SIGNAL)) {
 		ret_addr = top->ret_addr;
 		call_ip = top->call_ip;
@@ -1375,6 +1395,15 @@ static bool starts_block(const struct insn *prev, const struct insn *e)
 	       (prev->count != e->count && !(prev->flags & IF_REP));
 }
 
+/* file_offset_of - where instruction e lies in the file mapped there at
+ * the end of the trace (0: none), as symbolize() passes it on. */
+static uint64_t file_offset_of(const struct itrace_analysis *a, const struct insn *e)
+{
+	const struct mapping *m = find_mapping(&a->spaces.v[e->space], e->addr);
+
+	return m ? m->pgoff + (e->addr - m->start) : 0;
+}
+
 static int build_blocks_and_branches(struct itrace_analysis *a, const uint32_t *order)
 {
 	struct itrace_analysis_block *b = NULL;
@@ -1414,6 +1443,7 @@ static int build_blocks_and_branches(struct itrace_analysis *a, const uint32_t *
 			s->taken = e->taken;
 			s->file = e->file ? a->files.v[e->file - 1] : NULL;
 			s->line = e->line;
+			s->dso_offset = file_offset_of(a, e);
 		}
 		prev = e;
 	}
@@ -1647,6 +1677,7 @@ static int run_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *pat
 	out->file = s.file;
 	out->line = s.line > 0 ? (uint32_t)s.line : 0;
 	out->plt = (uint8_t)s.plt;
+	out->unwind = (uint8_t)s.unwind;
 	return s.name || s.file || s.plt ? 0 : -ITRACE_E_NOENT;
 }
 

@@ -634,9 +634,29 @@ static int walk_lazy_syscalls(struct fill_ctx *c, struct fill_thread *th, uint32
 static int on_branch(struct fill_ctx *c, struct fill_thread *th, const struct itrace_branch *b);
 
 /*
+ * Is the thread just past the syscall instruction at `at`, which a SIGNAL
+ * names as its pc?  Then the kernel restarts that system call after the
+ * handler (ITRACE.md 6.5.10): the instruction ran once (its SYSCALL ENTER
+ * is walked), the thread is back at it, and there is nothing to walk.  A
+ * dry context walks nothing anyway and its pc follows records only.
+ */
+static int restarts_syscall(struct fill_ctx *c, const struct fill_thread *th, uint64_t at)
+{
+	const struct fill_block *b;
+	int reason;
+
+	if (c->dry || !th->known || at >= th->pc || th->pc - at > ITRACE_INSN_MAX_LEN)
+		return 0;
+	b = block_at(c, th->pid, at, &reason);
+	return b && b->ninsn == 1 && b->end == BLOCK_END_BRANCH && b->kind == ITRACE_BRANCH_SYSCALL &&
+	       at + b->nbytes == th->pc;
+}
+
+/*
  * A signal interrupted the thread before signal->pc: walk up to it (a
- * fatal signal has no branch to the handler after it).  The branch to the
- * handler that follows, if any, then walks nothing.
+ * fatal signal has no branch to the handler after it), or, when pc is the
+ * system call just entered, back to it (restarts_syscall).  The branch to
+ * the handler that follows, if any, then walks nothing.
  */
 static int on_signal(struct fill_ctx *c, struct fill_thread *th, const struct itrace_signal *sig)
 {
@@ -672,7 +692,7 @@ static int on_branch(struct fill_ctx *c, struct fill_thread *th, const struct it
 			if (rc < 0)
 				return rc;
 		}
-	} else {
+	} else if (b->kind != ITRACE_BRANCH_INTERRUPT || !restarts_syscall(c, th, b->from)) {
 		rc = walk(c, th, &w);
 		if (rc < 0)
 			return rc;

@@ -189,6 +189,126 @@ static int walk_both_tables(Elf *elf, int (*fn)(void *arg, const char *name, con
 	return 0;
 }
 
+/* The section called `name`, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *n = gelf_getshdr(scn, sh) ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
+
+		if (n && strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * elf_plt_entry - the x86-64 PLT stub holding link-time address vaddr
+ * (image_int.h).  The layout GNU ld writes and objdump -d names its
+ * "NAME@plt" symbols by: 16-byte entries, the n-th relocation of .rela.plt
+ * served by the n-th entry of .plt.sec where the file has one (IBT), else
+ * by the entry after .plt's PLT0 (objdump: "FIRST@plt-0x10").
+ */
+int elf_plt_entry(Elf *elf, uint64_t vaddr, uint64_t *start, const char **name, uint64_t *abs)
+{
+	enum { ENTRY = 16 };
+	GElf_Ehdr eh;
+	GElf_Shdr plt, rela, dynsym;
+	Elf_Scn *scn = section_named(elf, ".plt.sec", &plt), *rscn;
+	Elf_Data *data;
+	GElf_Rela r;
+	GElf_Sym sym;
+	uint64_t n, first = 0;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return 0;
+	if (!scn) {
+		scn = section_named(elf, ".plt", &plt);
+		first = 1; /* PLT0, the lazy binder's entry, comes first */
+	}
+	if (!scn || vaddr < plt.sh_addr || vaddr - plt.sh_addr >= plt.sh_size)
+		return 0;
+	n = (vaddr - plt.sh_addr) / ENTRY;
+	*start = plt.sh_addr + n * ENTRY;
+	*name = NULL;
+	*abs = 0;
+	if (n < first)
+		return 1; /* PLT0: a stub with no symbol of its own */
+	rscn = section_named(elf, ".rela.plt", &rela);
+	if (!rscn || rela.sh_type != SHT_RELA || !rela.sh_entsize ||
+	    n - first >= rela.sh_size / rela.sh_entsize || !(data = elf_getdata(rscn, NULL)) ||
+	    !gelf_getrela(data, (int)(n - first), &r))
+		return 0;
+	if (!GELF_R_SYM(r.r_info)) { /* IRELATIVE: objdump's "*ABS*+0xADDEND@plt" */
+		*abs = (uint64_t)r.r_addend;
+		return 1;
+	}
+	scn = elf_getscn(elf, rela.sh_link);
+	if (!scn || !gelf_getshdr(scn, &dynsym) || !(data = elf_getdata(scn, NULL)) ||
+	    !gelf_getsym(data, (int)GELF_R_SYM(r.r_info), &sym) ||
+	    !(*name = elf_strptr(elf, dynsym.sh_link, sym.st_name)) || !**name)
+		*name = NULL;
+	return 1;
+}
+
+/* A 4-byte signed value of the file's byte order. */
+static int64_t read_s32(const unsigned char *p, int big_endian)
+{
+	uint32_t v = big_endian ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+				: (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+
+	return (int32_t)v;
+}
+
+/*
+ * elf_fde_start - the unwind table entry starts around link-time address
+ * vaddr (image_int.h), from the binary search table of .eh_frame_hdr (LSB
+ * "Exception Frame Header"): sorted (initial location, FDE address)
+ * pairs.  The table's encoding is DW_EH_PE_datarel | DW_EH_PE_sdata4
+ * (0x3b), relative to the section, as GNU ld, gold and lld write it; any
+ * other is not read.
+ */
+int elf_fde_start(Elf *elf, uint64_t vaddr, uint64_t *start, uint64_t *next)
+{
+	enum { VERSION = 1, DATAREL_SDATA4 = 0x3b, UDATA4 = 0x03, PCREL_SDATA4 = 0x1b };
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_named(elf, ".eh_frame_hdr", &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	const unsigned char *p;
+	size_t lo = 0, hi, count, table = 8;
+	int big;
+
+	if (!data || !data->d_buf || data->d_size < table || !gelf_getehdr(elf, &eh))
+		return 0;
+	p = data->d_buf;
+	big = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	/* version, eh_frame_ptr encoding (4 bytes), fde_count encoding, table encoding */
+	if (p[0] != VERSION || (p[1] & 0x0f) != (PCREL_SDATA4 & 0x0f) || p[2] != UDATA4 ||
+	    p[3] != DATAREL_SDATA4)
+		return 0;
+	count = (uint32_t)read_s32(p + 8, big);
+	table = 12;
+	if (count > (data->d_size - table) / 8)
+		return 0;
+	hi = count;
+	while (lo < hi) { /* the first entry that starts after vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sh.sh_addr + (uint64_t)read_s32(p + table + mid * 8, big) <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*start = lo ? sh.sh_addr + (uint64_t)read_s32(p + table + (lo - 1) * 8, big) : UINT64_MAX;
+	*next = lo < count ? sh.sh_addr + (uint64_t)read_s32(p + table + lo * 8, big) : UINT64_MAX;
+	return 1;
+}
+
 /* A function in the sense of itrace_elf_sym: code with an address. */
 static int is_function(const GElf_Sym *sym)
 {

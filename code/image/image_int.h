@@ -47,6 +47,26 @@ int image_add_elf_memory(struct itrace_image *img, const struct itrace_mmap *m, 
 struct Elf;
 int elf_find_symbol(struct Elf *elf, const char *name, struct itrace_elf_symbol *out);
 
+/*
+ * elf_plt_entry - if link-time address vaddr lies in an x86-64 PLT stub
+ * (the entries of .plt.sec, or of .plt when there is none): 1, with the
+ * stub's first address in *start (16 bytes long) and the name of the
+ * symbol it serves in *name ("name@plt" in objdump -d; valid while elf is
+ * open), else *name NULL and, for an IRELATIVE relocation, its addend in
+ * *abs ("*ABS*+0xADDEND@plt"), 0 for PLT0.  0 if vaddr is in no stub.
+ */
+int elf_plt_entry(struct Elf *elf, uint64_t vaddr, uint64_t *start, const char **name, uint64_t *abs);
+
+/*
+ * elf_fde_start - the start of the last unwind table entry (FDE, as
+ * .eh_frame_hdr lists them) that starts at or before link-time address
+ * vaddr, in *start, and the start of the entry after it in *next (each
+ * UINT64_MAX if there is none).  1, or 0 when the file has no such table.
+ * Whether that entry covers vaddr is the unwinder's question (libdw's
+ * dwarf_cfi_addrframe).
+ */
+int elf_fde_start(struct Elf *elf, uint64_t vaddr, uint64_t *start, uint64_t *next);
+
 /* image_debug_dir - the debug directory in use (never NULL). */
 const char *image_debug_dir(const struct itrace_image *img);
 

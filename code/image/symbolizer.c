@@ -13,6 +13,7 @@
  * plus libdwfl's.  Sessions live until the symbolizer is freed, because
  * the strings handed out point into them.
  */
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -31,12 +32,21 @@ struct sym_file {
 	Dwfl *dwfl; /* NULL: libdwfl could not open it */
 };
 
+/* A name made for code that no symbol covers (made_name()). */
+struct sym_made {
+	uint32_t module;
+	uint64_t start; /* link-time address */
+	char *name;
+};
+
 struct itrace_symbolizer {
 	struct itrace_image *img;
 	char *debuginfo_path; /* libdwfl search list: ":.debug:DIR" */
 	Dwfl_Callbacks callbacks;
 	struct sym_file *files; /* open addressing on module (0 = empty slot) */
 	size_t cap, n;
+	struct sym_made *made; /* sorted by (module, start) */
+	size_t n_made, cap_made;
 };
 
 int itrace_symbolizer_alloc(struct itrace_image *img, struct itrace_symbolizer **sp)
@@ -70,6 +80,9 @@ void itrace_symbolizer_free(struct itrace_symbolizer *s)
 	for (size_t i = 0; i < s->cap; i++)
 		if (s->files[i].module)
 			dwfl_end(s->files[i].dwfl);
+	for (size_t i = 0; i < s->n_made; i++)
+		free(s->made[i].name);
+	free(s->made);
 	free(s->files);
 	free(s->debuginfo_path);
 	free(s);
@@ -161,15 +174,186 @@ static int in_plt(Dwfl_Module *mod, uint64_t addr)
 			strcmp(name, ".iplt") == 0);
 }
 
-static void lookup_name(Dwfl_Module *mod, uint64_t addr, uint64_t bias, struct itrace_symbol *out)
+/* The PLT stub a made name is for (elf_plt_entry()); all 0: none. */
+struct plt_stub {
+	const char *sym; /* "SYM@plt" */
+	uint64_t abs;	 /* else, if not 0: "*ABS*+0xABS@plt" */
+};
+
+/*
+ * made_name - the name of unsymbolized function `start` (link-time) of
+ * file `module`, kept until the symbolizer is freed: a PLT stub's as
+ * objdump -d names it, else "FILE+0xOFFSET" with FILE the basename of
+ * `path` and OFFSET `file_offset`, where the function starts in the file,
+ * as perf places unsymbolized code (README.md, "Functions without a
+ * symbol").  NULL when out of memory.
+ */
+static const char *made_name(struct itrace_symbolizer *s, uint32_t module, const char *path,
+			     uint64_t start, uint64_t file_offset, const struct plt_stub *plt)
 {
+	size_t lo = 0, hi = s->n_made;
+	const char *base = strrchr(path, '/');
+	struct sym_made *m;
+	char *name;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		m = &s->made[mid];
+		if (m->module == module && m->start == start)
+			return m->name;
+		if (m->module < module || (m->module == module && m->start < start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (s->n_made == s->cap_made) {
+		size_t cap = s->cap_made ? s->cap_made * 2 : 64;
+
+		m = realloc(s->made, cap * sizeof(*m));
+		if (!m)
+			return NULL;
+		s->made = m;
+		s->cap_made = cap;
+	}
+	if ((plt->sym   ? asprintf(&name, "%s@plt", plt->sym)
+	     : plt->abs ? asprintf(&name, "*ABS*+%#llx@plt", (unsigned long long)plt->abs)
+			: asprintf(&name, "%s+%#llx", base ? base + 1 : path,
+				   (unsigned long long)file_offset)) < 0)
+		return NULL;
+	memmove(&s->made[lo + 1], &s->made[lo], (s->n_made - lo) * sizeof(*m));
+	s->made[lo] = (struct sym_made){module, start, name};
+	s->n_made++;
+	return name;
+}
+
+/* covered - does libdw's CFI describe link-time address rel?  *hi: where
+ * its row of the table ends. */
+static int covered(Dwarf_CFI *cfi, Dwarf_Addr bias, uint64_t rel, uint64_t *hi)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Addr lo, end;
+	int ok;
+
+	if (dwarf_cfi_addrframe(cfi, rel - bias, &frame) != 0)
+		return 0;
+	ok = dwarf_frame_info(frame, &lo, &end, NULL) >= 0 && end > rel - bias;
+	free(frame);
+	*hi = end + bias;
+	return ok;
+}
+
+/* section_range - [*lo, *hi) of the code section holding link-time
+ * address rel; 0 if rel is in none. */
+static int section_range(Dwfl_Module *mod, uint64_t rel, uint64_t *lo, uint64_t *hi)
+{
+	Dwarf_Addr in = rel, bias;
+	Elf_Scn *scn = dwfl_module_address_section(mod, &in, &bias);
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return 0;
+	*lo = sh.sh_addr + bias;
+	*hi = *lo + sh.sh_size;
+	return 1;
+}
+
+/* fde_end - where the unwind entry that starts at `start` ends (at most
+ * `limit`, the next entry's start): the end of its last row, its rows
+ * being contiguous.  `start` itself if libdw does not describe it. */
+static uint64_t fde_end(Dwarf_CFI *cfi, Dwarf_Addr bias, uint64_t start, uint64_t limit)
+{
+	uint64_t end, at;
+
+	if (!covered(cfi, bias, start, &end))
+		return start;
+	while (end < limit && covered(cfi, bias, end, &at))
+		end = at;
+	return end < limit ? end : limit;
+}
+
+/*
+ * code_range - the function-like range [*start, *start + *size) that holds
+ * link-time address rel, from the unwind table (.eh_frame, which a
+ * stripped file keeps for unwinders): the entry (FDE) that covers rel;
+ * else the stretch of rel's code section between the entries around it
+ * (code no entry describes: crtstuff's, .init), the whole section if it
+ * has none.  Entry starts come from .eh_frame_hdr's table (elf.c), ends
+ * from libdw.  0 if rel lies in no code section.
+ */
+static int code_range(Dwfl_Module *mod, Elf *elf, uint64_t rel, uint64_t *start, uint64_t *size)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	uint64_t lo, hi, fde, next;
+
+	if (!section_range(mod, rel, &lo, &hi))
+		return 0;
+	if (cfi && elf_fde_start(elf, rel - bias, &fde, &next)) {
+		if (next != UINT64_MAX && next + bias < hi)
+			hi = next + bias;
+		if (fde != UINT64_MAX) {
+			uint64_t end = fde_end(cfi, bias, fde + bias, hi);
+
+			if (rel < end && fde + bias >= lo) { /* covered by it */
+				lo = fde + bias;
+				hi = end;
+			} else if (end > lo) {
+				lo = end;
+			}
+		}
+	}
+	*start = lo;
+	*size = hi - lo;
+	return 1;
+}
+
+/*
+ * name_unsymbolized - code no symbol covers is a function all the same,
+ * named and bounded from what the file has: its PLT stub (elf.c), else its
+ * unwind table entry.  Left unnamed (NULL) when neither covers it.
+ */
+static void name_unsymbolized(struct itrace_symbolizer *s, const struct itrace_image_loc *loc,
+			      Dwfl_Module *mod, uint64_t rel, struct itrace_symbol *out)
+{
+	Dwarf_Addr elf_bias;
+	Elf *elf = dwfl_module_getelf(mod, &elf_bias);
+	struct plt_stub plt = {0};
+	uint64_t start, size = 16;
+	int stub;
+
+	if (!elf)
+		return;
+	stub = elf_plt_entry(elf, rel - elf_bias, &start, &plt.sym, &plt.abs);
+	if (!stub) {
+		if (!code_range(mod, elf, rel, &start, &size))
+			return;
+	} else {
+		start += elf_bias;
+	}
+	/* (a function lies in one segment: the offsets differ as the addresses) */
+	out->name = made_name(s, loc->module, loc->path, start, loc->offset - (rel - start), &plt);
+	if (!out->name)
+		return;
+	out->addr = start + loc->bias;
+	out->offset = rel - start;
+	out->size = size;
+	out->unwind = !stub;
+}
+
+static void lookup_name(struct itrace_symbolizer *s, const struct itrace_image_loc *loc,
+			Dwfl_Module *mod, uint64_t addr, struct itrace_symbol *out)
+{
+	uint64_t bias = loc->bias;
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(mod, addr - bias, &off, &sym, NULL, NULL, NULL);
 
 	out->plt = in_plt(mod, addr - bias);
-	if (!name)
+	if (!name) {
+		name_unsymbolized(s, loc, mod, addr - bias, out);
 		return;
+	}
 	out->name = name;
 	out->offset = off;
 	out->addr = addr - off;
@@ -215,7 +399,7 @@ int itrace_symbolizer_lookup(struct itrace_symbolizer *s, uint32_t pid, uint64_t
 	if (!mod)
 		return 0;
 	if (what & ITRACE_SYM_NAME)
-		lookup_name(mod, addr, loc.bias, out);
+		lookup_name(s, &loc, mod, addr, out);
 	if (what & ITRACE_SYM_LINE)
 		lookup_line(mod, addr - loc.bias, out);
 	return 0;

@@ -154,6 +154,7 @@ struct qc_thread {
 	/* system calls */
 	int64_t sys_nr;
 	uint64_t sys_arg[6], sys_x[2];
+	int sys_restart;	/* the last system call returned -ERESTARTSYS: QEMU re-runs it */
 	int exit_known;
 	int64_t exit_code;
 	int resume;		/* an rt_sigreturn ran: the next block is where it returns */
@@ -704,7 +705,8 @@ static uint32_t delivery(const struct qemu_conv *c, const struct qc_thread *t, u
 	} else if (p->kind == ITRACE_INSN_NOT_BRANCH || p->kind == ITRACE_BRANCH_SYSCALL) {
 		if (s == fall)
 			return 0;
-		*pc = fall;
+		/* ITRACE.md 6.5.10: a call QEMU restarts resumes at its syscall insn */
+		*pc = p->kind == ITRACE_BRANCH_SYSCALL && t->sys_restart ? p->addr : fall;
 	} else if (p->kind == ITRACE_BRANCH_INDIRECT || p->kind == ITRACE_BRANCH_INDIRECT_CALL) {
 		return 0;
 	} else if (s == fall || (p->has_target && s == p->target)) {
@@ -759,7 +761,8 @@ static int prev_branch(struct qemu_conv *c, struct qc_thread *t, const struct qc
 	if (p->rep && next == p->addr) /* the next iteration, or the count's final check */
 		return out_branch(c, t, p->addr, p->addr, ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN);
 	if (kind == ITRACE_INSN_NOT_BRANCH || kind == ITRACE_BRANCH_SYSCALL) {
-		if (next == fall)
+		/* (a delivery at the syscall insn itself: the call restarts, no branch) */
+		if (next == fall || (next == p->addr && jump_kind == ITRACE_BRANCH_INTERRUPT))
 			return 0;
 		/* flow went elsewhere without a branch: a signal, or a system
 		 * call that does not return to the next instruction */
@@ -1298,6 +1301,9 @@ static int on_sysret(struct qemu_conv *c, struct qc_thread *t, const uint64_t *p
 		return fail(c, -ITRACE_E_CORRUPT, "short SYSRET event (%llu words)", n);
 	nr = (int64_t)p[0];
 	ret = (int64_t)p[1];
+	/* QEMU's cpu loops step the pc back over the syscall instruction on
+	 * -QEMU_ERESTARTSYS (512, the kernel's ERESTARTSYS) */
+	t->sys_restart = ret == -512;
 	if (nr != t->sys_nr)
 		return fail(c, -ITRACE_E_CORRUPT, "system call %llu returns without an entry",
 			    (unsigned long long)nr);

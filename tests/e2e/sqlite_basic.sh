@@ -9,7 +9,7 @@ q() { sqlite3 -batch "$1" "$2"; }
 # ---- synthetic: 1000 iterations = 10001 insns, 6000 branches, 1000 calls
 "$ITRACE_ROOT/$ITRACE_BUILD/tests/export-synth" "$TMP/s.itr" 1000
 check "export synthetic trace" "$SQL" -q --level branches "$TMP/s.itr" -o "$TMP/s.db"
-check_eq "user_version holds the schema version" 2 "$(q "$TMP/s.db" 'PRAGMA user_version')"
+check_eq "user_version holds the schema version" 3 "$(q "$TMP/s.db" 'PRAGMA user_version')"
 check_eq "metadata names the source trace" "$(cd "$TMP" && pwd -P)/s.itr" \
 	"$(q "$TMP/s.db" "SELECT value FROM metadata WHERE key='source_trace'")"
 check_eq "metadata says complete" 1 "$(q "$TMP/s.db" "SELECT value FROM metadata WHERE key='complete'")"

@@ -46,7 +46,7 @@ before=$(q "$TMP/out.db" "SELECT value FROM metadata WHERE key='insn_count'")
 check_eq "previous db holds the small trace" 101 "$before"
 for n in 0 $QUARTER $HALF $ALL_BUT_ONE; do
 	kill_at KILL "$n"
-	check_eq "SIGKILL after $n of $SIZE bytes: previous db intact" "ok|101|2" \
+	check_eq "SIGKILL after $n of $SIZE bytes: previous db intact" "ok|101|3" \
 		"$(q "$TMP/out.db" "SELECT (SELECT * FROM pragma_integrity_check), (SELECT value FROM metadata WHERE key='insn_count'), (SELECT * FROM pragma_user_version)")"
 done
 # SIGKILL cannot be cleaned up after: the leftovers are hidden temporaries

@@ -36,9 +36,11 @@ handler|in_handler|2
 handler|siglongjmp|1" \
 	"$(q "SELECT caller || '|' || callee || '|' || call_count FROM call_graph_view WHERE (caller IN ('main','worker','handler') AND callee IN ('worker','raise','in_handler','siglongjmp')) ORDER BY id")"
 # a stub is called, then jumps: its call counts (callgrind --skip-plt=no),
-# and its target's call comes from the stub's caller, as checked above
-check_eq "PLT stubs count their calls, from the callers" "main|2
-worker|2" \
-	"$(q "SELECT caller || '|' || call_count FROM call_graph_view WHERE callee='[unknown]' AND caller IN ('main','worker') ORDER BY caller")"
+# and its target's call comes from the stub's caller, as checked above;
+# stubs are named as objdump -d names them
+check_eq "PLT stubs count their calls, from the callers" "main|__sigsetjmp@plt|1
+main|sigaction@plt|1
+worker|raise@plt|2" \
+	"$(q "SELECT caller || '|' || callee || '|' || call_count FROM call_graph_view WHERE callee LIKE '%@plt' AND caller IN ('main','worker') ORDER BY caller, callee")"
 check "itrace-xml: valid" sh -c "'$BIN/itrace-xml' -q '$TMP/s.itr' | xmllint --noout --nonet --schema '$ITRACE_ROOT/format/itrace-profile.xsd' -"
 done_testing

@@ -128,7 +128,8 @@ diff_head() {
 # counts its entries, as the trace records them, ITRACE.md 6.5.2), and, in
 # itrace-sqlite's export, every function's self instructions and calls
 # equal callgrind's (--skip-plt=no: PLT stubs are functions of their own,
-# as in the trace).  With MODULE, only the code of that file counts (the
+# as in the trace; code without a symbol, FILE+0xOFFSET, as callgrind
+# names it by the address called).  With MODULE, only the code of that file counts (the
 # part of a threaded run that does not depend on Valgrind's scheduler).
 check_callgrind() {
 	_pn=$1

@@ -10,7 +10,7 @@
 
 #include "fill_testutil.h"
 
-static char loop_prog[PATH_MAX], lines_prog[PATH_MAX];
+static char loop_prog[PATH_MAX], lines_prog[PATH_MAX], unwind_prog[PATH_MAX], stripped_prog[PATH_MAX];
 
 struct fixture {
 	struct itrace_image *img;
@@ -122,15 +122,56 @@ static void test_source_line(void **state)
 	assert_true(s.line == want || s.line == want + 1 || s.line == want + 2);
 }
 
+/*
+ * A stripped file's functions: named FILE+0xOFFSET and bounded by their
+ * FDEs (f1, f2: the unstripped build's symbols say where they are), and
+ * code no FDE covers (_start) by the stretch of .text before the first.
+ */
+static void test_unwind_names(void **state)
+{
+	struct fixture *f = *state;
+	struct itrace_mmap m = { .start = 0x401000, .len = 0x1000, .pgoff = 0x1000, .prot = 5,
+				 .pid = 300, .path = stripped_prog };
+	const char *base = strrchr(stripped_prog, '/') + 1;
+	static const char *const funcs[] = {"f1", "f2"};
+	struct itrace_elf_symbol es, start;
+	struct itrace_symbol s;
+	char want[PATH_MAX + 32];
+
+	m.path_len = strlen(stripped_prog);
+	assert_int_equal(itrace_image_add_mmap(f->img, &m), 0);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(itrace_elf_find_symbol(unwind_prog, funcs[i], &es), 0);
+		assert_int_equal(itrace_symbolizer_lookup(f->sym, 300, es.vaddr + es.size - 1, ITRACE_SYM_NAME, &s), 0);
+		snprintf(want, sizeof(want), "%s+%#llx", base, (unsigned long long)es.offset);
+		assert_string_equal(s.name, want);
+		assert_int_equal(s.addr, es.vaddr);
+		assert_int_equal(s.size, es.size);
+		assert_int_equal(s.offset, es.size - 1);
+		assert_int_equal(s.unwind, 1);
+		assert_int_equal(s.plt, 0);
+	}
+	assert_int_equal(itrace_elf_find_symbol(unwind_prog, "_start", &start), 0);
+	assert_int_equal(itrace_elf_find_symbol(unwind_prog, "f1", &es), 0);
+	assert_int_equal(itrace_symbolizer_lookup(f->sym, 300, start.vaddr + 5, ITRACE_SYM_NAME, &s), 0);
+	snprintf(want, sizeof(want), "%s+%#llx", base, (unsigned long long)start.offset);
+	assert_string_equal(s.name, want);
+	assert_int_equal(s.addr, start.vaddr);
+	assert_int_equal(s.size, es.vaddr - start.vaddr); /* up to f1's FDE */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_name_by_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_address_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_source_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unwind_names, setup, teardown),
 	};
 
 	test_prog_path("fill_loop", loop_prog, sizeof(loop_prog));
 	test_prog_path("fill_lines", lines_prog, sizeof(lines_prog));
+	test_prog_path("fill_unwind", unwind_prog, sizeof(unwind_prog));
+	test_prog_path("fill_unwind_stripped", stripped_prog, sizeof(stripped_prog));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
