@@ -34,6 +34,8 @@ $(BUILD)/bench/collect-bare-step: $(BUILD)/obj/collectors/tests/bare_step.o
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/collect_*.sh))
+# No collector builds a record outside the emitter (scripts/emit_only.sh).
+E2E_TESTS += tests/e2e/emit_only.sh
 BENCHES += $(sort $(wildcard bench/collect_*.sh))
 
 # collect_ring.o writes its records through emit.o: the qemu converter's

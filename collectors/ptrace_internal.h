@@ -143,6 +143,7 @@ struct pt_process {
 struct pt_session {
 	const struct collect_options *opts;
 	struct itrace_writer *w;
+	struct emit_sink out;	/* the writer w, as the sink of emit.h */
 	struct itrace_decoder *dec;
 	struct pt_process *procs;
 	struct pt_thread *threads;
@@ -166,7 +167,24 @@ struct pt_session {
 };
 
 /* ptrace_proc.c: records */
-void pt_write(struct pt_session *s, const struct itrace_record *rec);
+/*
+ * PT_EMIT(s, emit_fn, args...) - emit_fn(&s->out, args...) (emit.h) while
+ * there is a trace to write (opened, no output error yet); a failure is
+ * reported by pt_fail_io.
+ */
+#define PT_EMIT(s, fn, ...)                                      \
+	do {                                                     \
+		if (!(s)->io_error && (s)->w)                    \
+			pt_check_io((s), fn(&(s)->out, __VA_ARGS__)); \
+	} while (0)
+/* pt_check_io - rc < 0: pt_fail_io. */
+void pt_check_io(struct pt_session *s, int rc);
+/* pt_ring_thread - what --ring keeps next belongs to thread t. */
+static inline void pt_ring_thread(struct pt_session *s, const struct pt_thread *t)
+{
+	s->ring.sink.tid = (uint32_t)t->tid;
+	s->ring.sink.pid = (uint32_t)t->proc->pid;
+}
 void pt_switch_to(struct pt_session *s, struct pt_thread *t);
 void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason, uint64_t addr);
 void pt_write_thread(struct pt_session *s, int event, pid_t tid, pid_t pid, uint64_t other);
