@@ -11,7 +11,7 @@
 # tsort finds the cycles.  Exit 0: no cycle; 1: a cycle (printed); 2: usage.
 set -eu
 BUILD=${1:-build}
-GROUPS=${LAYERS_GROUPS:-"fill/ collectors/ptrace_"}
+GROUPS=${LAYERS_GROUPS:-"fill/ collectors/ptrace/"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 

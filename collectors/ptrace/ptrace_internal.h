@@ -1,6 +1,6 @@
 /*
  * ptrace_internal.h - state shared by the files of the ptrace backend.
- * Not used outside collectors/ptrace_*.c.  Each file calls only those
+ * Not used outside collectors/ptrace/.  Each file calls only those
  * below it (make layers checks it):
  *
  *   ptrace_backend.c  start, attach, end; runs the event loop
