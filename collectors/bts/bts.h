@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emit.h"
+#include "../emit.h" /* beside this folder: bts.h is included by path from tests/ */
 #include "itrace.h"
 #include "itrace_format.h"
 
