@@ -31,6 +31,15 @@ plant "a record of a designated initializer" '	return ((struct itrace_record){.t
 plant "a record written to the writer" '	return itrace_writer_write(w, given);'
 plant "a branch written to the writer" '	return (given == 0) + itrace_write_branch(w, 1, 2, 0, 0);'
 plant "a block defined in the writer" '	return (given == 0) + itrace_writer_block_define(w, 1, 0, 0, 0, 0);'
+# a writer function not among those that open, tick, flush and close it,
+# under either prefix (itrace_write_* may become itrace_writer_*)
+plant "a branch written under the writer's other prefix" '	return (given == 0) + itrace_writer_branch(w, 1, 2, 0, 0);'
+plant "a writer call after an allowed one" '	return itrace_writer_tick(w) + itrace_writer_mem(w, 1, 2, (given == 0));'
+
+# Opening, ticking, flushing, counting and closing the writer is allowed.
+rm -rf "$TMP/root" && mkdir -p "$TMP/root" && cp -R "$ITRACE_ROOT/collectors" "$TMP/root/"
+printf 'int life(struct itrace_writer *w, struct itrace_writer_stats *st);\nint life(struct itrace_writer *w, struct itrace_writer_stats *st)\n{\n\titrace_writer_stats(w, st);\n\treturn itrace_writer_tick(w) + itrace_writer_flush(w) + itrace_writer_close(w, 0, 0);\n}\n' >>"$TMP/root/collectors/maps.c"
+check "the writer's open, tick, flush, stats and close pass" sh "$SCAN" "$TMP/root"
 
 # Comments may name them.
 rm -rf "$TMP/root" && mkdir -p "$TMP/root" && cp -R "$ITRACE_ROOT/collectors" "$TMP/root/"
