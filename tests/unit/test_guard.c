@@ -272,47 +272,52 @@ static void test_collector_killed(void **state)
 	close(fds[1]);
 }
 
-/* guard_kill: the program gets SIGKILL; guard_wait gives that status. */
-static void test_kill(void **state)
+/* A program that sleeps until killed, under a new guardian. */
+static pid_t start_sleeper(struct collect_guard *g)
 {
-	struct collect_guard g;
-	int status = 0;
-	pid_t pid;
+	pid_t pid = guard_fork(g);
 
-	(void)state;
-	pid = guard_fork(&g);
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		for (;;)
 			pause();
 	}
-	guard_kill(&g);
-	assert_int_equal(guard_wait(&g, &status), 0);
+	return pid;
+}
+
+/* The program got SIGKILL and is gone. */
+static void assert_killed(int status, pid_t pid)
+{
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGKILL);
 	assert_true(ends(pid));
+}
+
+/* guard_kill: the program gets SIGKILL; guard_wait gives that status. */
+static void test_kill(void **state)
+{
+	struct collect_guard g;
+	pid_t pid = start_sleeper(&g);
+	int status = 0;
+
+	(void)state;
+	guard_kill(&g);
+	assert_int_equal(guard_wait(&g, &status), 0);
+	assert_killed(status, pid);
 }
 
 /* The collector interrupted (SIGINT, SIGTERM) while it waits: the same. */
 static void test_interrupted_wait(void **state)
 {
 	struct collect_guard g;
+	pid_t pid = start_sleeper(&g);
 	int status = 0;
-	pid_t pid;
 
 	(void)state;
-	pid = guard_fork(&g);
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		for (;;)
-			pause();
-	}
 	collect_interrupted = SIGINT;
 	assert_int_equal(guard_wait(&g, &status), 0);
 	collect_interrupted = 0;
-	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGKILL);
-	assert_true(ends(pid));
+	assert_killed(status, pid);
 }
 
 static void test_nothing_started(void **state)
