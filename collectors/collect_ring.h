@@ -46,6 +46,15 @@ struct collect_ring {
 int collect_ring_init(struct collect_ring *r, uint64_t branches);
 void collect_ring_free(struct collect_ring *r);
 
+/* collect_ring_sink - the ring as a sink, for what thread tid of pid
+ * does next. */
+static inline struct emit_sink *collect_ring_sink(struct collect_ring *r, uint32_t tid, uint32_t pid)
+{
+	r->sink.tid = tid;
+	r->sink.pid = pid;
+	return &r->sink;
+}
+
 /* collect_ring_push - append a branch (overwriting the oldest when full)
  * or a signal. */
 void collect_ring_push(struct collect_ring *r, const struct collect_ring_entry *e);

@@ -179,11 +179,10 @@ struct pt_session {
 	} while (0)
 /* pt_check_io - rc < 0: pt_fail_io. */
 void pt_check_io(struct pt_session *s, int rc);
-/* pt_ring_thread - what --ring keeps next belongs to thread t. */
-static inline void pt_ring_thread(struct pt_session *s, const struct pt_thread *t)
+/* pt_ring - the --ring sink, for what thread t does next. */
+static inline struct emit_sink *pt_ring(struct pt_session *s, const struct pt_thread *t)
 {
-	s->ring.sink.tid = (uint32_t)t->tid;
-	s->ring.sink.pid = (uint32_t)t->proc->pid;
+	return collect_ring_sink(&s->ring, (uint32_t)t->tid, (uint32_t)t->proc->pid);
 }
 void pt_switch_to(struct pt_session *s, struct pt_thread *t);
 void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason, uint64_t addr);

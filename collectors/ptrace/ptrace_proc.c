@@ -76,8 +76,7 @@ void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other
 void pt_write_signal(struct pt_session *s, struct pt_thread *t, const struct itrace_signal *sig)
 {
 	if (s->ring_on) {
-		pt_ring_thread(s, t);
-		emit_signal(&s->ring.sink, sig); /* the ring takes every signal */
+		emit_signal(pt_ring(s, t), sig); /* the ring takes every signal */
 		return;
 	}
 	pt_switch_to(s, t);

@@ -186,8 +186,7 @@ void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, ui
 			unsigned kind, unsigned flags)
 {
 	if (s->ring_on) {
-		pt_ring_thread(s, t);
-		emit_branch(&s->ring.sink, from, to, kind, flags); /* the ring takes every branch */
+		emit_branch(pt_ring(s, t), from, to, kind, flags); /* the ring takes every branch */
 		return;
 	}
 	pt_switch_to(s, t);

@@ -295,11 +295,8 @@ static int out_rec(struct qemu_conv *c, struct qc_thread *t, const struct itrace
 {
 	if (t->n_frames)
 		return hold_rec(t, rec);
-	if (c->ring_on && rec->type == ITRACE_REC_SIGNAL) {
-		c->ring.sink.tid = t->tid;
-		c->ring.sink.pid = c->pid;
-		return emit_record(&c->ring.sink, rec);
-	}
+	if (c->ring_on && rec->type == ITRACE_REC_SIGNAL)
+		return emit_record(collect_ring_sink(&c->ring, t->tid, c->pid), rec);
 	TRY(switch_to(c, t));
 	return emit_record(&c->out, rec);
 }
@@ -337,11 +334,8 @@ static int out_branch(struct qemu_conv *c, struct qc_thread *t, uint64_t from, u
 				     .a = from, .b = to};
 		return 0;
 	}
-	if (c->ring_on) {
-		c->ring.sink.tid = t->tid;
-		c->ring.sink.pid = c->pid;
-		return emit_branch(&c->ring.sink, from, to, kind, flags);
-	}
+	if (c->ring_on)
+		return emit_branch(collect_ring_sink(&c->ring, t->tid, c->pid), from, to, kind, flags);
 	TRY(switch_to(c, t));
 	return emit_branch(&c->out, from, to, kind, flags);
 }

@@ -53,18 +53,15 @@ static struct capture *capture_new(void)
 /* Branch i of thread tid: from 0x1000 + i to 0x2000 + i. */
 static void push_branch(struct collect_ring *r, uint32_t tid, uint64_t i)
 {
-	r->sink.tid = tid;
-	r->sink.pid = 100;
-	assert_int_equal(emit_branch(&r->sink, 0x1000 + i, 0x2000 + i, ITRACE_BRANCH_COND,
-				     ITRACE_BRANCH_TAKEN),
+	assert_int_equal(emit_branch(collect_ring_sink(r, tid, 100), 0x1000 + i, 0x2000 + i,
+				     ITRACE_BRANCH_COND, ITRACE_BRANCH_TAKEN),
 			 0);
 }
 
 static void push_signal(struct collect_ring *r, uint32_t tid, uint32_t signo)
 {
-	r->sink.tid = tid;
-	r->sink.pid = 100;
-	assert_int_equal(emit_signal(&r->sink, &(struct itrace_signal){.signo = signo}), 0);
+	assert_int_equal(emit_signal(collect_ring_sink(r, tid, 100), &(struct itrace_signal){.signo = signo}),
+			 0);
 }
 
 static void assert_branch(const struct itrace_record *rec, uint64_t i)
