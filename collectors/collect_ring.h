@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "emit.h"
 #include "itrace.h"
 
 struct collect_ring_entry {
@@ -24,6 +25,10 @@ struct collect_ring_entry {
 #define COLLECT_RING_SIGNALS 256
 
 struct collect_ring {
+	/* the ring as a sink (set by collect_ring_init): BRANCH and SIGNAL
+	 * records of thread sink.tid of sink.pid are pushed; it takes no
+	 * other record (-ITRACE_E_INVAL) */
+	struct emit_sink sink;
 	struct collect_ring_entry *e; /* the branches */
 	uint64_t cap;	   /* branches kept: exactly the last `cap` */
 	uint64_t head;	   /* branches pushed so far */
@@ -41,18 +46,27 @@ struct collect_ring {
 int collect_ring_init(struct collect_ring *r, uint64_t branches);
 void collect_ring_free(struct collect_ring *r);
 
+/* collect_ring_sink - the ring as a sink, for what thread tid of pid
+ * does next. */
+static inline struct emit_sink *collect_ring_sink(struct collect_ring *r, uint32_t tid, uint32_t pid)
+{
+	r->sink.tid = tid;
+	r->sink.pid = pid;
+	return &r->sink;
+}
+
 /* collect_ring_push - append a branch (overwriting the oldest when full)
  * or a signal. */
 void collect_ring_push(struct collect_ring *r, const struct collect_ring_entry *e);
 
 /*
- * collect_ring_write - write a LOST record for the overwritten branches,
+ * collect_ring_write - write into `out` a LOST record for the overwritten branches,
  * then the last `cap` branches oldest first, with the signals among them
  * (those that came after the oldest kept branch's predecessor) in their
  * place, and THREAD switch records where the thread changes.  *last_tid is
  * the writer's current thread (updated).  Returns 0 or the writer's
  * negative error.
  */
-int collect_ring_write(const struct collect_ring *r, struct itrace_writer *w, uint32_t *last_tid);
+int collect_ring_write(const struct collect_ring *r, struct emit_sink *out, uint32_t *last_tid);
 
 #endif

@@ -1,13 +1,27 @@
 /*
- * emit.h - the one place backends turn events into records.  Each
- * function fills *rec (cleared first) for one event, as format/ITRACE.md
- * section 6.5 lays the record out; the backend then writes it (or keeps
- * it in its ring).  Branches and instructions go straight to the writer
- * (itrace_writer_branch, itrace_writer_insn): they have no record step.
+ * emit.h - the one place collectors turn events into records.
+ *
+ * Every record a collector writes is built here, one function per record
+ * type of format/ITRACE.md section 6.4 that a collector writes, and goes
+ * into a sink: the trace writer, or anything else that receives records
+ * on their way to it (the --ring flight recorder of collect_ring.h, the
+ * QEMU converter's records held back until a signal handler returns).
+ * Nothing outside emit.c fills a struct itrace_record or calls the
+ * writer's record functions: tests/e2e/emit_only.sh fails if a collector
+ * does.
+ *
+ * The records of every executed instruction (BRANCH, INSN, INSN_RUN, MEM,
+ * BLOCK, BRANCH_SEQ) are static inline functions that call the writer's
+ * fast path directly when the sink is the writer: a converter pays one
+ * predictable test for the sink, no record step.
+ *
+ * Every function returns 0 or a negative ITRACE_E_* error (the writer's,
+ * or the sink's).
  */
 #ifndef ITRACE_COLLECT_EMIT_H
 #define ITRACE_COLLECT_EMIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "itrace.h"
@@ -21,27 +35,166 @@
 			return try_rc_;   \
 	} while (0)
 
+/*
+ * struct emit_sink - where records go.  `put` NULL: straight to the
+ * writer `w`.  Otherwise `put` receives each record (its tid and pid set
+ * from the sink's, the thread it belongs to, for a sink that keeps records
+ * of several threads); `w` is still the writer of the trace, which alone
+ * keeps the dictionaries of BLOCK and BRANCH_SEQ records (the emit_block*
+ * and emit_branch_id* functions write to it whatever `put` is).
+ */
+struct emit_sink {
+	struct itrace_writer *w;
+	int (*put)(struct emit_sink *s, const struct itrace_record *rec);
+	uint32_t tid, pid; /* the thread records put now belong to */
+};
+
+/* emit_writer_sink - the sink that is the writer `w` itself. */
+static inline struct emit_sink emit_writer_sink(struct itrace_writer *w)
+{
+	return (struct emit_sink){.w = w};
+}
+
+/*
+ * emit_record - pass on a record the emitter built and a sink kept (the
+ * ring, a held-back queue): to `put`, or written.
+ */
+int emit_record(struct emit_sink *s, const struct itrace_record *rec);
+
+/* ---- Context records (6.5.5 to 6.5.14) --------------------------------- */
+
+/* MMAP (6.5.5): the mapping `m` (path and build-id copied from it). */
+int emit_mmap(struct emit_sink *s, const struct itrace_mmap *m);
+
+/* CODE (6.5.6): len bytes of code at addr that no file holds. */
+int emit_code(struct emit_sink *s, uint64_t addr, const uint8_t *bytes, size_t len);
+
 /* THREAD (6.5.7): event of thread tid of pid; other: new tid or status. */
-void emit_thread(struct itrace_record *rec, int event, uint32_t tid, uint32_t pid, uint64_t other);
+int emit_thread(struct emit_sink *s, int event, uint32_t tid, uint32_t pid, uint64_t other);
+
+/* THREAD_NAME (6.5.7): thread tid of pid is now called name[0..len). */
+int emit_thread_name(struct emit_sink *s, uint32_t tid, uint32_t pid, const char *name,
+		     size_t len);
 
 /* PROCESS (6.5.8): event of pid; other: parent or former pid; status of
- * an exit; name (NULL: none) of a start or exec. */
-void emit_process(struct itrace_record *rec, int event, uint32_t pid, uint64_t other,
-		  int64_t status, const char *name);
+ * an exit; name (NULL: none) of a start or exec, NUL-terminated. */
+int emit_process(struct emit_sink *s, int event, uint32_t pid, uint64_t other, int64_t status,
+		 const char *name);
 
-/* SYSCALL (6.5.9) entered: number and its six arguments. */
-void emit_syscall_enter(struct itrace_record *rec, uint64_t nr, const uint64_t args[6]);
+/* emit_process_n - the same with a name of len bytes, not terminated. */
+int emit_process_n(struct emit_sink *s, int event, uint32_t pid, uint64_t other, int64_t status,
+		   const char *name, size_t len);
+
+/* SYSCALL (6.5.9) entered: number and its nargs (at most
+ * ITRACE_SYSCALL_MAX_ARGS) arguments. */
+int emit_syscall_enter(struct emit_sink *s, uint64_t nr, size_t nargs, const uint64_t *args);
 
 /* SYSCALL (6.5.9) returned: number and return value. */
-void emit_syscall_exit(struct itrace_record *rec, uint64_t nr, int64_t ret);
+int emit_syscall_exit(struct emit_sink *s, uint64_t nr, int64_t ret);
 
 /* SIGNAL (6.5.10). */
-void emit_signal(struct itrace_record *rec, const struct itrace_signal *sig);
+int emit_signal(struct emit_sink *s, const struct itrace_signal *sig);
 
 /* TRACE_CTL (6.5.12): tracing on or off, why, where. */
-void emit_ctl(struct itrace_record *rec, int on, int reason, uint64_t addr);
+int emit_ctl(struct emit_sink *s, int on, int reason, uint64_t addr);
 
 /* LOST (6.5.13): count units lost, and why. */
-void emit_lost(struct itrace_record *rec, int reason, int unit, uint64_t count);
+int emit_lost(struct emit_sink *s, int reason, int unit, uint64_t count);
+
+/* GAP (6.5.14): execution from addr to resume (0: unknown) is missing;
+ * count: what was skipped, if known. */
+int emit_gap(struct emit_sink *s, int reason, uint64_t addr, uint64_t resume, uint64_t count);
+
+/* ---- Execution records (6.5.1 to 6.5.4, 6.5.15, 6.5.16) ----------------- */
+
+/* The same records for a sink that is not the writer (emit.c). */
+int emit_put_branch(struct emit_sink *s, uint64_t from, uint64_t to, unsigned kind,
+		    unsigned flags);
+int emit_put_insn(struct emit_sink *s, uint64_t addr, unsigned len, const uint8_t *bytes);
+int emit_put_insns(struct emit_sink *s, uint64_t addr, size_t n, const uint8_t *lens);
+int emit_put_mem(struct emit_sink *s, uint64_t addr, uint64_t size, unsigned flags);
+
+/* BRANCH (6.5.1): enum itrace_branch_kind, enum itrace_branch_flags. */
+static inline int emit_branch(struct emit_sink *s, uint64_t from, uint64_t to, unsigned kind,
+			      unsigned flags)
+{
+	if (!s->put)
+		return itrace_writer_branch(s->w, from, to, kind, flags);
+	return emit_put_branch(s, from, to, kind, flags);
+}
+
+/* INSN (6.5.3) of len bytes at addr; bytes NULL: without its bytes, which
+ * the writer packs into INSN_RUN records (6.5.2). */
+static inline int emit_insn(struct emit_sink *s, uint64_t addr, unsigned len, const uint8_t *bytes)
+{
+	if (!s->put)
+		return itrace_writer_insn(s->w, addr, len, bytes);
+	return emit_put_insn(s, addr, len, bytes);
+}
+
+/* n sequential instructions from addr, of lengths lens[0..n) (INSN_RUN). */
+static inline int emit_insns(struct emit_sink *s, uint64_t addr, size_t n, const uint8_t *lens)
+{
+	if (!s->put)
+		return itrace_writer_insns(s->w, addr, n, lens);
+	return emit_put_insns(s, addr, n, lens);
+}
+
+/* MEM (6.5.4): enum itrace_mem_flags. */
+static inline int emit_mem(struct emit_sink *s, uint64_t addr, uint64_t size, unsigned flags)
+{
+	if (!s->put)
+		return itrace_writer_mem(s->w, addr, size, flags);
+	return emit_put_mem(s, addr, size, flags);
+}
+
+/*
+ * BLOCK (6.5.15) and BRANCH_SEQ (6.5.16) name what the writer's
+ * dictionaries hold: they go to the writer, whatever the sink's `put`.
+ * The same arguments and results as the writer's functions of these names
+ * (itrace.h).
+ */
+static inline int emit_block_define(struct emit_sink *s, uint64_t addr, size_t n,
+				    const uint8_t *lens, size_t m, const struct itrace_block_access *acc)
+{
+	return itrace_writer_block_define(s->w, addr, n, lens, m, acc);
+}
+
+static inline int emit_block(struct emit_sink *s, int id, const uint64_t *addrs)
+{
+	return itrace_writer_block(s->w, id, addrs);
+}
+
+static inline int emit_blocks(struct emit_sink *s, size_t n, const int *ids, const uint64_t *addrs)
+{
+	return itrace_writer_blocks(s->w, n, ids, addrs);
+}
+
+static inline int emit_block_partial(struct emit_sink *s, int id, size_t ninsns,
+				     const uint64_t *addrs, const uint8_t *skip)
+{
+	return itrace_writer_block_partial(s->w, id, ninsns, addrs, skip);
+}
+
+static inline int emit_branch_define(struct emit_sink *s, uint64_t from, uint64_t to,
+				     unsigned kind, unsigned flags)
+{
+	return itrace_writer_branch_define(s->w, from, to, kind, flags);
+}
+
+static inline int emit_branch_seq_define(struct emit_sink *s, size_t k, const int *ids)
+{
+	return itrace_writer_branch_seq_define(s->w, k, ids);
+}
+
+static inline int emit_branch_id(struct emit_sink *s, int id)
+{
+	return itrace_writer_branch_id(s->w, id);
+}
+
+static inline int emit_branch_ids(struct emit_sink *s, size_t n, const int *ids)
+{
+	return itrace_writer_branch_ids(s->w, n, ids);
+}
 
 #endif

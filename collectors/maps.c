@@ -72,31 +72,23 @@ static int cached_buildid(struct buildid_cache *c, const char *path, uint8_t *id
 	return c->len;
 }
 
-static int write_mmap(struct itrace_writer *w, pid_t pid, const struct maps_entry *e,
+static int write_mmap(struct emit_sink *out, pid_t pid, const struct maps_entry *e,
 		      struct buildid_cache *cache)
 {
-	struct itrace_record rec;
+	struct itrace_mmap m = {.start = e->start, .len = e->end - e->start, .pgoff = e->pgoff,
+				.pid = (uint32_t)pid, .prot = e->prot, .path = e->path,
+				.path_len = strlen(e->path)};
 
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_MMAP;
-	rec.u.mmap.start = e->start;
-	rec.u.mmap.len = e->end - e->start;
-	rec.u.mmap.pgoff = e->pgoff;
-	rec.u.mmap.pid = (uint32_t)pid;
-	rec.u.mmap.prot = e->prot;
-	rec.u.mmap.path = e->path;
-	rec.u.mmap.path_len = strlen(e->path);
 	if (e->path[0] == '/')
-		rec.u.mmap.buildid_len = (uint8_t)cached_buildid(cache, e->path, rec.u.mmap.buildid);
-	return itrace_writer_write(w, &rec);
+		m.buildid_len = (uint8_t)cached_buildid(cache, e->path, m.buildid);
+	return emit_mmap(out, &m);
 }
 
 /* CODE record with the bytes of a mapping that has no file ([vdso]). */
-static int write_code(struct itrace_writer *w, const struct maps_entry *e, maps_read_fn read,
+static int write_code(struct emit_sink *out, const struct maps_entry *e, maps_read_fn read,
 		      void *read_ctx)
 {
 	size_t len = e->end - e->start;
-	struct itrace_record rec;
 	uint8_t *buf;
 	ssize_t n;
 	int rc;
@@ -111,12 +103,7 @@ static int write_code(struct itrace_writer *w, const struct maps_entry *e, maps_
 		free(buf);
 		return 0; /* unreadable: the reader reports a gap there */
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_CODE;
-	rec.u.code.addr = e->start;
-	rec.u.code.bytes = buf;
-	rec.u.code.len = (size_t)n;
-	rc = itrace_writer_write(w, &rec);
+	rc = emit_code(out, e->start, buf, (size_t)n);
 	free(buf);
 	return rc;
 }
@@ -192,7 +179,7 @@ void maps_seen_free(struct maps_seen *seen)
 	memset(seen, 0, sizeof(*seen));
 }
 
-int maps_write_new(struct itrace_writer *w, pid_t pid, struct maps_seen *seen, maps_read_fn read,
+int maps_write_new(struct emit_sink *out, pid_t pid, struct maps_seen *seen, maps_read_fn read,
 		   void *read_ctx)
 {
 	static struct buildid_cache cache;
@@ -217,19 +204,19 @@ int maps_write_new(struct itrace_writer *w, pid_t pid, struct maps_seen *seen, m
 			rc = -ITRACE_E_NOMEM;
 		if (isnew <= 0)
 			continue;
-		rc = write_mmap(w, pid, &e, &cache);
+		rc = write_mmap(out, pid, &e, &cache);
 		if (rc >= 0 && strcmp(e.path, "[vdso]") == 0)
-			rc = write_code(w, &e, read, read_ctx);
+			rc = write_code(out, &e, read, read_ctx);
 		count++;
 	}
 	fclose(f);
 	return rc < 0 ? rc : count;
 }
 
-int maps_write_process(struct itrace_writer *w, pid_t pid, maps_read_fn read, void *read_ctx)
+int maps_write_process(struct emit_sink *out, pid_t pid, maps_read_fn read, void *read_ctx)
 {
 	struct maps_seen seen = {0};
-	int rc = maps_write_new(w, pid, &seen, read, read_ctx);
+	int rc = maps_write_new(out, pid, &seen, read, read_ctx);
 
 	maps_seen_free(&seen);
 	return rc;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "emit.h"
 #include "itrace.h"
 
 /* One line of /proc/PID/maps. */
@@ -57,20 +58,20 @@ struct maps_seen {
  * it again after mmap/munmap/mprotect to describe libraries loaded since.
  * Returns the number of MMAP records written or a negative code.
  */
-int maps_write_new(struct itrace_writer *w, pid_t pid, struct maps_seen *seen, maps_read_fn read,
+int maps_write_new(struct emit_sink *out, pid_t pid, struct maps_seen *seen, maps_read_fn read,
 		   void *read_ctx);
 /* maps_seen_free - release *seen and empty it (after exec). */
 void maps_seen_free(struct maps_seen *seen);
 
 /*
- * maps_write_process - write one MMAP record per named mapping of `pid`
+ * maps_write_process - write into `out` one MMAP record per named mapping of `pid`
  * (files with their build-id, and [vdso], [stack], [heap]; anonymous
  * mappings are skipped) and a CODE record with the bytes of [vdso] read
  * through `read` (NULL: /proc/PID/mem).  Returns the number of MMAP
  * records written, or a negative -ITRACE_E_* code (-ITRACE_E_IO with
  * errno set when /proc/PID/maps cannot be read).
  */
-int maps_write_process(struct itrace_writer *w, pid_t pid, maps_read_fn read, void *read_ctx);
+int maps_write_process(struct emit_sink *out, pid_t pid, maps_read_fn read, void *read_ctx);
 
 /*
  * maps_find_module - the mapping range [*lo, *hi) of the executable

@@ -26,8 +26,19 @@ $(BUILD)/bin/itrace-collect: $(COLLECT_OBJS) $(COLLECT_BACKEND_OBJS) $(BUILD)/li
 
 # (Its test helpers, collect-tracecheck and collect-bare-step: tests/helper/.)
 E2E_TESTS += $(sort $(wildcard tests/e2e/collect_*.sh))
+# No collector builds a record outside the emitter (scripts/emit_only.sh).
+E2E_TESTS += tests/e2e/emit_only.sh
 BENCHES += $(sort $(wildcard bench/collect_*.sh))
 
 # collect_ring.o writes its records through emit.o: the qemu converter's
 # unit test links the one with the other.
 $(BUILD)/tests/test_qemu_convert: $(BUILD)/obj/collectors/emit.o
+
+# Unit tests of the shared parts (tests/unit/test_<file>.c), each linked
+# with its object and what that uses of collectors/.
+COLLECT_UNIT := emit maps collect_ring guard
+$(patsubst %,$(BUILD)/obj/tests/unit/test_%.o,$(COLLECT_UNIT)): ALL_CPPFLAGS += -Icollectors
+$(BUILD)/tests/test_emit: $(BUILD)/obj/collectors/emit.o
+$(BUILD)/tests/test_maps: $(BUILD)/obj/collectors/maps.o $(BUILD)/obj/collectors/emit.o
+$(BUILD)/tests/test_collect_ring: $(BUILD)/obj/collectors/collect_ring.o $(BUILD)/obj/collectors/emit.o
+$(BUILD)/tests/test_guard: $(BUILD)/obj/collectors/guard.o

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../emit.h" /* beside this folder: bts.h is included by path from tests/ */
 #include "itrace.h"
 #include "itrace_format.h"
 
@@ -236,7 +237,7 @@ int perfdata_parse(const uint8_t *buf, size_t len, unsigned spaces, bts_event_fn
  * PROCESS records for the sideband, LOST for lost data.
  */
 struct bts_sink {
-	struct itrace_writer *w;
+	struct emit_sink out; /* the writer, as the sink of emit.h */
 	uint32_t cur_tid;
 	int have_tid;
 	int include_kernel_maps;

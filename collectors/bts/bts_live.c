@@ -485,16 +485,7 @@ static int exit_code(int status, int *end, int *end_status)
 
 static int write_process(struct live *L, uint8_t event, int64_t status, const char *name)
 {
-	struct itrace_record r;
-
-	memset(&r, 0, sizeof r);
-	r.type = ITRACE_REC_PROCESS;
-	r.u.process.event = event;
-	r.u.process.pid = (uint32_t)L->pid;
-	r.u.process.status = status;
-	r.u.process.name = name;
-	r.u.process.name_len = name ? strlen(name) : 0;
-	return itrace_writer_write(L->w, &r);
+	return emit_process(&L->sink.out, event, (uint32_t)L->pid, 0, status, name);
 }
 
 static double now(void)
@@ -637,7 +628,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 	bts_sink_init(&L.sink, L.w, L.spaces);
 	rc = write_process(&L, ITRACE_PROCESS_START, 0, o->attach_pid ? NULL : o->argv[0]);
 	if (!rc && o->attach_pid) {
-		rc = maps_write_process(L.w, L.pid, NULL, NULL) < 0 ? -ITRACE_E_IO : 0;
+		rc = maps_write_process(&L.sink.out, L.pid, NULL, NULL) < 0 ? -ITRACE_E_IO : 0;
 		if (!rc && ioctl_all(&L, PERF_EVENT_IOC_ENABLE))
 			rc = -ITRACE_E_IO;
 	}

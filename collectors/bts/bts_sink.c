@@ -38,7 +38,7 @@ void bts_writer_options(struct itrace_writer_options *o)
 void bts_sink_init(struct bts_sink *s, struct itrace_writer *w, unsigned spaces)
 {
 	memset(s, 0, sizeof *s);
-	s->w = w;
+	s->out = emit_writer_sink(w);
 	s->include_kernel_maps = !!(spaces & BTS_SPACE_KERNEL);
 }
 
@@ -114,39 +114,8 @@ static int sink_kentry(struct bts_sink *s, const struct bts_event *ev)
 		return rc;
 	s->syscalls++;
 	/* All three system call instructions are two bytes long. */
-	return itrace_writer_branch(s->w, ev->u.branch.from, ev->u.branch.from + 2, ITRACE_BRANCH_SYSCALL,
-				   ITRACE_BRANCH_TAKEN);
-}
-
-static int sink_thread(struct bts_sink *s, uint8_t event, uint32_t tid, uint32_t pid, uint64_t other,
-		       const char *name, size_t name_len)
-{
-	struct itrace_record r;
-
-	memset(&r, 0, sizeof r);
-	r.type = ITRACE_REC_THREAD;
-	r.u.thread.event = event;
-	r.u.thread.tid = tid;
-	r.u.thread.pid = pid;
-	r.u.thread.other = other;
-	r.u.thread.name = name;
-	r.u.thread.name_len = name_len;
-	return itrace_writer_write(s->w, &r);
-}
-
-static int sink_process(struct bts_sink *s, uint8_t event, uint32_t pid, uint64_t other,
-			const char *name, size_t name_len)
-{
-	struct itrace_record r;
-
-	memset(&r, 0, sizeof r);
-	r.type = ITRACE_REC_PROCESS;
-	r.u.process.event = event;
-	r.u.process.pid = pid;
-	r.u.process.other = other;
-	r.u.process.name = name;
-	r.u.process.name_len = name_len;
-	return itrace_writer_write(s->w, &r);
+	return emit_branch(&s->out, ev->u.branch.from, ev->u.branch.from + 2, ITRACE_BRANCH_SYSCALL,
+			   ITRACE_BRANCH_TAKEN);
 }
 
 /* Make `tid` the current thread before writing its branches. */
@@ -156,7 +125,7 @@ static int sink_switch(struct bts_sink *s, uint32_t tid, uint32_t pid)
 
 	if (s->have_tid && s->cur_tid == tid)
 		return 0;
-	rc = sink_thread(s, ITRACE_THREAD_SWITCH, tid, pid, 0, NULL, 0);
+	rc = emit_thread(&s->out, ITRACE_THREAD_SWITCH, tid, pid, 0);
 	if (rc)
 		return rc;
 	s->cur_tid = tid;
@@ -207,28 +176,14 @@ static void track_exec_mapping(struct bts_sink *s, const struct bts_event *ev)
 /* TRACE_CTL on at the program's entry, before its first branch. */
 static int sink_start(struct bts_sink *s)
 {
-	struct itrace_record r;
-
-	memset(&r, 0, sizeof r);
-	r.type = ITRACE_REC_TRACE_CTL;
-	r.u.ctl.on = 1;
-	r.u.ctl.reason = ITRACE_CTL_START;
-	r.u.ctl.addr = s->exec.entry;
 	s->exec.state = 0;
-	return itrace_writer_write(s->w, &r);
+	return emit_ctl(&s->out, 1, ITRACE_CTL_START, s->exec.entry);
 }
 
 int bts_sink_code(struct bts_sink *s, uint64_t addr, const uint8_t *bytes, size_t len)
 {
-	struct itrace_record r;
-
-	memset(&r, 0, sizeof r);
-	r.type = ITRACE_REC_CODE;
-	r.u.code.addr = addr;
-	r.u.code.bytes = bytes;
-	r.u.code.len = len;
 	s->vdso_code++;
-	return itrace_writer_write(s->w, &r);
+	return emit_code(&s->out, addr, bytes, len);
 }
 
 /*
@@ -273,7 +228,7 @@ static ssize_t vdso_from_cache(struct bts_sink *s, const struct bts_event *ev, u
 
 static int sink_mmap(struct bts_sink *s, const struct bts_event *ev)
 {
-	struct itrace_record r;
+	struct itrace_mmap m;
 
 	if (!(ev->u.mmap.prot & PROT_EXEC))
 		return 0; /* only code matters for filling */
@@ -282,25 +237,24 @@ static int sink_mmap(struct bts_sink *s, const struct bts_event *ev)
 	track_exec_mapping(s, ev);
 	if (remember_map(s, ev))
 		return -ITRACE_E_NOMEM;
-	memset(&r, 0, sizeof r);
-	r.type = ITRACE_REC_MMAP;
-	r.u.mmap.start = ev->u.mmap.start;
-	r.u.mmap.len = ev->u.mmap.len;
-	r.u.mmap.pgoff = ev->u.mmap.pgoff;
-	r.u.mmap.pid = ev->pid;
-	r.u.mmap.prot = ev->u.mmap.prot;
-	r.u.mmap.buildid_len = ev->u.mmap.buildid_len;
-	memcpy(r.u.mmap.buildid, ev->u.mmap.buildid, ev->u.mmap.buildid_len);
-	r.u.mmap.path = ev->u.mmap.path;
-	r.u.mmap.path_len = ev->u.mmap.path_len;
+	memset(&m, 0, sizeof m);
+	m.start = ev->u.mmap.start;
+	m.len = ev->u.mmap.len;
+	m.pgoff = ev->u.mmap.pgoff;
+	m.pid = ev->pid;
+	m.prot = ev->u.mmap.prot;
+	m.buildid_len = ev->u.mmap.buildid_len;
+	memcpy(m.buildid, ev->u.mmap.buildid, ev->u.mmap.buildid_len);
+	m.path = ev->u.mmap.path;
+	m.path_len = ev->u.mmap.path_len;
 	s->mmaps++;
 	uint8_t *code;
 	ssize_t n = vdso_from_cache(s, ev, &code);
 	if (n < 0)
 		return (int)n;
 	if (n > 0)
-		r.u.mmap.buildid_len = 0; /* the CODE record says what is there, as collectors write it */
-	int rc = itrace_writer_write(s->w, &r);
+		m.buildid_len = 0; /* the CODE record says what is there, as collectors write it */
+	int rc = emit_mmap(&s->out, &m);
 	if (!rc && n > 0)
 		rc = bts_sink_code(s, ev->u.mmap.start, code, (size_t)n);
 	free(code);
@@ -316,32 +270,25 @@ static int sink_comm(struct bts_sink *s, const struct bts_event *ev)
 		s->exec.state = 1;
 	}
 	if (ev->u.comm.exec)
-		rc = sink_process(s, ITRACE_PROCESS_EXEC, ev->pid, 0, ev->u.comm.name, ev->u.comm.name_len);
+		rc = emit_process_n(&s->out, ITRACE_PROCESS_EXEC, ev->pid, 0, 0, ev->u.comm.name,
+				    ev->u.comm.name_len);
 	if (!rc)
-		rc = sink_thread(s, ITRACE_THREAD_NAME, ev->tid, ev->pid, 0, ev->u.comm.name,
-				 ev->u.comm.name_len);
+		rc = emit_thread_name(&s->out, ev->tid, ev->pid, ev->u.comm.name, ev->u.comm.name_len);
 	return rc;
 }
 
 static int sink_fork(struct bts_sink *s, const struct bts_event *ev)
 {
 	if (ev->pid != ev->u.task.ppid)
-		return sink_process(s, ITRACE_PROCESS_FORK, ev->u.task.ppid, ev->pid, NULL, 0);
-	return sink_thread(s, ITRACE_THREAD_CREATE, ev->tid, ev->pid, ev->u.task.ptid, NULL, 0);
+		return emit_process(&s->out, ITRACE_PROCESS_FORK, ev->u.task.ppid, ev->pid, 0, NULL);
+	return emit_thread(&s->out, ITRACE_THREAD_CREATE, ev->tid, ev->pid, ev->u.task.ptid);
 }
 
 static int sink_lost(struct bts_sink *s, const struct bts_event *ev)
 {
-	struct itrace_record r;
-
-	memset(&r, 0, sizeof r);
-	r.type = ITRACE_REC_LOST;
-	r.u.lost.reason = ev->u.lost.reason;
-	r.u.lost.unit = ev->u.lost.unit;
-	r.u.lost.count = ev->u.lost.count;
 	s->lost_events++;
 	s->lost_count += ev->u.lost.count;
-	return itrace_writer_write(s->w, &r);
+	return emit_lost(&s->out, ev->u.lost.reason, ev->u.lost.unit, ev->u.lost.count);
 }
 
 int bts_sink_event(void *ctx, const struct bts_event *ev)
@@ -357,8 +304,8 @@ int bts_sink_event(void *ctx, const struct bts_event *ev)
 		if (rc)
 			return rc;
 		s->branches++;
-		return itrace_writer_branch(s->w, ev->u.branch.from, ev->u.branch.to, ITRACE_BRANCH_UNKNOWN,
-					   ITRACE_BRANCH_TAKEN);
+		return emit_branch(&s->out, ev->u.branch.from, ev->u.branch.to, ITRACE_BRANCH_UNKNOWN,
+				   ITRACE_BRANCH_TAKEN);
 	case BTS_EV_MMAP:
 		return sink_mmap(s, ev);
 	case BTS_EV_COMM:
@@ -366,7 +313,7 @@ int bts_sink_event(void *ctx, const struct bts_event *ev)
 	case BTS_EV_FORK:
 		return sink_fork(s, ev);
 	case BTS_EV_EXIT:
-		return sink_thread(s, ITRACE_THREAD_EXIT, ev->tid, ev->pid, 0, NULL, 0);
+		return emit_thread(&s->out, ITRACE_THREAD_EXIT, ev->tid, ev->pid, 0);
 	case BTS_EV_LOST:
 		return sink_lost(s, ev);
 	case BTS_EV_KENTRY:

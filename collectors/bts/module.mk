@@ -12,7 +12,9 @@ BTS_LIB := $(BUILD)/lib/libbts.a
 
 $(BUILD)/obj/$(BTS_DIR)/%.o: ALL_CPPFLAGS += -Icollectors -Itools
 
-$(BTS_LIB): $(BTS_CORE_OBJS)
+# The sink writes through the emitter (collectors/emit.c): in the archive
+# for itrace-import and the tests; itrace-collect has it among its own.
+$(BTS_LIB): $(BTS_CORE_OBJS) $(BUILD)/obj/collectors/emit.o
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 

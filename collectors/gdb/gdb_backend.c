@@ -70,6 +70,7 @@ struct gdb_session {
 	uint64_t bias;		   /* run-time address - ELF address */
 	struct itrace_decoder *dec;
 	struct itrace_writer *w;
+	struct emit_sink out; /* w as the sink of emit.h */
 	uint64_t start[2], stop[2];
 	int n_start, n_stop;
 	int stepping;		   /* tracing (single-stepping) now */
@@ -333,13 +334,13 @@ static int open_writer(struct gdb_session *s)
 			cli_error("cannot start the trace '%s': %s", o->output, itrace_errstr(rc));
 		return -1;
 	}
+	s->out = emit_writer_sink(s->w);
 	return 0;
 }
 
-static int write_rec(struct gdb_session *s, struct itrace_record *rec)
+/* written - the result of a record written: an error reported, -1. */
+static int written(struct gdb_session *s, int rc)
 {
-	int rc = itrace_writer_write(s->w, rec);
-
 	if (rc < 0)
 		cli_error("cannot write '%s': %s", s->opts->output, cli_errstr(rc));
 	return rc < 0 ? -1 : 0;
@@ -354,28 +355,19 @@ static int write_rec(struct gdb_session *s, struct itrace_record *rec)
 static int write_mmaps(struct gdb_session *s)
 {
 	const uint64_t page = 4096;
-	struct itrace_record rec;
-	uint8_t id[ITRACE_BUILDID_MAX];
-	int id_len = itrace_elf_build_id(s->prog, id, sizeof(id));
+	struct itrace_mmap m = {.pid = s->pid, .path = s->prog, .path_len = strlen(s->prog)};
+	int id_len = itrace_elf_build_id(s->prog, m.buildid, sizeof(m.buildid));
 
+	m.buildid_len = id_len > 0 ? (uint8_t)id_len : 0;
 	for (size_t i = 0; i < s->elf.n_seg; i++) {
 		const struct gdb_elf_segment *g = &s->elf.seg[i];
 		uint64_t at = g->vaddr + s->bias, start = at & ~(page - 1);
 
-		memset(&rec, 0, sizeof(rec));
-		rec.type = ITRACE_REC_MMAP;
-		rec.u.mmap.start = start;
-		rec.u.mmap.len = at + g->memsz - start;
-		rec.u.mmap.pgoff = g->offset - (at - start);
-		rec.u.mmap.pid = s->pid;
-		rec.u.mmap.prot = g->prot;
-		rec.u.mmap.path = s->prog;
-		rec.u.mmap.path_len = strlen(s->prog);
-		if (id_len > 0) {
-			memcpy(rec.u.mmap.buildid, id, (size_t)id_len);
-			rec.u.mmap.buildid_len = (uint8_t)id_len;
-		}
-		if (write_rec(s, &rec) < 0)
+		m.start = start;
+		m.len = at + g->memsz - start;
+		m.pgoff = g->offset - (at - start);
+		m.prot = g->prot;
+		if (written(s, emit_mmap(&s->out, &m)) < 0)
 			return -1;
 	}
 	return 0;
@@ -397,7 +389,7 @@ static ssize_t read_target(void *ctx, uint64_t addr, void *buf, size_t len)
  */
 static int write_new_mappings(struct gdb_session *s)
 {
-	int rc = maps_write_new(s->w, (pid_t)s->pid, &s->seen, read_target, s);
+	int rc = maps_write_new(&s->out, (pid_t)s->pid, &s->seen, read_target, s);
 
 	if (rc < 0) {
 		cli_error("cannot describe the mappings of process %u: %s", s->pid,
@@ -418,14 +410,10 @@ static int changes_mappings(const struct gdb_session *s, uint64_t nr)
 /* write_process_start - PROCESS START, THREAD SWITCH, then the program's code. */
 static int write_process_start(struct gdb_session *s)
 {
-	struct itrace_record rec;
 	const char *name = s->prog ? s->prog : s->remote;
 
-	emit_process(&rec, ITRACE_PROCESS_START, s->pid, 0, 0, name);
-	if (write_rec(s, &rec) < 0)
-		return -1;
-	emit_thread(&rec, ITRACE_THREAD_SWITCH, s->tid, s->pid, 0);
-	if (write_rec(s, &rec) < 0)
+	if (written(s, emit_process(&s->out, ITRACE_PROCESS_START, s->pid, 0, 0, name)) < 0 ||
+	    written(s, emit_thread(&s->out, ITRACE_THREAD_SWITCH, s->tid, s->pid, 0)) < 0)
 		return -1;
 	if (s->proc_maps)
 		return write_new_mappings(s);
@@ -434,37 +422,28 @@ static int write_process_start(struct gdb_session *s)
 
 static int write_ctl(struct gdb_session *s, int on, int reason, uint64_t addr)
 {
-	struct itrace_record rec;
-
-	emit_ctl(&rec, on, reason, addr);
-	return write_rec(s, &rec);
+	return written(s, emit_ctl(&s->out, on, reason, addr));
 }
 
 static int write_signal(struct gdb_session *s, int gdb_sig)
 {
 	struct itrace_signal sig = {.signo = (uint32_t)gdb_signal_to_host(gdb_sig),
 				    .pc = s->t.vals[s->t.arch->pc]};
-	struct itrace_record rec;
-
-	emit_signal(&rec, &sig);
-	return write_rec(s, &rec);
+	return written(s, emit_signal(&s->out, &sig));
 }
 
 static int write_syscall(struct gdb_session *s, int dir)
 {
 	const struct gdb_arch *a = s->t.arch;
-	struct itrace_record rec;
 
 	if (dir == ITRACE_SYSCALL_ENTER) {
 		uint64_t args[6];
 
 		for (int i = 0; i < 6; i++)
 			args[i] = s->t.vals[a->sys_args[i]];
-		emit_syscall_enter(&rec, s->syscall_nr, args);
-	} else {
-		emit_syscall_exit(&rec, s->syscall_nr, (int64_t)s->t.vals[a->sys_ret]);
+		return written(s, emit_syscall_enter(&s->out, s->syscall_nr, 6, args));
 	}
-	return write_rec(s, &rec);
+	return written(s, emit_syscall_exit(&s->out, s->syscall_nr, (int64_t)s->t.vals[a->sys_ret]));
 }
 
 /* ---- One instruction --------------------------------------------------- */
@@ -511,11 +490,10 @@ static int emit_insn_level(struct gdb_session *s, uint64_t pc, const uint8_t *by
 		s->t.arch->gpr(s->t.vals, &regs);
 		n = itrace_insn_mem_accesses(in, &regs, mem, GDB_MAX_MEM);
 	}
-	rc = itrace_writer_insn(s->w, pc, len, bytes);
+	rc = emit_insn(&s->out, pc, len, bytes);
 
 	for (int i = 0; rc >= 0 && i < n; i++)
-		rc = itrace_writer_mem(s->w, mem[i].addr, mem[i].size,
-				      mem[i].store ? ITRACE_MEM_STORE : 0);
+		rc = emit_mem(&s->out, mem[i].addr, mem[i].size, mem[i].store ? ITRACE_MEM_STORE : 0);
 	if (rc < 0) {
 		cli_error("cannot write '%s': %s", s->opts->output, itrace_errstr(rc));
 		return -1;
@@ -610,7 +588,7 @@ static int record_rep_check(struct gdb_session *s)
 	s->prev_rep = 0;
 	if (!check || s->opts->level != ITRACE_LEVEL_INSN)
 		return 0;
-	if (itrace_writer_insn(s->w, s->prev_addr, s->prev_len, s->rep_bytes) < 0) {
+	if (emit_insn(&s->out, s->prev_addr, s->prev_len, s->rep_bytes) < 0) {
 		cli_error("cannot write '%s'", s->opts->output);
 		return -1;
 	}
@@ -643,8 +621,7 @@ static int record_branch_to(struct gdb_session *s, uint64_t next)
 			return 0;
 		kind = ITRACE_BRANCH_INTERRUPT;
 	}
-	rc = itrace_writer_branch(s->w, s->prev_addr, next, (unsigned)kind,
-				 jumped ? ITRACE_BRANCH_TAKEN : 0);
+	rc = emit_branch(&s->out, s->prev_addr, next, (unsigned)kind, jumped ? ITRACE_BRANCH_TAKEN : 0);
 	if (rc < 0) {
 		cli_error("cannot write '%s': %s", s->opts->output, itrace_errstr(rc));
 		return -1;
@@ -778,7 +755,7 @@ static int finish_undecoded(struct gdb_session *s)
 	s->prev_len = (unsigned)len;
 	if (s->opts->level != ITRACE_LEVEL_INSN)
 		return 0;
-	if (itrace_writer_insn(s->w, s->prev_addr, (unsigned)len, s->undecoded_bytes) < 0) {
+	if (emit_insn(&s->out, s->prev_addr, (unsigned)len, s->undecoded_bytes) < 0) {
 		cli_error("cannot write '%s'", s->opts->output);
 		return -1;
 	}
@@ -1130,16 +1107,13 @@ static int prepare(struct gdb_session *s)
 
 static void write_exit(struct gdb_session *s)
 {
-	struct itrace_record rec;
-
 	if (s->end_reason != ITRACE_END_COMPLETE && s->end_reason != ITRACE_END_CRASHED)
 		return;
-	emit_thread(&rec, ITRACE_THREAD_EXIT, s->tid, s->pid, (uint64_t)s->end_status);
-	write_rec(s, &rec);
-	emit_process(&rec, ITRACE_PROCESS_EXIT, s->pid, 0,
-		     s->end_reason == ITRACE_END_COMPLETE ? s->end_status : -(int64_t)s->end_status,
-		     NULL);
-	write_rec(s, &rec);
+	written(s, emit_thread(&s->out, ITRACE_THREAD_EXIT, s->tid, s->pid, (uint64_t)s->end_status));
+	written(s, emit_process(&s->out, ITRACE_PROCESS_EXIT, s->pid, 0,
+				s->end_reason == ITRACE_END_COMPLETE ? s->end_status
+								     : -(int64_t)s->end_status,
+				NULL));
 }
 
 /* teardown - end the program if it still runs, and reap qemu. */

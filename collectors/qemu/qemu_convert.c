@@ -175,6 +175,7 @@ struct qc_thread {
 struct qemu_conv {
 	struct qc_options o;
 	struct itrace_writer *w;
+	struct emit_sink out;	/* w as the sink of emit.h */
 	struct itrace_decoder *dec;
 	const struct qw_sysnums *sys;
 	uint16_t machine;
@@ -225,25 +226,10 @@ static int fail(struct qemu_conv *c, int rc, const char *fmt, unsigned long long
 
 static int switch_to(struct qemu_conv *c, const struct qc_thread *t)
 {
-	struct itrace_record rec;
-
 	if (c->written_tid == t->tid)
 		return 0;
-	emit_thread(&rec, ITRACE_THREAD_SWITCH, t->tid, c->pid, 0);
 	c->written_tid = t->tid;
-	return itrace_writer_write(c->w, &rec);
-}
-
-static int ring_push(struct qemu_conv *c, const struct qc_thread *t, const struct itrace_record *rec)
-{
-	struct collect_ring_entry e = {.tid = t->tid, .pid = c->pid, .type = (uint8_t)rec->type};
-
-	if (rec->type == ITRACE_REC_BRANCH)
-		e.u.branch = rec->u.branch;
-	else
-		e.u.signal = rec->u.signal;
-	collect_ring_push(&c->ring, &e);
-	return 0;
+	return emit_thread(&c->out, ITRACE_THREAD_SWITCH, t->tid, c->pid, 0);
 }
 
 static struct qc_op *new_op(struct qc_thread *t, uint8_t type)
@@ -311,10 +297,31 @@ static int out_rec(struct qemu_conv *c, struct qc_thread *t, const struct itrace
 	if (t->n_frames)
 		return hold_rec(t, rec);
 	if (c->ring_on && rec->type == ITRACE_REC_SIGNAL)
-		return ring_push(c, t, rec);
+		return emit_record(collect_ring_sink(&c->ring, t->tid, c->pid), rec);
 	TRY(switch_to(c, t));
-	return itrace_writer_write(c->w, rec);
+	return emit_record(&c->out, rec);
 }
+
+/*
+ * OUT(c, t) - the sink of thread t's records (emit.h): out_rec, which
+ * holds them back while t runs a signal handler whose interrupted pc is
+ * not known yet, keeps signals in the ring, or writes them.
+ */
+struct qc_out {
+	struct emit_sink sink; /* first: qc_put's sink is the qc_out */
+	struct qemu_conv *c;
+	struct qc_thread *t;
+};
+
+static int qc_put(struct emit_sink *s, const struct itrace_record *rec)
+{
+	struct qc_out *o = (struct qc_out *)s;
+
+	return out_rec(o->c, o->t, rec);
+}
+
+#define OUT(c_, t_) \
+	(&(struct qc_out){{.w = (c_)->w, .put = qc_put, .tid = (t_)->tid, .pid = (c_)->pid}, (c_), (t_)}.sink)
 
 static int out_branch(struct qemu_conv *c, struct qc_thread *t, uint64_t from, uint64_t to,
 		      unsigned kind, unsigned flags)
@@ -328,14 +335,10 @@ static int out_branch(struct qemu_conv *c, struct qc_thread *t, uint64_t from, u
 				     .a = from, .b = to};
 		return 0;
 	}
-	if (c->ring_on) {
-		struct itrace_record rec = {.type = ITRACE_REC_BRANCH};
-
-		rec.u.branch = (struct itrace_branch){from, to, (uint8_t)kind, (uint8_t)flags};
-		return ring_push(c, t, &rec);
-	}
+	if (c->ring_on)
+		return emit_branch(collect_ring_sink(&c->ring, t->tid, c->pid), from, to, kind, flags);
 	TRY(switch_to(c, t));
-	return itrace_writer_branch(c->w, from, to, kind, flags);
+	return emit_branch(&c->out, from, to, kind, flags);
 }
 
 static int out_insns(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, size_t n,
@@ -353,7 +356,7 @@ static int out_insns(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, si
 		return 0;
 	}
 	TRY(switch_to(c, t));
-	return itrace_writer_insns(c->w, addr, n, lens);
+	return emit_insns(&c->out, addr, n, lens);
 }
 
 static int out_insn_bytes(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, unsigned len,
@@ -371,7 +374,7 @@ static int out_insn_bytes(struct qemu_conv *c, struct qc_thread *t, uint64_t add
 		return 0;
 	}
 	TRY(switch_to(c, t));
-	return itrace_writer_insn(c->w, addr, len, bytes);
+	return emit_insn(&c->out, addr, len, bytes);
 }
 
 static int out_mem(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, uint64_t size,
@@ -388,15 +391,12 @@ static int out_mem(struct qemu_conv *c, struct qc_thread *t, uint64_t addr, uint
 		return 0;
 	}
 	TRY(switch_to(c, t));
-	return itrace_writer_mem(c->w, addr, size, store ? ITRACE_MEM_STORE : 0);
+	return emit_mem(&c->out, addr, size, store ? ITRACE_MEM_STORE : 0);
 }
 
 static int write_ctl(struct qemu_conv *c, struct qc_thread *t, int on, int reason, uint64_t addr)
 {
-	struct itrace_record rec;
-
-	emit_ctl(&rec, on, reason, addr);
-	return out_rec(c, t, &rec);
+	return emit_ctl(OUT(c, t), on, reason, addr);
 }
 
 static int recording(const struct qc_thread *t)
@@ -724,10 +724,9 @@ static uint32_t delivery(const struct qemu_conv *c, const struct qc_thread *t, u
 static int write_signal(struct qemu_conv *c, struct qc_thread *t, uint32_t signo, int32_t code,
 			uint64_t pc, uint64_t handler)
 {
-	struct itrace_record rec;
+	struct itrace_signal sig = {.signo = signo, .code = code, .pc = pc, .handler = handler};
 
-	emit_signal(&rec, &(struct itrace_signal){.signo = signo, .code = code, .pc = pc, .handler = handler});
-	TRY(out_rec(c, t, &rec));
+	TRY(emit_signal(OUT(c, t), &sig));
 	/* At branch level the delivery is also a branch into the handler. */
 	if (c->o.level == ITRACE_LEVEL_BRANCH && pc && handler)
 		return out_branch(c, t, pc, handler, ITRACE_BRANCH_INTERRUPT, ITRACE_BRANCH_TAKEN);
@@ -780,10 +779,7 @@ static int write_frame(struct qemu_conv *c, struct qc_thread *t, const struct qc
 		if (f->resolved) {
 			TRY(prev_branch(c, t, &f->prev, f->pc, ITRACE_BRANCH_INTERRUPT));
 		} else {
-			struct itrace_record rec;
-
-			emit_lost(&rec, ITRACE_LOST_DECODE, ITRACE_UNIT_BRANCHES, 1);
-			TRY(out_rec(c, t, &rec));
+			TRY(emit_lost(OUT(c, t), ITRACE_LOST_DECODE, ITRACE_UNIT_BRANCHES, 1));
 		}
 	}
 	return write_signal(c, t, f->signo, f->code, f->resolved ? f->pc : 0, f->handler);
@@ -984,33 +980,24 @@ static void free_thread(struct qc_thread *t)
 static int write_thread(struct qemu_conv *c, struct qc_thread *t, int event, uint32_t tid,
 			uint64_t other)
 {
-	struct itrace_record rec;
-
-	emit_thread(&rec, event, tid, c->pid, other);
-	return out_rec(c, t, &rec);
+	return emit_thread(OUT(c, t), event, tid, c->pid, other);
 }
 
 static int write_process(struct qemu_conv *c, struct qc_thread *t, int event, uint64_t other,
 			 int64_t status, const char *name)
 {
-	struct itrace_record rec;
-
-	emit_process(&rec, event, c->pid, other, status, name);
 	if (name) { /* (held-back records carry no strings) */
 		TRY(release(c, t));
 		TRY(switch_to(c, t));
-		return itrace_writer_write(c->w, &rec);
+		return emit_process(&c->out, event, c->pid, other, status, name);
 	}
-	return out_rec(c, t, &rec);
+	return emit_process(OUT(c, t), event, c->pid, other, status, NULL);
 }
 
 int qc_write_process(struct qemu_conv *c, int event, uint32_t pid, int64_t status,
 		     const char *name)
 {
-	struct itrace_record rec;
-
-	emit_process(&rec, event, pid, 0, status, name);
-	return itrace_writer_write(c->w, &rec);
+	return emit_process(&c->out, event, pid, 0, status, name);
 }
 
 /* The thread is gone: THREAD exit with `status`. */
@@ -1096,19 +1083,12 @@ static int code_new(struct qemu_conv *c, uint64_t h)
 /* Code that no file holds (a signal trampoline on the stack, JIT code). */
 static int write_code(struct qemu_conv *c, const struct qc_block *b)
 {
-	struct itrace_record rec;
-
 	if (qs_file_at(&c->space, b->vaddr) && qs_file_at(&c->space, b->vaddr + b->code_len - 1))
 		return 0;
 	if (!code_new(c, code_hash(b->vaddr, b->code, b->code_len)))
 		return 0;
 	TRY(qs_anon_code(&c->space, b->vaddr, b->vaddr + b->code_len));
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_CODE;
-	rec.u.code.addr = b->vaddr;
-	rec.u.code.bytes = b->code;
-	rec.u.code.len = b->code_len;
-	return itrace_writer_write(c->w, &rec);
+	return emit_code(&c->out, b->vaddr, b->code, b->code_len);
 }
 
 /* Branch facts of each instruction, from libitrace's decoder. */
@@ -1222,15 +1202,11 @@ static int on_block_def(struct qemu_conv *c, const uint64_t *p, size_t n)
 
 static int write_syscall(struct qemu_conv *c, struct qc_thread *t, int dir, int64_t ret)
 {
-	struct itrace_record rec;
-
 	if (!recording(t))
 		return 0;
 	if (dir == ITRACE_SYSCALL_ENTER)
-		emit_syscall_enter(&rec, (uint64_t)t->sys_nr, t->sys_arg);
-	else
-		emit_syscall_exit(&rec, (uint64_t)t->sys_nr, ret);
-	return out_rec(c, t, &rec);
+		return emit_syscall_enter(OUT(c, t), (uint64_t)t->sys_nr, 6, t->sys_arg);
+	return emit_syscall_exit(OUT(c, t), (uint64_t)t->sys_nr, ret);
 }
 
 static int on_syscall(struct qemu_conv *c, struct qc_thread *t, const uint64_t *p, size_t n)
@@ -1442,7 +1418,7 @@ static int define_block(struct qemu_conv *c, struct qc_block *b)
 
 	if (b->n > ITRACE_RUN_MAX || shape_accesses(b, 0, acc) < 0)
 		return 0;
-	id = itrace_writer_block_define(c->w, b->vaddr, b->n, b->lens, b->shape.n_acc, acc);
+	id = emit_block_define(&c->out, b->vaddr, b->n, b->lens, b->shape.n_acc, acc);
 	if (id < 0)
 		return id;
 	b->wid = id;
@@ -1472,7 +1448,7 @@ static int pair_of(struct qemu_conv *c, struct qc_block *a, const struct qc_bloc
 		return 0;
 	memcpy(lens, a->lens, a->n);
 	memcpy(lens + a->n, b->lens, b->n);
-	id = itrace_writer_block_define(c->w, a->vaddr, a->n + b->n, lens, b->shape.n_acc, acc);
+	id = emit_block_define(&c->out, a->vaddr, a->n + b->n, lens, b->shape.n_acc, acc);
 	if (id < 0)
 		return id;
 	a->pairs++;
@@ -1568,23 +1544,22 @@ static int write_shape(struct qemu_conv *c, struct qc_thread *t, const struct qc
 {
 	const struct qc_shape *s = &b->shape;
 	const uint64_t *addr = c->fast_addr;
-	struct itrace_writer *w = c->w;
+	struct emit_sink *w = &c->out;
 
 	t->insn_out = 1;
 	if (b->wid >= 0 && !b->pieces)
-		return itrace_writer_block(w, b->wid, addr);
+		return emit_block(w, b->wid, addr);
 	if (b->wid >= 0 && join_pieces(s, addr, c->fast_joined))
-		return itrace_writer_block(w, b->wid, c->fast_joined);
+		return emit_block(w, b->wid, c->fast_joined);
 	for (uint32_t j = 0; j < s->n_acc; j++) {
 		const struct qc_access *a = &s->acc[j];
 		uint32_t k = QW_MEM_INDEX(s->hi[a->first]);
 
 		if (a->n_insns)
-			TRY(itrace_writer_insns(w, b->vaddr + b->off[a->insns_from], a->n_insns,
-					       b->lens + a->insns_from));
+			TRY(emit_insns(w, b->vaddr + b->off[a->insns_from], a->n_insns,
+				       b->lens + a->insns_from));
 		if (a->pieces == 1) {
-			TRY(itrace_writer_mem(w, addr[a->first], a->size,
-					     a->store ? ITRACE_MEM_STORE : 0));
+			TRY(emit_mem(w, addr[a->first], a->size, a->store ? ITRACE_MEM_STORE : 0));
 			continue;
 		}
 		/* QEMU's pieces of one operand: joined if contiguous */
@@ -1598,8 +1573,7 @@ static int write_shape(struct qemu_conv *c, struct qc_thread *t, const struct qc
 		TRY(flush_mem(c, t));
 	}
 	if (s->n_tail)
-		TRY(itrace_writer_insns(w, b->vaddr + b->off[s->tail_from], s->n_tail,
-				       b->lens + s->tail_from));
+		TRY(emit_insns(w, b->vaddr + b->off[s->tail_from], s->n_tail, b->lens + s->tail_from));
 	return 0;
 }
 
@@ -1620,8 +1594,8 @@ static int write_pair(struct qemu_conv *c, struct qc_thread *t, struct qc_block 
 	if (addr)
 		TRY(pair_of(c, a, b, &wid));
 	if (wid >= 0)
-		return itrace_writer_block(c->w, wid, addr);
-	TRY(itrace_writer_block(c->w, a->wid, NULL));
+		return emit_block(&c->out, wid, addr);
+	TRY(emit_block(&c->out, a->wid, NULL));
 	return write_shape(c, t, b);
 }
 
@@ -1709,7 +1683,7 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 				pend = NULL;
 			} else {
 				if (pend)
-					*rc = itrace_writer_block(c->w, pend->wid, NULL);
+					*rc = emit_block(&c->out, pend->wid, NULL);
 				pend = NULL;
 				if (*rc >= 0 && !b->shape.n_acc && b->wid >= 0)
 					pend = b;
@@ -1733,7 +1707,7 @@ static size_t fast_words(struct qemu_conv *c, struct qc_thread *t, const uint64_
 		n_hi = b->shape_state == SHAPE_KNOWN ? b->shape.n_words : 0;
 		hi = b->shape.hi;
 	}
-	if (pend && (*rc = itrace_writer_block(c->w, pend->wid, NULL)) < 0)
+	if (pend && (*rc = emit_block(&c->out, pend->wid, NULL)) < 0)
 		return i;
 	if (b && (*rc = leave_shape(c, t, b, j)) < 0)
 		return i;
@@ -1771,10 +1745,8 @@ static size_t plain_branch_words(struct qemu_conv *c, struct qc_thread *t, const
 			if (to != fall)
 				break; /* flow went elsewhere without a branch */
 		} else {
-			*rc = itrace_writer_branch(c->w, from, to, kind,
-						  to != fall || !may_fall_through(c, kind)
-							  ? ITRACE_BRANCH_TAKEN
-							  : 0);
+			*rc = emit_branch(&c->out, from, to, kind,
+					  to != fall || !may_fall_through(c, kind) ? ITRACE_BRANCH_TAKEN : 0);
 		}
 		set_prev(t, b, b->n);
 		t->self_signal = 0;
@@ -1894,7 +1866,7 @@ int qc_finish(struct qemu_conv *c, int64_t status)
 	if (ender && !c->exec_pending)
 		TRY(thread_gone(c, ender, status));
 	if (c->ring_on) {
-		TRY(collect_ring_write(&c->ring, c->w, &last_tid));
+		TRY(collect_ring_write(&c->ring, &c->out, &last_tid));
 		c->written_tid = last_tid;
 	}
 	if (c->exec_pending && ender) {
@@ -1919,6 +1891,7 @@ int qc_alloc(const struct qc_options *o, uint16_t machine, uint8_t endian,
 	if (!c->o.defer_max)
 		c->o.defer_max = DEFER_DEFAULT;
 	c->w = w;
+	c->out = emit_writer_sink(w);
 	c->machine = machine;
 	c->endian = endian;
 	c->sys = qw_sysnums_for(NULL, machine);
@@ -1931,7 +1904,7 @@ int qc_alloc(const struct qc_options *o, uint16_t machine, uint8_t endian,
 		free(c);
 		return rc;
 	}
-	qs_init(&c->space, w, 0);
+	qs_init(&c->space, &c->out, 0);
 	c->has_start = o->start_func || o->has_start_addr;
 	c->has_stop = o->stop_func || o->has_stop_addr;
 	c->use_triggers = c->has_start || c->has_stop || o->only_module;

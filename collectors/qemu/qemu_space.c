@@ -12,10 +12,10 @@
 
 #define PAGE 4096ULL
 
-void qs_init(struct qemu_space *s, struct itrace_writer *w, uint32_t pid)
+void qs_init(struct qemu_space *s, struct emit_sink *out, uint32_t pid)
 {
 	memset(s, 0, sizeof(*s));
-	s->w = w;
+	s->out = out;
 	s->pid = pid;
 }
 
@@ -81,25 +81,19 @@ static int is_file(const struct qemu_space *s, const struct qs_map *m)
 static int write_mmap(struct qemu_space *s, const struct qs_map *m)
 {
 	struct qs_path *p = &s->paths[m->path];
-	struct itrace_record rec;
+	struct itrace_mmap rec = {.pid = s->pid, .start = m->start, .len = m->end - m->start,
+				  .pgoff = m->pgoff, .prot = m->prot};
 
 	if (m->path == 0)
 		return 0;
 	if (p->buildid_len < 0)
 		p->buildid_len = is_file(s, m) ? maps_buildid(p->name, p->buildid, sizeof(p->buildid))
 					       : 0;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_MMAP;
-	rec.u.mmap.pid = s->pid;
-	rec.u.mmap.start = m->start;
-	rec.u.mmap.len = m->end - m->start;
-	rec.u.mmap.pgoff = m->pgoff;
-	rec.u.mmap.prot = m->prot;
-	rec.u.mmap.path = p->name;
-	rec.u.mmap.path_len = strlen(p->name);
-	memcpy(rec.u.mmap.buildid, p->buildid, (size_t)p->buildid_len);
-	rec.u.mmap.buildid_len = (uint8_t)p->buildid_len;
-	return itrace_writer_write(s->w, &rec);
+	rec.path = p->name;
+	rec.path_len = strlen(p->name);
+	memcpy(rec.buildid, p->buildid, (size_t)p->buildid_len);
+	rec.buildid_len = (uint8_t)p->buildid_len;
+	return emit_mmap(s->out, &rec);
 }
 
 static int grow(struct qemu_space *s, size_t need)

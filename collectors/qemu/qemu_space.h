@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emit.h"
 #include "itrace.h"
 #include "itrace_format.h"
 #include "qemu_elf.h"
@@ -32,7 +33,7 @@ struct qs_path {
 };
 
 struct qemu_space {
-	struct itrace_writer *w;
+	struct emit_sink *out;
 	uint32_t pid;
 	struct qs_map *map; /* sorted by start, never overlapping */
 	size_t n, cap;
@@ -42,8 +43,8 @@ struct qemu_space {
 	uint32_t exe_path;	     /* the program's path index (0 before qs_load_image) */
 };
 
-/* qs_init - an empty space whose MMAP records go to `w` for process `pid`. */
-void qs_init(struct qemu_space *s, struct itrace_writer *w, uint32_t pid);
+/* qs_init - an empty space whose MMAP records go to `out` for process `pid`. */
+void qs_init(struct qemu_space *s, struct emit_sink *out, uint32_t pid);
 void qs_free(struct qemu_space *s);
 
 /*

@@ -82,18 +82,19 @@ BENCHES += $(sort $(wildcard bench/valgrind_*.sh))
 $(BUILD)/obj/tests/unit/test_vg_convert.o: CPPFLAGS += -Icollectors -Icollectors/valgrind
 # (The objects follow libitrace.a on the link line, so it is named again.)
 $(BUILD)/tests/test_vg_convert: $(BUILD)/obj/collectors/valgrind/vg_convert.o \
-	$(BUILD)/obj/collectors/maps.o
+	$(BUILD)/obj/collectors/maps.o $(BUILD)/obj/collectors/emit.o
 UNIT_LIBS_vg_convert := $(LIBITRACE)
 
 # Fuzz target of the stream converter (tests/fuzz/fuzz_vg_convert.c): the
 # converter and maps.c (build-ids) besides libitrace, in both builds.
 FUZZ_TARGETS += fuzz_vg_convert
-FUZZ_EXTRA_SRCS_fuzz_vg_convert := collectors/valgrind/vg_convert.c collectors/maps.c
+FUZZ_EXTRA_SRCS_fuzz_vg_convert := collectors/valgrind/vg_convert.c collectors/maps.c collectors/emit.c
 $(BUILD)/obj/tests/fuzz/fuzz_vg_convert.o: CPPFLAGS += -Icollectors -Icollectors/valgrind
 $(foreach d,fuzz fuzz-ub,$(BUILD)/$(d)/obj/tests/fuzz/fuzz_vg_convert.o \
-	$(BUILD)/$(d)/obj/collectors/valgrind/vg_convert.o $(BUILD)/$(d)/obj/collectors/maps.o): FUZZ_CPPFLAGS += -Icollectors -Icollectors/valgrind
+	$(BUILD)/$(d)/obj/collectors/valgrind/vg_convert.o $(BUILD)/$(d)/obj/collectors/maps.o \
+	$(BUILD)/$(d)/obj/collectors/emit.o): FUZZ_CPPFLAGS += -Icollectors -Icollectors/valgrind
 $(BUILD)/fuzz-replay/fuzz_vg_convert: $(BUILD)/obj/collectors/valgrind/vg_convert.o \
-	$(BUILD)/obj/collectors/maps.o
+	$(BUILD)/obj/collectors/maps.o $(BUILD)/obj/collectors/emit.o
 
 # bench/vg_replay: the collector's side of this backend (converter and
 # writer, set up by collect_writer_open) over a dump of the tool's words
@@ -101,6 +102,7 @@ $(BUILD)/fuzz-replay/fuzz_vg_convert: $(BUILD)/obj/collectors/valgrind/vg_conver
 $(BUILD)/obj/bench/vg_replay.o: ALL_CPPFLAGS += -Icollectors -Icollectors/valgrind -Itools
 $(BUILD)/bench/vg_replay: $(BUILD)/obj/bench/vg_replay.o $(BUILD)/obj/collectors/collect_writer.o \
 	$(BUILD)/obj/collectors/valgrind/vg_convert.o $(BUILD)/obj/collectors/maps.o \
+	$(BUILD)/obj/collectors/emit.o \
 	$(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)

@@ -639,21 +639,6 @@ static int pump(const struct collect_options *o, struct vg_convert *conv, const 
 	return rc;
 }
 
-static int write_process(struct itrace_writer *w, int event, uint32_t pid, int64_t status,
-			 const char *name)
-{
-	struct itrace_record rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_PROCESS;
-	rec.u.process.event = (uint8_t)event;
-	rec.u.process.pid = pid;
-	rec.u.process.status = status;
-	rec.u.process.name = name;
-	rec.u.process.name_len = name ? strlen(name) : 0;
-	return itrace_writer_write(w, &rec);
-}
-
 /* ---- A fatal signal ----------------------------------------------------------- */
 
 /* Valgrind's words for the si_code of a fault (its default_action()). */
@@ -806,9 +791,9 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		return -1;
 	}
 	/* Named like the ptrace backend names it (/proc/PID/exe). */
-	rc = write_process(w, ITRACE_PROCESS_START, (uint32_t)child.pid, 0,
-			   realpath(prog_path, real_path) ? real_path : prog_path);
 	vg_convert_init(&conv, w, o->only_module != NULL);
+	rc = emit_process(&conv.out, ITRACE_PROCESS_START, (uint32_t)child.pid, 0, 0,
+			  realpath(prog_path, real_path) ? real_path : prog_path);
 	cli_progress_init(&prog, "words", 0, o->quiet);
 	collect_ticker_start();
 	if (rc >= 0)
@@ -889,8 +874,8 @@ static int vg_run(const struct collect_options *o, struct collect_result *res)
 		end_status = EPROTO;
 	}
 	if (rc >= 0 && (end == ITRACE_END_COMPLETE || end == ITRACE_END_CRASHED))
-		write_process(w, ITRACE_PROCESS_EXIT, (uint32_t)child.pid,
-			      end == ITRACE_END_CRASHED ? -(int64_t)end_status : end_status, NULL);
+		emit_process(&conv.out, ITRACE_PROCESS_EXIT, (uint32_t)child.pid, 0,
+			     end == ITRACE_END_CRASHED ? -(int64_t)end_status : end_status, NULL);
 	if (rc >= 0)
 		end = collect_final_end(o, w, end, &end_status);
 	vg_convert_free(&conv);

@@ -18,6 +18,7 @@ void vg_convert_init(struct vg_convert *c, struct itrace_writer *w, int only_act
 {
 	memset(c, 0, sizeof(*c));
 	c->w = w;
+	c->out = emit_writer_sink(w);
 	c->only_active = only_active;
 	c->plain = 1;
 }
@@ -111,11 +112,6 @@ static int corrupt(struct vg_convert *c, const char *what, uint64_t word)
 	return -ITRACE_E_CORRUPT;
 }
 
-static int write_rec(struct vg_convert *c, struct itrace_record *rec)
-{
-	return itrace_writer_write(c->w, rec);
-}
-
 /* Nothing to write before the next instruction but the instruction. */
 static void update_plain(struct vg_convert *c)
 {
@@ -128,16 +124,9 @@ static void update_plain(struct vg_convert *c)
  */
 static int write_switch(struct vg_convert *c)
 {
-	struct itrace_record rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_THREAD;
-	rec.u.thread.event = ITRACE_THREAD_SWITCH;
-	rec.u.thread.tid = c->cur_tid;
-	rec.u.thread.pid = c->pid;
 	c->written_tid = c->cur_tid;
 	update_plain(c);
-	return write_rec(c, &rec);
+	return emit_thread(&c->out, ITRACE_THREAD_SWITCH, c->cur_tid, c->pid, 0);
 }
 
 #define TRY(call) EMIT_TRY(call)
@@ -150,17 +139,10 @@ static inline int switch_if_needed(struct vg_convert *c)
 /* Leaving or re-entering the --only module is visible in the trace. */
 static int scope_ctl(struct vg_convert *c, int on, uint64_t addr)
 {
-	struct itrace_record rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_TRACE_CTL;
-	rec.u.ctl.on = (uint8_t)on;
-	rec.u.ctl.reason = ITRACE_CTL_SCOPE;
-	rec.u.ctl.addr = addr;
 	c->out_of_scope = !on;
 	update_plain(c);
 	TRY(switch_if_needed(c));
-	return write_rec(c, &rec);
+	return emit_ctl(&c->out, on, ITRACE_CTL_SCOPE, addr);
 }
 
 /* Payload bytes of an event as a string (NUL-terminated copy in buf). */
@@ -176,59 +158,37 @@ static void payload_string(const uint64_t *p, size_t nwords, size_t len, char *b
 
 static int event_mmap(struct vg_convert *c, const uint64_t *p, size_t n)
 {
-	struct itrace_record rec;
+	struct itrace_mmap m = {.start = p[0], .len = p[1], .pgoff = p[2], .prot = (uint8_t)p[3]};
 	char path[ITRACE_PATH_MAX];
 
 	if (n < 5)
 		return corrupt(c, "short MMAP event", p[-1]);
 	payload_string(p + 5, n - 5, (size_t)p[4], path, sizeof(path));
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_MMAP;
-	rec.u.mmap.start = p[0];
-	rec.u.mmap.len = p[1];
-	rec.u.mmap.pgoff = p[2];
-	rec.u.mmap.prot = (uint8_t)p[3];
-	rec.u.mmap.pid = c->pid;
-	rec.u.mmap.path = path;
-	rec.u.mmap.path_len = strlen(path);
+	m.pid = c->pid;
+	m.path = path;
+	m.path_len = strlen(path);
 	if (path[0] == '/')
-		rec.u.mmap.buildid_len = (uint8_t)buildid_of(c, path, rec.u.mmap.buildid);
-	if (path[0] == '/' && (rec.u.mmap.prot & 4))
+		m.buildid_len = (uint8_t)buildid_of(c, path, m.buildid);
+	if (path[0] == '/' && (m.prot & 4))
 		add_code_file(c, path);
-	return write_rec(c, &rec);
+	return emit_mmap(&c->out, &m);
 }
 
 /* The vDSO: an MMAP record named like /proc/PID/maps does, then its bytes. */
 static int event_code(struct vg_convert *c, const uint64_t *p, size_t n)
 {
-	struct itrace_record rec;
-	int rc;
+	struct itrace_mmap m = {.start = p[0], .prot = 5 /* r-x */, .path = "[vdso]", .path_len = 6};
 
 	if (n < 2 || p[1] > (n - 2) * 8 || p[1] > ITRACE_CODE_MAX)
 		return corrupt(c, "bad CODE event", p[-1]);
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_MMAP;
-	rec.u.mmap.start = p[0];
-	rec.u.mmap.len = p[1];
-	rec.u.mmap.prot = 5; /* r-x */
-	rec.u.mmap.pid = c->pid;
-	rec.u.mmap.path = "[vdso]";
-	rec.u.mmap.path_len = 6;
-	rc = write_rec(c, &rec);
-	if (rc < 0)
-		return rc;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_CODE;
-	rec.u.code.addr = p[0];
-	rec.u.code.bytes = (const uint8_t *)(p + 2);
-	rec.u.code.len = (size_t)p[1];
-	return write_rec(c, &rec);
+	m.len = p[1];
+	m.pid = c->pid;
+	TRY(emit_mmap(&c->out, &m));
+	return emit_code(&c->out, p[0], (const uint8_t *)(p + 2), (size_t)p[1]);
 }
 
 static int event_thread(struct vg_convert *c, const uint64_t *p, size_t n)
 {
-	struct itrace_record rec;
-
 	if (n < 4)
 		return corrupt(c, "short THREAD event", p[-1]);
 	if (p[0] == ITRACE_THREAD_SWITCH) {
@@ -242,19 +202,11 @@ static int event_thread(struct vg_convert *c, const uint64_t *p, size_t n)
 			c->unknown_exits[c->n_unknown_exits++] = (uint32_t)p[1];
 		return 0;
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_THREAD;
-	rec.u.thread.event = (uint8_t)p[0];
-	rec.u.thread.tid = (uint32_t)p[1];
-	rec.u.thread.pid = (uint32_t)p[2];
-	rec.u.thread.other = p[3];
-	return write_rec(c, &rec);
+	return emit_thread(&c->out, (int)(uint8_t)p[0], (uint32_t)p[1], (uint32_t)p[2], p[3]);
 }
 
 static int event_syscall(struct vg_convert *c, int enter, const uint64_t *p, size_t n)
 {
-	struct itrace_record rec;
-
 	if (n < 2)
 		return corrupt(c, "short SYSCALL event", p[-1]);
 	/* Made by code outside --only: not recorded (as with ptrace). */
@@ -266,21 +218,13 @@ static int event_syscall(struct vg_convert *c, int enter, const uint64_t *p, siz
 		c->kill_nr = p[0];
 		c->kill_sig = p[0] == SYS_tgkill ? p[4] : p[3];
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SYSCALL;
-	rec.u.syscall.nr = p[0];
 	if (enter) {
 		size_t nargs = p[1] < ITRACE_SYSCALL_MAX_ARGS ? (size_t)p[1] : ITRACE_SYSCALL_MAX_ARGS;
 		if (n < 2 + nargs)
 			return corrupt(c, "short SYSCALL event", p[-1]);
-		rec.u.syscall.dir = ITRACE_SYSCALL_ENTER;
-		rec.u.syscall.nargs = (uint8_t)nargs;
-		memcpy(rec.u.syscall.args, p + 2, nargs * sizeof(uint64_t));
-	} else {
-		rec.u.syscall.dir = ITRACE_SYSCALL_EXIT;
-		rec.u.syscall.ret = (int64_t)p[1];
+		return emit_syscall_enter(&c->out, p[0], nargs, p + 2);
 	}
-	return write_rec(c, &rec);
+	return emit_syscall_exit(&c->out, p[0], (int64_t)p[1]);
 }
 
 /*
@@ -303,7 +247,7 @@ static void as_kernel_reports(struct itrace_signal *s)
 
 static int event_signal(struct vg_convert *c, const uint64_t *p, size_t n)
 {
-	struct itrace_record rec;
+	struct itrace_signal sig;
 	int rc;
 
 	if (n < 5)
@@ -311,37 +255,25 @@ static int event_signal(struct vg_convert *c, const uint64_t *p, size_t n)
 	rc = switch_if_needed(c);
 	if (rc < 0)
 		return rc;
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SIGNAL;
-	rec.u.signal.signo = (uint32_t)p[0];
-	rec.u.signal.code = (int32_t)p[1];
-	rec.u.signal.addr = p[2];
-	rec.u.signal.pc = p[3];
-	rec.u.signal.handler = p[4];
-	as_kernel_reports(&rec.u.signal);
-	rc = write_rec(c, &rec);
+	sig = (struct itrace_signal){.signo = (uint32_t)p[0], .code = (int32_t)p[1], .addr = p[2],
+				     .pc = p[3], .handler = p[4]};
+	as_kernel_reports(&sig);
+	rc = emit_signal(&c->out, &sig);
 	/* At branch level the delivery is also a branch into the handler,
 	 * where the thread is recording (p[5]: not outside a --start window;
 	 * events of tools before it have 5 words). */
 	if (rc >= 0 && c->level == VGW_LEVEL_BRANCH && p[4] != 0 && !c->out_of_scope &&
 	    (n < 6 || p[5]))
-		rc = itrace_writer_branch(c->w, p[3], p[4], ITRACE_BRANCH_INTERRUPT, ITRACE_BRANCH_TAKEN);
+		rc = emit_branch(&c->out, p[3], p[4], ITRACE_BRANCH_INTERRUPT, ITRACE_BRANCH_TAKEN);
 	return rc;
 }
 
 static int event_trace_ctl(struct vg_convert *c, const uint64_t *p, size_t n)
 {
-	struct itrace_record rec;
-
 	if (n < 3)
 		return corrupt(c, "short TRACE_CTL event", p[-1]);
 	TRY(switch_if_needed(c));
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_TRACE_CTL;
-	rec.u.ctl.on = (uint8_t)p[0];
-	rec.u.ctl.reason = (uint8_t)p[1];
-	rec.u.ctl.addr = p[2];
-	return write_rec(c, &rec);
+	return emit_ctl(&c->out, (int)(uint8_t)p[0], (int)(uint8_t)p[1], p[2]);
 }
 
 /* Records that name a process: the PROCESS exec of the image just traced
@@ -351,7 +283,6 @@ static int write_exec(struct vg_convert *c)
 {
 	char cwd_link[64], cwd[PATH_MAX], joined[PATH_MAX + ITRACE_PATH_MAX + 2], real[PATH_MAX];
 	const char *name = c->exec_path;
-	struct itrace_record rec;
 	ssize_t n;
 
 	if (name[0] != '/') {
@@ -366,14 +297,7 @@ static int write_exec(struct vg_convert *c)
 	if (realpath(name, real))
 		name = real;
 	TRY(switch_if_needed(c));
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_PROCESS;
-	rec.u.process.event = ITRACE_PROCESS_EXEC;
-	rec.u.process.pid = c->pid;
-	rec.u.process.other = c->cur_tid;
-	rec.u.process.name = name;
-	rec.u.process.name_len = strlen(name);
-	return write_rec(c, &rec);
+	return emit_process(&c->out, ITRACE_PROCESS_EXEC, c->pid, c->cur_tid, 0, name);
 }
 
 static int write_unknown_exits(struct vg_convert *c, int64_t status);
@@ -557,7 +481,7 @@ static int define_block(struct vg_convert *c, uint64_t start, size_t n, const ui
 	if (c->defs[slot].id >= 0)
 		return c->defs[slot].id;
 	return def_add(c, slot, d, (size_t)(q - d), h,
-		       itrace_writer_block_define(c->w, start, n, lens, m, acc));
+		       emit_block_define(&c->out, start, n, lens, m, acc));
 }
 
 /*
@@ -661,7 +585,7 @@ static int define_branch(struct vg_convert *c, uint64_t from, uint64_t to, unsig
 	if (c->defs[slot].id >= 0)
 		return c->defs[slot].id;
 	return def_add(c, slot, d, sizeof(d), h,
-		       itrace_writer_branch_define(c->w, from, to, kind, flags));
+		       emit_branch_define(&c->out, from, to, kind, flags));
 }
 
 /*
@@ -672,7 +596,7 @@ static int define_branch(struct vg_convert *c, uint64_t from, uint64_t to, unsig
  */
 static int seq_define(struct vg_convert *c, size_t k, const int *ids, int fallback, int *id)
 {
-	int rc = c->no_seqs ? -ITRACE_E_INVAL : itrace_writer_branch_seq_define(c->w, k, ids);
+	int rc = c->no_seqs ? -ITRACE_E_INVAL : emit_branch_seq_define(&c->out, k, ids);
 
 	if (rc == -ITRACE_E_INVAL) {
 		c->no_seqs = 1;
@@ -968,7 +892,7 @@ static size_t record_words(uint64_t w, size_t avail)
 /* A branch when nothing else is to be written first (c->plain). */
 static inline int plain_branch(struct vg_convert *c, uint64_t from, unsigned aux, uint64_t to)
 {
-	return itrace_writer_branch(c->w, from, to, aux >> 4, branch_flags(from, aux, to));
+	return emit_branch(&c->out, from, to, aux >> 4, branch_flags(from, aux, to));
 }
 
 /* What a branch at `from` needs written before it when not c->plain. */
@@ -1002,7 +926,7 @@ static int bsite_units(struct vg_convert *c, uint64_t x)
 			return corrupt(c, "BSITE unit without its event", u[i]);
 		if (!c->plain)
 			TRY(before_branch(c, c->bsites[UNIT_ID(u[i])].from));
-		TRY(itrace_writer_branch_id(c->w, c->paths[one].branch));
+		TRY(emit_branch_id(&c->out, c->paths[one].branch));
 	}
 	return 0;
 }
@@ -1017,7 +941,7 @@ static int insn(struct vg_convert *c, uint64_t addr, unsigned aux)
 		if (rc < 0)
 			return rc;
 	}
-	return itrace_writer_insn(c->w, addr, aux & 0xf, NULL);
+	return emit_insn(&c->out, addr, aux & 0xf, NULL);
 }
 
 /*
@@ -1048,9 +972,8 @@ static int group_partial(struct vg_convert *c, const struct vg_group *g, const u
 		}
 	}
 	*words = 1 + k;
-	return itrace_writer_block_partial(c->w, g->block,
-					  k == g->m ? g->n : c->group_acc[g->acc + k].insn,
-					  addrs, skip);
+	return emit_block_partial(&c->out, g->block, k == g->m ? g->n : c->group_acc[g->acc + k].insn,
+				  addrs, skip);
 }
 
 /*
@@ -1200,7 +1123,7 @@ static int group(struct vg_convert *c, const uint64_t *w, size_t avail, size_t *
 	if (rc < 0)
 		return rc;
 	*words = pos;
-	return itrace_writer_block(c->w, block, addrs);
+	return emit_block(&c->out, block, addrs);
 }
 
 /* Most blocks, and accesses before the last block, in one writer call (groups()). */
@@ -1230,7 +1153,7 @@ static int groups(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	if (nb == 0)
 		return rc < 0 ? rc : group(c, w, avail, words);
 	*words = pos;
-	wrc = itrace_writer_blocks(c->w, nb, ids, addrs);
+	wrc = emit_blocks(&c->out, nb, ids, addrs);
 	return wrc < 0 ? wrc : rc < 0 ? rc : 0;
 }
 
@@ -1338,56 +1261,39 @@ static int bsites(struct vg_convert *c, const uint64_t *w, size_t avail, size_t 
 	/* also before a bad unit: every branch before it */
 	if (cur)
 		ids[nids++] = c->fast[cur].id;
-	wrc = nids ? itrace_writer_branch_ids(c->w, nids, ids) : 0;
+	wrc = nids ? emit_branch_ids(&c->out, nids, ids) : 0;
 	return rc < 0 ? rc : wrc;
 }
 
 int vg_convert_fatal_signal(struct vg_convert *c, const struct itrace_signal *sig)
 {
-	struct itrace_record rec;
+	struct itrace_signal s = *sig;
 
 	c->cur_tid = c->fatal_tid;
 	TRY(switch_if_needed(c));
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_SIGNAL;
-	rec.u.signal = *sig;
-	rec.u.signal.pc = c->fatal_pc;
-	rec.u.signal.handler = 0;
-	as_kernel_reports(&rec.u.signal);
-	return write_rec(c, &rec);
+	s.pc = c->fatal_pc;
+	s.handler = 0;
+	as_kernel_reports(&s);
+	return emit_signal(&c->out, &s);
 }
 
 /* THREAD exit records whose status only waitpid knew. */
 static int write_unknown_exits(struct vg_convert *c, int64_t status)
 {
-	struct itrace_record rec;
-
-	for (size_t i = 0; i < c->n_unknown_exits; i++) {
-		memset(&rec, 0, sizeof(rec));
-		rec.type = ITRACE_REC_THREAD;
-		rec.u.thread.event = ITRACE_THREAD_EXIT;
-		rec.u.thread.tid = c->unknown_exits[i];
-		rec.u.thread.pid = c->pid;
-		rec.u.thread.other = (uint64_t)status;
-		TRY(write_rec(c, &rec));
-	}
+	for (size_t i = 0; i < c->n_unknown_exits; i++)
+		TRY(emit_thread(&c->out, ITRACE_THREAD_EXIT, c->unknown_exits[i], c->pid,
+				(uint64_t)status));
 	c->n_unknown_exits = 0;
 	return 0;
 }
 
 int vg_convert_finish(struct vg_convert *c, int64_t status)
 {
-	struct itrace_record rec;
-
 	TRY(write_unknown_exits(c, status));
 	if (!c->exec_seen)
 		return 0;
 	TRY(write_exec(c));
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_TRACE_CTL;
-	rec.u.ctl.on = 0;
-	rec.u.ctl.reason = ITRACE_CTL_DETACH;
-	return write_rec(c, &rec);
+	return emit_ctl(&c->out, 0, ITRACE_CTL_DETACH, 0);
 }
 
 /*
@@ -1427,7 +1333,7 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 		case VGW_INSN:
 			if (c->plain && !(VGW_AUX(x) & VGW_INSN_REP)) {
 				k = sequential_insns(w + i, n - i, lens);
-				rc = itrace_writer_insns(c->w, x & VGW_ADDR_MASK, k, lens);
+				rc = emit_insns(&c->out, x & VGW_ADDR_MASK, k, lens);
 				i += k;
 			} else {
 				rc = insn(c, x & VGW_ADDR_MASK, VGW_AUX(x));
@@ -1458,8 +1364,8 @@ int vg_convert_words(struct vg_convert *c, const uint64_t *w, size_t n, size_t *
 			break;
 		case VGW_LOAD:
 		case VGW_STORE:
-			rc = itrace_writer_mem(c->w, VGW_ADDR(x), VGW_AUX(x),
-					      VGW_TAG(x) == VGW_STORE ? ITRACE_MEM_STORE : 0);
+			rc = emit_mem(&c->out, VGW_ADDR(x), VGW_AUX(x),
+				      VGW_TAG(x) == VGW_STORE ? ITRACE_MEM_STORE : 0);
 			i++;
 			break;
 		case 0: /* padding, or one BSITE unit */

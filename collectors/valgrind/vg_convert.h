@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emit.h"
 #include "itrace.h"
 #include "itrace_format.h"
 
@@ -128,6 +129,7 @@ struct vg_ind {
 
 struct vg_convert {
 	struct itrace_writer *w;
+	struct emit_sink out;	/* w as the sink of emit.h: every record goes there */
 	int only_active;	/* --only given: SCOPE_OUT words are meaningful */
 	int out_of_scope;	/* the last code that ran was outside --only */
 

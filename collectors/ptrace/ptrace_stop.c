@@ -586,7 +586,7 @@ void pt_flush_ring(struct pt_session *s)
 	if (!s->ring_on || !s->w || s->io_error)
 		return;
 	s->ring_on = 0;
-	rc = collect_ring_write(&s->ring, s->w, &s->last_tid);
+	rc = collect_ring_write(&s->ring, &s->out, &s->last_tid);
 	if (rc < 0)
 		pt_fail_io(s, rc);
 }

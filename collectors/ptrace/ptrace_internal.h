@@ -1,6 +1,6 @@
 /*
  * ptrace_internal.h - state shared by the files of the ptrace backend.
- * Not used outside collectors/ptrace_*.c.  Each file calls only those
+ * Not used outside collectors/ptrace/.  Each file calls only those
  * below it (make layers checks it):
  *
  *   ptrace_backend.c  start, attach, end; runs the event loop
@@ -144,6 +144,7 @@ struct pt_process {
 struct pt_session {
 	const struct collect_options *opts;
 	struct itrace_writer *w;
+	struct emit_sink out;	/* the writer w, as the sink of emit.h */
 	struct itrace_decoder *dec;
 	struct pt_process *procs;
 	struct pt_thread *threads;
@@ -167,7 +168,23 @@ struct pt_session {
 };
 
 /* ptrace_proc.c: records */
-void pt_write(struct pt_session *s, const struct itrace_record *rec);
+/*
+ * PT_EMIT(s, emit_fn, args...) - emit_fn(&s->out, args...) (emit.h) while
+ * there is a trace to write (opened, no output error yet); a failure is
+ * reported by pt_fail_io.
+ */
+#define PT_EMIT(s, fn, ...)                                      \
+	do {                                                     \
+		if (!(s)->io_error && (s)->w)                    \
+			pt_check_io((s), fn(&(s)->out, __VA_ARGS__)); \
+	} while (0)
+/* pt_check_io - rc < 0: pt_fail_io. */
+void pt_check_io(struct pt_session *s, int rc);
+/* pt_ring - the --ring sink, for what thread t does next. */
+static inline struct emit_sink *pt_ring(struct pt_session *s, const struct pt_thread *t)
+{
+	return collect_ring_sink(&s->ring, (uint32_t)t->tid, (uint32_t)t->proc->pid);
+}
 void pt_switch_to(struct pt_session *s, struct pt_thread *t);
 void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason, uint64_t addr);
 void pt_write_thread(struct pt_session *s, int event, pid_t tid, pid_t pid, uint64_t other);

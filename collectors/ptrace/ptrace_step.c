@@ -170,42 +170,27 @@ static int learn_length(struct pt_pending *pd, uint64_t rip)
 
 static void write_lost_insn(struct pt_session *s, struct pt_thread *t)
 {
-	struct itrace_record rec;
-
 	pt_switch_to(s, t);
-	emit_lost(&rec, ITRACE_LOST_DECODE, ITRACE_UNIT_INSNS, 1);
-	pt_write(s, &rec);
+	PT_EMIT(s, emit_lost, ITRACE_LOST_DECODE, ITRACE_UNIT_INSNS, 1);
 }
 
 static void write_syscall(struct pt_session *s, const struct pt_pending *pd, int dir, int64_t ret)
 {
-	struct itrace_record rec;
-
 	if (dir == ITRACE_SYSCALL_ENTER)
-		emit_syscall_enter(&rec, pd->sys_nr, pd->sys_args);
+		PT_EMIT(s, emit_syscall_enter, pd->sys_nr, 6, pd->sys_args);
 	else
-		emit_syscall_exit(&rec, pd->sys_nr, ret);
-	pt_write(s, &rec);
+		PT_EMIT(s, emit_syscall_exit, pd->sys_nr, ret);
 }
 
 void pt_emit_branch(struct pt_session *s, struct pt_thread *t, uint64_t from, uint64_t to,
 			unsigned kind, unsigned flags)
 {
-	int rc;
-
 	if (s->ring_on) {
-		struct collect_ring_entry e = {.tid = (uint32_t)t->tid,
-					       .pid = (uint32_t)t->proc->pid,
-					       .type = ITRACE_REC_BRANCH};
-
-		e.u.branch = (struct itrace_branch){from, to, (uint8_t)kind, (uint8_t)flags};
-		collect_ring_push(&s->ring, &e);
+		emit_branch(pt_ring(s, t), from, to, kind, flags); /* the ring takes every branch */
 		return;
 	}
 	pt_switch_to(s, t);
-	rc = itrace_writer_branch(s->w, from, to, kind, flags);
-	if (rc < 0)
-		pt_fail_io(s, rc);
+	pt_check_io(s, emit_branch(&s->out, from, to, kind, flags));
 }
 
 /*
@@ -266,12 +251,12 @@ static void commit_insn(struct pt_session *s, struct pt_thread *t, uint64_t rip)
 
 	pt_switch_to(s, t);
 	/* without bytes, sequential instructions pack into runs (ITRACE.md) */
-	rc = itrace_writer_insn(s->w, pd->addr, pd->len, bytes);
+	rc = emit_insn(&s->out, pd->addr, pd->len, bytes);
 	for (int i = 0; rc >= 0 && i < pd->nmem; i++)
-		rc = itrace_writer_mem(s->w, pd->mem[i].addr, pd->mem[i].size,
-				      pd->mem[i].store ? ITRACE_MEM_STORE : 0);
+		rc = emit_mem(&s->out, pd->mem[i].addr, pd->mem[i].size,
+			      pd->mem[i].store ? ITRACE_MEM_STORE : 0);
 	if (rc >= 0 && rep_final_check(t, rip))
-		rc = itrace_writer_insn(s->w, pd->addr, pd->len, bytes);
+		rc = emit_insn(&s->out, pd->addr, pd->len, bytes);
 	if (rc < 0)
 		pt_fail_io(s, rc);
 }
@@ -632,17 +617,10 @@ void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *b
  * missing from the trace: a GAP says so, from where it began to here. */
 static void write_trap_gap(struct pt_session *s, struct pt_thread *t)
 {
-	struct itrace_record rec;
-
 	if (s->ring_on || !t->trap_gap_from)
 		return;
 	pt_switch_to(s, t);
-	memset(&rec, 0, sizeof(rec));
-	rec.type = ITRACE_REC_GAP;
-	rec.u.gap.reason = ITRACE_GAP_TRACE_OFF;
-	rec.u.gap.addr = t->trap_gap_from;
-	rec.u.gap.resume = t->regs.rip;
-	pt_write(s, &rec);
+	PT_EMIT(s, emit_gap, ITRACE_GAP_TRACE_OFF, t->trap_gap_from, t->regs.rip, 0);
 	t->trap_gap_from = 0;
 }
 

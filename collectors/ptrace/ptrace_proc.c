@@ -40,23 +40,15 @@ void pt_tick(struct pt_session *s)
 		pt_fail_io(s, rc);
 }
 
-void pt_write(struct pt_session *s, const struct itrace_record *rec)
+void pt_check_io(struct pt_session *s, int rc)
 {
-	int rc;
-
-	if (s->io_error || !s->w)
-		return;
-	rc = itrace_writer_write(s->w, rec);
 	if (rc < 0)
 		pt_fail_io(s, rc);
 }
 
 void pt_write_thread(struct pt_session *s, int event, pid_t tid, pid_t pid, uint64_t other)
 {
-	struct itrace_record rec;
-
-	emit_thread(&rec, event, (uint32_t)tid, (uint32_t)pid, other);
-	pt_write(s, &rec);
+	PT_EMIT(s, emit_thread, event, (uint32_t)tid, (uint32_t)pid, other);
 }
 
 void pt_switch_to(struct pt_session *s, struct pt_thread *t)
@@ -69,40 +61,26 @@ void pt_switch_to(struct pt_session *s, struct pt_thread *t)
 
 void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason, uint64_t addr)
 {
-	struct itrace_record rec;
-
 	if (s->ring_on)
 		return;
 	pt_switch_to(s, t);
-	emit_ctl(&rec, on, reason, addr);
-	pt_write(s, &rec);
+	PT_EMIT(s, emit_ctl, on, reason, addr);
 }
 
 void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other,
 			  int64_t status, const char *name)
 {
-	struct itrace_record rec;
-
-	emit_process(&rec, event, (uint32_t)pid, other, status, name);
-	pt_write(s, &rec);
+	PT_EMIT(s, emit_process, event, (uint32_t)pid, other, status, name);
 }
 
 void pt_write_signal(struct pt_session *s, struct pt_thread *t, const struct itrace_signal *sig)
 {
-	struct itrace_record rec;
-
 	if (s->ring_on) {
-		struct collect_ring_entry e = {.tid = (uint32_t)t->tid,
-					       .pid = (uint32_t)t->proc->pid,
-					       .type = ITRACE_REC_SIGNAL};
-
-		e.u.signal = *sig;
-		collect_ring_push(&s->ring, &e);
+		emit_signal(pt_ring(s, t), sig); /* the ring takes every signal */
 		return;
 	}
 	pt_switch_to(s, t);
-	emit_signal(&rec, sig);
-	pt_write(s, &rec);
+	PT_EMIT(s, emit_signal, sig);
 }
 
 /* ---- processes and threads ---------------------------------------------- */
@@ -276,7 +254,7 @@ void pt_code_changed(struct pt_session *s, struct pt_process *p)
 	pt_invalidate_code(p);
 	if (!s->w)
 		return;
-	rc = maps_write_new(s->w, p->pid, &p->maps, NULL, NULL);
+	rc = maps_write_new(&s->out, p->pid, &p->maps, NULL, NULL);
 	if (rc < 0 && rc != -ITRACE_E_IO) /* IO: /proc gone, the process died */
 		pt_fail_io(s, rc);
 }
@@ -314,6 +292,7 @@ struct pt_process *pt_start_process(struct pt_session *s, pid_t pid)
 		s->io_error = 1;
 		return NULL;
 	}
+	s->out = emit_writer_sink(s->w);
 	/* The tracing thread joins the program on its CPU now: the writer's
 	 * compression thread, started by the open, keeps every CPU. */
 	if (s->pin_cpu >= 0 && pt_pin_to(s->pin_cpu) != 0)
