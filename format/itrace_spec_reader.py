@@ -589,7 +589,11 @@ class ChunkDecoder:
                     yield from self.deliver_run(entry[1], entry[2])
                 elif kind == "block":
                     # The block's m deltas follow the repeat byte (6.5.15).
-                    yield from self.deliver_block(entry[1], entry[2], entry[3], c)
+                    try:
+                        out = self.deliver_block(entry[1], entry[2], entry[3], c)
+                    except Malformed:
+                        raise Malformed("block repeat runs past the chunk")
+                    yield from out
                 else:
                     yield from self.deliver_seq(entry[1])
                 pos = c.pos
@@ -742,6 +746,13 @@ class Footer:
             "%s=%r" % kv for kv in vars(self).items() if kv[0] != "index")
 
 
+def footer_crc_holds(data, offset, size):
+    """The CRC of a footer of `size` bytes at `offset` (7.1)."""
+    n = (size - 92) // 16
+    crc = struct.unpack_from("<I", data, offset + 72 + 16 * n)[0]
+    return crc32c(data[offset:offset + 72 + 16 * n]) == crc
+
+
 def footer_valid(data, offset, size):
     """7.1: footer_size >= 92, chunk_count = (footer_size - 92) / 16, the CRC
     holds and the trailer magic is present, with the footer within data."""
@@ -773,6 +784,13 @@ def footer_from_end(data, header_size):
 
 # ---------------------------------------------------------------------------
 # The reader: chunks in file order, with the damage rules of section 8.
+
+# 8: a footer found by the resynchronisation scan has its CRC checked only
+# "when the whole footer is within the scan window".  ITRACE.md does not say
+# how large that window is; the reference reader was measured to use the
+# 64 KiB from where the scan starts (the byte after the damaged header).
+RESYNC_WINDOW = 64 << 10
+
 
 class Reader:
     """Reads a whole itrace file held in memory (a pipe is read to its end
@@ -831,7 +849,8 @@ class Reader:
             elif n - p >= 8:
                 size = struct.unpack_from("<I", data, p + 4)[0]
                 if size >= 92 and (not self.seekable or p + size <= n):
-                    if p + size > n or footer_valid(data, p, size):
+                    beyond_window = p + size > n or p + size > bad + 1 + RESYNC_WINDOW
+                    if beyond_window or footer_crc_holds(data, p, size):
                         return p
             pos = p + 1
 
@@ -868,20 +887,12 @@ class Reader:
                 pos = nxt
                 continue
             hdr = ChunkHeader(data, pos)
-            # 8, sequence numbers.
-            if hdr.seq < expected_seq:
-                yield self.error("corrupt", pos, "chunk %d out of sequence (expected %d); "
-                                 "skipped" % (hdr.seq, expected_seq))
-                pos = min(n, pos + CHUNK_HEADER_SIZE + hdr.payload_size)
-                continue
-            missing = hdr.seq - expected_seq
-            expected_seq = hdr.seq + 1
             # 8: a chunk whose header is intact sets the thread, even when its
             # payload is damaged.
-            tid, pid = hdr.tid, hdr.pid
-            state = {"tid": tid, "pid": pid}
-            result = yield from self.read_chunk(hdr, missing, state)
-            tid, pid = state["tid"], state["pid"]
+            state = {"tid": hdr.tid, "pid": hdr.pid, "expected_seq": expected_seq}
+            result = yield from self.read_chunk(hdr, state)
+            if result != "skipped":
+                tid, pid, expected_seq = state["tid"], state["pid"], state["expected_seq"]
             if result == "stop":
                 break
             pos = min(n, pos + CHUNK_HEADER_SIZE + hdr.payload_size)
@@ -890,22 +901,39 @@ class Reader:
         self.errors += 1
         return ReadError(kind, offset, detail)
 
-    def read_chunk(self, hdr, missing, state):
-        """One chunk whose header is valid: payload, CRC, decompression,
-        records (5.3, 5.4, 8).  `missing` chunks before it were not seen;
-        their GAP goes before this chunk's first record, or merges with the
-        GAP for this chunk when nothing of it can be read."""
+    def read_chunk(self, hdr, state):
+        """One chunk whose header is valid: payload, CRC, sequence number,
+        decompression, records (5.3, 5.4, 8).  Chunks missing before it (its
+        seq is larger than expected) get a GAP before its first record, or
+        one GAP with it when its payload cannot be read."""
         data, n = self.data, len(self.data)
         start = hdr.offset + CHUNK_HEADER_SIZE
         present = min(hdr.payload_size, n - start)
         payload = data[start:start + present]
         truncated = present < hdr.payload_size
+        expected = state["expected_seq"]
+        missing = max(0, hdr.seq - expected)
 
         def damaged(detail):
             err = self.error("corrupt", hdr.offset, "chunk %d: %s" % (hdr.seq, detail))
             return [err, self.gap(missing + 1, state["tid"], state["pid"])]
 
+        # The CRC covers the stored bytes: checked first, before the sequence
+        # number and before decompressing (5.4).  A truncated payload has no
+        # CRC to check (8).
+        if not truncated and crc32c(payload) != hdr.payload_crc32c:
+            state["expected_seq"] = hdr.seq + 1
+            yield from damaged("payload checksum mismatch")
+            return "next"
+        # 8, sequence numbers: a chunk from the past is skipped.
+        if hdr.seq < expected:
+            yield self.error("corrupt", hdr.offset, "chunk %d out of sequence (expected %d); "
+                             "skipped" % (hdr.seq, expected))
+            return "skipped"
+        state["expected_seq"] = hdr.seq + 1
         if hdr.compression == COMP_ZSTD:
+            # 5.4: the frame's content size against raw_size, before anything
+            # is decompressed.
             problem = zstd_content_size_problem(payload, hdr.raw_size, not truncated)
             if problem:
                 yield from damaged(problem)
@@ -913,20 +941,19 @@ class Reader:
         if truncated:
             raw = payload if hdr.compression == COMP_NONE else \
                 zstd_decompress_partial(payload, hdr.raw_size)
-        else:
-            if crc32c(payload) != hdr.payload_crc32c:
-                yield from damaged("payload checksum mismatch")
+        elif hdr.compression == COMP_ZSTD:
+            raw, problem = zstd_decompress(payload, hdr.raw_size)
+            if problem:
+                yield from damaged(problem)
                 return "next"
-            if hdr.compression == COMP_ZSTD:
-                raw, problem = zstd_decompress(payload, hdr.raw_size)
-                if problem:
-                    yield from damaged(problem)
-                    return "next"
-            else:
-                raw = payload
+        else:
+            raw = payload
+        # The payload is readable: the GAP for chunks missing before this one
+        # goes first (a GAP for damage in its records comes on its own).
+        if missing:
+            yield self.gap(missing, hdr.tid, hdr.pid)
         dec = ChunkDecoder(raw, hdr, self.header.mem_table_log2, self.header.incompat_features)
         cut = False    # a truncated payload stops at the record it cuts
-        delivered = False
         it = dec.records()
         while True:
             try:
@@ -940,15 +967,10 @@ class Reader:
                 state["tid"], state["pid"] = dec.tid, dec.pid
                 yield self.error("corrupt", hdr.offset, "chunk %d: record %d: %s; rest of "
                                  "chunk skipped" % (hdr.seq, dec.framed, e.why))
-                yield self.gap((0 if delivered else missing) + 1, dec.tid, dec.pid)
+                yield self.gap(1, dec.tid, dec.pid)
                 return "next"
-            if missing and not delivered:
-                yield self.gap(missing, hdr.tid, hdr.pid)
-            delivered = True
             yield r
         state["tid"], state["pid"] = dec.tid, dec.pid
-        if missing and not delivered:
-            yield self.gap(missing, hdr.tid, hdr.pid)
         if truncated:
             complete = dec.framed - 1 if cut else dec.framed
             yield self.error("truncated", n, "file ends inside chunk %d (%d of %d payload "
