@@ -41,4 +41,4 @@ $(patsubst %,$(BUILD)/obj/tests/unit/test_%.o,$(COLLECT_UNIT)): ALL_CPPFLAGS += 
 $(BUILD)/tests/test_emit: $(BUILD)/obj/collectors/emit.o
 $(BUILD)/tests/test_maps: $(BUILD)/obj/collectors/maps.o $(BUILD)/obj/collectors/emit.o
 $(BUILD)/tests/test_collect_ring: $(BUILD)/obj/collectors/collect_ring.o $(BUILD)/obj/collectors/emit.o
-$(BUILD)/tests/test_guard: $(BUILD)/obj/collectors/guard.o
+$(BUILD)/tests/test_guard: $(BUILD)/obj/collectors/guard.o $(BUILD)/obj/collectors/backend.o

@@ -22,10 +22,8 @@
 
 #include <cmocka.h>
 
+#include "backend.h" /* collect_interrupted, which guard.c reads */
 #include "guard.h"
-
-/* Set by the collector's SIGINT/SIGTERM handler (itrace_collect.c). */
-volatile sig_atomic_t collect_interrupted;
 
 /* Processes a test started that must not outlive it, even when it fails:
  * the teardown kills those still running. */
