@@ -216,6 +216,15 @@ int itrace_handler_symbolize(struct itrace_handler_ctx *ctx, uint32_t pid, uint6
 			     unsigned what, struct itrace_symbol *out);
 
 /*
+ * itrace_handler_find_symbol - the run-time address of function or object
+ * `name` in the files mapped into process `pid` so far (first match in
+ * mapping order, as itrace_symbolizer_find()).  Returns 0 with *out set;
+ * -ITRACE_E_NOENT when no mapped file defines it.
+ */
+int itrace_handler_find_symbol(struct itrace_handler_ctx *ctx, uint32_t pid, const char *name,
+			       struct itrace_symbol *out);
+
+/*
  * itrace_handler_set_error - the reason for the negative code a callback
  * is about to return, for the driver's message (printf format; cut to 256
  * bytes).

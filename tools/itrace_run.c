@@ -339,14 +339,20 @@ static struct itrace_writer *open_output(struct run *x, const char *path,
 	return w;
 }
 
+/* The end the output's footer repeats: the input's (its reader). */
+static struct itrace_reader *end_of;
+
 static int close_output(struct itrace_writer *w, struct itrace_outfile *of, const char *path,
 			int ok)
 {
+	struct itrace_footer f = { .end_reason = ITRACE_END_UNKNOWN };
 	int rc = 0;
 
 	if (!of)
 		return 0;
-	if (ok && (rc = itrace_writer_close(w, ITRACE_END_COMPLETE, 0)) < 0)
+	if (end_of)
+		itrace_reader_footer(end_of, &f);
+	if (ok && (rc = itrace_writer_close(w, f.end_reason, f.end_status)) < 0)
 		cli_error("cannot write '%s': %s", path, cli_errstr(rc));
 	if (!ok)
 		itrace_writer_abandon(w);
@@ -730,6 +736,7 @@ int main(int argc, char **argv)
 	x.a = &a;
 	if (!(x.r = cli_open_trace(a.input)))
 		return CLI_EXIT_BAD_INPUT;
+	end_of = x.r;
 	rc = a.jobs > 1 ? run_shards(&x) : run_sequential(&x);
 	if (rc == 0 && !x.damage && !a.quiet)
 		cli_warn_incomplete(x.r, a.input);

@@ -509,6 +509,18 @@ int itrace_handler_symbolize(struct itrace_handler_ctx *ctx, uint32_t pid, uint6
 	return itrace_symbolizer_lookup(c->sym, pid, addr, what, out);
 }
 
+int itrace_handler_find_symbol(struct itrace_handler_ctx *ctx, uint32_t pid, const char *name,
+			       struct itrace_symbol *out)
+{
+	struct itrace_handler_chain *c = ctx ? ctx->chain : NULL;
+
+	if (!c || !name || !out)
+		return -ITRACE_E_INVAL;
+	if (!c->sym)
+		return -ITRACE_E_STATE;
+	return itrace_symbolizer_find(c->sym, pid, name, out);
+}
+
 /* ---- running ----------------------------------------------------------- */
 
 /* The callback of a record of `type`, or NULL. */

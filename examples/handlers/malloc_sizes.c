@@ -5,11 +5,11 @@
  *   cc -shared -fPIC -o malloc_sizes.so malloc_sizes.c $(pkg-config --cflags itrace-code)
  *   itrace-run ./malloc_sizes.so[:FUNC] trace.itr
  *
- * The condition: an instruction that is the first of FUNC (default
- * "malloc": the address of the symbol the driver's symbolizer gives) and
- * whose thread's previous instruction was a call (ITRACE_HANDLER_DECODE:
- * the decoder says call or indirect call).  A call through the PLT counts
- * at the PLT stub's caller, as the stub jumps on.  At stop, to the stream
+ * The condition: an instruction at the address of FUNC (default "malloc",
+ * found with itrace_handler_find_symbol in the mapped files): each entry
+ * of FUNC, by a call or a tail call's jump, as callgrind counts calls.
+ * Its call site is the thread's previous instruction outside PLT stubs
+ * (a call through the PLT counts at the stub's caller).  At stop, to the stream
  * "malloc_sizes", one line per call site sorted by count, then address:
  *   CALLS CALL_SITE_ADDR SYMBOL+OFFSET
  *
@@ -32,14 +32,18 @@ struct callsite {
 	uint32_t pid;
 };
 
+#define RING 8 /* a thread's last instructions: a PLT stub is 1 to 3 */
+
 struct last {
 	uint32_t tid;
-	uint64_t addr; /* the thread's last instruction if it was a call, else 0 */
-	uint64_t from; /* the call site (kept through PLT stubs) */
+	uint64_t ring[RING]; /* addresses, ring[n % RING] the oldest */
+	unsigned n;
 };
 
 struct ms {
 	FILE *out;
+	uint32_t func_pid;   /* FUNC's address is known for this process */
+	uint64_t func_addr;  /* 0: not mapped (yet) */
 	const char *func;
 	struct callsite *sites;
 	size_t n;
@@ -98,37 +102,54 @@ static int count(struct ms *m, uint32_t pid, uint64_t site)
 	return 0;
 }
 
+/* is_func - is addr the first instruction of FUNC in process pid?  Its
+ * address is looked up again after each MMAP record (libc may come late). */
+static int is_func(struct ms *m, uint32_t pid, uint64_t addr)
+{
+	struct itrace_symbol s;
+
+	if (m->func_pid != pid) {
+		m->func_pid = pid;
+		m->func_addr = itrace_handler_find_symbol(m->ctx, pid, m->func, &s) == 0 ? s.addr : 0;
+	}
+	return m->func_addr && addr == m->func_addr;
+}
+
+static int ms_mmap(void *data, const struct itrace_record *rec, struct itrace_handler_ctx *ctx)
+{
+	struct ms *m = data;
+
+	(void)rec, (void)ctx;
+	m->func_pid = 0; /* look again */
+	return ITRACE_HANDLER_KEEP;
+}
+
+/* call_site - the instruction that entered FUNC: the thread's last one
+ * outside a PLT stub (the call, or the jump of a tail call). */
+static uint64_t call_site(struct ms *m, const struct last *t, uint32_t pid)
+{
+	for (unsigned k = 1; k <= RING && k <= t->n; k++) {
+		uint64_t a = t->ring[(t->n - k) % RING];
+		struct itrace_symbol s;
+
+		if (itrace_handler_symbolize(m->ctx, pid, a, ITRACE_SYM_NAME, &s) < 0 || !s.plt)
+			return a;
+	}
+	return 0;
+}
+
 static int ms_insn(void *data, const struct itrace_handler_insn *in, struct itrace_handler_ctx *ctx)
 {
 	struct ms *m = data;
 	const struct itrace_record *r = in->rec;
 	struct last *t = thread_of(m, r->tid);
-	int is_call;
 
+	(void)ctx;
 	if (!t)
 		return -ITRACE_E_NOMEM;
-	if (t->addr) {
-		struct itrace_symbol s;
-		int plt = 0;
-
-		/* entered something by a call: FUNC itself, or a PLT stub on the way */
-		if (itrace_handler_symbolize(ctx, r->pid, r->u.insn.addr, ITRACE_SYM_NAME, &s) == 0) {
-			if (s.name && !s.plt && s.offset == 0 && strcmp(s.name, m->func) == 0 &&
-			    count(m, r->pid, t->from) < 0)
-				return -ITRACE_E_NOMEM;
-			plt = s.plt;
-		}
-		if (!plt)
-			t->from = 0;
-	}
-	is_call = in->info && (in->info->d.kind == ITRACE_BRANCH_CALL ||
-			       in->info->d.kind == ITRACE_BRANCH_INDIRECT_CALL);
-	if (is_call) {
-		t->addr = r->u.insn.addr;
-		t->from = r->u.insn.addr;
-	} else if (!t->from) {
-		t->addr = 0;
-	}
+	if (t->n && is_func(m, r->pid, r->u.insn.addr) && count(m, r->pid, call_site(m, t, r->pid)) < 0)
+		return -ITRACE_E_NOMEM;
+	t->ring[t->n++ % RING] = r->u.insn.addr;
 	return ITRACE_HANDLER_KEEP;
 }
 
@@ -166,9 +187,9 @@ static int ms_stop(void *data, struct itrace_handler_ctx *ctx)
 const struct itrace_handler itrace_handler = {
 	.size = sizeof(struct itrace_handler),
 	.abi = ITRACE_HANDLER_ABI,
-	.flags = ITRACE_HANDLER_DECODE,
 	.name = "malloc_sizes",
 	.start = ms_start,
 	.stop = ms_stop,
 	.insn = ms_insn,
+	.mmap = ms_mmap,
 };

@@ -113,9 +113,14 @@ const struct newer itrace_handler = {
 };
 #elif defined(KIND_older)
 /* a table of an earlier header that ended before `insn` */
+static int older_stop(void *data, struct itrace_handler_ctx *ctx)
+{
+	(void)data, (void)ctx;
+	return 0;
+}
 const struct itrace_handler itrace_handler = {
 	.size = offsetof(struct itrace_handler, insn), .abi = ITRACE_HANDLER_ABI, .name = "older",
-	.start = NULL, .stop = NULL,
+	.stop = older_stop,
 	.other = keep, /* beyond its size: never read */
 };
 #elif defined(KIND_nocb)
