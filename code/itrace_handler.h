@@ -37,7 +37,9 @@
  *             which it opens output streams; it returns its own data
  *             pointer, passed back to every other callback.
  *   insn      one executed instruction (an INSN record) with its decoded
- *             form and the MEM records of its data accesses.
+ *             form (ITRACE_HANDLER_DECODE) and the MEM records of its
+ *             data accesses (ITRACE_HANDLER_MEM): like Pin's IARG_*
+ *             arguments, each is asked for, as each has a cost.
  *   branch    one BRANCH record (a branch-level trace under the online
  *             collector; offline, branch traces are filled first, so
  *             handlers see instructions, never branches).
@@ -120,6 +122,13 @@ enum itrace_handler_flags {
 	ITRACE_HANDLER_SHARD_SAFE = 1u << 0, /* see "Shards" above: -j N allowed */
 	ITRACE_HANDLER_DECODE = 1u << 1,     /* fill struct itrace_handler_insn.info
 					      * (costs a decode per instruction) */
+	ITRACE_HANDLER_MEM = 1u << 2,	     /* fill struct itrace_handler_insn.mem:
+					      * the chain holds each instruction
+					      * until its MEM records are in (a
+					      * copy per instruction; without it
+					      * nmem is 0, and the MEM records of
+					      * a dropped instruction are dropped
+					      * with it all the same) */
 };
 
 /* What a handler sees of the run: opaque, valid from start to stop. */
@@ -133,7 +142,9 @@ struct itrace_handler_insn {
 	 * handler sets ITRACE_HANDLER_DECODE and the bytes are known (from
 	 * the record or the traced files) and decode; else NULL. */
 	const struct itrace_insn_info *info;
-	const struct itrace_mem *mem;	     /* its data accesses, MEM records in order */
+	/* Its data accesses, its MEM records in order, when the handler
+	 * sets ITRACE_HANDLER_MEM (else NULL, 0). */
+	const struct itrace_mem *mem;
 	size_t nmem;
 };
 
@@ -318,7 +329,8 @@ int itrace_handler_chain_start(struct itrace_handler_chain *c, const struct itra
  * itrace_handler_chain_record - the dispatch: pass one record, in trace
  * order, through the chain and hand it to the output if every handler
  * keeps it.  An INSN is held until the record after its MEM records
- * arrives (so the insn callback sees its accesses): call
+ * arrives when a handler sets ITRACE_HANDLER_MEM (so that the insn
+ * callback sees its accesses): call
  * itrace_handler_chain_stop() (or _flush()) at the end.  The chain's
  * image follows MMAP, CODE and PROCESS records, for
  * itrace_handler_symbolize() and decoding.  Returns 0, or a negative
@@ -327,6 +339,18 @@ int itrace_handler_chain_start(struct itrace_handler_chain *c, const struct itra
  * the record index.  After an error the chain must only be freed.
  */
 int itrace_handler_chain_record(struct itrace_handler_chain *c, const struct itrace_record *rec);
+
+/*
+ * itrace_handler_chain_run - the offline driver's loop: every record of
+ * `r` through itrace_handler_chain_record(), from where it is to the end
+ * (end 0), or chunks first..end-1 of its index (end > first: seeks to
+ * chunk `first` first).  Damage does not stop it: *damage receives the
+ * first damage code the reader met (0: none; itrace_reader_error() has
+ * the text), and after -ITRACE_E_CORRUPT it goes on with the next intact
+ * chunk.  Returns 0, or the chain's negative code (its error says why).
+ */
+int itrace_handler_chain_run(struct itrace_handler_chain *c, struct itrace_reader *r,
+			     uint64_t first, uint64_t end, int *damage);
 
 /* itrace_handler_chain_flush - dispatch a held instruction now. */
 int itrace_handler_chain_flush(struct itrace_handler_chain *c);

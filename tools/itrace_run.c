@@ -235,45 +235,22 @@ static int feed(void *arg, const struct itrace_record *rec)
 }
 
 /*
- * run_records - records first..last (chunk indices, last exclusive; all
- * when last is 0) of r through the chain.  Returns 0, the damage code, or
- * -1 after an error it reported (in shards: kept in *msg).
+ * run_records - chunks first..last-1 of r (all when last is 0) through
+ * the chain (itrace_handler_chain_run).  Returns 0, the damage code with
+ * its text in msg, or -1 after a chain error (its text in msg).
  */
 static int run_records(struct itrace_reader *r, struct itrace_handler_chain *c, uint64_t first,
 		       uint64_t last, char *msg, size_t msglen)
 {
-	struct itrace_record rec;
-	int rc, damage = 0;
+	int damage = 0;
 
-	if (last && (rc = itrace_reader_seek_chunk(r, first)) < 0) {
-		snprintf(msg, msglen, "cannot seek to chunk %llu: %s", (unsigned long long)first,
-			 itrace_errstr(rc));
+	if (itrace_handler_chain_run(c, r, first, last, &damage) < 0) {
+		snprintf(msg, msglen, "%s", itrace_handler_chain_error(c));
 		return -1;
 	}
-	for (uint64_t chunk = first;;) {
-		rc = last ? itrace_reader_next_in_chunk(r, &rec, sizeof(rec))
-			  : itrace_reader_next(r, &rec, sizeof(rec));
-		if (rc == ITRACE_CHUNK_END) {
-			if (++chunk == last)
-				return damage;
-			continue;
-		}
-		if (rc == ITRACE_EOF)
-			return damage;
-		if (rc < 0) {
-			if (!damage) {
-				damage = rc;
-				snprintf(msg, msglen, "%s", itrace_reader_error(r));
-			}
-			if (rc == -ITRACE_E_CORRUPT)
-				continue;
-			return damage;
-		}
-		if (itrace_handler_chain_record(c, &rec) < 0) {
-			snprintf(msg, msglen, "%s", itrace_handler_chain_error(c));
-			return -1;
-		}
-	}
+	if (damage)
+		snprintf(msg, msglen, "%s", itrace_reader_error(r));
+	return damage;
 }
 
 /* writer_options - the output's options: the input's header, filled when

@@ -35,10 +35,9 @@ $(BUILD)/bin/itrace-run: $(BUILD)/obj/tools/itrace_run.o $(CLI_LIB) $(LIBITRACE_
 		-Wl,--whole-archive $(LIBITRACE_CODE) $(LIBITRACE) -Wl,--no-whole-archive \
 		$(LIBITRACE_CODE_LIBS) -ldl -lpthread
 E2E_TESTS += tests/e2e/handler_run.sh
-BENCHES += bench/handler_speed.sh
 
 # The test handlers (tests/handlers/handler_test.c, one per KIND).
-TEST_HANDLER_KINDS := keep_every nothing crash garbage badstart size0 huge newer newer_zero \
+TEST_HANDLER_KINDS := keep_every keep_mem nothing crash garbage badstart size0 huge newer newer_zero \
 	older nocb abi2 notable getter
 TEST_HANDLERS := $(patsubst %,$(BUILD)/tests/handlers/%.so,$(TEST_HANDLER_KINDS))
 TEST_DATA += $(TEST_HANDLERS)

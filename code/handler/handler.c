@@ -54,10 +54,27 @@ struct stream {
 };
 
 struct itrace_handler_chain {
-	struct itrace_handler_chain_options o;
-	char *stream_dir, *sysroot, *debug_dir;
+	/* what every record touches, first (one cache line or two) */
 	struct handler *h;
 	size_t nh;
+	uint64_t records;
+	int hold;     /* a handler asks for MEM records with its instructions */
+	int dropping; /* fast path: the last instruction was dropped */
+	struct itrace_decoder *dec;
+	itrace_handler_output_fn output;
+	void *output_arg;
+	/* what the fault handler reads */
+	const char *volatile cur_name;
+	volatile uint64_t cur_index;
+	/* the instruction held until its MEM records are in */
+	int have_pend;
+	uint64_t pend_index;
+	struct itrace_record pend;
+	struct itrace_record *mem_rec;
+	struct itrace_mem *mem;
+	size_t nmem, mem_cap;
+	struct itrace_handler_chain_options o;
+	char *stream_dir, *sysroot, *debug_dir;
 	struct stream *s;
 	size_t ns;
 	struct itrace_header header;
@@ -65,18 +82,6 @@ struct itrace_handler_chain {
 	size_t meta_count;
 	struct itrace_image *img;
 	struct itrace_symbolizer *sym;
-	struct itrace_decoder *dec;
-	/* the instruction held until its MEM records are in */
-	struct itrace_record pend;
-	uint64_t pend_index;
-	int have_pend;
-	struct itrace_record *mem_rec;
-	struct itrace_mem *mem;
-	size_t nmem, mem_cap;
-	uint64_t records;
-	/* what the fault handler reads */
-	const char *volatile cur_name;
-	volatile uint64_t cur_index;
 	int stopped, failed;
 	char error[512];
 };
@@ -124,6 +129,8 @@ int itrace_handler_chain_alloc(const struct itrace_handler_chain_options *o,
 	if (!(c = calloc(1, sizeof(*c))))
 		return -ITRACE_E_NOMEM;
 	c->o = *o;
+	c->output = o->output;
+	c->output_arg = o->output_arg;
 	if (!c->o.shards)
 		c->o.shards = 1;
 	c->stream_dir = dup_or_null(o->stream_dir ? o->stream_dir : ".", &bad);
@@ -561,13 +568,9 @@ static const char *callback_name(int type)
  * verdict - check what handler h's callback `what` returned for record
  * `index`: 1 keep, 0 drop, or the negative code (message set).
  */
-static int verdict(struct itrace_handler_chain *c, struct handler *h, const char *what,
-		   uint64_t index, int v)
+static int bad_verdict(struct itrace_handler_chain *c, struct handler *h, const char *what,
+		       uint64_t index, int v)
 {
-	if (v == ITRACE_HANDLER_KEEP)
-		return 1;
-	if (v == ITRACE_HANDLER_DROP)
-		return 0;
 	if (v < 0) {
 		chain_error(c, "handler '%s': %s callback failed at record %llu: %s", h->name, what,
 			    (unsigned long long)index, h->ctx.error[0] ? h->ctx.error : itrace_errstr(v));
@@ -576,6 +579,16 @@ static int verdict(struct itrace_handler_chain *c, struct handler *h, const char
 	chain_error(c, "handler '%s': %s callback returned %d at record %llu, not KEEP (0), DROP (1) "
 		    "or a negative error", h->name, what, v, (unsigned long long)index);
 	return -ITRACE_E_INVAL;
+}
+
+static inline int verdict(struct itrace_handler_chain *c, struct handler *h, const char *what,
+			  uint64_t index, int v)
+{
+	if (__builtin_expect(v == ITRACE_HANDLER_KEEP, 1))
+		return 1;
+	if (v == ITRACE_HANDLER_DROP)
+		return 0;
+	return bad_verdict(c, h, what, index, v);
 }
 
 static int fail(struct itrace_handler_chain *c, int rc)
@@ -588,20 +601,21 @@ static int output(struct itrace_handler_chain *c, const struct itrace_record *re
 {
 	int rc;
 
-	if (!c->o.output)
+	if (!c->output)
 		return 0;
-	rc = c->o.output(c->o.output_arg, rec);
+	rc = c->output(c->output_arg, rec);
 	if (rc < 0)
 		chain_error(c, "cannot write record %llu: %s", (unsigned long long)c->records,
 			    itrace_errstr(rc));
 	return rc;
 }
 
-/* decode - the pending instruction's decoder description, or NULL. */
+/* decode - instruction record rec's decoder description, or NULL. */
 static const struct itrace_insn_info *decode(struct itrace_handler_chain *c,
+					     const struct itrace_record *rec,
 					     struct itrace_insn_info *info)
 {
-	const struct itrace_insn *in = &c->pend.u.insn;
+	const struct itrace_insn *in = &rec->u.insn;
 	struct itrace_image_loc loc;
 	const uint8_t *bytes = NULL;
 	size_t avail = 0;
@@ -611,7 +625,7 @@ static const struct itrace_insn_info *decode(struct itrace_handler_chain *c,
 	if (in->has_bytes) {
 		bytes = in->bytes;
 		avail = in->len;
-	} else if (itrace_image_lookup(c->img, c->pend.pid, in->addr, &loc) == 0 && loc.bytes) {
+	} else if (itrace_image_lookup(c->img, rec->pid, in->addr, &loc) == 0 && loc.bytes) {
 		bytes = loc.bytes;
 		avail = loc.avail;
 	}
@@ -620,10 +634,46 @@ static const struct itrace_insn_info *decode(struct itrace_handler_chain *c,
 	return info;
 }
 
-int itrace_handler_chain_flush(struct itrace_handler_chain *c)
+/*
+ * run_insn - instruction record `rec` (number `index`) with its accesses
+ * mem[0..nmem) through the chain; kept, it is written with the MEM
+ * records mem_rec[0..nmem) (NULL: none held).  Returns 1 kept, 0 dropped,
+ * or a negative code.
+ */
+static inline __attribute__((always_inline)) int run_insn(struct itrace_handler_chain *c, const struct itrace_record *rec, uint64_t index,
+		    const struct itrace_mem *mem, size_t nmem, const struct itrace_record *mem_rec)
 {
 	struct itrace_handler_insn hi;
 	struct itrace_insn_info info;
+	int rc;
+
+	hi.rec = rec;
+	hi.index = index;
+	hi.info = c->dec ? decode(c, rec, &info) : NULL;
+	hi.mem = mem;
+	hi.nmem = nmem;
+	for (size_t i = 0; i < c->nh; i++) {
+		struct handler *h = &c->h[i];
+
+		if (!h->t.insn)
+			continue;
+		c->cur_index = index;
+		c->cur_name = h->name;
+		rc = h->t.insn(h->data, &hi, &h->ctx);
+		c->cur_name = NULL;
+		if ((rc = verdict(c, h, "insn", index, rc)) <= 0)
+			return rc < 0 ? fail(c, rc) : 0;
+	}
+	if ((rc = output(c, rec)) < 0)
+		return fail(c, rc);
+	for (size_t i = 0; mem_rec && i < nmem; i++)
+		if ((rc = output(c, &mem_rec[i])) < 0)
+			return fail(c, rc);
+	return 1;
+}
+
+int itrace_handler_chain_flush(struct itrace_handler_chain *c)
+{
 	int rc;
 
 	if (!c)
@@ -631,29 +681,8 @@ int itrace_handler_chain_flush(struct itrace_handler_chain *c)
 	if (!c->have_pend)
 		return 0;
 	c->have_pend = 0;
-	hi.rec = &c->pend;
-	hi.index = c->pend_index;
-	hi.info = decode(c, &info);
-	hi.mem = c->mem;
-	hi.nmem = c->nmem;
-	for (size_t i = 0; i < c->nh; i++) {
-		struct handler *h = &c->h[i];
-
-		if (!h->t.insn)
-			continue;
-		c->cur_index = hi.index;
-		c->cur_name = h->name;
-		rc = h->t.insn(h->data, &hi, &h->ctx);
-		c->cur_name = NULL;
-		if ((rc = verdict(c, h, "insn", hi.index, rc)) <= 0)
-			return rc < 0 ? fail(c, rc) : 0;
-	}
-	if ((rc = output(c, &c->pend)) < 0)
-		return fail(c, rc);
-	for (size_t i = 0; i < c->nmem; i++)
-		if ((rc = output(c, &c->mem_rec[i])) < 0)
-			return fail(c, rc);
-	return 0;
+	rc = run_insn(c, &c->pend, c->pend_index, c->mem, c->nmem, c->o.output ? c->mem_rec : NULL);
+	return rc < 0 ? rc : 0;
 }
 
 static int hold_mem(struct itrace_handler_chain *c, const struct itrace_record *rec)
@@ -672,7 +701,9 @@ static int hold_mem(struct itrace_handler_chain *c, const struct itrace_record *
 		c->mem = m;
 		c->mem_cap = cap;
 	}
-	c->mem_rec[c->nmem] = *rec;
+	/* the records themselves only when they are written */
+	if (c->o.output)
+		c->mem_rec[c->nmem] = *rec;
 	c->mem[c->nmem] = rec->u.mem;
 	c->nmem++;
 	return 0;
@@ -701,34 +732,105 @@ static int dispatch(struct itrace_handler_chain *c, const struct itrace_record *
 	return 0;
 }
 
-int itrace_handler_chain_record(struct itrace_handler_chain *c, const struct itrace_record *rec)
+/* record_one - itrace_handler_chain_record() on a running chain: inlined
+ * into itrace_handler_chain_run()'s loop, where the per-record call is a
+ * tenth of the cost of a handler that does nothing. */
+static inline __attribute__((always_inline)) int record_one(struct itrace_handler_chain *c,
+							   const struct itrace_record *rec)
 {
 	uint64_t index;
 	int rc;
 
-	if (!c || !rec)
-		return -ITRACE_E_INVAL;
-	if (!c->img || c->stopped || c->failed)
-		return -ITRACE_E_STATE;
 	index = c->records++;
+	if (!c->hold) {
+		/* the fast path: instructions go through at once, and their
+		 * MEM records follow the verdict */
+		if (rec->type == ITRACE_REC_INSN) {
+			rc = run_insn(c, rec, index, NULL, 0, NULL);
+			c->dropping = rc == 0;
+			return rc < 0 ? rc : 0;
+		}
+		if (rec->type == ITRACE_REC_MEM) {
+			if (c->dropping)
+				return 0;
+			return (rc = output(c, rec)) < 0 ? fail(c, rc) : 0;
+		}
+		c->dropping = 0;
+	}
 	if (rec->type == ITRACE_REC_MEM && c->have_pend)
 		return hold_mem(c, rec) < 0 ? fail(c, -ITRACE_E_NOMEM) : 0;
 	if ((rc = itrace_handler_chain_flush(c)) < 0)
 		return rc;
-	rc = itrace_image_apply(c->img, rec);
+	/* the image follows the records that change it (itrace_image_apply) */
+	rc = rec->type == ITRACE_REC_MMAP || rec->type == ITRACE_REC_CODE ||
+	     rec->type == ITRACE_REC_PROCESS ? itrace_image_apply(c->img, rec) : 0;
 	/* a mapping the image refuses (an empty range) only costs its symbols */
 	if (rc < 0 && rc != -ITRACE_E_INVAL) {
 		chain_error(c, "record %llu: %s", (unsigned long long)index, itrace_errstr(rc));
 		return fail(c, rc);
 	}
-	if (rec->type == ITRACE_REC_INSN) {
-		c->pend = *rec;
+	if (rec->type == ITRACE_REC_INSN && c->hold) {
+		/* the common fields and the instruction, not the whole union:
+		 * this copy is most of what a chain costs per instruction */
+		memcpy(&c->pend, rec, offsetof(struct itrace_record, u) + sizeof(rec->u.insn));
 		c->pend_index = index;
 		c->nmem = 0;
 		c->have_pend = 1;
 		return 0;
 	}
 	return dispatch(c, rec, index);
+}
+
+int itrace_handler_chain_record(struct itrace_handler_chain *c, const struct itrace_record *rec)
+{
+	if (!c || !rec)
+		return -ITRACE_E_INVAL;
+	if (!c->img || c->stopped || c->failed)
+		return -ITRACE_E_STATE;
+	return record_one(c, rec);
+}
+
+int itrace_handler_chain_run(struct itrace_handler_chain *c, struct itrace_reader *r,
+			     uint64_t first, uint64_t end, int *damage)
+{
+	struct itrace_record rec;
+	uint64_t chunk = first;
+	int rc;
+
+	if (!c || !r || !damage || (end && end <= first))
+		return -ITRACE_E_INVAL;
+	if (!c->img || c->stopped || c->failed)
+		return -ITRACE_E_STATE;
+	*damage = 0;
+	if (end && (rc = itrace_reader_seek_chunk(r, first)) < 0) {
+		chain_error(c, "cannot seek to chunk %llu: %s", (unsigned long long)first,
+			    itrace_errstr(rc));
+		return fail(c, rc);
+	}
+	for (;;) {
+		/* (two calls rather than a pointer: the whole trace is the
+		 * common case, and a direct call is cheaper) */
+		if (!end)
+			rc = itrace_reader_next(r, &rec, sizeof(rec));
+		else
+			rc = itrace_reader_next_in_chunk(r, &rec, sizeof(rec));
+		if (__builtin_expect(rc == 0, 1)) {
+			if ((rc = record_one(c, &rec)) < 0)
+				return rc;
+			continue;
+		}
+		if (rc == ITRACE_CHUNK_END) {
+			if (++chunk == end)
+				return 0;
+			continue;
+		}
+		if (rc == ITRACE_EOF)
+			return 0;
+		if (!*damage)
+			*damage = rc;
+		if (rc != -ITRACE_E_CORRUPT)
+			return 0; /* the reader resynchronises after a corrupt chunk only */
+	}
 }
 
 int itrace_handler_chain_start(struct itrace_handler_chain *c, const struct itrace_header *h,
@@ -750,6 +852,9 @@ int itrace_handler_chain_start(struct itrace_handler_chain *c, const struct itra
 	if ((rc = itrace_image_alloc(&io, &c->img)) < 0 ||
 	    (rc = itrace_symbolizer_alloc(c->img, &c->sym)) < 0)
 		return fail(c, rc);
+	for (size_t i = 0; i < c->nh; i++)
+		if (c->h[i].t.flags & ITRACE_HANDLER_MEM)
+			c->hold = 1;
 	for (size_t i = 0; i < c->nh; i++)
 		if ((c->h[i].t.flags & ITRACE_HANDLER_DECODE) && !c->dec &&
 		    (rc = itrace_decoder_alloc(h->machine, h->target_endian, &c->dec)) < 0) {

@@ -124,6 +124,18 @@ if [ -s "$TMP/kept.got" ] && cmp -s "$TMP/kept.want" "$TMP/kept.got"; then
 else
 	fail "the filtered trace holds exactly the kept records" "$(diff "$TMP/kept.want" "$TMP/kept.got" | head -5)"
 fi
+# the same through the held path: an insn callback with its MEM records
+"$RUN" -q "$TH/keep_mem.so" "$T" -o "$TMP/mem.itr" 2>"$TMP/mem.err"
+"$BIN/itrace-dump" "$T" | awk '$2 == "THREAD" && $3 == "switch" { next }
+	$2 == "INSN" { if (held != "") print held; held = $0; next }
+	$2 == "MEM" { if (held != "") { print held; held = "" } print; next }
+	{ held = ""; print }' >"$TMP/mem.want"
+"$BIN/itrace-dump" "$TMP/mem.itr" | grep -v '^[0-9]* THREAD switch' >"$TMP/mem.got"
+if [ -s "$TMP/mem.got" ] && cmp -s "$TMP/mem.want" "$TMP/mem.got"; then
+	ok "keep_mem (ITRACE_HANDLER_MEM): exactly the instructions with accesses, and those ($(grep -c ' MEM ' "$TMP/mem.got") MEM)"
+else
+	fail "keep_mem (ITRACE_HANDLER_MEM): exactly the instructions with accesses" "$(cat "$TMP/mem.err"; diff "$TMP/mem.want" "$TMP/mem.got" | head -5)"
+fi
 check_eq "the filtered trace names the handlers" "$TH/keep_every.so:3" \
 	"$("$BIN/itrace-dump" --summary "$TMP/kept.itr" | sed -n 's/^meta: handlers=//p')"
 h_in=$("$BIN/itrace-dump" --summary "$T" | grep -E '^(features|mem table|arch|level|flags|ended):')

@@ -4,6 +4,7 @@
  *
  *   keep_every  keeps every Nth instruction (ARGS = N) with its MEM
  *               records, drops every other instruction; other records kept
+ *   keep_mem    keeps the instructions that access memory (ITRACE_HANDLER_MEM)
  *   nothing     drops every record (the bench's "keeps nothing")
  *   size0, huge, newer, newer_zero, older, nocb, abi2, notable, getter:
  *               tables the loader must refuse or accept (see the test)
@@ -48,6 +49,24 @@ static int s_insn(void *data, const struct itrace_handler_insn *in, struct itrac
 const struct itrace_handler itrace_handler = {
 	.size = sizeof(struct itrace_handler), .abi = ITRACE_HANDLER_ABI, .name = "keep_every",
 	.start = s_start, .insn = s_insn, .mmap = keep,
+};
+#elif defined(KIND_keep_mem)
+/* keeps the instructions that access memory, with their MEM records (its
+ * insn callback gets them: ITRACE_HANDLER_MEM), and checks each access
+ * against what it was given */
+static int s_insn(void *data, const struct itrace_handler_insn *in, struct itrace_handler_ctx *ctx)
+{
+	(void)data;
+	for (size_t i = 0; i < in->nmem; i++)
+		if (in->mem[i].size == 0) {
+			itrace_handler_set_error(ctx, "access %zu of size 0", i);
+			return -ITRACE_E_INTERNAL;
+		}
+	return in->nmem ? ITRACE_HANDLER_KEEP : ITRACE_HANDLER_DROP;
+}
+const struct itrace_handler itrace_handler = {
+	.size = sizeof(struct itrace_handler), .abi = ITRACE_HANDLER_ABI,
+	.flags = ITRACE_HANDLER_MEM, .name = "keep_mem", .insn = s_insn,
 };
 #elif defined(KIND_nothing)
 static int drop(void *data, const struct itrace_record *rec, struct itrace_handler_ctx *ctx)
