@@ -127,7 +127,7 @@ fi
 # the same through the held path: an insn callback with its MEM records
 "$RUN" -q "$TH/keep_mem.so" "$T" -o "$TMP/mem.itr" 2>"$TMP/mem.err"
 "$BIN/itrace-dump" "$T" | awk '$2 == "THREAD" && $3 == "switch" { next }
-	$2 == "INSN" { if (held != "") print held; held = $0; next }
+	$2 == "INSN" { held = $0; next }
 	$2 == "MEM" { if (held != "") { print held; held = "" } print; next }
 	{ held = ""; print }' >"$TMP/mem.want"
 "$BIN/itrace-dump" "$TMP/mem.itr" | grep -v '^[0-9]* THREAD switch' >"$TMP/mem.got"
