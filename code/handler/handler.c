@@ -270,7 +270,10 @@ int itrace_handler_chain_add(struct itrace_handler_chain *c, const struct itrace
 		return -ITRACE_E_INVAL;
 	if (c->stopped || c->img)
 		return -ITRACE_E_STATE;
-	return push_handler(c, table, table->size > TABLE_MIN_SIZE ? table->size : TABLE_MIN_SIZE,
+	/* the table's own size is all there is to bound it: within reason */
+	return push_handler(c, table,
+			    table->size < TABLE_MIN_SIZE ? TABLE_MIN_SIZE
+			    : table->size > TABLE_MAX_SIZE ? TABLE_MAX_SIZE : table->size,
 			    table->name ? table->name : "(built in)", args, NULL);
 }
 
