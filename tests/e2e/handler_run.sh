@@ -153,6 +153,14 @@ check_eq "-j 3 -o with a handler that keeps nothing: no instruction" "0" \
 check "  and pc after it saw nothing (an empty stream)" sh -c "test -f '$TMP/none' && test ! -s '$TMP/none'"
 rm -f "$TMP/none"
 
+# -j 3 -o: the shards' kept records, merged in order, are -j 1's
+"$RUN" -q --streams "$TMP" "$EX/pc.so:j1" "$T" -o "$TMP/j1.itr"
+"$RUN" -q -j 3 --streams "$TMP" "$EX/pc.so:j3" "$T" -o "$TMP/j3.itr"
+check_files_eq "-j 3 -o: pc's stream = -j 1's" "$TMP/j1" "$TMP/j3"
+"$BIN/itrace-dump" "$TMP/j1.itr" | grep -v ' THREAD switch' >"$TMP/j1.txt"
+"$BIN/itrace-dump" "$TMP/j3.itr" | grep -v ' THREAD switch' >"$TMP/j3.txt"
+check_files_eq "-j 3 -o: the same records as -j 1 ($(wc -l <"$TMP/j1.txt"))" "$TMP/j1.txt" "$TMP/j3.txt"
+
 # -j with a handler that is not shard-safe: refused, exit 2
 rc=0
 "$RUN" -j 2 "$EX/func_count.so" "$T" >/dev/null 2>"$TMP/j.err" || rc=$?
