@@ -254,7 +254,7 @@ install: build-all
 	install -m 644 $(LIBITRACE_DIST) $(LIBITRACE_CODE_DIST) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIBITRACE_SO) $(LIBITRACE_CODE_SO) $(DESTDIR)$(LIBDIR)/
 	cp -P $(foreach l,libitrace libitrace-code,$(BUILD)/lib/$(l).so.$(ITRACE_SOMAJOR) $(BUILD)/lib/$(l).so) $(DESTDIR)$(LIBDIR)/
-	install -m 644 reader/itrace.h code/itrace_code.h format/itrace_format.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 reader/itrace.h code/itrace_code.h code/itrace_handler.h format/itrace_format.h $(DESTDIR)$(INCLUDEDIR)/
 	$(pc_subst) reader/itrace.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/itrace.pc
 	$(pc_subst) code/itrace-code.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/itrace-code.pc
 	$(INSTALL_EXTRA)

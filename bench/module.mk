@@ -22,3 +22,11 @@ $(BENCH_OUT)/decode_speed: $(BUILD)/obj/bench/decode_speed.o $(LIBITRACE_CODE) $
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
 BENCHES += $(BENCH_OUT)/decode_speed
+
+# handler_speed: itrace-run with a handler that keeps nothing against a
+# bare read of the same trace (handler_read).
+$(BENCH_OUT)/handler-read: $(BUILD)/obj/bench/handler_read.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+BENCHES += bench/handler_speed.sh
+bench: $(BENCH_OUT)/handler-read $(TEST_HANDLERS)

@@ -25,3 +25,14 @@ $(BUILD)/examples/%: examples/%.c $(STAGE)/.installed
 
 CHECK_EXTRA += $(STAGE)/.installed $(EXAMPLES)
 E2E_TESTS += $(sort $(wildcard tests/e2e/lib_*.sh))
+
+# Handlers (itrace_handler.h): shared objects built as a user builds them,
+# with the installed header and no library: the driver that loads them
+# (itrace-run) provides libitrace-code's functions.
+HANDLER_EXAMPLES := $(patsubst examples/handlers/%.c,$(BUILD)/examples/handlers/%.so,$(wildcard examples/handlers/*.c))
+$(BUILD)/examples/handlers/%.so: examples/handlers/%.c $(STAGE)/.installed
+	@mkdir -p $(dir $@)
+	@$(if $(filter 0,$(V)),echo "  CC      $< (staged install, handler)")
+	$(Q)$(CC) -std=c11 $(WARN) $(CFLAGS) -shared -fPIC -o $@ $< \
+		$$($(STAGE_PKG_CONFIG) --cflags itrace-code)
+CHECK_EXTRA += $(HANDLER_EXAMPLES)

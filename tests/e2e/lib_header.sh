@@ -14,7 +14,7 @@ export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 # Sanitizer builds: the staged libraries need the runtime in the program.
 case "$ITRACE_BUILD" in *san*) SAN="-fsanitize=address,undefined" ;; *) SAN= ;; esac
 
-for f in itrace.h itrace_code.h itrace_format.h itrace.pc itrace-code.pc; do
+for f in itrace.h itrace_code.h itrace_handler.h itrace_format.h itrace.pc itrace-code.pc; do
 	case $f in *.pc) p="$LIBDIR/pkgconfig/$f" ;; *) p="$INC/$f" ;; esac
 	check "make install installed $f" test -f "$p"
 done
@@ -34,7 +34,7 @@ for a in libitrace.a libitrace-code.a; do
 done
 
 # Each header on its own, the first include of a translation unit.
-for h in itrace.h itrace_code.h; do
+for h in itrace.h itrace_code.h itrace_handler.h; do
 	printf '#include <%s>\n' "$h" >"$TMP/alone.c"
 	check "$h compiles alone as C11" \
 		cc -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only $(pkg-config --cflags itrace) "$TMP/alone.c"
@@ -62,6 +62,15 @@ calls_all() {
 }
 calls_all itrace.h >"$TMP/core.c"
 calls_all itrace_code.h itrace.h >"$TMP/code.c"
+calls_all itrace_handler.h itrace.h >"$TMP/handler.c"
+nhandler=$(comm -23 "$TMP/itrace_handler.h.fns" "$TMP/itrace_code.h.fns" | wc -l)
+check "itrace_handler.h declares functions ($nhandler)" test "$nhandler" -gt 15
+if cc -std=c11 -Wall -Werror $SAN -o "$TMP/handler-shared" "$TMP/handler.c" \
+	$(pkg-config --cflags --libs itrace-code) 2>"$TMP/err"; then
+	ok "every function of itrace_handler.h links from libitrace-code.so ($nhandler)"
+else
+	fail "every function of itrace_handler.h links from libitrace-code.so" "$(cat "$TMP/err")"
+fi
 ncore=$(wc -l <"$TMP/itrace.h.fns")
 ncode=$(wc -l <"$TMP/itrace_code.h.fns")
 check "itrace.h declares functions ($ncore)" test "$ncore" -gt 40

@@ -13,12 +13,14 @@ needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'; }
 # declared HEADER: the functions the header declares, one a line, from its
 # preprocessed text (every prototype is "name(" after cpp).
 declared() {
-	cc -E -P -I"$ITRACE_ROOT/format" -I"$ITRACE_ROOT/reader" "$ITRACE_ROOT/$1" |
+	cc -E -P -I"$ITRACE_ROOT/format" -I"$ITRACE_ROOT/reader" -I"$ITRACE_ROOT/code" "$ITRACE_ROOT/$1" |
 		grep -oE '\bitrace_[a-z0-9_]+ *\(' | tr -d ' (' | sort -u
 }
 declared reader/itrace.h >"$TMP/itrace.h.decl"
-# itrace_code.h includes itrace.h: its own declarations are the rest
-declared code/itrace_code.h | comm -23 - "$TMP/itrace.h.decl" >"$TMP/itrace_code.h.decl"
+# itrace_code.h includes itrace.h: its own declarations are the rest;
+# libitrace-code's API is itrace_code.h and itrace_handler.h (which
+# includes itrace_code.h)
+declared code/itrace_handler.h | comm -23 - "$TMP/itrace.h.decl" >"$TMP/itrace_code.h.decl"
 
 # The version node of each library's API (release 0.1 of both).
 for spec in libitrace:itrace.h:ITRACE_0.1 libitrace-code:itrace_code.h:ITRACE_CODE_0.1; do
