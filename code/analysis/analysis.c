@@ -278,14 +278,15 @@ static int find_mapping(const struct itrace_analysis *a, struct space *s, uint64
 /* ---- instruction bytes and classes ------------------------------------ */
 
 /* code_bytes - up to `max` bytes at addr from CODE records or the mapped
- * file, as the image has them; returns how many were found (0: none). */
+ * file, as the image has them in space s (which may have ended: an exec
+ * before add_unexecuted()); returns how many were found (0: none). */
 static size_t code_bytes(struct itrace_analysis *a, struct space *s, uint64_t addr,
 			 uint8_t *buf, size_t max)
 {
 	struct itrace_image_loc loc;
 	size_t n;
 
-	if (itrace_image_lookup(a->image, s->pid, addr, &loc) < 0 || !loc.bytes)
+	if (image_space_lookup(a->image, space_image(a, s), addr, &loc) < 0 || !loc.bytes)
 		return 0;
 	n = loc.avail < max ? loc.avail : max;
 	memcpy(buf, loc.bytes, n);
