@@ -757,9 +757,9 @@ void image_keep_spaces(struct itrace_image *img)
 
 uint32_t image_space(const struct itrace_image *img, uint32_t pid)
 {
-	const struct image_proc *p = find_proc((struct itrace_image *)img, pid);
+	size_t i = proc_index(img, pid);
 
-	return p ? p->space : 0;
+	return i < img->nprocs && img->procs[i]->pid == pid ? img->procs[i]->space : 0;
 }
 
 static const struct image_proc *space_proc(const struct itrace_image *img, uint32_t space)
