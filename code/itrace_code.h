@@ -769,8 +769,10 @@ const char *itrace_filler_error(const struct itrace_filler *f);
  * How the stream is interpreted:
  *  - Each INSN record is one executed instruction.  Its kind (call, return,
  *    jump, ...) comes from the decoder (section 5); the bytes come
- *    from the record, from CODE records seen earlier, or from the file of
- *    the MMAP record that covers the address (read once per address).
+ *    from the record, or from an image (section 6) fed the MMAP, CODE
+ *    and PROCESS records: CODE records seen earlier, or the file of the
+ *    MMAP record that covers the address, found and checked as the image
+ *    finds files (read once per address).
  *  - A branch instruction is "taken" when the next instruction of the same
  *    thread is not the one that follows it in memory.
  *  - Calls are counted as valgrind's callgrind counts them (its calls=
