@@ -1367,7 +1367,6 @@ int itrace_analysis_finish(struct itrace_analysis *a)
 	if (a->finished)
 		return -ITRACE_E_STATE;
 	a->finished = true;
-	release_image(a); /* the tables need no code */
 	for (i = 0; i < a->threads.n; i++) {
 		struct thread *t = &a->threads.v[i];
 
@@ -1386,6 +1385,7 @@ int itrace_analysis_finish(struct itrace_analysis *a)
 	if (rc == 0)
 		rc = build_lines(a, order);
 	free(order);
+	release_image(a); /* after the branch table, whose file offsets need the mappings */
 	return rc;
 }
 
