@@ -33,6 +33,9 @@ SAN_FLAGS :=
 endif
 
 CC ?= cc
+# The Python the itrace package is built for (python/module.mk): Debian's,
+# not whatever python3 comes first on PATH.
+PYTHON ?= /usr/bin/python3
 PKGS := libdw libelf capstone libzstd
 # What each library links (reader/module.mk, code/module.mk): the core zstd
 # only, the code layer libelf, libdw, capstone and Zydis on top of the core.
@@ -89,7 +92,7 @@ deps:
 # leaves out is below; build-all names it at the end, one line each
 # (a fragment that needs to know asks $(call have,PACKAGE)).
 ITRACE_MISSING ?=
-MISSING_PKGS := $(shell CC='$(CC)' CXX='$(CXX)' PPC_CC='$(PPC_CC)' sh scripts/build-deps.sh $(ITRACE_MISSING))
+MISSING_PKGS := $(shell CC='$(CC)' CXX='$(CXX)' PPC_CC='$(PPC_CC)' PYTHON='$(PYTHON)' sh scripts/build-deps.sh $(ITRACE_MISSING))
 have = $(if $(filter $(1),$(MISSING_PKGS)),,yes)
 # Without zstd nothing builds: a goal that builds straight away stops here
 # (make deps, check, demo and bench install it first, then build).
@@ -135,6 +138,7 @@ ifneq ($(call have,libxml2-dev),yes)
 BINS := $(filter-out %/itrace-xml,$(BINS))
 endif
 $(call left_out,libsqlite3-dev,itrace-sqlite)
+$(call left_out,python3-dev,the itrace Python package)
 ifneq ($(call have,libsqlite3-dev),yes)
 BINS := $(filter-out %/itrace-sqlite,$(BINS))
 endif
