@@ -971,7 +971,8 @@ PyDoc_STRVAR(open_doc,
 "open(source) -> Trace\n\n"
 "Open an itrace file: a path (str, bytes or os.PathLike), '-' for standard\n"
 "input, a binary file object (read through its descriptor when it has one,\n"
-"else read whole), or a bytes-like object holding a trace.  Raises OSError\n"
+"else read whole), or a buffer holding a trace (memoryview, bytearray;\n"
+"bytes are a path, as for the built-in open).  Raises OSError\n"
 "(with errno) when it cannot be read, itrace.Error when it is not a trace\n"
 "this library reads.");
 
