@@ -54,7 +54,7 @@ static void *raise_code(int code, const char *detail, PyObject *filename)
 		return PyErr_NoMemory();
 	PyObject *msg;
 	if (detail && *detail)
-		msg = PyUnicode_FromFormat("%s (%s)", itrace_errstr(code), detail);
+		msg = PyUnicode_FromFormat("%s: %s", itrace_errstr(code), detail); /* as the tools say it */
 	else
 		msg = PyUnicode_FromString(itrace_errstr(code));
 	if (!msg)
@@ -1710,7 +1710,7 @@ static PyObject *trace_summary(TraceObject *t, PyObject *unused)
 		if (rc == ITRACE_EOF)
 			break;
 		if (rc < 0) {
-			PyObject *m = PyUnicode_FromFormat("%s (%s)", itrace_errstr(rc),
+			PyObject *m = PyUnicode_FromFormat("%s: %s", itrace_errstr(rc),
 							   itrace_reader_error(r));
 			if (!m || PyList_Append(errors, m) < 0) {
 				Py_XDECREF(m);

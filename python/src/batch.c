@@ -326,7 +326,7 @@ static int stream_get_next(struct ArrowArrayStream *st, struct ArrowArray *out)
 
 	memset(out, 0, sizeof(*out));
 	if (rc < 0 && bt.n == 0) {
-		snprintf(ss->error, sizeof(ss->error), "%s (%s)", itrace_errstr(rc),
+		snprintf(ss->error, sizeof(ss->error), "%s: %s", itrace_errstr(rc),
 			 batch_reader_error(ss->b));
 		batch_reader_clear_error(ss->b);
 		return rc == -ITRACE_E_NOMEM ? ENOMEM : EIO;
