@@ -42,3 +42,10 @@ endif
 
 E2E_TESTS += tests/e2e/python.sh
 BENCHES += bench/python_speed.sh
+
+# bench/python_speed.sh's C side: a synthetic trace and the C reader's speed.
+PY_CREAD := $(BUILD)/bench/python-cread
+$(PY_CREAD): $(BUILD)/obj/bench/python_cread.o $(LIBITRACE)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_LIBS)
+bench/python_speed.sh: $(PY_CREAD) $(PY_BUILT)

@@ -139,13 +139,14 @@ typedef struct {
 
 static PyTypeObject RecordType;
 
-/* record_set - make `o` hold `rec`, copying what the reader owns. */
-static int record_set(RecordObject *o, const struct itrace_record *rec)
+/* record_own - copy what the reader owns (paths, names, code bytes) of
+ * the record o holds into o, valid until the reader's next call. */
+static int record_own(RecordObject *o)
 {
+	const struct itrace_record *rec = &o->rec;
 	const char *src = NULL;
 	size_t n = 0;
 
-	o->rec = *rec;
 	switch (rec->type) {
 	case ITRACE_REC_MMAP: src = rec->u.mmap.path; n = rec->u.mmap.path_len; break;
 	case ITRACE_REC_CODE: src = (const char *)rec->u.code.bytes; n = rec->u.code.len; break;
@@ -153,7 +154,7 @@ static int record_set(RecordObject *o, const struct itrace_record *rec)
 	case ITRACE_REC_PROCESS: src = rec->u.process.name; n = rec->u.process.name_len; break;
 	default: return 0;
 	}
-	if (!src)
+	if (!src || src == o->own)
 		return 0;
 	if (n + 1 > o->own_cap) {
 		char *p = PyMem_Realloc(o->own, n + 1);
@@ -173,6 +174,13 @@ static int record_set(RecordObject *o, const struct itrace_record *rec)
 	default: o->rec.u.process.name = o->own; break;
 	}
 	return 0;
+}
+
+/* record_set - make `o` hold a copy of `rec`. */
+static int record_set(RecordObject *o, const struct itrace_record *rec)
+{
+	o->rec = *rec;
+	return record_own(o);
 }
 
 static RecordObject *record_new(const struct itrace_record *rec)
@@ -1417,16 +1425,24 @@ static PyObject *iter_damage(IterObject *it, int rc)
 
 static PyObject *iter_next(IterObject *it)
 {
-	struct itrace_record rec;
 	size_t which = 0;
 	int rc;
 
 	if (it->done)
 		return NULL;
+	/* decode straight into the record object, reused when only this
+	 * iterator holds it (as zip() reuses its tuple), else a new one */
+	if (!it->rec || Py_REFCNT(it->rec) != 1) {
+		Py_XDECREF(it->rec);
+		it->rec = record_new(NULL);
+		if (!it->rec)
+			return NULL;
+	}
+	struct itrace_record *rec = &it->rec->rec;
 	if (it->f.nrules)
-		rc = filter_next(&it->f, it->r, &rec, &which);
+		rc = filter_next(&it->f, it->r, rec, &which);
 	else
-		rc = itrace_reader_next(it->r, &rec, sizeof(rec));
+		rc = itrace_reader_next(it->r, rec, sizeof(*rec));
 	if (rc == ITRACE_EOF) {
 		iter_finish(it);
 		TraceObject *t = it->trace;
@@ -1436,16 +1452,8 @@ static PyObject *iter_next(IterObject *it)
 	}
 	if (rc < 0)
 		return iter_damage(it, rc);
-	/* reuse the record object when only this iterator holds it */
-	if (it->rec && Py_REFCNT(it->rec) == 1) {
-		if (record_set(it->rec, &rec) < 0)
-			return NULL;
-	} else {
-		Py_XDECREF(it->rec);
-		it->rec = record_new(&rec);
-		if (!it->rec)
-			return NULL;
-	}
+	if (record_own(it->rec) < 0)
+		return NULL;
 	if (it->with_rule)
 		return Py_BuildValue("nO", (Py_ssize_t)which, (PyObject *)it->rec);
 	return Py_NewRef(it->rec);
@@ -1801,6 +1809,11 @@ static int parse_columns(PyObject *seq, int *cols, size_t *ncols)
 	for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
 		const char *n = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i));
 		int c = n ? batch_column_by_name(n) : -1;
+		for (size_t k = 0; c >= 0 && k < *ncols; k++)
+			if (cols[k] == c) {
+				PyErr_Format(PyExc_ValueError, "column '%s' named twice", n);
+				c = -1;
+			}
 		if (c < 0 || *ncols == BATCH_NCOLS) {
 			if (!PyErr_Occurred())
 				PyErr_Format(PyExc_ValueError, "unknown column '%s' (known: %s)", n,

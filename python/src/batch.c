@@ -99,45 +99,60 @@ void batch_reader_clear_error(struct batch_reader *b)
 	b->error[0] = 0;
 }
 
-/* The value of column c for record rec (0 where it does not apply). */
-static inline uint64_t value(int c, const struct itrace_record *rec)
+/* The address column's value: the record's address, 0 for types without. */
+static inline uint64_t addr_of(const struct itrace_record *rec)
 {
-	switch (c) {
-	case COL_TYPE: return rec->type;
-	case COL_TID: return rec->tid;
-	case COL_PID: return rec->type == ITRACE_REC_MMAP ? rec->u.mmap.pid :
-			     rec->type == ITRACE_REC_PROCESS ? rec->u.process.pid : rec->pid;
-	case COL_TIME_NS: return rec->time_ns;
-	case COL_CHUNK: return rec->chunk;
-	case COL_ADDR:
-		switch (rec->type) {
-		case ITRACE_REC_INSN: return rec->u.insn.addr;
-		case ITRACE_REC_MEM: return rec->u.mem.addr;
-		case ITRACE_REC_CODE: return rec->u.code.addr;
-		case ITRACE_REC_SIGNAL: return rec->u.signal.addr;
-		case ITRACE_REC_TRACE_CTL: return rec->u.ctl.addr;
-		case ITRACE_REC_GAP: return rec->u.gap.addr;
-		default: return 0;
-		}
-	case COL_LEN: return rec->type == ITRACE_REC_INSN ? rec->u.insn.len : 0;
-	case COL_SIZE: return rec->type == ITRACE_REC_MEM ? rec->u.mem.size : 0;
-	case COL_STORE: return rec->type == ITRACE_REC_MEM ? rec->u.mem.flags & ITRACE_MEM_STORE : 0;
-	case COL_SRC: return rec->type == ITRACE_REC_BRANCH ? rec->u.branch.from : 0;
-	case COL_DST: return rec->type == ITRACE_REC_BRANCH ? rec->u.branch.to : 0;
-	case COL_KIND: return rec->type == ITRACE_REC_BRANCH ? rec->u.branch.kind : 0;
-	case COL_TAKEN:
-		return rec->type == ITRACE_REC_BRANCH ? rec->u.branch.flags & ITRACE_BRANCH_TAKEN : 0;
+	switch (rec->type) {
+	case ITRACE_REC_INSN: return rec->u.insn.addr;
+	case ITRACE_REC_MEM: return rec->u.mem.addr;
+	case ITRACE_REC_CODE: return rec->u.code.addr;
+	case ITRACE_REC_SIGNAL: return rec->u.signal.addr;
+	case ITRACE_REC_TRACE_CTL: return rec->u.ctl.addr;
+	case ITRACE_REC_GAP: return rec->u.gap.addr;
 	default: return 0;
 	}
 }
 
-static void store(void *col, int width, size_t i, uint64_t v)
+/*
+ * store_row - row i of every requested column (p[c] NULL: not requested)
+ * from rec, 0 where a column does not apply to its type.  Straight-line
+ * stores behind predictable tests: this is what batches cost beyond the
+ * reader's own decoding.
+ */
+static inline void store_row(void *const *p, size_t i, const struct itrace_record *rec)
 {
-	switch (width) {
-	case 1: ((uint8_t *)col)[i] = (uint8_t)v; break;
-	case 4: ((uint32_t *)col)[i] = (uint32_t)v; break;
-	default: ((uint64_t *)col)[i] = v; break;
-	}
+	int insn = rec->type == ITRACE_REC_INSN, mem = rec->type == ITRACE_REC_MEM;
+	int br = rec->type == ITRACE_REC_BRANCH;
+
+	if (p[COL_TYPE])
+		((uint8_t *)p[COL_TYPE])[i] = rec->type;
+	if (p[COL_TID])
+		((uint32_t *)p[COL_TID])[i] = rec->tid;
+	if (p[COL_PID])
+		((uint32_t *)p[COL_PID])[i] = rec->type == ITRACE_REC_MMAP ? rec->u.mmap.pid :
+					      rec->type == ITRACE_REC_PROCESS ? rec->u.process.pid :
+					      rec->pid;
+	if (p[COL_TIME_NS])
+		((uint64_t *)p[COL_TIME_NS])[i] = rec->time_ns;
+	if (p[COL_CHUNK])
+		((uint64_t *)p[COL_CHUNK])[i] = rec->chunk;
+	if (p[COL_ADDR])
+		((uint64_t *)p[COL_ADDR])[i] = insn ? rec->u.insn.addr : mem ? rec->u.mem.addr :
+					       addr_of(rec);
+	if (p[COL_LEN])
+		((uint8_t *)p[COL_LEN])[i] = insn ? rec->u.insn.len : 0;
+	if (p[COL_SIZE])
+		((uint64_t *)p[COL_SIZE])[i] = mem ? rec->u.mem.size : 0;
+	if (p[COL_STORE])
+		((uint8_t *)p[COL_STORE])[i] = mem ? rec->u.mem.flags & ITRACE_MEM_STORE : 0;
+	if (p[COL_SRC])
+		((uint64_t *)p[COL_SRC])[i] = br ? rec->u.branch.from : 0;
+	if (p[COL_DST])
+		((uint64_t *)p[COL_DST])[i] = br ? rec->u.branch.to : 0;
+	if (p[COL_KIND])
+		((uint8_t *)p[COL_KIND])[i] = br ? rec->u.branch.kind : 0;
+	if (p[COL_TAKEN])
+		((uint8_t *)p[COL_TAKEN])[i] = br ? rec->u.branch.flags & ITRACE_BRANCH_TAKEN : 0;
 }
 
 int batch_reader_fill(struct batch_reader *b, struct batch *out)
@@ -164,17 +179,16 @@ int batch_reader_fill(struct batch_reader *b, struct batch *out)
 			return -ITRACE_E_NOMEM;
 		}
 	}
+	void *p[BATCH_NCOLS] = { NULL };
+	for (k = 0; k < b->ncols; k++)
+		p[b->cols[k]] = out->data[k];
 	while (n < b->size) {
 		rc = itrace_reader_next(b->r, &rec, sizeof(rec));
 		if (rc != 0)
 			break;
 		if (!(b->types[(rec.type >> 6) & 1] >> (rec.type & 63) & 1))
 			continue;
-		for (k = 0; k < b->ncols; k++) {
-			int c = b->cols[k];
-			store(out->data[k], columns[c].width, n, value(c, &rec));
-		}
-		n++;
+		store_row(p, n++, &rec);
 	}
 	out->n = n;
 	if (rc == ITRACE_EOF) {
