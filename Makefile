@@ -14,6 +14,8 @@
 #   make bench      benchmarks, printed as ratios against in-run baselines
 #   make fuzz       build libFuzzer targets (clang) into build/fuzz
 #   make install PREFIX=/usr/local [DESTDIR=dir]   tools, libraries, headers, .pc
+#                   and the itrace Python package into PYTHON's site-packages
+#                   (PYTHON=/usr/bin/python3, PY_SITE=dir for another place)
 #   make SANITIZE=1 check   the same under ASan+UBSan (separate build dir)
 #
 # Components add themselves through */module.mk fragments (see below), so
@@ -128,6 +130,7 @@ $(foreach p,$(CODE_LAYER_PKGS),$(call left_out,$(p),libitrace-code and every too
 ifneq ($(filter $(CODE_LAYER_PKGS),$(MISSING_PKGS)),)
 BINS := $(filter %/itrace-dump,$(BINS))
 TEST_DATA :=
+PY_BUILT :=
 LIBITRACE_CODE_BUILT :=
 else
 LIBITRACE_CODE_BUILT := $(LIBITRACE_CODE) $(LIBITRACE_CODE_SO) $(LIBITRACE_CODE_DIST)
@@ -155,7 +158,7 @@ TEST_DATA := $(filter-out $(BUILD)/tests/data/ppc64le/% $(BUILD)/tests/real/ppc6
 endif
 $(call left_out,libcmocka-dev,the unit tests (make check-quick and make check need them))
 
-build-all: $(LIBITRACE) $(LIBITRACE_SO) $(LIBITRACE_DIST) $(LIBITRACE_CODE_BUILT) $(BINS) $(TEST_DATA)
+build-all: $(LIBITRACE) $(LIBITRACE_SO) $(LIBITRACE_DIST) $(LIBITRACE_CODE_BUILT) $(BINS) $(TEST_DATA) $(PY_BUILT)
 	@$(foreach p,$(LEFT_OUT),echo "itrace: not building $(LEFT_OUT_$(p)): package $(p) missing ('make deps' installs it)" >&2;)
 
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/fuzz-replay/%,$(FUZZ_TARGETS))

@@ -33,8 +33,8 @@ $(PY_PKG)/%.py: python/itrace/%.py
 # Without Python's headers (python3-dev) no package (the Makefile says
 # so); without the code layer the Makefile empties TEST_DATA.
 ifeq ($(call have,python3-dev),yes)
+# (build-all builds PY_BUILT; the Makefile empties it without the code layer)
 PY_BUILT := $(PY_EXT) $(PY_FILES)
-TEST_DATA += $(PY_BUILT)
 INSTALL_EXTRA += install -d $(DESTDIR)$(PY_SITE)/itrace && \
 	install -m 644 $(PY_FILES) $(DESTDIR)$(PY_SITE)/itrace/ && \
 	install -m 755 $(PY_EXT) $(DESTDIR)$(PY_SITE)/itrace/ ;

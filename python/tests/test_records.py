@@ -221,3 +221,22 @@ def test_record_fields(itrace, gzip_insn):
         assert set(d) == {'type', 'tid', 'addr', 'size', 'store'}
         break
     assert itrace.TYPES['INSN'] == 2 and itrace.KINDS[2] == 'call'
+
+
+def test_pip_install_offline(tmp, gzip_insn):
+    """pip install --no-build-isolation ./python, no index: setuptools links
+    the build tree's archives; the installed package reads the trace."""
+    src = os.path.join(os.path.dirname(__file__), '..')
+    target = tmp / 'pip-target'
+    p = subprocess.run(['/usr/bin/python3', '-m', 'pip', 'install', '-q', '--no-build-isolation',
+                        '--no-index', '--no-deps', '--target', str(target), src],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PIP_NO_CACHE_DIR='1', PIP_ROOT_USER_ACTION='ignore'))
+    assert p.returncode == 0, p.stderr
+    code = 'import itrace, sys; print(itrace.__file__); print(itrace.open(sys.argv[1]).summary()["records"])'
+    p = subprocess.run(['/usr/bin/python3', '-c', code, gzip_insn], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(target)), cwd=str(tmp))
+    assert p.returncode == 0, p.stderr
+    where, n = p.stdout.split()
+    assert where.startswith(str(target))
+    assert int(n) == int(tool('itrace-dump', '--summary', gzip_insn).stdout.split('records: ')[1].split()[0])
