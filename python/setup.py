@@ -24,7 +24,8 @@ def pkg_config(*args):
 
 
 def build_tree():
-    build = os.environ.get('ITRACE_BUILD', os.path.join(TOP, 'build'))
+    # ITRACE_BUILD as the Makefile and tests name it: relative to the tree's top
+    build = os.path.join(TOP, os.environ.get('ITRACE_BUILD', 'build'))
     libs = [os.path.join(build, 'lib', n) for n in ('libitrace-code.a', 'libitrace.a')]
     headers = [os.path.join(TOP, d) for d in ('reader', 'code', 'format')]
     if all(os.path.exists(p) for p in libs) and all(os.path.isdir(d) for d in headers):

@@ -803,6 +803,7 @@ typedef struct {
 	int fd;			     /* a descriptor of ours (file objects, '-', fill) */
 	int seekable;		     /* fd can be read again from 0 */
 	int passes;		     /* passes started */
+	int closed;		     /* close() was called */
 	PyObject *meta;
 	PyObject *summary;	     /* cached summary() */
 	PyObject *mappings;	     /* cached, from the summary pass */
@@ -840,6 +841,10 @@ static struct itrace_reader *trace_reader(TraceObject *t)
 
 	if (!t->name) {
 		PyErr_SetString(PyExc_ValueError, "itrace.Trace: not opened (use itrace.open)");
+		return NULL;
+	}
+	if (t->closed) {
+		PyErr_Format(PyExc_ValueError, "%R: the trace is closed", t->name);
 		return NULL;
 	}
 	t->passes++;
@@ -1081,6 +1086,7 @@ static PyObject *trace_close(TraceObject *t, PyObject *unused)
 	(void)unused;
 	trace_release(t);
 	Py_CLEAR(t->path);
+	t->closed = 1;
 	Py_RETURN_NONE;
 }
 
@@ -1358,7 +1364,9 @@ typedef struct {
 	TraceObject *trace;
 	struct itrace_reader *r;
 	struct filter f;
-	RecordObject *rec;
+	RecordObject *pool[2]; /* records handed out, reused when free again */
+	RecordObject *rec;     /* the last one (borrowed from pool) */
+	int next_slot;
 	int with_rule; /* yield (rule index, record) */
 	int done;
 } IterObject;
@@ -1381,7 +1389,8 @@ static PyObject *iter_new(TraceObject *t, struct filter *f, int with_rule)
 	it->trace = (TraceObject *)Py_NewRef(t);
 	it->r = r;
 	it->f = *f;
-	it->rec = NULL;
+	it->pool[0] = it->pool[1] = it->rec = NULL;
+	it->next_slot = 0;
 	it->with_rule = with_rule;
 	it->done = 0;
 	return (PyObject *)it;
@@ -1401,7 +1410,8 @@ static void iter_dealloc(IterObject *it)
 {
 	itrace_reader_close(it->r);
 	filter_free(&it->f);
-	Py_XDECREF(it->rec);
+	Py_XDECREF(it->pool[0]);
+	Py_XDECREF(it->pool[1]);
 	Py_XDECREF(it->trace);
 	PyObject_Free(it);
 }
@@ -1430,14 +1440,24 @@ static PyObject *iter_next(IterObject *it)
 
 	if (it->done)
 		return NULL;
-	/* decode straight into the record object, reused when only this
-	 * iterator holds it (as zip() reuses its tuple), else a new one */
-	if (!it->rec || Py_REFCNT(it->rec) != 1) {
-		Py_XDECREF(it->rec);
-		it->rec = record_new(NULL);
-		if (!it->rec)
+	/*
+	 * Decode straight into a record object that only this iterator holds
+	 * (zip() reuses its tuple so).  Two of them: while `for r in t` asks
+	 * for the next record, r still holds the last one, but no longer the
+	 * one before.  A record a script kept is left alone: a new one takes
+	 * its place in the pool.
+	 */
+	int k = it->next_slot;
+	if (it->pool[k] && Py_REFCNT(it->pool[k]) != 1)
+		k ^= 1;
+	if (!it->pool[k] || Py_REFCNT(it->pool[k]) != 1) {
+		Py_XDECREF(it->pool[k]);
+		it->pool[k] = record_new(NULL);
+		if (!it->pool[k])
 			return NULL;
 	}
+	it->next_slot = k ^ 1;
+	it->rec = it->pool[k];
 	struct itrace_record *rec = &it->rec->rec;
 	if (it->f.nrules)
 		rc = filter_next(&it->f, it->r, rec, &which);

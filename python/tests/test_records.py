@@ -191,7 +191,7 @@ def test_open_forms(itrace, gzip_insn):
 def test_context_manager_and_close(itrace, gzip_insn):
     with itrace.open(gzip_insn) as t:
         assert t.level == 'insn'
-    with pytest.raises(itrace.Error):
+    with pytest.raises(ValueError, match='closed'):
         list(t)
 
 
