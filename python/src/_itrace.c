@@ -2292,7 +2292,7 @@ static int build_image(TraceObject *t)
 {
 	struct itrace_image_options io;
 	struct itrace_record rec;
-	int rc, have_pid = 0;
+	int rc, have_pid = 0, damage = 0;
 
 	if (t->sym)
 		return 0;
@@ -2304,7 +2304,14 @@ static int build_image(TraceObject *t)
 	if (rc == 0)
 		rc = itrace_symbolizer_alloc(t->img, &t->sym);
 	Py_BEGIN_ALLOW_THREADS
-	while (rc >= 0 && (rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0) {
+	while (rc >= 0 && (rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF) {
+		if (rc == -ITRACE_E_CORRUPT) { /* the reader goes on at the next intact chunk */
+			damage = rc;
+			rc = 0;
+			continue;
+		}
+		if (rc < 0)
+			break;
 		if (rec.type != ITRACE_REC_MMAP && rec.type != ITRACE_REC_CODE &&
 		    rec.type != ITRACE_REC_PROCESS)
 			continue;
@@ -2316,9 +2323,13 @@ static int build_image(TraceObject *t)
 	}
 	Py_END_ALLOW_THREADS
 	trace_note_footer(t, r);
-	if (rc < 0 && rc != -ITRACE_E_NOFOOTER) {
-		char msg[512];
-		snprintf(msg, sizeof(msg), "%s", itrace_reader_error(r));
+	char msg[512];
+	snprintf(msg, sizeof(msg), "%s", itrace_reader_error(r));
+	if (rc == -ITRACE_E_TRUNCATED || rc == -ITRACE_E_NOFOOTER)
+		damage = rc;
+	else if (rc == ITRACE_EOF)
+		rc = 0;
+	if (rc < 0 && !damage) {
 		itrace_reader_close(r);
 		itrace_symbolizer_free(t->sym);
 		itrace_image_free(t->img);
@@ -2328,6 +2339,11 @@ static int build_image(TraceObject *t)
 		return -1;
 	}
 	itrace_reader_close(r);
+	/* as functions(): the mappings of the records before the damage */
+	if (damage && PyErr_WarnFormat(IncompleteWarning, 1, "%U is damaged: %s: %s; symbols "
+				       "from the mappings before it", t->name,
+				       itrace_errstr(damage), msg) < 0)
+		return -1;
 	return 0;
 }
 

@@ -232,3 +232,7 @@ def test_damaged_analysis_warns(itrace, truncated):
     with pytest.warns(itrace.IncompleteWarning):
         f = itrace.open(truncated[0]).functions()
     assert f['insn_count'].sum() > 0
+    t = itrace.open(truncated[0])
+    with pytest.warns(itrace.IncompleteWarning):
+        s = t.symbolize([m['start'] for m in t.mappings])
+    assert all(s['module'])  # the mappings before the damage
