@@ -134,3 +134,36 @@ def test_fill_equals_itrace_fill(itrace, tmp, gzip_branch):
     assert sum(1 for _ in f2) == len(want)
     with pytest.raises(itrace.Error):
         itrace.fill(out)  # already instruction level
+
+
+def run_example(name, *args):
+    ex = os.path.join(os.path.dirname(__file__), '..', '..', 'examples', 'python', name)
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(DATA), '..', 'python'))
+    p = subprocess.run(['/usr/bin/python3', ex] + list(args), capture_output=True, text=True,
+                       env=env)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.splitlines()
+
+
+def test_reuse_distance_example(gzip_insn):
+    out = run_example('reuse_distance.py', gzip_insn)
+    head = out[0].split()
+    accesses, lines, cold = int(head[1].rstrip(',')), int(head[3].rstrip(',')), int(head[6])
+    mem = [l.split() for l in tool('itrace-dump', gzip_insn).stdout.splitlines()
+           if l.split()[1] == 'MEM']
+    assert accesses == len(mem)
+    assert lines == cold == len({int(w[3], 16) >> 6 for w in mem})
+    # every access is a first use or one reuse in the histogram
+    assert cold + sum(int(l.split()[3]) for l in out[1:]) == accesses
+
+
+def test_function_histogram_example(itrace, export_prog):
+    out = run_example('function_histogram.py', export_prog, '5')
+    f = itrace.open(export_prog).functions()
+    # instructions at a function's addresses are those its activations
+    # execute themselves: functions()'s self counts
+    self_count = dict(zip(f['symbol'], f['insn_count'].tolist()))
+    rows = [l.split() for l in out]
+    assert len(rows) == 5 and rows[0][0] == 'fib'
+    for name, n, *_ in rows:
+        assert int(n) == self_count[name], name
