@@ -839,6 +839,21 @@ typedef int (*itrace_analysis_symbolize_fn)(void *ctx, uint32_t pid, uint64_t ad
 					    const char *path, uint64_t file_offset,
 					    struct itrace_analysis_sym *out);
 
+/*
+ * itrace_analysis_symbolize - the symbolizer callback over an itrace
+ * symbolizer (section 7): `ctx` is the struct itrace_symbolizer *.  It
+ * describes addr as itrace_analysis_run() does for every itrace tool:
+ * name, bounds, the PLT flag, the unwind flag of code named from unwind
+ * data (FILE+0xOFFSET, which the call rules above treat as callgrind
+ * does: no function start for a jump) and the source line.  A symbolizer
+ * callback of one's own must report the same to get the same calls.
+ * Returns 0, or -ITRACE_E_NOENT when the address has no name, no line
+ * and is no PLT code (and when its file cannot be used); -ITRACE_E_INVAL
+ * for NULL ctx or out.
+ */
+int itrace_analysis_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
+			      uint64_t file_offset, struct itrace_analysis_sym *out);
+
 /* Flags of a reconstructed call (struct itrace_analysis_call.flags). */
 enum itrace_call_flags {
 	ITRACE_CALL_NO_CALL = 1u << 0,	 /* its call was not seen (root frame) */

@@ -20,30 +20,47 @@ struct run_ctx {
 	const struct itrace_analysis_function *sweep;
 };
 
+/* sym_from_symbol - what the analysis takes of a symbolizer's answer. */
+static int sym_from_symbol(const struct itrace_symbol *s, struct itrace_analysis_sym *out)
+{
+	out->start = s->addr;
+	out->size = s->size;
+	out->name = s->name;
+	out->file = s->file;
+	out->line = s->line > 0 ? (uint32_t)s->line : 0;
+	out->plt = (uint8_t)s->plt;
+	out->unwind = (uint8_t)s->unwind;
+	return s->name || s->file || s->plt ? 0 : -ITRACE_E_NOENT;
+}
+
+int itrace_analysis_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
+			      uint64_t file_offset, struct itrace_analysis_sym *out)
+{
+	struct itrace_symbol s;
+
+	(void)path, (void)file_offset;
+	if (!ctx || !out)
+		return -ITRACE_E_INVAL;
+	/* unusable files (missing, stale build-id) leave the code unnamed */
+	if (itrace_symbolizer_lookup(ctx, pid, addr, ITRACE_SYM_NAME | ITRACE_SYM_LINE, &s) < 0)
+		return -ITRACE_E_NOENT;
+	return sym_from_symbol(&s, out);
+}
+
 static int run_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
 			 uint64_t off, struct itrace_analysis_sym *out)
 {
 	struct run_ctx *rc = ctx;
 	struct itrace_symbol s;
 
-	(void)path, (void)off;
-	/* unusable files (missing, stale build-id) leave the code unnamed */
-	if (itrace_symbolizer_lookup(rc->sym, pid, addr,
-				     rc->sweep ? ITRACE_SYM_LINE : ITRACE_SYM_NAME | ITRACE_SYM_LINE, &s) < 0)
+	if (!rc->sweep)
+		return itrace_analysis_symbolize(rc->sym, pid, addr, path, off, out);
+	if (itrace_symbolizer_lookup(rc->sym, pid, addr, ITRACE_SYM_LINE, &s) < 0)
 		return -ITRACE_E_NOENT;
-	if (rc->sweep) {
-		s.addr = rc->sweep->start;
-		s.size = rc->sweep->size;
-		s.name = rc->sweep->name;
-	}
-	out->start = s.addr;
-	out->size = s.size;
-	out->name = s.name;
-	out->file = s.file;
-	out->line = s.line > 0 ? (uint32_t)s.line : 0;
-	out->plt = (uint8_t)s.plt;
-	out->unwind = (uint8_t)s.unwind;
-	return s.name || s.file || s.plt ? 0 : -ITRACE_E_NOENT;
+	s.addr = rc->sweep->start;
+	s.size = rc->sweep->size;
+	s.name = rc->sweep->name;
+	return sym_from_symbol(&s, out);
 }
 
 /* run_feed - one record into the analysis, which feeds the image. */
