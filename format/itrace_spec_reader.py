@@ -227,53 +227,56 @@ class Header:
 
 
 def parse_header(data):
-    """Validate the file header in the order of 4.1 and return (Header,
-    metadata).  Raises ReadError without an offset (8: "the file cannot be
-    opened")."""
+    """Validate the file header with the checks of the table of 4.1, in its
+    order, and return (Header, metadata).  Raises ReadError with the
+    table's offset and text (the file cannot be opened)."""
     n = len(data)
-    # 1. The magic; a file that ends inside a matching magic is truncated.
+    # 1, 1a. The magic; a file that ends inside a matching magic is truncated.
+    if n == 0 or data[:min(n, 8)] != FILE_MAGIC[:min(n, 8)]:
+        raise ReadError("bad-magic", 0, "not an itrace file")
     if n < 8:
-        if n > 0 and data == FILE_MAGIC[:n]:
-            raise ReadError("truncated")
-        raise ReadError("bad-magic")
-    if data[:8] != FILE_MAGIC:
-        raise ReadError("bad-magic")
-    # 2. The version.  A pre-1.0 file has fixed_size 48 at offset 14 and its
-    # read version at offset 8; both kinds are refused here.
-    if n < 16:
-        raise ReadError("truncated")
-    major, fixed_size = struct.unpack_from("<H", data, 8)[0], struct.unpack_from("<H", data, 14)[0]
-    if fixed_size == LEGACY_FIXED_SIZE:
-        raise ReadError("version", 8, "a pre-1.0 file of read version %d; this reader reads "
-                        "format 1" % major)
-    if major != 1:
-        raise ReadError("version", 8, "format version %d is not supported (this reader "
-                        "knows 1)" % major)
-    # 3. The fixed part is present.
+        raise ReadError("truncated", n, "file ends inside the header")
+    # 2, 3. A draft before 1.0, then the major; both need 16 bytes.
+    if n >= 16:
+        major, minor = struct.unpack_from("<HH", data, 8)
+        fixed_size = struct.unpack_from("<H", data, 14)[0]
+        if fixed_size == LEGACY_FIXED_SIZE and 1 <= major <= 5:
+            raise ReadError("version", 8, "pre-1.0 draft format (read version %d), written by "
+                            "itrace before format 1.0; re-record the trace" % major)
+        if major != 1:
+            raise ReadError("version", 8, "format version %d.%d is not supported (this reader "
+                            "implements 1.x)" % (major, minor))
+    # 4. The fixed part is present.
     if n < FIXED_SIZE:
-        raise ReadError("truncated")
+        raise ReadError("truncated", n, "file ends inside the header")
     h = Header(data)
-    # 4. Sizes and the MEM table parameter are consistent.
-    if (h.fixed_size < FIXED_SIZE or h.header_size > HEADER_MAX
-            or h.fixed_size + h.meta_size > h.header_size
-            or not 6 <= h.mem_table_log2 <= 12):
-        raise ReadError("corrupt")
-    # 5. The whole header is present.
-    if n < h.header_size:
-        raise ReadError("truncated")
-    # 6. The CRC, computed with its own field as zero.
-    hdr = bytearray(data[:h.header_size])
-    hdr[44:48] = b"\0\0\0\0"
-    if crc32c(hdr) != h.header_crc32c:
-        raise ReadError("corrupt")
-    # 7. Incompatible features this reader does not know: refuse, naming them.
+    # 5. Incompatible features this reader does not know: refuse, naming them.
     unknown = h.incompat_features & ~KNOWN_INCOMPAT
     if unknown:
         bits = [str(b) for b in range(32) if unknown >> b & 1]
-        raise ReadError("version", 36, "incompatible feature bit %s not supported"
-                        % ", ".join(bits))
-    # 8. The metadata (4.4).
-    meta = parse_metadata(data[h.fixed_size:h.fixed_size + h.meta_size], h.meta_count)
+        raise ReadError("version", 36, "incompatible feature bit%s %s (0x%x) unknown to this "
+                        "reader" % ("s" if len(bits) > 1 else "", ", ".join(bits), unknown))
+    # 6. The MEM table parameter.
+    if not 6 <= h.mem_table_log2 <= 12:
+        raise ReadError("corrupt", 12, "MEM table of 2^%d entries (readers take 2^6 to 2^12)"
+                        % h.mem_table_log2)
+    # 7. The sizes.
+    if (h.fixed_size < FIXED_SIZE or h.header_size > HEADER_MAX
+            or h.fixed_size + h.meta_size > h.header_size):
+        raise ReadError("corrupt", 14, "header sizes are inconsistent")
+    # 8. The whole header is present.
+    if n < h.header_size:
+        raise ReadError("truncated", n, "file ends inside the header metadata")
+    # 9. The CRC, computed with its own field as zero.
+    hdr = bytearray(data[:h.header_size])
+    hdr[44:48] = b"\0\0\0\0"
+    if crc32c(hdr) != h.header_crc32c:
+        raise ReadError("corrupt", 44, "header checksum mismatch")
+    # 10. The metadata (4.6).
+    try:
+        meta = parse_metadata(data[h.fixed_size:h.fixed_size + h.meta_size], h.meta_count)
+    except ReadError:
+        raise ReadError("corrupt", h.fixed_size, "header metadata is malformed") from None
     return h, meta
 
 
@@ -989,6 +992,9 @@ class Reader:
             yield self.error("truncated", pos, "file ends inside the footer")
             return
         size = struct.unpack_from("<I", data, pos + 4)[0]
+        if size < 92:
+            yield self.error("corrupt", pos, "footer size is invalid")
+            return
         if pos + size > n:
             yield self.error("truncated", pos, "file ends inside the footer")
             return
@@ -1298,7 +1304,7 @@ def main(argv):
         complain(b"cannot open '%s': %s" % (qpath, e.strerror.encode()))
         return 1
     except ReadError as e:
-        complain(b"cannot read '%s': %s" % (qpath, ERROR_TEXT[e.kind].encode()))
+        complain(b"cannot read '%s': offset %d: %s" % (qpath, e.offset, e.detail.encode()))
         return 1
     out = sys.stdout.buffer
     if o["header"] and not o["summary"] and not o["quiet"]:

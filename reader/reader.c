@@ -351,7 +351,9 @@ static int read_header(struct itrace_reader *r)
 			       : fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
 	if ((rc = check_draft(r, fixed, got)) < 0)
 		return rc;
-	if (got >= 10 && get_le16(fixed + 8) != ITRACE_FORMAT_MAJOR)
+	/* 4.1 check 3: the first 16 bytes tell a draft from another major, so
+	 * the major is judged only when they are all present */
+	if (got >= 16 && get_le16(fixed + 8) != ITRACE_FORMAT_MAJOR)
 		return check_fixed(r, fixed);
 	if (got < sizeof(fixed))
 		return fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");

@@ -655,6 +655,17 @@ static void test_versions(void **state)
 	assert_int_equal(itrace_reader_header(r)->minor, 7);
 	assert_int_equal(itrace_reader_header(r)->major, 1);
 	itrace_reader_close(r);
+	/* fewer than 16 bytes cannot tell another major from a draft (4.1
+	 * check 3): truncated, whatever offset 8 holds */
+	put_le16(b.data + 8, ITRACE_FORMAT_MAJOR + 1);
+	for (size_t len = 10; len < 16; len++) {
+		char want[64];
+
+		assert_int_equal(open_report_bytes(b.data, len, msg, sizeof(msg)),
+				 -ITRACE_E_TRUNCATED);
+		snprintf(want, sizeof(want), "offset %zu: file ends inside the header", len);
+		assert_string_equal(msg, want);
+	}
 	memcpy(b.data, "GARBAGE!", 8);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), -ITRACE_E_BADMAGIC);
 	free(b.data);
