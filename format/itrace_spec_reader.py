@@ -137,14 +137,18 @@ class Cursor:
 
 
 def u32_of(v):
-    """Fields the spec calls "a 32-bit value" (pids, tids, signo, si_code) are
-    taken modulo 2^32 (a varint may hold more)."""
-    return v & 0xFFFFFFFF
+    """6.5: a 32-bit field (pid, tid, signo) whose varint holds a value that
+    does not fit makes the record malformed."""
+    if v > 0xFFFFFFFF:
+        raise Malformed()
+    return v
 
 
 def s32_of(v):
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v & 0x80000000 else v
+    """Likewise for a signed 32-bit field (si_code)."""
+    if not -(1 << 31) <= v < (1 << 31):
+        raise Malformed()
+    return v
 
 
 # ---------------------------------------------------------------------------
@@ -691,7 +695,7 @@ class ChunkDecoder:
     def decode_block(self, c):
         """6.5.15, steps 1-6; allowed only with the BLOCK feature (4)."""
         if not self.features & FEATURE_BLOCK:
-            raise Malformed("record type 15 in a file without the BLOCK feature")
+            raise Malformed("BLOCK record in a file without the BLOCK feature")
         start = (self.cur_pc + c.svarint()) & U64
         lengths = self.read_lengths(c, c.varint())
         n, m = len(lengths), c.varint()
@@ -711,7 +715,7 @@ class ChunkDecoder:
     def decode_branch_seq(self, c):
         """6.5.16, steps 1-3; allowed only with the BRANCH_SEQ feature (4)."""
         if not self.features & FEATURE_BRANCH_SEQ:
-            raise Malformed("record type 16 in a file without the BRANCH_SEQ feature")
+            raise Malformed("BRANCH_SEQ record in a file without the BRANCH_SEQ feature")
         frm = (self.cur_pc + c.svarint()) & U64
         slot, k = c.u8(), c.varint()
         if slot >= REPEAT_SLOTS or not 1 <= k <= 255:
@@ -749,13 +753,6 @@ class Footer:
             "%s=%r" % kv for kv in vars(self).items() if kv[0] != "index")
 
 
-def footer_crc_holds(data, offset, size):
-    """The CRC of a footer of `size` bytes at `offset` (7.1)."""
-    n = (size - 92) // 16
-    crc = struct.unpack_from("<I", data, offset + 72 + 16 * n)[0]
-    return crc32c(data[offset:offset + 72 + 16 * n]) == crc
-
-
 def footer_valid(data, offset, size):
     """7.1: footer_size >= 92, chunk_count = (footer_size - 92) / 16, the CRC
     holds and the trailer magic is present, with the footer within data."""
@@ -788,10 +785,9 @@ def footer_from_end(data, header_size):
 # ---------------------------------------------------------------------------
 # The reader: chunks in file order, with the damage rules of section 8.
 
-# 8: a footer found by the resynchronisation scan has its CRC checked only
-# "when the whole footer is within the scan window".  ITRACE.md does not say
-# how large that window is; the reference reader was measured to use the
-# 64 KiB from where the scan starts (the byte after the damaged header).
+# 8: on a stream, a footer found by the resynchronisation scan is checked
+# when it lies within the 64 KiB the reader holds; here, from the byte after
+# the damaged header (a longer one is taken unchecked).
 RESYNC_WINDOW = 64 << 10
 
 
@@ -849,11 +845,18 @@ class Reader:
             if p == i:
                 if n - p < CHUNK_HEADER_SIZE or chunk_header_problem(data, p) is None:
                     return p
-            elif n - p >= 8:
+            elif n - p < 8:
+                return p  # the file ends inside what may be a footer: truncated
+            else:
+                # 8: only a whole valid footer (7.1) is taken; on a stream, one
+                # that runs past what the reader holds is taken unchecked.
                 size = struct.unpack_from("<I", data, p + 4)[0]
-                if size >= 92 and (not self.seekable or p + size <= n):
-                    beyond_window = p + size > n or p + size > bad + 1 + RESYNC_WINDOW
-                    if beyond_window or footer_crc_holds(data, p, size):
+                if size >= 92:
+                    if self.seekable:
+                        if footer_valid(data, p, size):
+                            return p
+                    elif p + size > min(n, bad + 1 + RESYNC_WINDOW) or \
+                            footer_valid(data, p, size):
                         return p
             pos = p + 1
 
@@ -1002,8 +1005,11 @@ class Reader:
             yield self.error("corrupt", pos, "footer is corrupt")
             return
         self.footer = Footer(data, pos)
-        # 8: chunks the footer lists that were never seen.
+        # 8: chunks the footer lists that were never seen: an error, then
+        # a GAP for them.
         if self.footer.chunk_count > expected_seq:
+            yield self.error("corrupt", pos, "footer lists %d chunks, the trace ends after %d "
+                             "chunks" % (self.footer.chunk_count, expected_seq))
             yield self.gap(self.footer.chunk_count - expected_seq, tid, pid)
 
     def records(self):
@@ -1051,10 +1057,11 @@ def describe_end(f):
         return "truncated: no footer (the writer was killed, or the file was cut)"
     r, s = f.end_reason, f.end_status
     if r == END_COMPLETE:
-        text = _exit_words(s)
+        # 7.3: the exit code, whatever its sign.
+        text = "the program exited with status %d" % s
     elif r == END_CRASHED:
-        # The status of a crash is the signal number (7.3).
-        text = _exit_words(-s)
+        # 7.3: the signal number, whatever its value.
+        text = "the program was killed by signal %d" % s
     elif r == END_INTERRUPTED:
         text = "the collector was interrupted by signal %d" % s
     elif r == END_ERROR:
@@ -1188,13 +1195,17 @@ def feature_names(bits):
 
 
 def format_header(rd):
-    """The header as -H and --summary print it.  (The format 1.0 wording of
-    itrace-dump is not settled yet; see format/README.md.)"""
+    """The header as -H and --summary print it (appendix A)."""
     h = rd.header
     lines = [
         "format: itrace %d.%d" % (h.major, h.minor),
-        "features: %s (MEM table %d entries)" % (feature_names(h.incompat_features),
-                                                 1 << h.mem_table_log2),
+        "features: %s" % feature_names(h.incompat_features),
+    ]
+    if h.compat_features:
+        lines.append("compat features: 0x%x (unknown to this reader, ignored)"
+                     % h.compat_features)
+    lines += [
+        "mem table: %d entries" % (1 << h.mem_table_log2),
         "arch: %s (e_machine %d, %s-endian)" % (arch_name(h.machine, h.target_endian), h.machine,
                                                "little" if h.target_endian == 1 else "big"),
         "level: %s" % ("branch" if h.level == 1 else "insn"),
@@ -1208,7 +1219,7 @@ def format_header(rd):
 
 SUMMARY_TYPES = ("BRANCH", "INSN", "MEM", "MMAP", "CODE", "THREAD", "PROCESS", "SYSCALL",
                  "SIGNAL", "TIMESTAMP", "TRACE_CTL", "LOST", "GAP")
-END_NAMES = ("unknown (no footer)", "complete", "interrupted", "target crashed",
+END_NAMES = ("unknown", "complete", "interrupted", "target crashed",
              "collector error", "detached", "start never triggered")
 
 
@@ -1223,13 +1234,15 @@ def format_summary(rd, per_type, threads, nrecords, size):
         out += b"  tid %d: %d records, %d insns, %d branches\n" % (tid, recs, insns, branches)
     f = rd.final_footer()
     if f is not None:
-        name = END_NAMES[f.end_reason] if f.end_reason <= 6 else "invalid"
+        name = END_NAMES[f.end_reason] if f.end_reason <= 6 else \
+            "unknown (reason %d)" % f.end_reason
         out += b"ended: %s, status %d\nchunks: %d\n" % (name.encode(), f.end_status,
                                                        f.chunk_count)
     else:
         out += b"ended: unknown (no footer)\n"
+    # 7.4: a trace whose reading met damage is not complete.
     out += b"how: %s\ncomplete: %s\n" % (describe_end(f).encode(),
-                                        b"yes" if is_complete(f) else b"no")
+                                        b"yes" if is_complete(f) and not rd.errors else b"no")
     if size:
         out += b"file bytes: %d\n" % size
         out += b"bytes per record: %.3f\n" % (size / nrecords if nrecords else 0.0)
