@@ -137,14 +137,18 @@ class Cursor:
 
 
 def u32_of(v):
-    """Fields the spec calls "a 32-bit value" (pids, tids, signo, si_code) are
-    taken modulo 2^32 (a varint may hold more)."""
-    return v & 0xFFFFFFFF
+    """6.5: a 32-bit field (pid, tid, signo) whose varint holds a value that
+    does not fit makes the record malformed."""
+    if v > 0xFFFFFFFF:
+        raise Malformed()
+    return v
 
 
 def s32_of(v):
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v & 0x80000000 else v
+    """Likewise for a signed 32-bit field (si_code)."""
+    if not -(1 << 31) <= v < (1 << 31):
+        raise Malformed()
+    return v
 
 
 # ---------------------------------------------------------------------------
@@ -227,53 +231,56 @@ class Header:
 
 
 def parse_header(data):
-    """Validate the file header in the order of 4.1 and return (Header,
-    metadata).  Raises ReadError without an offset (8: "the file cannot be
-    opened")."""
+    """Validate the file header with the checks of the table of 4.1, in its
+    order, and return (Header, metadata).  Raises ReadError with the
+    table's offset and text (the file cannot be opened)."""
     n = len(data)
-    # 1. The magic; a file that ends inside a matching magic is truncated.
+    # 1, 1a. The magic; a file that ends inside a matching magic is truncated.
+    if n == 0 or data[:min(n, 8)] != FILE_MAGIC[:min(n, 8)]:
+        raise ReadError("bad-magic", 0, "not an itrace file")
     if n < 8:
-        if n > 0 and data == FILE_MAGIC[:n]:
-            raise ReadError("truncated")
-        raise ReadError("bad-magic")
-    if data[:8] != FILE_MAGIC:
-        raise ReadError("bad-magic")
-    # 2. The version.  A pre-1.0 file has fixed_size 48 at offset 14 and its
-    # read version at offset 8; both kinds are refused here.
-    if n < 16:
-        raise ReadError("truncated")
-    major, fixed_size = struct.unpack_from("<H", data, 8)[0], struct.unpack_from("<H", data, 14)[0]
-    if fixed_size == LEGACY_FIXED_SIZE:
-        raise ReadError("version", 8, "a pre-1.0 file of read version %d; this reader reads "
-                        "format 1" % major)
-    if major != 1:
-        raise ReadError("version", 8, "format version %d is not supported (this reader "
-                        "knows 1)" % major)
-    # 3. The fixed part is present.
+        raise ReadError("truncated", n, "file ends inside the header")
+    # 2, 3. A draft before 1.0, then the major; both need 16 bytes.
+    if n >= 16:
+        major, minor = struct.unpack_from("<HH", data, 8)
+        fixed_size = struct.unpack_from("<H", data, 14)[0]
+        if fixed_size == LEGACY_FIXED_SIZE and 1 <= major <= 5:
+            raise ReadError("version", 8, "pre-1.0 draft format (read version %d), written by "
+                            "itrace before format 1.0; re-record the trace" % major)
+        if major != 1:
+            raise ReadError("version", 8, "format version %d.%d is not supported (this reader "
+                            "implements 1.x)" % (major, minor))
+    # 4. The fixed part is present.
     if n < FIXED_SIZE:
-        raise ReadError("truncated")
+        raise ReadError("truncated", n, "file ends inside the header")
     h = Header(data)
-    # 4. Sizes and the MEM table parameter are consistent.
-    if (h.fixed_size < FIXED_SIZE or h.header_size > HEADER_MAX
-            or h.fixed_size + h.meta_size > h.header_size
-            or not 6 <= h.mem_table_log2 <= 12):
-        raise ReadError("corrupt")
-    # 5. The whole header is present.
-    if n < h.header_size:
-        raise ReadError("truncated")
-    # 6. The CRC, computed with its own field as zero.
-    hdr = bytearray(data[:h.header_size])
-    hdr[44:48] = b"\0\0\0\0"
-    if crc32c(hdr) != h.header_crc32c:
-        raise ReadError("corrupt")
-    # 7. Incompatible features this reader does not know: refuse, naming them.
+    # 5. Incompatible features this reader does not know: refuse, naming them.
     unknown = h.incompat_features & ~KNOWN_INCOMPAT
     if unknown:
         bits = [str(b) for b in range(32) if unknown >> b & 1]
-        raise ReadError("version", 36, "incompatible feature bit %s not supported"
-                        % ", ".join(bits))
-    # 8. The metadata (4.4).
-    meta = parse_metadata(data[h.fixed_size:h.fixed_size + h.meta_size], h.meta_count)
+        raise ReadError("version", 36, "incompatible feature bit%s %s (0x%x) unknown to this "
+                        "reader" % ("s" if len(bits) > 1 else "", ", ".join(bits), unknown))
+    # 6. The MEM table parameter.
+    if not 6 <= h.mem_table_log2 <= 12:
+        raise ReadError("corrupt", 12, "MEM table of 2^%d entries (readers take 2^6 to 2^12)"
+                        % h.mem_table_log2)
+    # 7. The sizes.
+    if (h.fixed_size < FIXED_SIZE or h.header_size > HEADER_MAX
+            or h.fixed_size + h.meta_size > h.header_size):
+        raise ReadError("corrupt", 14, "header sizes are inconsistent")
+    # 8. The whole header is present.
+    if n < h.header_size:
+        raise ReadError("truncated", n, "file ends inside the header metadata")
+    # 9. The CRC, computed with its own field as zero.
+    hdr = bytearray(data[:h.header_size])
+    hdr[44:48] = b"\0\0\0\0"
+    if crc32c(hdr) != h.header_crc32c:
+        raise ReadError("corrupt", 44, "header checksum mismatch")
+    # 10. The metadata (4.6).
+    try:
+        meta = parse_metadata(data[h.fixed_size:h.fixed_size + h.meta_size], h.meta_count)
+    except ReadError:
+        raise ReadError("corrupt", h.fixed_size, "header metadata is malformed") from None
     return h, meta
 
 
@@ -500,8 +507,7 @@ class ChunkDecoder:
             raise Malformed()
         if uniform:
             length = c.u8()
-            # ITRACE.md 6.5.2 says a reader accepts up to 255 here; the
-            # reference reader refuses a uniform length above 15.
+            # 6.5.2: a uniform length too is 1 to 15.
             if not 1 <= length <= INSN_MAX_LEN:
                 raise Malformed()
             return (length,) * n
@@ -688,7 +694,7 @@ class ChunkDecoder:
     def decode_block(self, c):
         """6.5.15, steps 1-6; allowed only with the BLOCK feature (4)."""
         if not self.features & FEATURE_BLOCK:
-            raise Malformed("record type 15 in a file without the BLOCK feature")
+            raise Malformed("BLOCK record in a file without the BLOCK feature")
         start = (self.cur_pc + c.svarint()) & U64
         lengths = self.read_lengths(c, c.varint())
         n, m = len(lengths), c.varint()
@@ -708,7 +714,7 @@ class ChunkDecoder:
     def decode_branch_seq(self, c):
         """6.5.16, steps 1-3; allowed only with the BRANCH_SEQ feature (4)."""
         if not self.features & FEATURE_BRANCH_SEQ:
-            raise Malformed("record type 16 in a file without the BRANCH_SEQ feature")
+            raise Malformed("BRANCH_SEQ record in a file without the BRANCH_SEQ feature")
         frm = (self.cur_pc + c.svarint()) & U64
         slot, k = c.u8(), c.varint()
         if slot >= REPEAT_SLOTS or not 1 <= k <= 255:
@@ -746,13 +752,6 @@ class Footer:
             "%s=%r" % kv for kv in vars(self).items() if kv[0] != "index")
 
 
-def footer_crc_holds(data, offset, size):
-    """The CRC of a footer of `size` bytes at `offset` (7.1)."""
-    n = (size - 92) // 16
-    crc = struct.unpack_from("<I", data, offset + 72 + 16 * n)[0]
-    return crc32c(data[offset:offset + 72 + 16 * n]) == crc
-
-
 def footer_valid(data, offset, size):
     """7.1: footer_size >= 92, chunk_count = (footer_size - 92) / 16, the CRC
     holds and the trailer magic is present, with the footer within data."""
@@ -785,10 +784,9 @@ def footer_from_end(data, header_size):
 # ---------------------------------------------------------------------------
 # The reader: chunks in file order, with the damage rules of section 8.
 
-# 8: a footer found by the resynchronisation scan has its CRC checked only
-# "when the whole footer is within the scan window".  ITRACE.md does not say
-# how large that window is; the reference reader was measured to use the
-# 64 KiB from where the scan starts (the byte after the damaged header).
+# 8: on a stream, a footer found by the resynchronisation scan is checked
+# when it lies within the 64 KiB the reader holds; here, from the byte after
+# the damaged header (a longer one is taken unchecked).
 RESYNC_WINDOW = 64 << 10
 
 
@@ -846,11 +844,18 @@ class Reader:
             if p == i:
                 if n - p < CHUNK_HEADER_SIZE or chunk_header_problem(data, p) is None:
                     return p
-            elif n - p >= 8:
+            elif n - p < 8:
+                return p  # the file ends inside what may be a footer: truncated
+            else:
+                # 8: only a whole valid footer (7.1) is taken; on a stream, one
+                # that runs past what the reader holds is taken unchecked.
                 size = struct.unpack_from("<I", data, p + 4)[0]
-                if size >= 92 and (not self.seekable or p + size <= n):
-                    beyond_window = p + size > n or p + size > bad + 1 + RESYNC_WINDOW
-                    if beyond_window or footer_crc_holds(data, p, size):
+                if size >= 92:
+                    if self.seekable:
+                        if footer_valid(data, p, size):
+                            return p
+                    elif p + size > min(n, bad + 1 + RESYNC_WINDOW) or \
+                            footer_valid(data, p, size):
                         return p
             pos = p + 1
 
@@ -989,6 +994,9 @@ class Reader:
             yield self.error("truncated", pos, "file ends inside the footer")
             return
         size = struct.unpack_from("<I", data, pos + 4)[0]
+        if size < 92:
+            yield self.error("corrupt", pos, "footer size is invalid")
+            return
         if pos + size > n:
             yield self.error("truncated", pos, "file ends inside the footer")
             return
@@ -996,8 +1004,11 @@ class Reader:
             yield self.error("corrupt", pos, "footer is corrupt")
             return
         self.footer = Footer(data, pos)
-        # 8: chunks the footer lists that were never seen.
+        # 8: chunks the footer lists that were never seen: an error, then
+        # a GAP for them.
         if self.footer.chunk_count > expected_seq:
+            yield self.error("corrupt", pos, "footer lists %d chunks, the trace ends after %d "
+                             "chunks" % (self.footer.chunk_count, expected_seq))
             yield self.gap(self.footer.chunk_count - expected_seq, tid, pid)
 
     def records(self):
@@ -1045,10 +1056,11 @@ def describe_end(f):
         return "truncated: no footer (the writer was killed, or the file was cut)"
     r, s = f.end_reason, f.end_status
     if r == END_COMPLETE:
-        text = _exit_words(s)
+        # 7.3: the exit code, whatever its sign.
+        text = "the program exited with status %d" % s
     elif r == END_CRASHED:
-        # The status of a crash is the signal number (7.3).
-        text = _exit_words(-s)
+        # 7.3: the signal number, whatever its value.
+        text = "the program was killed by signal %d" % s
     elif r == END_INTERRUPTED:
         text = "the collector was interrupted by signal %d" % s
     elif r == END_ERROR:
@@ -1182,13 +1194,17 @@ def feature_names(bits):
 
 
 def format_header(rd):
-    """The header as -H and --summary print it.  (The format 1.0 wording of
-    itrace-dump is not settled yet; see format/README.md.)"""
+    """The header as -H and --summary print it (appendix A)."""
     h = rd.header
     lines = [
         "format: itrace %d.%d" % (h.major, h.minor),
-        "features: %s (MEM table %d entries)" % (feature_names(h.incompat_features),
-                                                 1 << h.mem_table_log2),
+        "features: %s" % feature_names(h.incompat_features),
+    ]
+    if h.compat_features:
+        lines.append("compat features: 0x%x (unknown to this reader, ignored)"
+                     % h.compat_features)
+    lines += [
+        "mem table: %d entries" % (1 << h.mem_table_log2),
         "arch: %s (e_machine %d, %s-endian)" % (arch_name(h.machine, h.target_endian), h.machine,
                                                "little" if h.target_endian == 1 else "big"),
         "level: %s" % ("branch" if h.level == 1 else "insn"),
@@ -1202,7 +1218,7 @@ def format_header(rd):
 
 SUMMARY_TYPES = ("BRANCH", "INSN", "MEM", "MMAP", "CODE", "THREAD", "PROCESS", "SYSCALL",
                  "SIGNAL", "TIMESTAMP", "TRACE_CTL", "LOST", "GAP")
-END_NAMES = ("unknown (no footer)", "complete", "interrupted", "target crashed",
+END_NAMES = ("unknown", "complete", "interrupted", "target crashed",
              "collector error", "detached", "start never triggered")
 
 
@@ -1217,13 +1233,15 @@ def format_summary(rd, per_type, threads, nrecords, size):
         out += b"  tid %d: %d records, %d insns, %d branches\n" % (tid, recs, insns, branches)
     f = rd.final_footer()
     if f is not None:
-        name = END_NAMES[f.end_reason] if f.end_reason <= 6 else "invalid"
+        name = END_NAMES[f.end_reason] if f.end_reason <= 6 else \
+            "unknown (reason %d)" % f.end_reason
         out += b"ended: %s, status %d\nchunks: %d\n" % (name.encode(), f.end_status,
                                                        f.chunk_count)
     else:
         out += b"ended: unknown (no footer)\n"
+    # 7.4: a trace whose reading met damage is not complete.
     out += b"how: %s\ncomplete: %s\n" % (describe_end(f).encode(),
-                                        b"yes" if is_complete(f) else b"no")
+                                        b"yes" if is_complete(f) and not rd.errors else b"no")
     if size:
         out += b"file bytes: %d\n" % size
         out += b"bytes per record: %.3f\n" % (size / nrecords if nrecords else 0.0)
@@ -1298,7 +1316,7 @@ def main(argv):
         complain(b"cannot open '%s': %s" % (qpath, e.strerror.encode()))
         return 1
     except ReadError as e:
-        complain(b"cannot read '%s': %s" % (qpath, ERROR_TEXT[e.kind].encode()))
+        complain(b"cannot read '%s': offset %d: %s" % (qpath, e.offset, e.detail.encode()))
         return 1
     out = sys.stdout.buffer
     if o["header"] and not o["summary"] and not o["quiet"]:

@@ -150,11 +150,11 @@ const char *itrace_footer_describe(const struct itrace_footer *f, char *buf, siz
 		return buf;
 	}
 	switch (f->end_reason) {
-	case ITRACE_END_COMPLETE:
-		append_program_end(buf, len, &used, f->end_status);
+	case ITRACE_END_COMPLETE: /* the exit code, whatever its sign (7.3) */
+		append(buf, len, &used, "the program exited with status %d", f->end_status);
 		break;
-	case ITRACE_END_CRASHED:
-		append_program_end(buf, len, &used, -f->end_status);
+	case ITRACE_END_CRASHED: /* the signal number, whatever its value (7.3) */
+		append(buf, len, &used, "the program was killed by signal %d", f->end_status);
 		break;
 	case ITRACE_END_INTERRUPTED:
 		append(buf, len, &used, "the collector was interrupted by signal %d", f->end_status);

@@ -351,7 +351,9 @@ static int read_header(struct itrace_reader *r)
 			       : fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
 	if ((rc = check_draft(r, fixed, got)) < 0)
 		return rc;
-	if (got >= 10 && get_le16(fixed + 8) != ITRACE_FORMAT_MAJOR)
+	/* 4.1 check 3: the first 16 bytes tell a draft from another major, so
+	 * the major is judged only when they are all present */
+	if (got >= 16 && get_le16(fixed + 8) != ITRACE_FORMAT_MAJOR)
 		return check_fixed(r, fixed);
 	if (got < sizeof(fixed))
 		return fail(r, -ITRACE_E_TRUNCATED, got, "file ends inside the header");
@@ -399,22 +401,33 @@ static int read_header(struct itrace_reader *r)
  * parse_footer - check and decode a complete footer in `f` (len bytes,
  * trailer included).  Fills r->footer and, if want_index, r->index.
  */
-static int parse_footer(struct itrace_reader *r, const uint8_t *f, size_t len, int want_index)
+/* footer_bytes_valid - whether f[0..len) is a whole valid footer and
+ * trailer (7.1): magic, footer_size = len, chunk_count agreeing with it,
+ * CRC and trailer magic. */
+static int footer_bytes_valid(const uint8_t *f, size_t len)
 {
 	uint64_t n;
 	size_t crc_at;
 
 	if (len < ITRACE_FOOTER_FIXED_SIZE + 4 + ITRACE_TRAILER_SIZE || memcmp(f, "IFTR", 4) ||
 	    get_le32(f + 4) != len)
-		return -ITRACE_E_CORRUPT;
+		return 0;
 	n = get_le64(f + 16);
 	if (n != (len - ITRACE_FOOTER_FIXED_SIZE - 4 - ITRACE_TRAILER_SIZE) / 16 ||
 	    (len - ITRACE_FOOTER_FIXED_SIZE - 4 - ITRACE_TRAILER_SIZE) % 16)
-		return -ITRACE_E_CORRUPT;
+		return 0;
 	crc_at = ITRACE_FOOTER_FIXED_SIZE + 16 * n;
-	if (itrace_crc32c(0, f, crc_at) != get_le32(f + crc_at) ||
-	    memcmp(f + crc_at + 12, ITRACE_TRAILER_MAGIC, 8))
+	return itrace_crc32c(0, f, crc_at) == get_le32(f + crc_at) &&
+	       !memcmp(f + crc_at + 12, ITRACE_TRAILER_MAGIC, 8);
+}
+
+static int parse_footer(struct itrace_reader *r, const uint8_t *f, size_t len, int want_index)
+{
+	uint64_t n;
+
+	if (!footer_bytes_valid(f, len))
 		return -ITRACE_E_CORRUPT;
+	n = get_le64(f + 16);
 	r->footer.end_reason = f[8];
 	r->footer.end_status = (int)get_le32(f + 12);
 	r->footer.chunk_count = n;
@@ -977,35 +990,51 @@ static int read_stream_footer(struct itrace_reader *r, const uint8_t *magic, uin
 		return rc;
 	if (rc < 0)
 		return fail(r, -ITRACE_E_CORRUPT, off, "footer is corrupt");
-	if (r->footer.chunk_count > r->expected_seq) {
-		note_gap(r, r->expected_seq, r->footer.chunk_count - r->expected_seq, off);
-	}
 	r->state = RS_END;
+	if (r->footer.chunk_count > r->expected_seq) {
+		/* chunks lost without damage met (ITRACE.md 8): flagged as
+		 * damage, then a GAP for them, then the end */
+		note_gap(r, r->expected_seq, r->footer.chunk_count - r->expected_seq, off);
+		return fail(r, -ITRACE_E_CORRUPT, off,
+			    "footer lists %llu chunks, the trace ends after %llu chunks",
+			    (unsigned long long)r->footer.chunk_count,
+			    (unsigned long long)r->expected_seq);
+	}
 	return ITRACE_EOF;
 }
 
 /*
- * footer_candidate_ok - could a footer start here?  Its size must fit the
- * rest of the input, and when the whole footer is in the window its CRC
- * must hold: a stray "IFTR" inside a damaged payload must not end the scan.
+ * footer_candidate_ok - is the "IFTR" at f (avail bytes of the scan buffer
+ * from it) a footer to resume at (ITRACE.md 8)?  Only a whole valid
+ * footer is: a stray "IFTR" inside damaged data must not end the scan.
+ * Fewer than 8 bytes left is taken (load_chunk reports the truncation);
+ * on a stream, a footer longer than the buffer holds is taken unchecked
+ * and judged when read.  Returns 1, 0, or a negative error.
  */
 static int footer_candidate_ok(struct itrace_reader *r, const uint8_t *f, size_t avail)
 {
 	uint32_t size;
-	uint64_t n;
+	uint64_t at = r->pos - avail;
+	uint8_t *whole;
+	int ok;
 
 	if (avail < 8)
-		return 1; /* at the very end: let load_chunk report the truncation */
+		return 1;
 	size = get_le32(f + 4);
 	if (size < ITRACE_FOOTER_FIXED_SIZE + 4 + ITRACE_TRAILER_SIZE)
 		return 0;
-	if (r->seekable && r->pos - avail + size > r->file_size)
+	if (size <= avail)
+		return footer_bytes_valid(f, size);
+	if (!r->seekable)
+		return 1;
+	if (at + size > r->file_size)
 		return 0;
-	if (size > avail)
-		return 1; /* cannot check more from here */
-	n = (size - ITRACE_FOOTER_FIXED_SIZE - 4 - ITRACE_TRAILER_SIZE) / 16;
-	return itrace_crc32c(0, f, ITRACE_FOOTER_FIXED_SIZE + 16 * n) ==
-	       get_le32(f + ITRACE_FOOTER_FIXED_SIZE + 16 * n);
+	/* past the buffer but inside the file: read it and check it all */
+	if (!(whole = malloc(size)))
+		return -ITRACE_E_NOMEM;
+	ok = in_pread(r, at, whole, size) == size && footer_bytes_valid(whole, size);
+	free(whole);
+	return ok;
 }
 
 /*
@@ -1032,6 +1061,8 @@ static int resync(struct itrace_reader *r)
 				if (i + 8 > len && !eof)
 					break; /* refill, then check this one */
 				found = footer_candidate_ok(r, buf + i, len - i);
+				if (found < 0)
+					return found;
 			}
 			else if (!memcmp(buf + i, ITRACE_CHUNK_MAGIC, 4)) {
 				if (i + ITRACE_CHUNK_HEADER_SIZE > len && !eof)
@@ -1077,6 +1108,27 @@ static uint64_t f_var(struct field *f)
 static int64_t f_svar(struct field *f)
 {
 	return unzigzag(f_var(f));
+}
+
+/* f_u32 - a field of 32 bits coded as a varint (6.5): a value that does
+ * not fit makes the record malformed. */
+static uint32_t f_u32(struct field *f)
+{
+	uint64_t v = f_var(f);
+
+	if (v > UINT32_MAX)
+		f->bad = 1;
+	return f->bad ? 0 : (uint32_t)v;
+}
+
+/* f_s32 - a signed 32-bit field coded as an svarint, likewise. */
+static int32_t f_s32(struct field *f)
+{
+	int64_t v = f_svar(f);
+
+	if (v < INT32_MIN || v > INT32_MAX)
+		f->bad = 1;
+	return f->bad ? 0 : (int32_t)v;
 }
 
 static uint8_t f_u8(struct field *f)
@@ -1379,7 +1431,7 @@ static void decode_context(struct itrace_reader *r, uint8_t type, struct field *
 		rec->u.mem.addr = mem_addr(r, (uint64_t)f_svar(f));
 		break;
 	case ITRACE_T_MMAP:
-		rec->u.mmap.pid = (uint32_t)f_var(f);
+		rec->u.mmap.pid = f_u32(f);
 		rec->u.mmap.start = f_var(f);
 		rec->u.mmap.len = f_var(f);
 		rec->u.mmap.pgoff = f_var(f);
@@ -1396,11 +1448,13 @@ static void decode_context(struct itrace_reader *r, uint8_t type, struct field *
 		break;
 	case ITRACE_T_THREAD:
 		rec->u.thread.event = f_u8(f);
-		rec->u.thread.tid = (uint32_t)f_var(f);
-		rec->u.thread.pid = (uint32_t)f_var(f);
+		rec->u.thread.tid = f_u32(f);
+		rec->u.thread.pid = f_u32(f);
 		rec->u.thread.other = f_var(f);
 		rec->u.thread.name = f_string(r, f, &rec->u.thread.name_len);
-		if (rec->u.thread.event == ITRACE_THREAD_SWITCH) {
+		/* a malformed record changes no state (8): the GAP after it
+		 * names the thread before it */
+		if (rec->u.thread.event == ITRACE_THREAD_SWITCH && !f->bad) {
 			r->tid = rec->u.thread.tid;
 			r->pid = rec->u.thread.pid;
 			rec->tid = r->tid;
@@ -1409,7 +1463,7 @@ static void decode_context(struct itrace_reader *r, uint8_t type, struct field *
 		break;
 	case ITRACE_T_PROCESS:
 		rec->u.process.event = f_u8(f);
-		rec->u.process.pid = (uint32_t)f_var(f);
+		rec->u.process.pid = f_u32(f);
 		rec->u.process.other = f_var(f);
 		rec->u.process.status = f_svar(f);
 		rec->u.process.name = f_string(r, f, &rec->u.process.name_len);
@@ -1425,8 +1479,8 @@ static void decode_context(struct itrace_reader *r, uint8_t type, struct field *
 			rec->u.syscall.args[n] = f_var(f);
 		break;
 	case ITRACE_T_SIGNAL:
-		rec->u.signal.signo = (uint32_t)f_var(f);
-		rec->u.signal.code = (int32_t)f_svar(f);
+		rec->u.signal.signo = f_u32(f);
+		rec->u.signal.code = f_s32(f);
 		rec->u.signal.addr = f_var(f);
 		rec->u.signal.pc = f_var(f);
 		rec->u.signal.handler = f_var(f);

@@ -62,13 +62,17 @@ static const char *arch_name(unsigned machine, unsigned endian)
 	}
 }
 
-static const char *end_name(int end)
+/* end_name - the "ended:" words for a footer's end_reason (ITRACE.md
+ * appendix A); a reason of a later minor is "unknown (reason N)". */
+static const char *end_name(int end, char *buf, size_t len)
 {
-	static const char *const n[] = { "unknown (no footer)", "complete", "interrupted",
-					 "target crashed", "collector error", "detached",
-					 "start never triggered" };
+	static const char *const n[] = { "unknown", "complete", "interrupted", "target crashed",
+					 "collector error", "detached", "start never triggered" };
 
-	return end >= 0 && end <= 6 ? n[end] : "invalid";
+	if (end >= 0 && end <= 6)
+		return n[end];
+	snprintf(buf, len, "unknown (reason %d)", end);
+	return buf;
 }
 
 static void print_bytes(const uint8_t *b, size_t n)
@@ -259,21 +263,23 @@ static void count_thread(struct summary *s, const struct itrace_record *r)
 	s->threads[i].branches += r->type == ITRACE_REC_BRANCH;
 }
 
-/* "how: ..." in words, and "complete: yes" or "complete: no" (ITRACE.md 7.4). */
-static void print_how_it_ended(const struct itrace_reader *rd)
+/* "how: ..." in words, and "complete: yes" or "complete: no" (ITRACE.md
+ * 7.4: a trace whose reading met damage is not complete). */
+static void print_how_it_ended(const struct itrace_reader *rd, int damaged)
 {
 	struct itrace_footer f;
 	const struct itrace_footer *fp = itrace_reader_footer(rd, &f) == 0 ? &f : NULL;
 	char how[256];
 
 	printf("how: %s\ncomplete: %s\n", itrace_footer_describe(fp, how, sizeof(how)),
-	       itrace_footer_is_complete(fp) ? "yes" : "no");
+	       itrace_footer_is_complete(fp) && !damaged ? "yes" : "no");
 }
 
 static void print_summary(struct itrace_reader *rd, const struct summary *s, const char *path)
 {
 	struct itrace_footer f;
 	struct stat st;
+	char why[64];
 	uint64_t size = 0;
 	uint64_t insns = s->per_type[ITRACE_REC_INSN], branches = s->per_type[ITRACE_REC_BRANCH];
 
@@ -290,11 +296,11 @@ static void print_summary(struct itrace_reader *rd, const struct summary *s, con
 		       s->threads[i].tid, s->threads[i].records, s->threads[i].insns,
 		       s->threads[i].branches);
 	if (itrace_reader_footer(rd, &f) == 0)
-		printf("ended: %s, status %d\nchunks: %" PRIu64 "\n", end_name(f.end_reason),
-		       f.end_status, f.chunk_count);
+		printf("ended: %s, status %d\nchunks: %" PRIu64 "\n",
+		       end_name(f.end_reason, why, sizeof(why)), f.end_status, f.chunk_count);
 	else
 		printf("ended: unknown (no footer)\n");
-	print_how_it_ended(rd);
+	print_how_it_ended(rd, s->errors != 0);
 	if (size) {
 		printf("file bytes: %" PRIu64 "\n", size);
 		printf("bytes per record: %.3f\n", s->records ? (double)size / s->records : 0.0);

@@ -39,12 +39,25 @@ agree() {
 	return 0
 }
 
-# same NAME FILE: one test, both readers agree on FILE.
+# agree_all FILE [-H-OPTIONS]: agree on the listing, on --summary (header,
+# counts, how it ended, whether it is complete) and on -H (the header, then
+# the records; given options, -H -n 100 for instance, for large files).
+agree_all() {
+	_file="$1"; shift
+	agree "$_file" || return 1
+	_n=$(wc -l <"$TMP/dump.out")
+	agree "$_file" --summary || { echo "(--summary)"; return 1; }
+	agree "$_file" -H "$@" || { echo "(-H $*)"; return 1; }
+	echo "$_n"
+}
+
+# same NAME FILE [-H-OPTIONS]: one test, both readers agree on FILE.
 same() {
-	if _why=$(agree "$2"); then
-		ok "$1 ($(wc -l <"$TMP/dump.out") records)"
+	_name="$1"; shift
+	if _why=$(agree_all "$@"); then
+		ok "$_name ($_why records; --summary and -H alike)"
 	else
-		fail "$1" "$_why"
+		fail "$_name" "$_why"
 	fi
 }
 
@@ -71,7 +84,7 @@ damaged() {
 		[ "$_cut" -gt 0 ] && [ "$_cut" -lt "$_size" ] || continue
 		head -c "$_cut" "$2" >"$TMP/cut.itr"
 		_copies=$((_copies + 1))
-		if ! _why=$(agree "$TMP/cut.itr"); then
+		if ! _why=$(agree_all "$TMP/cut.itr"); then
 			_bad="cut at $_cut: $_why"
 			break
 		fi
@@ -81,7 +94,7 @@ damaged() {
 		[ -z "$_bad" ] && [ "$_at" -lt "$_size" ] || continue
 		flip "$2" "$_at" "$TMP/flip.itr"
 		_copies=$((_copies + 1))
-		if ! _why=$(agree "$TMP/flip.itr"); then
+		if ! _why=$(agree_all "$TMP/flip.itr"); then
 			_bad="byte $_at flipped: $_why"
 		fi
 	done
@@ -103,7 +116,7 @@ for dir in "$ITRACE_ROOT"/tests/fuzz/corpus/*/; do
 	for f in "$dir"*; do
 		case "$f" in *.itr) ;; *) [ "$(basename "$dir")" = fuzz_reader ] || continue ;; esac
 		n=$((n + 1))
-		why=$(agree "$f") || { bad="$(basename "$f"): $why"; break; }
+		why=$(agree_all "$f") || { bad="$(basename "$f"): $why"; break; }
 	done
 	[ "$n" -gt 0 ] || continue
 	if [ -z "$bad" ]; then ok "fuzz corpus $(basename "$dir"): $n files read alike"
@@ -118,7 +131,7 @@ trace() {
 	_name="$1"; shift
 	if "$COLLECT" -q -o "$TMP/$_name.itr" "$@" >/dev/null 2>"$TMP/collect.err" ||
 		[ -s "$TMP/$_name.itr" ]; then
-		same "$_name" "$TMP/$_name.itr"
+		same "$_name" "$TMP/$_name.itr" -n 100
 	else
 		fail "$_name: itrace-collect" "$(cat "$TMP/collect.err")"
 	fi

@@ -18,6 +18,7 @@
 #include "buf_testutil.h"
 
 #include "internal.h"
+#include "chunk_testutil.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -655,6 +656,17 @@ static void test_versions(void **state)
 	assert_int_equal(itrace_reader_header(r)->minor, 7);
 	assert_int_equal(itrace_reader_header(r)->major, 1);
 	itrace_reader_close(r);
+	/* fewer than 16 bytes cannot tell another major from a draft (4.1
+	 * check 3): truncated, whatever offset 8 holds */
+	put_le16(b.data + 8, ITRACE_FORMAT_MAJOR + 1);
+	for (size_t len = 10; len < 16; len++) {
+		char want[64];
+
+		assert_int_equal(open_report_bytes(b.data, len, msg, sizeof(msg)),
+				 -ITRACE_E_TRUNCATED);
+		snprintf(want, sizeof(want), "offset %zu: file ends inside the header", len);
+		assert_string_equal(msg, want);
+	}
 	memcpy(b.data, "GARBAGE!", 8);
 	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), -ITRACE_E_BADMAGIC);
 	free(b.data);
@@ -1171,6 +1183,150 @@ static void test_mem_deltas_per_instruction(void **state)
 	free(b.data);
 }
 
+/*
+ * A stray "IFTR" met by the resynchronisation scan is taken only if it is
+ * a whole valid footer (ITRACE.md 8): here a copy of the real footer with
+ * its CRC intact but its trailer magic broken, planted in the payload of a
+ * chunk whose header is damaged.  The scan passes over it and reads on.
+ */
+static void test_resync_passes_stray_footer(void **state)
+{
+	size_t n = golden_records(golden, MAXREC);
+	struct buf b = write_records(golden, n, ITRACE_COMPRESS_NONE, 512, 1);
+	struct itrace_reader *r;
+	struct itrace_chunk_info c1, c2;
+	struct itrace_record rec;
+	uint64_t foff = get_le64(b.data + b.len - ITRACE_TRAILER_SIZE);
+	size_t fsize = b.len - (size_t)foff, after = 0;
+	int rc, errors = 0;
+
+	(void)state;
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	assert_int_equal(itrace_reader_chunk_info(r, 1, &c1), 0);
+	assert_int_equal(itrace_reader_chunk_info(r, 2, &c2), 0);
+	itrace_reader_close(r);
+	assert_true(c1.offset + ITRACE_CHUNK_HEADER_SIZE + fsize <= c2.offset);
+	memcpy(b.data + c1.offset + ITRACE_CHUNK_HEADER_SIZE, b.data + foff, fsize);
+	b.data[c1.offset + ITRACE_CHUNK_HEADER_SIZE + fsize - 1] ^= 0xff; /* trailer magic */
+	b.data[c1.offset] ^= 0xff; /* chunk 1's magic: a resync from here */
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF) {
+		if (rc < 0) {
+			assert_int_equal(rc, -ITRACE_E_CORRUPT);
+			assert_null(strstr(itrace_reader_error(r), "footer"));
+			errors++;
+			continue;
+		}
+		after += rec.chunk >= 2;
+	}
+	assert_int_equal(errors, 1); /* the bad chunk magic, nothing else */
+	assert_true(after > 0);
+	itrace_reader_close(r);
+	free(b.data);
+}
+
+/* first_error_then_gap - read b: the first error's code, and the tid of the
+ * GAP delivered after it. */
+static int first_error_then_gap(const struct buf *b, uint32_t *gap_tid)
+{
+	struct itrace_reader *r;
+	struct itrace_record rec;
+	int rc, err = 0;
+
+	*gap_tid = UINT32_MAX;
+	assert_int_equal(itrace_reader_open_mem(b->data, b->len, &r), 0);
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) != ITRACE_EOF) {
+		if (rc < 0 && !err)
+			err = rc;
+		else if (rc == 0 && err && rec.type == ITRACE_REC_GAP)
+			*gap_tid = rec.tid;
+		if (rc == -ITRACE_E_NOFOOTER)
+			break;
+	}
+	itrace_reader_close(r);
+	return err;
+}
+
+/*
+ * A malformed record changes no state (ITRACE.md 8): a THREAD SWITCH whose
+ * name field is missing does not switch, so the GAP after it names the
+ * chunk's thread.  And a 32-bit field whose varint holds more than 32 bits
+ * is malformed, not taken modulo 2^32 (6.5).
+ */
+static void test_malformed_record_changes_nothing(void **state)
+{
+	/* THREAD switch tid=5 pid=5 other=0, then no name field */
+	static const uint8_t cut_switch[] = { 7, 4, 2, 5, 5, 0 };
+	/* THREAD switch tid=2^32 pid=1 other=0 name='' */
+	static const uint8_t wide_tid[] = { 7, 9, 2, 0x80, 0x80, 0x80, 0x80, 0x10, 1, 0, 0 };
+	/* SIGNAL signo=11 code=2^31 (svarint 2^32) addr pc handler 0 */
+	static const uint8_t wide_code[] = { 10, 9, 11, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0 };
+	/* the same THREAD switch with tid=2^32-1: fits */
+	static const uint8_t widest_tid[] = { 7, 9, 2, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 0, 0 };
+	struct buf b;
+	uint32_t tid;
+
+	(void)state;
+	b = one_chunk(0, ITRACE_MEM_TABLE_LOG2_DEFAULT, cut_switch, sizeof(cut_switch), 1);
+	assert_int_equal(first_error_then_gap(&b, &tid), -ITRACE_E_CORRUPT);
+	assert_int_equal(tid, 0);
+	free(b.data);
+	b = one_chunk(0, ITRACE_MEM_TABLE_LOG2_DEFAULT, wide_tid, sizeof(wide_tid), 1);
+	assert_int_equal(first_error_then_gap(&b, &tid), -ITRACE_E_CORRUPT);
+	assert_int_equal(tid, 0);
+	free(b.data);
+	b = one_chunk(0, ITRACE_MEM_TABLE_LOG2_DEFAULT, wide_code, sizeof(wide_code), 1);
+	assert_int_equal(first_error_then_gap(&b, &tid), -ITRACE_E_CORRUPT);
+	free(b.data);
+	b = one_chunk(0, ITRACE_MEM_TABLE_LOG2_DEFAULT, widest_tid, sizeof(widest_tid), 1);
+	assert_int_equal(first_error_then_gap(&b, &tid), -ITRACE_E_NOFOOTER);
+	free(b.data);
+}
+
+/*
+ * A footer listing more chunks than were read (ITRACE.md 8): the chunks
+ * were lost without damage met, so it is flagged as damage ("corrupt" at
+ * the footer), then a GAP for them, then the end.  Here the last chunk
+ * is cut out of the file.
+ */
+static void test_footer_lists_missing_chunks(void **state)
+{
+	size_t n = golden_records(golden, MAXREC);
+	struct buf b = write_records(golden, n, ITRACE_COMPRESS_NONE, 512, 1);
+	struct itrace_reader *r;
+	struct itrace_chunk_info last;
+	struct itrace_record rec;
+	uint64_t foff = get_le64(b.data + b.len - ITRACE_TRAILER_SIZE), chunks;
+	size_t fsize = b.len - (size_t)foff;
+	char want[128];
+	int rc;
+
+	(void)state;
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	chunks = itrace_reader_chunk_count(r);
+	assert_true(chunks >= 2);
+	assert_int_equal(itrace_reader_chunk_info(r, chunks - 1, &last), 0);
+	itrace_reader_close(r);
+	memmove(b.data + last.offset, b.data + foff, fsize);
+	b.len = (size_t)last.offset + fsize;
+	assert_int_equal(itrace_reader_open_mem(b.data, b.len, &r), 0);
+	while ((rc = itrace_reader_next(r, &rec, sizeof(rec))) == 0)
+		assert_true(rec.type != ITRACE_REC_GAP || rec.u.gap.reason != ITRACE_GAP_CORRUPT_CHUNK);
+	assert_int_equal(rc, -ITRACE_E_CORRUPT);
+	snprintf(want, sizeof(want), "offset %llu: footer lists %llu chunks, the trace ends after "
+		 "%llu chunks", (unsigned long long)last.offset, (unsigned long long)chunks,
+		 (unsigned long long)chunks - 1);
+	assert_string_equal(itrace_reader_error(r), want);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), 0);
+	assert_int_equal(rec.type, ITRACE_REC_GAP);
+	assert_int_equal(rec.u.gap.reason, ITRACE_GAP_CORRUPT_CHUNK);
+	assert_int_equal(rec.u.gap.count, 1);
+	assert_int_equal(rec.chunk, chunks - 1);
+	assert_int_equal(itrace_reader_next(r, &rec, sizeof(rec)), ITRACE_EOF);
+	itrace_reader_close(r);
+	free(b.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1186,6 +1342,9 @@ int main(void)
 		cmocka_unit_test(test_unknown_record_skipped),
 		cmocka_unit_test(test_no_footer),
 		cmocka_unit_test(test_corrupt_chunk_gap),
+		cmocka_unit_test(test_resync_passes_stray_footer),
+		cmocka_unit_test(test_malformed_record_changes_nothing),
+		cmocka_unit_test(test_footer_lists_missing_chunks),
 		cmocka_unit_test(test_seek_chunk),
 		cmocka_unit_test(test_next_in_chunk),
 		cmocka_unit_test(test_pipe_stream),

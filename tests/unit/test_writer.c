@@ -524,6 +524,11 @@ static void test_end_reasons(void **state)
 	} cases[] = {
 		{ITRACE_END_COMPLETE, 3, 5, 0, 0, 1, "the program exited with status 3"},
 		{ITRACE_END_CRASHED, 11, 5, 0, 0, 1, "the program was killed by signal 11"},
+		/* each reason's status has one meaning, whatever its value (7.3) */
+		{ITRACE_END_COMPLETE, -3, 5, 0, 0, 1, "the program exited with status -3"},
+		{ITRACE_END_CRASHED, 0, 5, 0, 0, 1, "the program was killed by signal 0"},
+		{ITRACE_END_CRASHED, -6, 5, 0, 0, 1, "the program was killed by signal -6"},
+		{ITRACE_END_UNKNOWN, 0, 5, 0, 0, 0, "the end is unknown (reason 0)"},
 		{ITRACE_END_NOT_TRIGGERED, 0, 0, 0, 0, 0,
 		 "the start trigger never fired, nothing of the requested window or scope ran "
 		 "(the program exited with status 0); nothing recorded"},
