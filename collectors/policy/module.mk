@@ -6,8 +6,7 @@
 POLICY_OBJS := $(BUILD)/obj/collectors/policy/policy.o $(BUILD)/obj/collectors/policy/policy_parse.o
 COLLECT_BACKEND_OBJS += $(POLICY_OBJS)
 $(BUILD)/obj/collectors/policy/%.o: ALL_CPPFLAGS += -Icollectors/policy
-# Backends and main include policy.h by name.
-$(BUILD)/obj/collectors/%.o: ALL_CPPFLAGS += -Icollectors/policy
+# (backend.h includes it as "policy/policy.h", under -Icollectors.)
 
 $(BUILD)/obj/tests/unit/test_policy.o: ALL_CPPFLAGS += -Icollectors/policy
 $(BUILD)/tests/test_policy: $(POLICY_OBJS)
