@@ -324,7 +324,11 @@ static void on_sigtrap(struct pt_session *s, struct pt_thread *t)
 	memset(&si, 0, sizeof(si));
 	ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
 	bp = pt_bp_find(t->proc, t->regs.rip - 1);
-	if (si.si_code == SI_KERNEL && bp && bp->inserted) {
+	/* Ours even when lifted now: another thread may have lifted it to
+	 * step over it after this one executed the int3 (threads run on
+	 * while one steps); the program's own int3 is one whose byte was
+	 * 0xcc before ours. */
+	if (si.si_code == SI_KERNEL && bp && (bp->inserted || bp->orig != 0xcc)) {
 		t->regs.rip--;
 		ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
 		if (t->mode != PT_MODE_CONT)

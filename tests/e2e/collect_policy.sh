@@ -28,12 +28,12 @@ windows() {
 }
 
 # activation N ADDR FULL: the instructions of the Nth call of the leaf
-# function at ADDR in the full trace, its ret included.
+# function at ADDR in the full trace, its ret included, in its thread.
 activation() {
 	"$DUMP" "$3" | awk -v n="$1" -v a="$2" '
 		$2 != "INSN" { next }
-		$3 == a { k++ }
-		k == n { line = line (line == "" ? "" : " ") $3; if ($NF == "bytes=c3") { print line; exit } }'
+		$3 == a && ++k == n { tid = $1 }
+		k == n && $1 == tid { line = line (line == "" ? "" : " ") $3; if ($NF == "bytes=c3") { print line; exit } }'
 }
 
 # count_after ENTRY N M FULL [K]: instructions N..N+M-1 counted from the
@@ -127,6 +127,21 @@ for backend in ptrace; do
 	count_after "$helper" 0 4 "$TMP/full.itr" 3 >"$TMP/hf.want"
 	windows "$TMP/hf.itr" >"$TMP/hf.got"
 	check_files_eq "$backend: --start helper#3 --for insns:4: past its return" "$TMP/hf.want" "$TMP/hf.got"
+	# threads: the condition picks the thread whose argument is 2; each
+	# thread_main activation runs the same straight-line code
+	"$COLLECT" --backend $backend -q --insn-bytes -o "$TMP/thf.itr" -- "$PROG" threads >/dev/null 2>&1
+	tm=$(sym thread_main)
+	activation 1 "$tm" "$TMP/thf.itr" >"$TMP/th.want"
+	for spec in 'thread_main if arg0==2' 'thread_main#3'; do
+		"$COLLECT" --backend $backend -q --insn-bytes --start "$spec" -o "$TMP/th.itr" -- \
+			"$PROG" threads >/dev/null 2>&1
+		check_eq "$backend: threads --start '$spec': exit status kept" 5 "$?"
+		windows "$TMP/th.itr" >"$TMP/th.got"
+		check_files_eq "$backend: threads --start '$spec': one activation, nothing else" \
+			"$TMP/th.want" "$TMP/th.got"
+		check "$backend: threads --start '$spec': in a thread other than main" sh -c \
+			"'$DUMP' '$TMP/th.itr' | awk '\$2 == \"INSN\" { print \$1 }' | sort -u | grep -qv \"^\$('$DUMP' '$TMP/th.itr' | sed -n 's/.*PROCESS start pid=\\([0-9]*\\).*/\\1/p')\\\$\""
+	done
 done
 
 # Usage errors: exit 2, the spec quoted, the bad part pointed at.
