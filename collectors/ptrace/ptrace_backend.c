@@ -521,8 +521,6 @@ static const char *ptrace_policy_forms(const struct policy_spec *spec)
 			return "globs";
 		if (ev->kind == POLICY_EV_ADDR && ev->name[0])
 			return "addr:A@MODULE";
-		if (ev->kind == POLICY_EV_SIGNAL)
-			return "signal: events";
 		if (ev->kind == POLICY_EV_RET && !is_stop)
 			return "--start ret:FUNC";
 	}

@@ -244,6 +244,11 @@ static inline enum pt_mode pt_closed_mode(const struct pt_thread *t)
 									  : PT_MODE_CONT;
 }
 
+/* ptrace_step.c: what the policy decided (policy.h) for thread t at
+ * addr: the window opens (TRACE_CTL on, stepping) or closes (TRACE_CTL
+ * off, full speed or silent counting), or nothing. */
+void pt_policy_fire(struct pt_session *s, struct pt_thread *t, struct policy_fire f, uint64_t addr);
+
 /* ptrace_stop.c */
 void pt_event_loop(struct pt_session *s);
 /* Resolve --start/--stop/--only in p and set their breakpoints. */

@@ -403,8 +403,6 @@ static int commit_pending(struct pt_session *s, struct pt_thread *t, int how)
 	return 1 + (returned && rep_final_check(t, rip));
 }
 
-static void apply_fire(struct pt_session *s, struct pt_thread *t, struct policy_fire f,
-		       uint64_t addr);
 
 void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 {
@@ -419,7 +417,7 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 	/* (a rep's final check falling just past a --for boundary stays in
 	 * the window: its record is written with the iteration's) */
 	for (int i = 0; i < entries; i++)
-		apply_fire(s, t, policy_on_insns(&p->pol, &t->pol, 1), t->regs.rip);
+		pt_policy_fire(s, t, policy_on_insns(&p->pol, &t->pol, 1), t->regs.rip);
 }
 
 /* ---- scope (--only) and triggers -------------------------------------- */
@@ -568,9 +566,7 @@ static void tracing_on(struct pt_session *s, struct pt_thread *t, uint64_t addr)
 	pt_write_ctl(s, t, 1, ITRACE_CTL_TRIGGER, addr);
 }
 
-/* What the policy decided: the window opens or closes here. */
-static void apply_fire(struct pt_session *s, struct pt_thread *t, struct policy_fire f,
-		       uint64_t addr)
+void pt_policy_fire(struct pt_session *s, struct pt_thread *t, struct policy_fire f, uint64_t addr)
 {
 	if (f.action > 0)
 		tracing_on(s, t, addr);
@@ -626,7 +622,7 @@ static void update_mode(struct pt_session *s, struct pt_thread *t)
 	struct policy_fire f = s->use_triggers ? check_policy(t) : (struct policy_fire){0, 0, 0};
 
 	if (!t->in_window) { /* counting silently towards an opening */
-		apply_fire(s, t, f, rip);
+		pt_policy_fire(s, t, f, rip);
 	} else if (t->mode == PT_MODE_STEP) {
 		if (f.action < 0)
 			tracing_off(s, t);
@@ -684,7 +680,7 @@ void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *b
 	} else if (kinds & (PT_BP_START | PT_BP_STOP)) {
 		/* counted whether or not it changes the window (FUNC#N); a
 		 * --stop is reached here outside the module (--only) */
-		apply_fire(s, t, trigger_entries(t, addr), addr);
+		pt_policy_fire(s, t, trigger_entries(t, addr), addr);
 	}
 }
 

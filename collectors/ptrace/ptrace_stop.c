@@ -258,6 +258,10 @@ static void on_signal(struct pt_session *s, struct pt_thread *t, int sig)
 	ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
 	if (t->mode != PT_MODE_CONT)
 		pt_commit(s, t, PT_COMMIT_STOP);
+	/* signal:NAME: the window opens (or closes) with the delivery, so
+	 * that the SIGNAL record and the handler are inside (outside) it */
+	if (s->use_triggers && t->proc->triggers_armed)
+		pt_policy_fire(s, t, policy_on_signal(&t->proc->pol, &t->pol, sig), t->regs.rip);
 	info.signo = (uint32_t)sig;
 	info.code = si.si_code;
 	info.addr = fault_address(&si);

@@ -127,6 +127,18 @@ for backend in ptrace; do
 	count_after "$helper" 0 4 "$TMP/full.itr" 3 >"$TMP/hf.want"
 	windows "$TMP/hf.itr" >"$TMP/hf.got"
 	check_files_eq "$backend: --start helper#3 --for insns:4: past its return" "$TMP/hf.want" "$TMP/hf.got"
+	# signal:NAME: the window opens with the delivery, the handler inside
+	"$COLLECT" --backend $backend -q --insn-bytes --start signal:SIGUSR1 --for insns:20 \
+		-o "$TMP/sig.itr" -- "$PROG" signal >/dev/null 2>&1
+	check_eq "$backend: --start signal:SIGUSR1: exit status kept" 5 "$?"
+	check_eq "$backend: --start signal:SIGUSR1: the SIGNAL first, with on_usr1 as handler" \
+		"signo=10 handler=$(sym on_usr1)" \
+		"$("$DUMP" "$TMP/sig.itr" | awk '/ TRACE_ON / { on = 1; next } on && $2 == "SIGNAL" { print $3, $7; exit } on && $2 == "INSN" { print "INSN first"; exit }')"
+	check_eq "$backend: --start signal:SIGUSR1 --for insns:20: 20 instructions" 20 \
+		"$(windows "$TMP/sig.itr" | wc -w)"
+	check_eq "$backend: ... starting at the handler" "$(sym on_usr1)" \
+		"$(windows "$TMP/sig.itr" | awk '{ print $1 }')"
+
 	# threads: the condition picks the thread whose argument is 2; each
 	# thread_main activation runs the same straight-line code
 	"$COLLECT" --backend $backend -q --insn-bytes -o "$TMP/thf.itr" -- "$PROG" threads >/dev/null 2>&1
