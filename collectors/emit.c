@@ -133,6 +133,19 @@ int emit_ctl(struct emit_sink *s, int on, int reason, uint64_t addr)
 	return emit_record(s, &rec);
 }
 
+int emit_ctl_trigger(struct emit_sink *s, int on, uint64_t addr, int by, uint32_t index)
+{
+	struct itrace_record rec;
+
+	start(&rec, s, ITRACE_REC_TRACE_CTL);
+	rec.u.ctl.on = (uint8_t)on;
+	rec.u.ctl.reason = ITRACE_CTL_TRIGGER;
+	rec.u.ctl.addr = addr;
+	rec.u.ctl.trigger = (uint8_t)by;
+	rec.u.ctl.index = index;
+	return emit_record(s, &rec);
+}
+
 int emit_lost(struct emit_sink *s, int reason, int unit, uint64_t count)
 {
 	struct itrace_record rec;

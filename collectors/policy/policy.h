@@ -76,14 +76,17 @@ struct policy_spec {
 	uint64_t every_insns; /* --every insns:P; 0 = none */
 };
 
-/* Which option made the window open or close (struct policy_fire.by). */
+/* Which option made the window open or close (struct policy_fire.by).
+ * START..EVERY are the values of the TRACE_CTL record's `trigger` field
+ * (enum itrace_ctl_trigger, ITRACE.md 6.5.12): a backend writes them as
+ * they are. */
 enum policy_by {
-	POLICY_BY_BEGIN = 1, /* no start trigger: the window is open from the start */
-	POLICY_BY_START,     /* --start number `index` fired */
+	POLICY_BY_START = 1, /* --start number `index` fired */
 	POLICY_BY_STOP,	     /* --stop number `index` fired */
 	POLICY_BY_RETURN,    /* the activation that opened the window returned */
 	POLICY_BY_FOR,	     /* --for: the window's instructions are done */
 	POLICY_BY_EVERY,     /* --every: the next period began */
+	POLICY_BY_BEGIN,     /* no start trigger: the window is open from the start */
 };
 
 /* What an event did to the window: action 0 = nothing, 1 = opened, -1 =

@@ -194,6 +194,9 @@ static inline struct emit_sink *pt_ring(struct pt_session *s, const struct pt_th
 }
 void pt_switch_to(struct pt_session *s, struct pt_thread *t);
 void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason, uint64_t addr);
+/* A TRACE_CTL of reason TRIGGER naming the option (enum policy_by). */
+void pt_write_ctl_trigger(struct pt_session *s, struct pt_thread *t, int on, uint64_t addr, int by,
+			  uint32_t index);
 void pt_write_thread(struct pt_session *s, int event, pid_t tid, pid_t pid, uint64_t other);
 void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other, int64_t status,
 		      const char *name);

@@ -67,6 +67,18 @@ void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason,
 	PT_EMIT(s, emit_ctl, on, reason, addr);
 }
 
+void pt_write_ctl_trigger(struct pt_session *s, struct pt_thread *t, int on, uint64_t addr, int by,
+			  uint32_t index)
+{
+	if (s->ring_on)
+		return;
+	pt_switch_to(s, t);
+	if (by == POLICY_BY_BEGIN || by == 0)
+		PT_EMIT(s, emit_ctl, on, ITRACE_CTL_TRIGGER, addr);
+	else
+		PT_EMIT(s, emit_ctl_trigger, on, addr, by, index);
+}
+
 void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other,
 			  int64_t status, const char *name)
 {

@@ -548,30 +548,31 @@ static void leave_scope(struct pt_session *s, struct pt_thread *t)
 
 /* The trigger window closed: full speed (or silent counting, if the
  * policy waits for an instruction count) until it opens again. */
-static void tracing_off(struct pt_session *s, struct pt_thread *t)
+static void tracing_off(struct pt_session *s, struct pt_thread *t, struct policy_fire f)
 {
-	pt_write_ctl(s, t, 0, ITRACE_CTL_TRIGGER, t->regs.rip);
+	pt_write_ctl_trigger(s, t, 0, t->regs.rip, f.by, f.index);
 	t->in_window = 0;
 	t->mode = pt_closed_mode(t);
 	pt_drop_returns(t);
 }
 
 /* The window opened at addr (a trigger, or an instruction count). */
-static void tracing_on(struct pt_session *s, struct pt_thread *t, uint64_t addr)
+static void tracing_on(struct pt_session *s, struct pt_thread *t, uint64_t addr,
+		       struct policy_fire f)
 {
 	if (t->mode == PT_MODE_CONT)
 		pt_code_changed(s, t->proc); /* it ran unobserved: libraries may be new */
 	t->mode = PT_MODE_STEP;
 	t->in_window = 1;
-	pt_write_ctl(s, t, 1, ITRACE_CTL_TRIGGER, addr);
+	pt_write_ctl_trigger(s, t, 1, addr, f.by, f.index);
 }
 
 void pt_policy_fire(struct pt_session *s, struct pt_thread *t, struct policy_fire f, uint64_t addr)
 {
 	if (f.action > 0)
-		tracing_on(s, t, addr);
+		tracing_on(s, t, addr, f);
 	else if (f.action < 0)
-		tracing_off(s, t);
+		tracing_off(s, t, f);
 }
 
 /* Thread t is at addr, the beginning of one or more --start/--stop
@@ -625,12 +626,12 @@ static void update_mode(struct pt_session *s, struct pt_thread *t)
 		pt_policy_fire(s, t, f, rip);
 	} else if (t->mode == PT_MODE_STEP) {
 		if (f.action < 0)
-			tracing_off(s, t);
+			tracing_off(s, t, f);
 		else if (!in_scope(p, rip))
 			leave_scope(s, t);
 	} else if (t->mode == PT_MODE_SILENT) {
 		if (f.action < 0) {
-			tracing_off(s, t);
+			tracing_off(s, t, f);
 		} else if (in_scope(p, rip)) {
 			t->mode = PT_MODE_STEP;
 			pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, rip);

@@ -61,6 +61,10 @@ for backend in ptrace; do
 		"$TMP/nth.want" "$TMP/nth.got"
 	windows "$TMP/nth.itr" | awk '{ print $1 }' >"$TMP/nth.first"
 	check_eq "$backend: --start helper#2: opens at helper" "$helper" "$(cat "$TMP/nth.first")"
+	# the TRACE_CTL records name what fired (ITRACE.md 6.5.12)
+	check_eq "$backend: --start helper#2: TRACE_CTL names --start #0, then the return" \
+		"TRACE_ON trigger $helper by=start#0|TRACE_OFF by=return" \
+		"$("$DUMP" "$TMP/nth.itr" | awk '/ TRACE_ON / { on = $2 " " $3 " " $4 " " $5 } / TRACE_OFF / { off = $2 " " $5 } END { print on "|" off }')"
 
 	# a condition on the first argument: helper(2) only (i = 0, 1, 2)
 	"$COLLECT" --backend $backend -q --insn-bytes --start 'helper if arg0>1' -o "$TMP/cond.itr" -- \
@@ -102,6 +106,8 @@ for backend in ptrace; do
 	count_after "$(entry)" 5000 300 "$TMP/full.itr" >"$TMP/ins.want"
 	windows "$TMP/ins.itr" >"$TMP/ins.got"
 	check_eq "$backend: --for insns:300: 300 instructions" 300 "$(wc -w <"$TMP/ins.got")"
+	check_eq "$backend: --for insns:300: opened by --start #0, closed by --for" "by=start#0 by=for" \
+		"$("$DUMP" "$TMP/ins.itr" | awk '/ TRACE_O(N|FF) / { printf "%s%s", n++ ? " " : "", $5 } END { print "" }')"
 	check_files_eq "$backend: --start insns:5000 --for insns:300: the oracle's stretch" \
 		"$TMP/ins.want" "$TMP/ins.got"
 
@@ -112,6 +118,8 @@ for backend in ptrace; do
 	: >"$TMP/ev.want"
 	n=$(windows "$TMP/ev.itr" | wc -l)
 	check "$backend: --every: several windows ($n)" test "$n" -ge 3
+	check_eq "$backend: --every: later windows opened by --every" "$((n - 1))" \
+		"$("$DUMP" "$TMP/ev.itr" | grep -c 'TRACE_ON trigger .* by=every')"
 	k=0
 	while [ $k -lt "$n" ]; do
 		count_after "$(entry)" $((k * 2000)) 50 "$TMP/full.itr" >>"$TMP/ev.want"
