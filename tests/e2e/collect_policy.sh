@@ -148,7 +148,13 @@ for backend in ptrace; do
 		"$(windows "$TMP/sig.itr" | awk '{ print $1 }')"
 
 	# threads: the condition picks the thread whose argument is 2; each
-	# thread_main activation runs the same straight-line code
+	# thread_main activation runs the same straight-line code.
+	# KNOWN RACE (ptrace, not fixed yet): a thread stepping over a lifted
+	# int3 lets the others run, and one may pass the lifted entry unseen,
+	# so under load an entry can be missed (the window then never opens,
+	# or #N counts one short).  The fix is to hold the process's other
+	# threads (PTRACE_INTERRUPT) for that one step; this test fails,
+	# rarely, until then.
 	"$COLLECT" --backend $backend -q --insn-bytes -o "$TMP/thf.itr" -- "$PROG" threads >/dev/null 2>&1
 	tm=$(sym thread_main)
 	activation 1 "$tm" "$TMP/thf.itr" >"$TMP/th.want"
