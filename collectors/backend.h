@@ -51,6 +51,7 @@
 
 #include "itrace.h"
 #include "itrace_code.h"
+#include "policy/policy.h"
 
 /* Bits of collect_backend.levels. */
 #define COLLECT_LEVEL_BIT(level) (1u << (level))
@@ -65,6 +66,11 @@ struct collect_options {
 	const char *output;	/* -o FILE; "-" = stdout (never NULL) */
 	pid_t attach_pid;	/* -p PID; 0 = start argv */
 	char *const *argv;	/* program and arguments (NULL with -p) */
+	/* Every --start/--stop/--for/--every (and --start-addr/--stop-addr,
+	 * as addr: events), parsed (collectors/policy/policy.h); never NULL.
+	 * When policy_is_legacy(policy), start_func/stop_func/start_addr/
+	 * stop_addr say the same for the backends not wired to the policy. */
+	const struct policy_spec *policy;
 	const char *start_func; /* --start FUNC (NULL: none) */
 	const char *stop_func;	/* --stop FUNC (NULL: none) */
 	uint64_t start_addr;	/* --start-addr (valid if has_start_addr) */
@@ -100,6 +106,12 @@ struct collect_backend {
 	const char *name;	 /* "ptrace", "bts", "gdb", "valgrind", "qemu" */
 	const char *description; /* one line for --help and --list-backends */
 	unsigned levels;	 /* COLLECT_LEVEL_BIT(ITRACE_LEVEL_*) it supports */
+	/* policy_forms - which trigger forms beyond the legacy ones (one FUNC
+	 * or address each for --start and --stop) it implements; NULL: none,
+	 * and itrace-collect refuses them (exit 2) before running it.
+	 * Returns NULL if it implements everything in spec, else the reason
+	 * ("globs") for the usage message. */
+	const char *(*policy_forms)(const struct policy_spec *spec);
 
 	/*
 	 * probe - can this backend run `opts` on this machine?  Returns 0 if

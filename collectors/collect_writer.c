@@ -202,12 +202,18 @@ int collect_process_ids(pid_t pid, uid_t *euid, gid_t *egid)
 	return found == 3 ? 0 : -1;
 }
 
+/* Was a start trigger asked for (the trace may rightly stay empty)? */
+static int has_start_trigger(const struct collect_options *opts)
+{
+	return opts->start_func || opts->has_start_addr || (opts->policy && opts->policy->nstart);
+}
+
 int collect_final_end(const struct collect_options *opts, struct itrace_writer *w, int end,
 		      int *status)
 {
 	struct itrace_writer_stats st;
 
-	if (!opts->start_func && !opts->has_start_addr && !opts->only_module)
+	if (!has_start_trigger(opts) && !opts->only_module)
 		return end;
 	itrace_writer_stats(w, &st);
 	if (st.insns + st.branches > 0)
@@ -224,8 +230,8 @@ static void warn_incomplete(const struct collect_options *opts, const struct col
 {
 	if (res->end_reason == ITRACE_END_NOT_TRIGGERED)
 		cli_warn("nothing of what was asked ran: %s%s%s; the trace '%s' is empty",
-			 opts->start_func || opts->has_start_addr ? "the start trigger never fired" : "",
-			 (opts->start_func || opts->has_start_addr) && opts->only_module ? ", or " : "",
+			 has_start_trigger(opts) ? "the start trigger never fired" : "",
+			 has_start_trigger(opts) && opts->only_module ? ", or " : "",
 			 opts->only_module ? "the --only module never ran" : "", opts->output);
 }
 

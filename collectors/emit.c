@@ -122,7 +122,8 @@ int emit_signal(struct emit_sink *s, const struct itrace_signal *sig)
 	return emit_record(s, &rec);
 }
 
-int emit_ctl(struct emit_sink *s, int on, int reason, uint64_t addr)
+/* TRACE_CTL with its 1.1 fields (trigger 0: not said, and not written). */
+static int ctl(struct emit_sink *s, int on, int reason, uint64_t addr, int by, uint32_t index)
 {
 	struct itrace_record rec;
 
@@ -130,7 +131,19 @@ int emit_ctl(struct emit_sink *s, int on, int reason, uint64_t addr)
 	rec.u.ctl.on = (uint8_t)on;
 	rec.u.ctl.reason = (uint8_t)reason;
 	rec.u.ctl.addr = addr;
+	rec.u.ctl.trigger = (uint8_t)by;
+	rec.u.ctl.index = index;
 	return emit_record(s, &rec);
+}
+
+int emit_ctl(struct emit_sink *s, int on, int reason, uint64_t addr)
+{
+	return ctl(s, on, reason, addr, ITRACE_CTL_BY_NONE, 0);
+}
+
+int emit_ctl_trigger(struct emit_sink *s, int on, uint64_t addr, int by, uint32_t index)
+{
+	return ctl(s, on, ITRACE_CTL_TRIGGER, addr, by, index);
 }
 
 int emit_lost(struct emit_sink *s, int reason, int unit, uint64_t count)

@@ -98,6 +98,11 @@ int emit_signal(struct emit_sink *s, const struct itrace_signal *sig);
 /* TRACE_CTL (6.5.12): tracing on or off, why, where. */
 int emit_ctl(struct emit_sink *s, int on, int reason, uint64_t addr);
 
+/* TRACE_CTL (6.5.12) of a window the policy opened or closed: reason
+ * TRIGGER, with the option that fired (enum itrace_ctl_trigger, and which
+ * --start/--stop: index). */
+int emit_ctl_trigger(struct emit_sink *s, int on, uint64_t addr, int by, uint32_t index);
+
 /* LOST (6.5.13): count units lost, and why. */
 int emit_lost(struct emit_sink *s, int reason, int unit, uint64_t count);
 

@@ -25,7 +25,7 @@
  * major is said by its incompatible feature bits, not by a version.
  */
 #define ITRACE_FORMAT_MAJOR 1
-#define ITRACE_FORMAT_MINOR 0
+#define ITRACE_FORMAT_MINOR 1
 
 /*
  * Incompatible features (header offset 36): a reader MUST refuse a file

@@ -165,6 +165,17 @@ enum itrace_trace_ctl_reason {
 	ITRACE_CTL_SCOPE = 5,	/* left/entered a traced module (--only) */
 };
 
+/* Which option of itrace-collect made a TRIGGER window open or close
+ * (struct itrace_trace_ctl.trigger; format 1.1, ITRACE.md 6.5.12). */
+enum itrace_ctl_trigger {
+	ITRACE_CTL_BY_NONE = 0,	  /* not said (a 1.0 file, or not a trigger) */
+	ITRACE_CTL_BY_START = 1,  /* --start number `index` */
+	ITRACE_CTL_BY_STOP = 2,	  /* --stop number `index` */
+	ITRACE_CTL_BY_RETURN = 3, /* the activation that opened the window ended */
+	ITRACE_CTL_BY_FOR = 4,	  /* --for: the window's instructions are done */
+	ITRACE_CTL_BY_EVERY = 5,  /* --every: the next period's window */
+};
+
 enum itrace_lost_reason {
 	ITRACE_LOST_OVERFLOW = 1,     /* buffer overflow (hardware/kernel) */
 	ITRACE_LOST_UNTRACEABLE = 2,  /* region could not be traced */
@@ -276,6 +287,8 @@ struct itrace_trace_ctl {
 	uint8_t on;	/* 1 = tracing resumes, 0 = stops */
 	uint8_t reason; /* enum itrace_trace_ctl_reason */
 	uint64_t addr;	/* pc where it happened */
+	uint8_t trigger; /* enum itrace_ctl_trigger (0 in a 1.0 file) */
+	uint32_t index;	 /* with BY_START/BY_STOP: which option, from 0 */
 };
 
 struct itrace_lost {

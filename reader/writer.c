@@ -1340,6 +1340,10 @@ static int encode_context(struct itrace_writer *w, const struct itrace_record *r
 		*q++ = rec->u.ctl.on;
 		*q++ = rec->u.ctl.reason;
 		q += put_varint(q, rec->u.ctl.addr);
+		if (rec->u.ctl.trigger) { /* appended in 1.1 (ITRACE.md 6.5.12) */
+			*q++ = rec->u.ctl.trigger;
+			q += put_varint(q, rec->u.ctl.index);
+		}
 		break;
 	case ITRACE_REC_LOST:
 		*q++ = rec->u.lost.reason;

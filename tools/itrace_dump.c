@@ -31,6 +31,19 @@ struct summary {
 	int thread_overflow;
 };
 
+/* by=start#0, by=stop#1, by=return, by=for, by=every (ITRACE.md 6.5.12). */
+static void print_ctl_trigger(const struct itrace_trace_ctl *c)
+{
+	static const char *const by[] = {"", "start", "stop", "return", "for", "every"};
+
+	if (c->trigger < sizeof(by) / sizeof(by[0]))
+		printf(" by=%s", by[c->trigger]);
+	else
+		printf(" by=%u", c->trigger);
+	if (c->trigger == ITRACE_CTL_BY_START || c->trigger == ITRACE_CTL_BY_STOP)
+		printf("#%u", c->index);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: itrace-dump [options] FILE\n"
@@ -205,6 +218,8 @@ static void print_record(const struct itrace_record *r)
 	case ITRACE_REC_TRACE_CTL:
 		printf("TRACE_%s %s 0x%" PRIx64, r->u.ctl.on ? "ON" : "OFF",
 		       r->u.ctl.reason <= 5 ? ctl[r->u.ctl.reason] : "?", r->u.ctl.addr);
+		if (r->u.ctl.trigger)
+			print_ctl_trigger(&r->u.ctl);
 		break;
 	case ITRACE_REC_LOST:
 		printf("LOST %" PRIu64 " %s reason=%s", r->u.lost.count,

@@ -50,8 +50,14 @@ static void usage(void)
 	       "                        trace is written (at least once a second after)\n"
 	       "      --no-clobber      never replace an existing FILE\n"
 	       "  -p, --pid PID         attach to a running process (detach at the end)\n"
-	       "      --start FUNC      trace from FUNC's entry (only inside FUNC unless --stop)\n"
-	       "      --stop FUNC       stop tracing when FUNC is entered\n"
+	       "      --start EVENT     trace from EVENT (only inside FUNC unless --stop or\n"
+	       "                        --for); repeatable.  EVENT: FUNC, FUNC#N (its Nth\n"
+	       "                        entry), GLOB, ret:FUNC, addr:0xADDR[@MODULE], any of\n"
+	       "                        these + ' if argK OP VALUE' (K 0..5, OP == != < <=\n"
+	       "                        > >=), insns:N, signal:NAME (see README)\n"
+	       "      --stop EVENT      stop tracing at EVENT (insns:N: N after it opened)\n"
+	       "      --for insns:N     each window is N instructions long\n"
+	       "      --every insns:P   a window (of --for insns:L) every P instructions\n"
 	       "      --start-addr A    like --start at address A\n"
 	       "      --stop-addr A     like --stop at address A\n"
 	       "      --only MODULE     trace only MODULE ('main' = the executable, a path\n"
@@ -87,7 +93,7 @@ enum long_only {
 	OPT_START = 256, OPT_STOP, OPT_START_ADDR, OPT_STOP_ADDR, OPT_ONLY, OPT_FOLLOW_FORK,
 	OPT_ASLR, OPT_RING, OPT_BACKEND, OPT_REMOTE, OPT_HELP, OPT_VERSION, OPT_LIST,
 	OPT_NO_COMPRESS, OPT_USER_ONLY, OPT_INSN_BYTES, OPT_USER, OPT_KERNEL,
-	OPT_ARCH, OPT_SYSROOT, OPT_NO_CLOBBER, OPT_NO_PIN,
+	OPT_ARCH, OPT_SYSROOT, OPT_NO_CLOBBER, OPT_NO_PIN, OPT_FOR, OPT_EVERY,
 };
 
 static const struct option long_options[] = {
@@ -98,6 +104,8 @@ static const struct option long_options[] = {
 	{"verbose", no_argument, NULL, 'v'},
 	{"start", required_argument, NULL, OPT_START},
 	{"stop", required_argument, NULL, OPT_STOP},
+	{"for", required_argument, NULL, OPT_FOR},
+	{"every", required_argument, NULL, OPT_EVERY},
 	{"start-addr", required_argument, NULL, OPT_START_ADDR},
 	{"stop-addr", required_argument, NULL, OPT_STOP_ADDR},
 	{"only", required_argument, NULL, OPT_ONLY},
@@ -139,6 +147,48 @@ static void list_backends(const struct collect_options *opts)
 	}
 }
 
+/* The trigger options, parsed as they come; a bad one is a usage error
+ * that quotes it and points at the bad part (policy_format_error). */
+static struct policy_spec the_policy;
+
+static void add_policy_option(int option, const char *arg)
+{
+	struct policy_error err;
+	char msg[1024];
+
+	if (policy_add_option(&the_policy, option, arg, &err) == 0)
+		return;
+	cli_usage_error("%s", policy_format_error(option, arg, &err, msg, sizeof(msg)));
+}
+
+/* --start-addr/--stop-addr A: the event addr:A. */
+static void add_policy_addr(int option, uint64_t addr)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "addr:0x%llx", (unsigned long long)addr);
+	add_policy_option(option, text);
+}
+
+/* The legacy fields of collect_options from the spec, for the backends
+ * not wired to the policy, and the checks of the whole spec. */
+static void settle_policy(struct collect_options *o)
+{
+	const struct policy_spec *sp = &the_policy;
+	struct policy_error err;
+	int option;
+
+	if (policy_check(sp, &option, &err) != 0)
+		cli_usage_error("%s: %s", policy_option_name(option), err.message);
+	o->policy = sp;
+	if (!policy_is_legacy(sp))
+		return;
+	if (sp->nstart && sp->start[0].kind == POLICY_EV_FUNC)
+		o->start_func = sp->start[0].name;
+	if (sp->nstop && sp->stop[0].kind == POLICY_EV_FUNC)
+		o->stop_func = sp->stop[0].name;
+}
+
 /* Returns 1 if the caller should exit 0 (--help, --version, --list). */
 static int parse_args(int argc, char **argv, struct collect_options *o)
 {
@@ -162,15 +212,19 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 		case 'p': o->attach_pid = (pid_t)parse_number("-p", optarg); break;
 		case 'q': o->quiet = 1; break;
 		case 'v': o->verbose++; break;
-		case OPT_START: o->start_func = optarg; break;
-		case OPT_STOP: o->stop_func = optarg; break;
+		case OPT_START: add_policy_option(POLICY_OPT_START, optarg); break;
+		case OPT_STOP: add_policy_option(POLICY_OPT_STOP, optarg); break;
+		case OPT_FOR: add_policy_option(POLICY_OPT_FOR, optarg); break;
+		case OPT_EVERY: add_policy_option(POLICY_OPT_EVERY, optarg); break;
 		case OPT_START_ADDR:
 			o->start_addr = parse_number("--start-addr", optarg);
 			o->has_start_addr = 1;
+			add_policy_addr(POLICY_OPT_START, o->start_addr);
 			break;
 		case OPT_STOP_ADDR:
 			o->stop_addr = parse_number("--stop-addr", optarg);
 			o->has_stop_addr = 1;
+			add_policy_addr(POLICY_OPT_STOP, o->stop_addr);
 			break;
 		case OPT_ONLY: o->only_module = optarg; break;
 		case OPT_FOLLOW_FORK: o->follow_fork = 1; break;
@@ -212,8 +266,9 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 		cli_usage_error("no program given (itrace-collect [options] -- PROGRAM [ARGS])");
 	if (optind < argc)
 		o->argv = argv + optind;
-	if ((o->start_func && o->has_start_addr) || (o->stop_func && o->has_stop_addr))
+	if ((o->has_start_addr && the_policy.nstart > 1) || (o->has_stop_addr && the_policy.nstop > 1))
 		cli_usage_error("give a trigger either by name or by address, not both");
+	settle_policy(o);
 	return 0;
 }
 
@@ -240,6 +295,26 @@ static const char *machine_name(int machine, int endian)
 	case 243: return "RISC-V";
 	default: return "foreign";
 	}
+}
+
+/* What of spec backend b does not implement (NULL: it does it all). */
+static const char *policy_refused(const struct collect_backend *b, const struct policy_spec *spec)
+{
+	if (policy_is_legacy(spec))
+		return NULL;
+	if (!b->policy_forms)
+		return "trigger forms beyond --start/--stop FUNC or an address";
+	return b->policy_forms(spec);
+}
+
+/* A trigger the backend would not honour: a usage error, never another window. */
+static void refuse_policy(const struct collect_backend *b, const struct policy_spec *spec)
+{
+	const char *what = policy_refused(b, spec);
+
+	if (what)
+		cli_usage_error("the %s backend does not implement %s yet; use --backend ptrace",
+				b->name, what);
 }
 
 /*
@@ -275,6 +350,9 @@ static const struct collect_backend *auto_backend(const struct collect_options *
 	}
 	if (!vg)
 		snprintf(why, len, "auto: this itrace has no valgrind backend");
+	else if (policy_refused(vg, o->policy))
+		snprintf(why, len, "auto: the trigger needs the ptrace backend (valgrind does not "
+			 "implement %s yet)", policy_refused(vg, o->policy));
 	else if (o->ring || o->follow_fork || o->aslr || o->insn_bytes)
 		snprintf(why, len, "auto: %s needs the ptrace backend",
 			 o->ring ? "--ring" : o->follow_fork ? "--follow-fork" : o->aslr ? "--aslr"
@@ -316,6 +394,7 @@ static const struct collect_backend *choose_backend(struct collect_options *o)
 			  o->backend ? o->backend : "gdb");
 		return NULL;
 	}
+	refuse_policy(b, o->policy);
 	o->backend_reason = why;
 	if (o->verbose)
 		fprintf(stderr, "%s: backend %s (%s)\n", cli_progname(), b->name, why);

@@ -464,8 +464,8 @@ static int ptrace_run(const struct collect_options *opts, struct collect_result 
 	/* a program we start shares the collector's CPU; an attached one
 	 * keeps its own affinity */
 	s.pin_cpu = opts->no_pin || opts->attach_pid ? -1 : pick_cpu();
-	s.use_triggers = opts->start_func || opts->stop_func || opts->has_start_addr ||
-			 opts->has_stop_addr || opts->only_module;
+	s.use_triggers = opts->policy->nstart || opts->policy->nstop || opts->policy->for_insns ||
+			 opts->policy->every_insns || opts->only_module;
 	if (pt_step_init(&s)) {
 		cli_error("cannot initialise the instruction decoder");
 		return -1;
@@ -481,6 +481,9 @@ static int ptrace_run(const struct collect_options *opts, struct collect_result 
 		/* ITRACE_COLLECT_BLOCKSTEP=1 forces the block-step path (tests: on a
 		 * machine without it, each block is one instruction) */
 		s.blockstep = s.singleblock || getenv_flag("ITRACE_COLLECT_BLOCKSTEP");
+		/* the policy counts instructions one step at a time */
+		if (policy_counts_insns(opts->policy))
+			s.blockstep = 0;
 		if (!s.singleblock && !opts->quiet)
 			cli_warn("PTRACE_SINGLEBLOCK is not honoured on this machine; "
 				 "single-stepping and keeping the branches");
@@ -507,10 +510,28 @@ static int ptrace_run(const struct collect_options *opts, struct collect_result 
 	return rc;
 }
 
+/* The trigger forms ptrace does not implement yet (policy_forms). */
+static const char *ptrace_policy_forms(const struct policy_spec *spec)
+{
+	for (uint32_t k = 0; k < spec->nstart + spec->nstop; k++) {
+		int is_stop = k >= spec->nstart;
+		const struct policy_event *ev = is_stop ? &spec->stop[k - spec->nstart] : &spec->start[k];
+
+		if (ev->is_glob)
+			return "globs";
+		if (ev->kind == POLICY_EV_ADDR && ev->name[0])
+			return "addr:A@MODULE";
+		if (ev->kind == POLICY_EV_RET && !is_stop)
+			return "--start ret:FUNC";
+	}
+	return NULL;
+}
+
 const struct collect_backend collect_backend_ptrace = {
 	.name = "ptrace",
 	.description = "single-steps the program with ptrace (any x86-64 Linux)",
 	.levels = COLLECT_LEVEL_BIT(ITRACE_LEVEL_INSN) | COLLECT_LEVEL_BIT(ITRACE_LEVEL_BRANCH),
 	.probe = ptrace_probe,
 	.run = ptrace_run,
+	.policy_forms = ptrace_policy_forms,
 };

@@ -109,8 +109,9 @@ struct pt_thread {
 	int announce;		/* a new thread or child: TRACE_ON start at its first step */
 	int in_syscall;		/* between syscall-enter and -exit stops */
 	int last_req;		/* ptrace request of the last resume */
-	int in_window;		/* between --start and --stop (always, without --start) */
-	uint64_t window_rsp;	/* --start without --stop: leave when rsp > this */
+	int in_window;		/* the policy's window is open (pol.open, once armed) */
+	struct policy_thread pol; /* its window and instruction count (policy.h) */
+	uint64_t entry_taken;	/* a trigger address whose entry was counted at this stop */
 	uint64_t reinsert_bp;	/* breakpoint lifted to step over it (0: none) */
 	struct pt_return returns[PT_RETURNS_MAX]; /* innermost last */
 	int nreturns;
@@ -133,7 +134,13 @@ struct pt_process {
 	size_t bp_nslots;
 	int triggers_armed; /* symbols resolved, trigger breakpoints set */
 	uint64_t only_lo, only_hi; /* --only range (hi = 0: not known) */
-	uint64_t start_addr, stop_addr; /* resolved triggers (0: none) */
+	struct policy_proc pol;	/* entry counts of the triggers (policy.h) */
+	struct pt_trigger {
+		uint64_t addr;	/* where the event's code begins */
+		uint32_t index; /* into policy->start or ->stop */
+		uint8_t is_stop;
+	} trig[2 * POLICY_MAX_EVENTS]; /* resolved --start/--stop events */
+	int ntrig;
 	int nthreads;
 	int detach;	   /* a fork child we do not follow: clean and detach */
 	int is_vfork;	   /* shares its parent's memory */
@@ -187,6 +194,9 @@ static inline struct emit_sink *pt_ring(struct pt_session *s, const struct pt_th
 }
 void pt_switch_to(struct pt_session *s, struct pt_thread *t);
 void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason, uint64_t addr);
+/* A TRACE_CTL of reason TRIGGER naming the option (enum policy_by). */
+void pt_write_ctl_trigger(struct pt_session *s, struct pt_thread *t, int on, uint64_t addr, int by,
+			  uint32_t index);
 void pt_write_thread(struct pt_session *s, int event, pid_t tid, pid_t pid, uint64_t other);
 void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other, int64_t status,
 		      const char *name);
@@ -228,6 +238,19 @@ void pt_code_changed(struct pt_session *s, struct pt_process *p);
 void pt_invalidate_code(struct pt_process *p);
 /* Run the calling thread on `cpu` only. */
 int pt_pin_to(int cpu);
+
+/* How a thread whose window is closed runs: stepped silently while the
+ * policy counts its instructions towards an opening, else at full speed. */
+static inline enum pt_mode pt_closed_mode(const struct pt_thread *t)
+{
+	return policy_insns_left(&t->proc->pol, &t->pol) != POLICY_NONE ? PT_MODE_SILENT
+									  : PT_MODE_CONT;
+}
+
+/* ptrace_step.c: what the policy decided (policy.h) for thread t at
+ * addr: the window opens (TRACE_CTL on, stepping) or closes (TRACE_CTL
+ * off, full speed or silent counting), or nothing. */
+void pt_policy_fire(struct pt_session *s, struct pt_thread *t, struct policy_fire f, uint64_t addr);
 
 /* ptrace_stop.c */
 void pt_event_loop(struct pt_session *s);

@@ -67,6 +67,18 @@ void pt_write_ctl(struct pt_session *s, struct pt_thread *t, int on, int reason,
 	PT_EMIT(s, emit_ctl, on, reason, addr);
 }
 
+void pt_write_ctl_trigger(struct pt_session *s, struct pt_thread *t, int on, uint64_t addr, int by,
+			  uint32_t index)
+{
+	if (s->ring_on)
+		return;
+	pt_switch_to(s, t);
+	if (by == POLICY_BY_BEGIN || by == 0)
+		PT_EMIT(s, emit_ctl, on, ITRACE_CTL_TRIGGER, addr);
+	else
+		PT_EMIT(s, emit_ctl_trigger, on, addr, by, index);
+}
+
 void pt_write_process(struct pt_session *s, int event, pid_t pid, uint64_t other,
 			  int64_t status, const char *name)
 {
@@ -163,11 +175,20 @@ void pt_free_process(struct pt_session *s, struct pt_process *p)
 /* Mode of a thread that appears now: tracing unless it waits for --start. */
 void pt_set_initial_mode(const struct pt_session *s, struct pt_thread *t)
 {
-	const struct pt_process *p = t->proc;
-	int armed = p->triggers_armed || !s->use_triggers;
+	struct pt_process *p = t->proc;
 
-	t->in_window = armed && !p->start_addr;
-	t->mode = t->in_window ? PT_MODE_STEP : PT_MODE_CONT;
+	if (!s->use_triggers) {
+		t->in_window = 1;
+		t->mode = PT_MODE_STEP;
+		return;
+	}
+	t->in_window = 0;
+	t->mode = PT_MODE_CONT;
+	if (!p->triggers_armed)
+		return;
+	policy_thread_init(&p->pol, &t->pol);
+	t->in_window = t->pol.open;
+	t->mode = t->in_window ? PT_MODE_STEP : pt_closed_mode(t);
 }
 
 struct pt_thread *pt_new_thread(struct pt_session *s, struct pt_process *p, pid_t tid)

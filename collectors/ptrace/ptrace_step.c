@@ -343,20 +343,25 @@ static int is_jump(int kind)
 
 static void guard_return_site(struct pt_process *p, uint64_t ret);
 
-void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
+/* The pending instruction's records, if it ran.  Returns the entries it
+ * makes in the trace, which the policy counts as instructions: 1, or 2
+ * for a rep string's iteration that ends with the final check of its
+ * count (ITRACE.md 6.5.2), 0 if it did not run (a block step is never
+ * used while the policy counts). */
+static int commit_pending(struct pt_session *s, struct pt_thread *t, int how)
 {
 	const struct pt_pending *pd = &t->pending;
 	uint64_t rip = t->regs.rip;
 	int returned = how == PT_COMMIT_STEP || how == PT_COMMIT_STOP;
 
 	if (!t->has_pending)
-		return;
+		return 0;
 	if (pd->is_block) {
 		t->has_pending = 0;
 		/* a stop other than the block trap at its start: nothing ran */
 		if (t->mode == PT_MODE_STEP && (how == PT_COMMIT_STEP || (how == PT_COMMIT_STOP && rip != pd->addr)))
 			commit_block(s, t, pd->addr, rip);
-		return;
+		return 0;
 	}
 	/* Still on it: after a step trap it ran if it repeats (rep string) or
 	 * jumps to itself; otherwise a signal, or the kernel's trap at a
@@ -364,19 +369,19 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 	if (returned && rip == pd->addr &&
 	    !(how == PT_COMMIT_STEP && (pd->is_rep_string || is_jump(pd->kind)))) {
 		t->has_pending = 0;
-		return;
+		return 0;
 	}
 	t->has_pending = 0;
 	t->last_kind = pd->kind;
 	if (!learn_length(&t->pending, rip)) {
 		if (t->mode == PT_MODE_STEP && !s->ring_on)
 			write_lost_insn(s, t);
-		return;
+		return 1;
 	}
 	if (pd->is_syscall && returned && changes_code_mappings(pd->sys_nr))
 		pt_code_changed(s, t->proc);
 	if (t->mode == PT_MODE_SILENT)
-		return;
+		return 1 + (returned && rep_final_check(t, rip));
 	/* the module's last call: where its return address lies (leave_scope) */
 	if (returned && (pd->kind == ITRACE_BRANCH_CALL || pd->kind == ITRACE_BRANCH_INDIRECT_CALL)) {
 		t->call_ret = pd->addr + pd->len;
@@ -395,6 +400,24 @@ void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
 		if (returned)
 			write_syscall(s, pd, ITRACE_SYSCALL_EXIT, (int64_t)t->regs.rax);
 	}
+	return 1 + (returned && rep_final_check(t, rip));
+}
+
+
+void pt_commit(struct pt_session *s, struct pt_thread *t, int how)
+{
+	struct pt_process *p = t->proc;
+	int entries = commit_pending(s, t, how);
+
+	if (!entries)
+		return;
+	t->entry_taken = 0; /* the instruction at a trigger ran: a new arrival counts */
+	if (!s->use_triggers || !p->triggers_armed)
+		return;
+	/* (a rep's final check falling just past a --for boundary stays in
+	 * the window: its record is written with the iteration's) */
+	for (int i = 0; i < entries; i++)
+		pt_policy_fire(s, t, policy_on_insns(&p->pol, &t->pol, 1), t->regs.rip);
 }
 
 /* ---- scope (--only) and triggers -------------------------------------- */
@@ -523,22 +546,73 @@ static void leave_scope(struct pt_session *s, struct pt_thread *t)
 		t->mode = PT_MODE_CONT;
 }
 
-/* The trigger window closed: full speed until the next --start. */
-static void tracing_off(struct pt_session *s, struct pt_thread *t)
+/* The trigger window closed: full speed (or silent counting, if the
+ * policy waits for an instruction count) until it opens again. */
+static void tracing_off(struct pt_session *s, struct pt_thread *t, struct policy_fire f)
 {
-	pt_write_ctl(s, t, 0, ITRACE_CTL_TRIGGER, t->regs.rip);
-	t->mode = PT_MODE_CONT;
+	pt_write_ctl_trigger(s, t, 0, t->regs.rip, f.by, f.index);
 	t->in_window = 0;
-	t->window_rsp = 0;
+	t->mode = pt_closed_mode(t);
 	pt_drop_returns(t);
 }
 
-static int window_over(const struct pt_thread *t)
+/* The window opened at addr (a trigger, or an instruction count). */
+static void tracing_on(struct pt_session *s, struct pt_thread *t, uint64_t addr,
+		       struct policy_fire f)
 {
-	const struct pt_process *p = t->proc;
+	if (t->mode == PT_MODE_CONT)
+		pt_code_changed(s, t->proc); /* it ran unobserved: libraries may be new */
+	t->mode = PT_MODE_STEP;
+	t->in_window = 1;
+	pt_write_ctl_trigger(s, t, 1, addr, f.by, f.index);
+}
 
-	return (t->window_rsp && t->regs.rsp > t->window_rsp) || /* the function returned */
-	       (p->stop_addr && t->regs.rip == p->stop_addr);
+void pt_policy_fire(struct pt_session *s, struct pt_thread *t, struct policy_fire f, uint64_t addr)
+{
+	if (f.action > 0)
+		tracing_on(s, t, addr, f);
+	else if (f.action < 0)
+		tracing_off(s, t, f);
+}
+
+/* Thread t is at addr, the beginning of one or more --start/--stop
+ * events' code: each is counted and its condition checked on the
+ * argument registers (x86-64 SysV: rdi rsi rdx rcx r8 r9).  The first
+ * that changes the window says how. */
+static struct policy_fire trigger_entries(struct pt_thread *t, uint64_t addr)
+{
+	struct pt_process *p = t->proc;
+	const struct user_regs_struct *r = &t->regs;
+	const uint64_t args[POLICY_NARGS] = {r->rdi, r->rsi, r->rdx, r->rcx, r->r8, r->r9};
+	struct policy_fire f = {0, 0, 0};
+
+	for (int i = 0; i < p->ntrig; i++) {
+		struct policy_fire g;
+
+		if (p->trig[i].addr != addr)
+			continue;
+		g = policy_on_entry(&p->pol, &t->pol, p->trig[i].is_stop, p->trig[i].index, args,
+				    r->rsp);
+		if (!f.action)
+			f = g;
+	}
+	t->entry_taken = addr;
+	return f;
+}
+
+/* A stepped thread is about to execute rip: has an activation ended
+ * (its stack rose above the frame) or does a trigger begin here? */
+static struct policy_fire check_policy(struct pt_thread *t)
+{
+	struct pt_process *p = t->proc;
+	struct policy_fire f;
+
+	if (!p->triggers_armed)
+		return (struct policy_fire){0, 0, 0};
+	f = policy_on_sp(&p->pol, &t->pol, t->regs.rsp);
+	if (!f.action && t->entry_taken != t->regs.rip)
+		f = trigger_entries(t, t->regs.rip);
+	return f;
 }
 
 /* Mode changes decided from where a stepping thread now is. */
@@ -546,15 +620,18 @@ static void update_mode(struct pt_session *s, struct pt_thread *t)
 {
 	struct pt_process *p = t->proc;
 	uint64_t rip = t->regs.rip;
+	struct policy_fire f = s->use_triggers ? check_policy(t) : (struct policy_fire){0, 0, 0};
 
-	if (t->mode == PT_MODE_STEP) {
-		if (window_over(t))
-			tracing_off(s, t);
+	if (!t->in_window) { /* counting silently towards an opening */
+		pt_policy_fire(s, t, f, rip);
+	} else if (t->mode == PT_MODE_STEP) {
+		if (f.action < 0)
+			tracing_off(s, t, f);
 		else if (!in_scope(p, rip))
 			leave_scope(s, t);
 	} else if (t->mode == PT_MODE_SILENT) {
-		if (window_over(t)) {
-			tracing_off(s, t);
+		if (f.action < 0) {
+			tracing_off(s, t, f);
 		} else if (in_scope(p, rip)) {
 			t->mode = PT_MODE_STEP;
 			pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, rip);
@@ -601,15 +678,10 @@ void pt_on_breakpoint(struct pt_session *s, struct pt_thread *t, struct pt_bp *b
 		t->mode = PT_MODE_STEP;
 		pt_code_changed(s, p);
 		pt_write_ctl(s, t, 1, ITRACE_CTL_SCOPE, addr);
-	} else if (!t->in_window && (kinds & PT_BP_START) && addr == p->start_addr) {
-		t->mode = PT_MODE_STEP;
-		t->in_window = 1;
-		if (!p->stop_addr)
-			t->window_rsp = t->regs.rsp; /* only while inside the function */
-		pt_code_changed(s, p); /* it ran unobserved: libraries may be new */
-		pt_write_ctl(s, t, 1, ITRACE_CTL_TRIGGER, addr);
-	} else if (t->in_window && (kinds & PT_BP_STOP) && addr == p->stop_addr) {
-		tracing_off(s, t); /* reached outside the module (--only) */
+	} else if (kinds & (PT_BP_START | PT_BP_STOP)) {
+		/* counted whether or not it changes the window (FUNC#N); a
+		 * --stop is reached here outside the module (--only) */
+		pt_policy_fire(s, t, trigger_entries(t, addr), addr);
 	}
 }
 

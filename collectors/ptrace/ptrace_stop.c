@@ -43,23 +43,28 @@ static uint64_t auxv_entry(pid_t pid)
 	return entry;
 }
 
-static int resolve_trigger(pid_t pid, const char *func, int has_addr, uint64_t addr,
-			   const char *opt, uint64_t *out)
+/* Event `index` of --start (is_stop 0) or --stop: the address its code
+ * begins at, a breakpoint there, and a row of p->trig saying whose it
+ * is.  Events without code (insns:, signal:) need none. */
+static int arm_event(struct pt_process *p, const struct policy_event *ev, int is_stop,
+		     uint32_t index)
 {
-	int rc;
+	uint64_t addr = ev->addr;
 
-	*out = 0;
-	if (has_addr) {
-		*out = addr;
+	if (ev->kind != POLICY_EV_FUNC && ev->kind != POLICY_EV_RET && ev->kind != POLICY_EV_ADDR)
 		return 0;
-	}
-	if (!func)
-		return 0;
-	rc = symbols_lookup(pid, func, out);
-	if (rc < 0) {
-		symbols_error_missing(opt, func);
+	if (ev->kind != POLICY_EV_ADDR && symbols_lookup(p->pid, ev->name, &addr) < 0) {
+		symbols_error_missing(is_stop ? "--stop" : "--start", ev->name);
 		return -1;
 	}
+	if (pt_bp_add(p, addr, is_stop ? PT_BP_STOP : PT_BP_START)) {
+		cli_error("cannot set a breakpoint in process %d: %m", (int)p->pid);
+		return -1;
+	}
+	p->trig[p->ntrig].addr = addr;
+	p->trig[p->ntrig].index = index;
+	p->trig[p->ntrig].is_stop = (uint8_t)is_stop;
+	p->ntrig++;
 	return 0;
 }
 
@@ -85,19 +90,22 @@ int pt_arm_triggers(struct pt_session *s, struct pt_process *p)
 {
 	const struct collect_options *o = s->opts;
 
-	if (resolve_trigger(p->pid, o->start_func, o->has_start_addr, o->start_addr, "--start",
-			    &p->start_addr) ||
-	    resolve_trigger(p->pid, o->stop_func, o->has_stop_addr, o->stop_addr, "--stop",
-			    &p->stop_addr))
-		return -1;
+	const struct policy_spec *sp = o->policy;
+
+	p->ntrig = 0;
+	policy_proc_init(&p->pol, sp);
+	for (uint32_t i = 0; i < sp->nstart; i++)
+		if (arm_event(p, &sp->start[i], 0, i))
+			return -1;
+	for (uint32_t i = 0; i < sp->nstop; i++)
+		if (arm_event(p, &sp->stop[i], 1, i))
+			return -1;
 	if (o->only_module && maps_find_module(p->pid, o->only_module, &p->only_lo, &p->only_hi)) {
 		cli_error("--only: no executable mapping of '%s' in process %d", o->only_module,
 			  (int)p->pid);
 		return -1;
 	}
-	if ((p->start_addr && pt_bp_add(p, p->start_addr, PT_BP_START)) ||
-	    (p->stop_addr && pt_bp_add(p, p->stop_addr, PT_BP_STOP)) ||
-	    (o->only_module && guard_module_entries(p))) {
+	if (o->only_module && guard_module_entries(p)) {
 		cli_error("cannot set a breakpoint in process %d: %m", (int)p->pid);
 		return -1;
 	}
@@ -250,6 +258,10 @@ static void on_signal(struct pt_session *s, struct pt_thread *t, int sig)
 	ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
 	if (t->mode != PT_MODE_CONT)
 		pt_commit(s, t, PT_COMMIT_STOP);
+	/* signal:NAME: the window opens (or closes) with the delivery, so
+	 * that the SIGNAL record and the handler are inside (outside) it */
+	if (s->use_triggers && t->proc->triggers_armed)
+		pt_policy_fire(s, t, policy_on_signal(&t->proc->pol, &t->pol, sig), t->regs.rip);
 	info.signo = (uint32_t)sig;
 	info.code = si.si_code;
 	info.addr = fault_address(&si);
@@ -316,7 +328,11 @@ static void on_sigtrap(struct pt_session *s, struct pt_thread *t)
 	memset(&si, 0, sizeof(si));
 	ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
 	bp = pt_bp_find(t->proc, t->regs.rip - 1);
-	if (si.si_code == SI_KERNEL && bp && bp->inserted) {
+	/* Ours even when lifted now: another thread may have lifted it to
+	 * step over it after this one executed the int3 (threads run on
+	 * while one steps); the program's own int3 is one whose byte was
+	 * 0xcc before ours. */
+	if (si.si_code == SI_KERNEL && bp && (bp->inserted || bp->orig != 0xcc)) {
 		t->regs.rip--;
 		ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
 		if (t->mode != PT_MODE_CONT)
@@ -427,8 +443,9 @@ static void on_fork(struct pt_session *s, struct pt_thread *t, int vfork)
 		cp->bps[i].returners = 0;
 	pt_bp_reindex(cp); /* (out of memory, lookups fail; removal still works) */
 	cp->triggers_armed = parent->triggers_armed;
-	cp->start_addr = parent->start_addr;
-	cp->stop_addr = parent->stop_addr;
+	memcpy(cp->trig, parent->trig, sizeof(cp->trig));
+	cp->ntrig = parent->ntrig;
+	policy_proc_fork(&cp->pol, &parent->pol);
 	cp->only_lo = parent->only_lo;
 	cp->only_hi = parent->only_hi;
 	if (!c)
@@ -441,9 +458,9 @@ static void on_fork(struct pt_session *s, struct pt_thread *t, int vfork)
 		return;
 	}
 	/* the child is where the parent is: inside the same window, if any */
-	c->mode = t->mode == PT_MODE_SILENT ? PT_MODE_STEP : t->mode;
+	c->mode = t->mode == PT_MODE_SILENT && t->in_window ? PT_MODE_STEP : t->mode;
 	c->in_window = t->in_window;
-	c->window_rsp = t->window_rsp;
+	c->pol = t->pol; /* the same stack: the same activations */
 	pt_write_process(s, ITRACE_PROCESS_FORK, parent->pid, (uint64_t)cp->pid, 0, NULL);
 	pt_code_changed(s, cp);
 	if (c->started && c->stopped)
@@ -486,14 +503,14 @@ static struct pt_thread *on_exec(struct pt_session *s, struct pt_thread *t)
 	t->trap_gap = 0;
 	t->pending_sig = 0;
 	t->trap_blocked = pt_sigtrap_blocked(t->tid);
-	t->window_rsp = 0;
 	t->nreturns = 0; /* their breakpoints went with the old image */
 	t->reinsert_bp = 0;
 	close(p->mem_fd);
 	p->mem_fd = pt_open_mem(p->pid);
 	p->nbps = 0; /* the old image and its int3s are gone */
 	pt_bp_reindex(p);
-	p->start_addr = p->stop_addr = p->only_lo = p->only_hi = 0;
+	p->ntrig = 0;
+	p->only_lo = p->only_hi = 0;
 	maps_seen_free(&p->maps);
 	pt_exe_path(p->pid, exe, sizeof(exe));
 	s->last_tid = 0;

@@ -22,7 +22,7 @@ check "summary names the end reason" grep -q '^ended: complete, status 3$' "$TMP
 check "summary counts INSN records" grep -qE '^  INSN +904$' "$TMP/sum.txt"
 check "summary shows metadata" grep -q '^meta: cmdline=prog a b$' "$TMP/sum.txt"
 check "summary reports bytes per insn" grep -q '^bytes per insn: ' "$TMP/sum.txt"
-check "summary names the format version" grep -qx 'format: itrace 1.0' "$TMP/sum.txt"
+check "summary names the format version" grep -qx 'format: itrace 1.1' "$TMP/sum.txt"
 check "summary names the features (none here)" grep -qx 'features: none' "$TMP/sum.txt"
 check "summary names the MEM table's size" grep -qx 'mem table: 128 entries' "$TMP/sum.txt"
 

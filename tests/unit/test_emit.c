@@ -85,8 +85,9 @@ static void test_context_records(void **state)
 	assert_int_equal(emit_gap(&o.sink, ITRACE_GAP_TRACE_OFF, 0x401000, 0x402000, 3), 0);
 	assert_int_equal(emit_thread(&o.sink, ITRACE_THREAD_EXIT, 8, 7, 3), 0);
 	assert_int_equal(emit_process(&o.sink, ITRACE_PROCESS_EXIT, 7, 0, -9, NULL), 0);
+	assert_int_equal(emit_ctl_trigger(&o.sink, 0, 0x401310, ITRACE_CTL_BY_STOP, 300), 0);
 	n = out_close(&o, r, 32);
-	assert_int_equal(n, 16);
+	assert_int_equal(n, 17);
 
 	assert_int_equal(r[0].type, ITRACE_REC_PROCESS);
 	assert_int_equal(r[0].u.process.event, ITRACE_PROCESS_START);
@@ -148,6 +149,14 @@ static void test_context_records(void **state)
 	assert_int_equal(r[11].u.ctl.on, 1);
 	assert_int_equal(r[11].u.ctl.reason, ITRACE_CTL_TRIGGER);
 	assert_int_equal(r[11].u.ctl.addr, 0x401300);
+	assert_int_equal(r[11].u.ctl.trigger, ITRACE_CTL_BY_NONE); /* 1.0's payload */
+	/* 1.1's appended fields: which option (ITRACE.md 6.5.12) */
+	assert_int_equal(r[16].type, ITRACE_REC_TRACE_CTL);
+	assert_int_equal(r[16].u.ctl.on, 0);
+	assert_int_equal(r[16].u.ctl.reason, ITRACE_CTL_TRIGGER);
+	assert_int_equal(r[16].u.ctl.addr, 0x401310);
+	assert_int_equal(r[16].u.ctl.trigger, ITRACE_CTL_BY_STOP);
+	assert_int_equal(r[16].u.ctl.index, 300);
 
 	assert_int_equal(r[12].type, ITRACE_REC_LOST);
 	assert_int_equal(r[12].u.lost.reason, ITRACE_LOST_OVERFLOW);

@@ -507,7 +507,7 @@ static void make_threaded_trace_far(int events, uint64_t far_off)
 								       .pid = 500, .other = tids[0] };
 			} else {
 				rec.type = ITRACE_REC_TRACE_CTL;
-				rec.u.ctl = (struct itrace_trace_ctl){ 1, ITRACE_CTL_START, oracle.v[0].addr + off };
+				rec.u.ctl = (struct itrace_trace_ctl){ .on = 1, .reason = ITRACE_CTL_START, .addr = oracle.v[0].addr + off };
 			}
 			assert_int_equal(itrace_writer_write(w, &rec), 0);
 			pos[t] = 0;
@@ -518,7 +518,7 @@ static void make_threaded_trace_far(int events, uint64_t far_off)
 			rec.u.lost = (struct itrace_lost){ ITRACE_LOST_OVERFLOW, ITRACE_UNIT_BRANCHES, 2 };
 		} else if (what == 1) {
 			rec.type = ITRACE_REC_TRACE_CTL;
-			rec.u.ctl = (struct itrace_trace_ctl){ 0, ITRACE_CTL_SCOPE, oracle.v[pos[t]].addr + off };
+			rec.u.ctl = (struct itrace_trace_ctl){ .on = 0, .reason = ITRACE_CTL_SCOPE, .addr = oracle.v[pos[t]].addr + off };
 		} else if (what == 2) {
 			rec.type = ITRACE_REC_GAP;
 			rec.u.gap = (struct itrace_gap){ ITRACE_GAP_TRACE_OFF, 0, oracle.v[pos[t]].addr + off, 0 };
