@@ -679,7 +679,12 @@ class ChunkDecoder:
             self.time = (self.time + c.svarint()) & U64
             yield self.rec("TIMESTAMP")
         elif t == T_TRACE_CTL:                              # 6.5.12
-            yield self.rec("TRACE_CTL", on=c.u8(), reason=c.u8(), addr=c.varint())
+            on, reason, addr = c.u8(), c.u8(), c.varint()
+            trigger = index = 0
+            if c.pos < c.end:       # 1.1: which option fired; index comes with it
+                trigger, index = c.u8(), u32_of(c.varint())
+            yield self.rec("TRACE_CTL", on=on, reason=reason, addr=addr,
+                           trigger=trigger, index=index)
         elif t == T_LOST:                                   # 6.5.13
             yield self.rec("LOST", reason=c.u8(), unit=c.u8(), count=c.varint())
         elif t == T_GAP:                                    # 6.5.14
@@ -1093,6 +1098,7 @@ GAP_REASONS = {1: "no-mapping", 2: "buildid-mismatch", 3: "no-binary", 4: "undec
 THREAD_EVENTS = ("?", "create", "switch", "exit", "name")
 PROCESS_EVENTS = ("?", "start", "fork", "exec", "exit")
 CTL_REASONS = ("?", "start", "trigger", "attach", "detach", "scope")
+CTL_TRIGGERS = ("", "start", "stop", "return", "for", "every")   # 6.5.12
 ARCH_NAMES = {62: "x86-64", 3: "i386", 20: "ppc", 183: "aarch64"}
 
 
@@ -1170,6 +1176,11 @@ def format_record(r):
         line = b"TRACE_%s %s 0x%x" % (b"ON" if r["on"] else b"OFF",
                                       CTL_REASONS[r["reason"]].encode() if r["reason"] <= 5
                                       else b"?", r["addr"])
+        if r["trigger"]:                # 6.5.12's trigger table, by=NAME
+            line += b" by=%s" % (CTL_TRIGGERS[r["trigger"]].encode()
+                                 if r["trigger"] < len(CTL_TRIGGERS) else b"%d" % r["trigger"])
+            if r["trigger"] in (1, 2):  # START, STOP: which option
+                line += b"#%d" % r["index"]
     elif t == "LOST":
         line = b"LOST %d %s reason=%s" % (
             r["count"], LOST_UNITS[r["unit"]].encode() if r["unit"] <= 4 else b"?",

@@ -1497,7 +1497,7 @@ static void decode_context(struct itrace_reader *r, uint8_t type, struct field *
 		rec->u.ctl.index = 0;
 		if (f->p < f->end) { /* 1.1: which option fired (6.5.12) */
 			rec->u.ctl.trigger = f_u8(f);
-			rec->u.ctl.index = (uint32_t)f_var(f);
+			rec->u.ctl.index = f_u32(f);
 		}
 		break;
 	case ITRACE_T_LOST:
