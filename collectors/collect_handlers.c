@@ -113,30 +113,13 @@ static void stop_chain(void)
 	}
 }
 
-/*
- * The thread records belong to, as a reader of the trace sees it: a
- * THREAD record of event SWITCH names the thread of every record after it
- * (ITRACE.md 6.5.7; the writer ignores a record's own tid and pid, which
- * the emitter's sinks do not always set).  Online the handlers see the
- * same tid and pid as itrace-run's over the written trace.
- */
-static uint32_t cur_tid, cur_pid;
-
-static int pass(void *arg, const struct itrace_record *in)
+static int pass(void *arg, const struct itrace_record *rec)
 {
-	struct itrace_record copy = *in;
-	const struct itrace_record *rec = &copy;
 	int rc;
 
 	(void)arg;
 	if (finished)
 		return 0; /* after a failure: the program runs on, traced no further */
-	if (in->type == ITRACE_REC_THREAD && in->u.thread.event == ITRACE_THREAD_SWITCH) {
-		cur_tid = in->u.thread.tid;
-		cur_pid = in->u.thread.pid;
-	}
-	copy.tid = cur_tid;
-	copy.pid = cur_pid;
 	if (sigsetjmp(guard, 0)) {
 		in_chain = 0;
 		cli_handler_crashed(fault_sig, (const char *)fault_who, fault_index,

@@ -206,10 +206,27 @@ int emit_put_mem(struct emit_sink *s, uint64_t addr, uint64_t size, unsigned fla
 
 const struct emit_pass *emit_pass;
 
+/*
+ * The thread records belong to, as a reader of the trace sees it: a
+ * THREAD record of event SWITCH names the thread of every record after it
+ * (ITRACE.md 6.5.7; the writer ignores a record's own tid and pid, which
+ * not every sink sets).  The handlers online see the tid and pid that
+ * itrace-run's see over the written trace.
+ */
+static uint32_t pass_tid, pass_pid;
+
 int emit_pass_put(struct emit_sink *s, const struct itrace_record *rec)
 {
+	struct itrace_record copy = *rec;
+
 	(void)s;
-	return emit_pass->pass(emit_pass->arg, rec);
+	if (rec->type == ITRACE_REC_THREAD && rec->u.thread.event == ITRACE_THREAD_SWITCH) {
+		pass_tid = rec->u.thread.tid;
+		pass_pid = rec->u.thread.pid;
+	}
+	copy.tid = pass_tid;
+	copy.pid = pass_pid;
+	return emit_pass->pass(emit_pass->arg, &copy);
 }
 
 /*
