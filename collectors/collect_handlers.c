@@ -23,7 +23,7 @@ static struct emit_pass pass_state;
 static struct itrace_header header;
 static struct itrace_meta *meta;
 static size_t nmeta;
-static int collect_to_writer, started, finished, failed;
+static int collect_to_writer, started, finished, failed, executed;
 
 /* The crash guard: set around each call into the chain. */
 static sigjmp_buf guard;
@@ -129,6 +129,7 @@ static int pass(void *arg, const struct itrace_record *rec)
 		stop_chain();
 		return 0;
 	}
+	executed |= rec->type == ITRACE_REC_INSN || rec->type == ITRACE_REC_BRANCH;
 	in_chain = 1;
 	rc = itrace_handler_chain_record(chain, rec);
 	in_chain = 0;
@@ -228,4 +229,9 @@ void collect_handlers_free(void)
 int collect_handlers_no_trace(void)
 {
 	return chain && !collect_to_writer;
+}
+
+int collect_handlers_executed(void)
+{
+	return executed;
 }

@@ -57,6 +57,10 @@ void collect_handlers_finish(void);
 /* collect_handlers_failed - 1 when a handler crashed or failed. */
 int collect_handlers_failed(void);
 
+/* collect_handlers_executed - 1 once an instruction or branch reached the
+ * chain (what the window asked for ran, kept or not). */
+int collect_handlers_executed(void);
+
 /* collect_handlers_free - unload the handlers (at exit). */
 void collect_handlers_free(void);
 

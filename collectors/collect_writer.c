@@ -60,7 +60,7 @@ int collect_writer_create(const struct collect_options *opts, struct itrace_writ
 
 	if (!collect_handlers_no_trace()) {
 		rc = itrace_writer_open(opts->output, wo, wp);
-	} else if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
+	} else if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) { /* open until exit */
 		rc = -ITRACE_E_IO;
 	} else {
 		wo->compression = ITRACE_COMPRESS_NONE;
@@ -238,8 +238,8 @@ int collect_final_end(const struct collect_options *opts, struct itrace_writer *
 	if (!opts->start_func && !opts->has_start_addr && !opts->only_module)
 		return end;
 	itrace_writer_stats(w, &st);
-	if (st.insns + st.branches > 0)
-		return end;
+	if (st.insns + st.branches > 0 || collect_handlers_executed())
+		return end; /* (a handler may have dropped what ran) */
 	if (end == ITRACE_END_CRASHED)
 		*status = -*status;
 	else if (end != ITRACE_END_COMPLETE)
