@@ -14,6 +14,8 @@
 #   make bench      benchmarks, printed as ratios against in-run baselines
 #   make fuzz       build libFuzzer targets (clang) into build/fuzz
 #   make install PREFIX=/usr/local [DESTDIR=dir]   tools, libraries, headers, .pc
+#                   and the itrace Python package into PYTHON's site-packages
+#                   (PYTHON=/usr/bin/python3, PY_SITE=dir for another place)
 #   make SANITIZE=1 check   the same under ASan+UBSan (separate build dir)
 #
 # Components add themselves through */module.mk fragments (see below), so
@@ -33,6 +35,9 @@ SAN_FLAGS :=
 endif
 
 CC ?= cc
+# The Python the itrace package is built for (python/module.mk): Debian's,
+# not whatever python3 comes first on PATH.
+PYTHON ?= /usr/bin/python3
 PKGS := libdw libelf capstone libzstd
 # What each library links (reader/module.mk, code/module.mk): the core zstd
 # only, the code layer libelf, libdw, capstone and Zydis on top of the core.
@@ -89,7 +94,7 @@ deps:
 # leaves out is below; build-all names it at the end, one line each
 # (a fragment that needs to know asks $(call have,PACKAGE)).
 ITRACE_MISSING ?=
-MISSING_PKGS := $(shell CC='$(CC)' CXX='$(CXX)' PPC_CC='$(PPC_CC)' sh scripts/build-deps.sh $(ITRACE_MISSING))
+MISSING_PKGS := $(shell CC='$(CC)' CXX='$(CXX)' PPC_CC='$(PPC_CC)' PYTHON='$(PYTHON)' sh scripts/build-deps.sh $(ITRACE_MISSING))
 have = $(if $(filter $(1),$(MISSING_PKGS)),,yes)
 # Without zstd nothing builds: a goal that builds straight away stops here
 # (make deps, check, demo and bench install it first, then build).
@@ -125,6 +130,7 @@ $(foreach p,$(CODE_LAYER_PKGS),$(call left_out,$(p),libitrace-code and every too
 ifneq ($(filter $(CODE_LAYER_PKGS),$(MISSING_PKGS)),)
 BINS := $(filter %/itrace-dump,$(BINS))
 TEST_DATA :=
+PY_BUILT :=
 LIBITRACE_CODE_BUILT :=
 else
 LIBITRACE_CODE_BUILT := $(LIBITRACE_CODE) $(LIBITRACE_CODE_SO) $(LIBITRACE_CODE_DIST)
@@ -135,6 +141,7 @@ ifneq ($(call have,libxml2-dev),yes)
 BINS := $(filter-out %/itrace-xml,$(BINS))
 endif
 $(call left_out,libsqlite3-dev,itrace-sqlite)
+$(call left_out,python3-dev,the itrace Python package)
 ifneq ($(call have,libsqlite3-dev),yes)
 BINS := $(filter-out %/itrace-sqlite,$(BINS))
 endif
@@ -151,7 +158,7 @@ TEST_DATA := $(filter-out $(BUILD)/tests/data/ppc64le/% $(BUILD)/tests/real/ppc6
 endif
 $(call left_out,libcmocka-dev,the unit tests (make check-quick and make check need them))
 
-build-all: $(LIBITRACE) $(LIBITRACE_SO) $(LIBITRACE_DIST) $(LIBITRACE_CODE_BUILT) $(BINS) $(TEST_DATA)
+build-all: $(LIBITRACE) $(LIBITRACE_SO) $(LIBITRACE_DIST) $(LIBITRACE_CODE_BUILT) $(BINS) $(TEST_DATA) $(PY_BUILT)
 	@$(foreach p,$(LEFT_OUT),echo "itrace: not building $(LEFT_OUT_$(p)): package $(p) missing ('make deps' installs it)" >&2;)
 
 FUZZ_REPLAY := $(patsubst %,$(BUILD)/fuzz-replay/%,$(FUZZ_TARGETS))

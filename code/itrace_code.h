@@ -769,8 +769,10 @@ const char *itrace_filler_error(const struct itrace_filler *f);
  * How the stream is interpreted:
  *  - Each INSN record is one executed instruction.  Its kind (call, return,
  *    jump, ...) comes from the decoder (section 5); the bytes come
- *    from the record, from CODE records seen earlier, or from the file of
- *    the MMAP record that covers the address (read once per address).
+ *    from the record, or from an image (section 6) fed the MMAP, CODE
+ *    and PROCESS records: CODE records seen earlier, or the file of the
+ *    MMAP record that covers the address, found and checked as the image
+ *    finds files (read once per address).
  *  - A branch instruction is "taken" when the next instruction of the same
  *    thread is not the one that follows it in memory.
  *  - Calls are counted as valgrind's callgrind counts them (its calls=
@@ -836,6 +838,21 @@ struct itrace_analysis_sym {
 typedef int (*itrace_analysis_symbolize_fn)(void *ctx, uint32_t pid, uint64_t addr,
 					    const char *path, uint64_t file_offset,
 					    struct itrace_analysis_sym *out);
+
+/*
+ * itrace_analysis_symbolize - the symbolizer callback over an itrace
+ * symbolizer (section 7): `ctx` is the struct itrace_symbolizer *.  It
+ * describes addr as itrace_analysis_run() does for every itrace tool:
+ * name, bounds, the PLT flag, the unwind flag of code named from unwind
+ * data (FILE+0xOFFSET, which the call rules above treat as callgrind
+ * does: no function start for a jump) and the source line.  A symbolizer
+ * callback of one's own must report the same to get the same calls.
+ * Returns 0, or -ITRACE_E_NOENT when the address has no name, no line
+ * and is no PLT code (and when its file cannot be used); -ITRACE_E_INVAL
+ * for NULL ctx or out.
+ */
+int itrace_analysis_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
+			      uint64_t file_offset, struct itrace_analysis_sym *out);
 
 /* Flags of a reconstructed call (struct itrace_analysis_call.flags). */
 enum itrace_call_flags {

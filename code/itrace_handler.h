@@ -77,7 +77,10 @@
  *    name "-"), unbuffered by nothing but stdio.
  *  - The trace's instruction bytes, symbols and source lines are asked of
  *    the context (itrace_handler_symbolize()); the driver's image follows
- *    the trace's MMAP and CODE records.
+ *    the trace's MMAP and CODE records.  A handler that wants calls and
+ *    per-function counts runs libitrace-code's analysis over the records
+ *    with itrace_handler_analysis_symbolize() as its symbolizer, rather
+ *    than rules of its own (examples/handlers/func_count.c).
  *  - Shards (itrace-run -j N): a handler that sets ITRACE_HANDLER_SHARD_SAFE
  *    promises that it gives the same results when the trace is cut into
  *    consecutive pieces of whole chunks, each run by an instance of its
@@ -225,6 +228,21 @@ FILE *itrace_handler_stream_open(struct itrace_handler_ctx *ctx, const char *nam
  */
 int itrace_handler_symbolize(struct itrace_handler_ctx *ctx, uint32_t pid, uint64_t addr,
 			     unsigned what, struct itrace_symbol *out);
+
+/*
+ * itrace_handler_analysis_symbolize - the symbolizer callback of an
+ * analysis a handler runs (itrace_code.h section 9): set
+ * `symbolize = itrace_handler_analysis_symbolize` and `symbolize_ctx =`
+ * the handler's context in struct itrace_analysis_options, and the
+ * analysis gets the driver's symbols as itrace_analysis_symbolize()
+ * describes them for every itrace tool, so that its functions, calls and
+ * activations are the ones itrace-sqlite and the other exporters report
+ * (code without a symbol, FILE+0xOFFSET, included).  Valid from start
+ * to stop.  Returns as itrace_analysis_symbolize(); -ITRACE_E_STATE
+ * before the chain started.
+ */
+int itrace_handler_analysis_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
+				      uint64_t file_offset, struct itrace_analysis_sym *out);
 
 /*
  * itrace_handler_find_symbol - the run-time address of function or object

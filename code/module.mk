@@ -35,7 +35,7 @@ FILL_TEST_PROGS := $(patsubst tests/data/%.S,$(BUILD)/tests/data/%,$(wildcard te
 	$(patsubst tests/data/%.c,$(BUILD)/tests/data/%,$(wildcard tests/data/fill_*.c)) \
 	$(BUILD)/tests/data/fill_unwind_stripped
 $(BUILD)/tests/test_decoder $(BUILD)/tests/test_image $(BUILD)/tests/test_symbolizer \
-	$(BUILD)/tests/test_fill: | $(FILL_TEST_PROGS)
+	$(BUILD)/tests/test_fill $(BUILD)/tests/test_handler: | $(FILL_TEST_PROGS)
 
 E2E_TESTS += $(sort $(wildcard tests/e2e/fill_*.sh))
 BENCHES += $(sort $(wildcard bench/fill_*.sh))

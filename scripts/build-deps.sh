@@ -15,13 +15,18 @@
 # this list (Makefile, "What the installed packages allow").  The probes
 # look for what the build uses, not for the package's name, so that a
 # machine that has a library from elsewhere builds with it.
-# CC, CXX and PPC_CC are the Makefile's compilers.
-: "${CC:=cc}" "${CXX:=g++}" "${PPC_CC:=powerpc64le-linux-gnu-gcc}"
+# CC, CXX and PPC_CC are the Makefile's compilers, PYTHON its Python.
+: "${CC:=cc}" "${CXX:=g++}" "${PPC_CC:=powerpc64le-linux-gnu-gcc}" "${PYTHON:=/usr/bin/python3}"
 
 # header COMPILER HEADER: the compiler finds HEADER.
 header() { printf '#include <%s>\n' "$2" | $1 -E -x c - >/dev/null 2>&1; }
 pc() { pkg-config --exists "$1" 2>/dev/null; }
 tool() { command -v "$1" >/dev/null 2>&1; }
+# pyheader: $PYTHON's own Python.h (python/module.mk builds for it).
+pyheader() {
+	d=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null) &&
+		[ -f "$d/Python.h" ]
+}
 
 # "package probe" pairs; the probe is a command line run with eval.
 PROBES='
@@ -34,6 +39,7 @@ libzydis-dev	header "$CC" Zydis/Zydis.h
 libxml2-dev	pc libxml-2.0
 libsqlite3-dev	pc sqlite3
 libcmocka-dev	pc cmocka
+python3-dev	pyheader
 valgrind	pc valgrind
 g++	tool "$CXX"
 gcc-powerpc64le-linux-gnu	tool "$PPC_CC"

@@ -14,6 +14,9 @@ PKGS="$PKGS diff-cover git linux-perf python3-pyside2.qtsql libqt5sql5-sqlite py
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm" # deps-npm.sh's client
 PKGS="$PKGS llvm-19"
 PKGS="$PKGS zstd" # bench/valgrind_speed.sh: the compressor's share of the time
+# the itrace Python package's tests (pytest, with and without NumPy) and
+# its pip install (setuptools)
+PKGS="$PKGS python3-pytest python3-numpy python3-setuptools python3-pip"
 PKGS="$PKGS time" # /usr/bin/time: CPU seconds and peak RSS in tests and benchmarks
 # tests/real/: the programs it traces and builds (coreutils and gzip are
 # essential; python3, g++ and file may be missing on a minimal system)

@@ -8,131 +8,20 @@
  * per-thread shadow stack is the only thing that grows with run-time
  * depth.  Per-event rows go to the caller's callbacks immediately.
  */
+#include "analysis_int.h"
+#include "image_int.h"
 #include "internal.h"
 #include "itrace_code.h"
-#include "itrace_elf.h"
-#include "ranges.h"
+#include "map2.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define EM_X86_64_ 62
 #define UNKNOWN_START UINT64_MAX /* function key of "[unknown]" */
 #define NO_RETURN_ADDR UINT64_MAX
-
-/* ---- small containers ------------------------------------------------- */
-
-#define VEC(T)                 \
-	struct {               \
-		T *v;          \
-		size_t n, cap; \
-	}
-#define VEC_PUSH_SLOT(vec, slotp)                                                   \
-	(itrace_reserve((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof(*(vec).v)) < 0       \
-		 ? -ITRACE_E_NOMEM                                                     \
-		 : ((*(slotp) = &(vec).v[(vec).n++]), memset(*(slotp), 0, sizeof(**(slotp))), 0))
-
-/* Open-addressing map from a pair of u64 keys to a u32 (stored +1). */
-struct map2 {
-	uint64_t *k1, *k2;
-	uint32_t *val; /* 0 = empty slot */
-	size_t cap, n;
-};
-
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-
-	h ^= h >> 31;
-	h *= 0xBF58476D1CE4E5B9ull;
-	return h ^ (h >> 29);
-}
-
-static uint32_t *map2_slot(const struct map2 *m, uint64_t a, uint64_t b)
-{
-	size_t mask = m->cap - 1, i = mix(a, b) & mask;
-
-	while (m->val[i] && (m->k1[i] != a || m->k2[i] != b))
-		i = (i + 1) & mask;
-	return &m->val[i];
-}
-
-/* map2_get - value for (a, b), or -1 when absent. */
-static int64_t map2_get(const struct map2 *m, uint64_t a, uint64_t b)
-{
-	uint32_t *s;
-
-	if (!m->cap)
-		return -1;
-	s = map2_slot(m, a, b);
-	return *s ? (int64_t)*s - 1 : -1;
-}
-
-static int map2_put(struct map2 *m, uint64_t a, uint64_t b, uint32_t v);
-
-static int map2_rehash(struct map2 *m)
-{
-	struct map2 old = *m, nm = {0};
-	size_t i;
-
-	nm.cap = old.cap ? old.cap * 2 : 8; /* small: every thread has one */
-	nm.k1 = malloc(nm.cap * sizeof(*nm.k1));
-	nm.k2 = malloc(nm.cap * sizeof(*nm.k2));
-	nm.val = calloc(nm.cap, sizeof(*nm.val));
-	if (!nm.k1 || !nm.k2 || !nm.val) {
-		free(nm.k1);
-		free(nm.k2);
-		free(nm.val);
-		return -ITRACE_E_NOMEM;
-	}
-	for (i = 0; i < old.cap; i++) {
-		if (old.val[i]) {
-			uint32_t *s = map2_slot(&nm, old.k1[i], old.k2[i]);
-			size_t at = (size_t)(s - nm.val);
-
-			*s = old.val[i];
-			nm.k1[at] = old.k1[i];
-			nm.k2[at] = old.k2[i];
-			nm.n++;
-		}
-	}
-	free(old.k1);
-	free(old.k2);
-	free(old.val);
-	*m = nm;
-	return 0;
-}
-
-/* map2_put - set (a, b) -> v (insert or overwrite). */
-static int map2_put(struct map2 *m, uint64_t a, uint64_t b, uint32_t v)
-{
-	uint32_t *s;
-	size_t at;
-
-	if ((m->n + 1) * 4 > m->cap * 3 && map2_rehash(m) < 0)
-		return -ITRACE_E_NOMEM;
-	s = map2_slot(m, a, b);
-	at = (size_t)(s - m->val);
-	if (!*s)
-		m->n++;
-	*s = v + 1;
-	m->k1[at] = a;
-	m->k2[at] = b;
-	return 0;
-}
-
-static void map2_free(struct map2 *m)
-{
-	free(m->k1);
-	free(m->k2);
-	free(m->val);
-	memset(m, 0, sizeof(*m));
-}
 
 static uint64_t str_hash(const char *s)
 {
@@ -182,28 +71,14 @@ struct insn {
 	uint8_t flags;	     /* enum insn_flags */
 };
 
-struct mapping {
-	uint64_t start, end, pgoff; /* begins as struct range: the maps are ranges */
-	uint32_t dso; /* index */
-};
-
-struct code_blob {
-	uint64_t addr;
-	size_t len;
-	uint8_t *bytes;
-};
-
-/* One address space: a process between exec()s. */
+/*
+ * One address space: a process between exec()s.  Its mappings and code
+ * are the image's (a->image), in the image's space of the same life.
+ */
 struct space {
 	uint32_t pid;
+	uint32_t image_space; /* the image's number of it, 0 until known */
 	char *name; /* executable path, or NULL */
-	VEC(struct mapping) maps;
-	VEC(struct code_blob) code;
-};
-
-struct dso_int {
-	struct itrace_analysis_dso pub;
-	int fd; /* -2 not opened yet, -1 cannot open */
 };
 
 struct frame {
@@ -231,7 +106,8 @@ struct thread {
 
 struct itrace_analysis {
 	struct itrace_analysis_options opts;
-	struct itrace_image *image; /* code bytes from here when set (run) */
+	struct itrace_image *image; /* mappings and code, fed by add(); NULL after finish */
+	bool own_image;		    /* made by itrace_analysis_alloc() */
 	char run_error[256];
 	struct itrace_decoder *dec;
 	bool finished;
@@ -243,7 +119,8 @@ struct itrace_analysis {
 	struct map2 insn_map;	 /* (space, addr) -> insn */
 	VEC(struct space) spaces;
 	struct map2 pid_space;	 /* pid -> current space */
-	VEC(struct dso_int) dsos;
+	VEC(struct itrace_analysis_dso) dsos;
+	struct map2 name_dso;	 /* the image's name_id of a mapping -> dso */
 	VEC(struct itrace_analysis_function) functions;
 	VEC(uint16_t) function_space; /* space the function was first seen in */
 	struct map2 function_map; /* (dso, start) -> function */
@@ -321,31 +198,44 @@ static const char *base_name(const char *path)
 static int64_t dso_get(struct itrace_analysis *a, const char *path, size_t path_len,
 		       const uint8_t *buildid, uint8_t buildid_len)
 {
-	struct dso_int *d;
+	struct itrace_analysis_dso *d;
 	size_t i;
 
 	for (i = 0; i < a->dsos.n; i++) {
 		d = &a->dsos.v[i];
-		if (strlen(d->pub.path) == path_len && memcmp(d->pub.path, path, path_len) == 0 &&
-		    d->pub.buildid_len == buildid_len &&
-		    memcmp(d->pub.buildid, buildid, buildid_len) == 0)
+		if (strlen(d->path) == path_len && memcmp(d->path, path, path_len) == 0 &&
+		    d->buildid_len == buildid_len &&
+		    memcmp(d->buildid, buildid, buildid_len) == 0)
 			return (int64_t)i;
 	}
 	if (VEC_PUSH_SLOT(a->dsos, &d) < 0)
 		return -ITRACE_E_NOMEM;
-	d->pub.path = dup_mem(path, path_len);
-	if (!d->pub.path) {
+	d->path = dup_mem(path, path_len);
+	if (!d->path) {
 		a->dsos.n--;
 		return -ITRACE_E_NOMEM;
 	}
-	d->pub.id = a->dsos.n;
-	d->pub.short_name = base_name(d->pub.path);
-	if (buildid_len > sizeof(d->pub.buildid))
-		buildid_len = sizeof(d->pub.buildid);
-	memcpy(d->pub.buildid, buildid, buildid_len);
-	d->pub.buildid_len = buildid_len;
-	d->fd = -2;
+	d->id = a->dsos.n;
+	d->short_name = base_name(d->path);
+	if (buildid_len > sizeof(d->buildid))
+		buildid_len = sizeof(d->buildid);
+	memcpy(d->buildid, buildid, buildid_len);
+	d->buildid_len = buildid_len;
 	return (int64_t)(a->dsos.n - 1);
+}
+
+/* mapping_dso - index of the module of mapping m (as dso_get made it for
+ * m's MMAP record). */
+static int64_t mapping_dso(struct itrace_analysis *a, const struct image_mapping_view *m)
+{
+	int64_t dso = map2_get(&a->name_dso, m->name_id, 0);
+
+	if (dso >= 0)
+		return dso;
+	dso = dso_get(a, m->path, strlen(m->path), m->buildid, m->buildid_len);
+	if (dso >= 0 && map2_put(&a->name_dso, m->name_id, 0, (uint32_t)dso) < 0)
+		return -ITRACE_E_NOMEM;
+	return dso;
 }
 
 static int64_t space_new(struct itrace_analysis *a, uint32_t pid)
@@ -370,58 +260,40 @@ static int64_t space_of(struct itrace_analysis *a, uint32_t pid)
 	return s >= 0 ? s : space_new(a, pid);
 }
 
-static const struct mapping *find_mapping(const struct space *s, uint64_t addr)
+/* space_image - the image's number of space s, known once the image has
+ * a space for s's process while s is its current space (first asked
+ * when the first instruction of s is seen). */
+static uint32_t space_image(const struct itrace_analysis *a, struct space *s)
 {
-	/* a later mmap over the same range replaced the older (on_mmap) */
-	return ranges_lookup(s->maps.v, s->maps.n, sizeof(*s->maps.v), addr);
+	if (!s->image_space)
+		s->image_space = image_space(a->image, s->pid);
+	return s->image_space;
 }
 
-/* struct mapping begins as struct file_range: the ranges keep its offset */
-static const struct range_ops mapping_ops = { ranges_pgoff_trim, ranges_pgoff_split, NULL };
+/* find_mapping - the mapping of space s that holds addr: 0 and *m, or
+ * -ITRACE_E_NOENT (a later mmap over the same range replaced the older). */
+static int find_mapping(const struct itrace_analysis *a, struct space *s, uint64_t addr,
+			struct image_mapping_view *m)
+{
+	return image_mapping_find(a->image, space_image(a, s), addr, m);
+}
 
 /* ---- instruction bytes and classes ------------------------------------ */
 
 /* code_bytes - up to `max` bytes at addr from CODE records or the mapped
- * file; returns how many were found (0: none). */
-static size_t code_bytes(struct itrace_analysis *a, const struct space *s, uint64_t addr,
+ * file, as the image has them in space s (which may have ended: an exec
+ * before add_unexecuted()); returns how many were found (0: none). */
+static size_t code_bytes(struct itrace_analysis *a, struct space *s, uint64_t addr,
 			 uint8_t *buf, size_t max)
 {
-	const struct mapping *m;
-	struct dso_int *d;
-	size_t i, n;
-	ssize_t got;
+	struct itrace_image_loc loc;
+	size_t n;
 
-	for (i = s->code.n; i-- > 0;) {
-		const struct code_blob *c = &s->code.v[i];
-
-		if (addr - c->addr < c->len) {
-			n = c->len - (size_t)(addr - c->addr);
-			n = n < max ? n : max;
-			memcpy(buf, c->bytes + (addr - c->addr), n);
-			return n;
-		}
-	}
-	if (a->image) {
-		struct itrace_image_loc loc;
-
-		if (itrace_image_lookup(a->image, s->pid, addr, &loc) < 0 || !loc.bytes)
-			return 0;
-		n = loc.avail < max ? loc.avail : max;
-		memcpy(buf, loc.bytes, n);
-		return n;
-	}
-	m = find_mapping(s, addr);
-	if (!m)
+	if (image_space_lookup(a->image, space_image(a, s), addr, &loc) < 0 || !loc.bytes)
 		return 0;
-	d = &a->dsos.v[m->dso];
-	if (d->fd == -2)
-		d->fd = d->pub.path[0] == '/' ? itrace_elf_open_fd(d->pub.path) : -1;
-	if (d->fd < 0)
-		return 0;
-	n = m->end - addr;
-	n = n < max ? n : max;
-	got = pread(d->fd, buf, n, (off_t)(m->pgoff + (addr - m->start)));
-	return got > 0 ? (size_t)got : 0;
+	n = loc.avail < max ? loc.avail : max;
+	memcpy(buf, loc.bytes, n);
+	return n;
 }
 
 /* class_of - the analysis' class of a decoded instruction. */
@@ -454,7 +326,7 @@ static uint8_t class_kind(uint8_t cls)
 	return kinds[cls];
 }
 
-static void decode_insn(struct itrace_analysis *a, const struct space *s, struct insn *in,
+static void decode_insn(struct itrace_analysis *a, struct space *s, struct insn *in,
 			const struct itrace_insn *rec)
 {
 	uint8_t buf[ITRACE_INSN_MAX_LEN];
@@ -511,18 +383,22 @@ static int64_t function_get(struct itrace_analysis *a, uint32_t dso, const struc
 }
 
 /* symbolize - set in->function / file / line. */
-static int symbolize(struct itrace_analysis *a, const struct space *s, struct insn *in, uint32_t pid)
+static int symbolize(struct itrace_analysis *a, struct space *s, struct insn *in, uint32_t pid)
 {
-	const struct mapping *m = find_mapping(s, in->addr);
-	uint32_t dso = m ? m->dso : 0; /* dso 0 is "[unknown]" */
+	struct image_mapping_view m;
+	bool mapped = find_mapping(a, s, in->addr, &m) == 0;
+	int64_t mdso = mapped ? mapping_dso(a, &m) : 0;
+	uint32_t dso = (uint32_t)mdso; /* dso 0 is "[unknown]" */
 	struct itrace_analysis_sym sym = {0};
 	int64_t f, file;
 	int rc = -ITRACE_E_NOENT;
 
+	if (mdso < 0)
+		return (int)mdso;
 	if (a->opts.symbolize)
 		rc = a->opts.symbolize(a->opts.symbolize_ctx, pid, in->addr,
-				       m ? a->dsos.v[m->dso].pub.path : NULL,
-				       m ? m->pgoff + (in->addr - m->start) : in->addr, &sym);
+				       mapped ? a->dsos.v[dso].path : NULL,
+				       mapped ? m.pgoff + (in->addr - m.start) : in->addr, &sym);
 	if (rc < 0 && rc != -ITRACE_E_NOENT)
 		return rc;
 	if (rc < 0)
@@ -1166,14 +1042,32 @@ static int on_insn(struct itrace_analysis *a, const struct itrace_record *rec)
 
 /* ---- other records ------------------------------------------------------ */
 
+/* feed_image - an MMAP, CODE or PROCESS record into the image, which
+ * keeps the mappings and code of every process; one it refuses (an empty
+ * range) only leaves its addresses unmapped. */
+static int feed_image(struct itrace_analysis *a, const struct itrace_record *rec)
+{
+	int rc = itrace_image_apply(a->image, rec);
+
+	return rc < 0 && rc != -ITRACE_E_INVAL ? rc : 0;
+}
+
+/* release_image - the image is no longer needed (finish, free). */
+static void release_image(struct itrace_analysis *a)
+{
+	if (a->own_image)
+		itrace_image_free(a->image);
+	a->image = NULL;
+	a->own_image = false;
+}
+
+/* The mapping itself is the image's (feed_image); the analysis names its
+ * module, in the order the MMAP records name them. */
 static int on_mmap(struct itrace_analysis *a, const struct itrace_record *rec)
 {
 	const struct itrace_mmap *mm = &rec->u.mmap;
 	int64_t sp = space_of(a, mm->pid ? mm->pid : rec->pid);
 	int64_t dso;
-	struct mapping m;
-	struct space *s;
-	ssize_t at;
 
 	if (sp < 0)
 		return (int)sp;
@@ -1181,42 +1075,16 @@ static int on_mmap(struct itrace_analysis *a, const struct itrace_record *rec)
 		return 0; /* no range: nothing is mapped */
 	dso = dso_get(a, mm->path ? mm->path : "", mm->path ? mm->path_len : 0, mm->buildid,
 		      mm->buildid_len);
-	if (dso < 0)
-		return (int)dso;
-	m.start = mm->start;
-	m.end = mm->start + mm->len;
-	m.pgoff = mm->pgoff;
-	m.dso = (uint32_t)dso;
-	s = &a->spaces.v[sp];
-	at = ranges_punch((void **)&s->maps.v, &s->maps.n, &s->maps.cap, sizeof(m), m.start, m.end,
-			  &mapping_ops, NULL);
-	if (at < 0)
-		return (int)at;
-	return ranges_insert((void **)&s->maps.v, &s->maps.n, &s->maps.cap, sizeof(m), (size_t)at, &m);
+	return dso < 0 ? (int)dso : 0;
 }
 
+/* The bytes are the image's (feed_image); later CODE records replace
+ * earlier ones there. */
 static int on_code(struct itrace_analysis *a, const struct itrace_record *rec)
 {
 	int64_t sp = space_of(a, rec->pid);
-	struct code_blob *c;
 
-	if (sp < 0)
-		return (int)sp;
-	/* With an image (itrace_analysis_run) the bytes are there already:
-	 * one copy, with later CODE records replacing earlier ones. */
-	if (!rec->u.code.len || a->image)
-		return 0;
-	if (VEC_PUSH_SLOT(a->spaces.v[sp].code, &c) < 0)
-		return -ITRACE_E_NOMEM;
-	c->bytes = malloc(rec->u.code.len);
-	if (!c->bytes) {
-		a->spaces.v[sp].code.n--;
-		return -ITRACE_E_NOMEM;
-	}
-	memcpy(c->bytes, rec->u.code.bytes, rec->u.code.len);
-	c->addr = rec->u.code.addr;
-	c->len = rec->u.code.len;
-	return 0;
+	return sp < 0 ? (int)sp : 0;
 }
 
 /* Threads of `pid` now run in space `sp` (exec); their stacks end. */
@@ -1265,19 +1133,13 @@ static int on_process(struct itrace_analysis *a, const struct itrace_record *rec
 		child = space_new(a, (uint32_t)p->other);
 		if (child < 0)
 			return (int)child;
-		/* copy after creation: space_new may move the vector */
+		/* copy after creation: space_new may move the vector; the
+		 * image copies the mappings and code */
 		{
 			struct space *src = &a->spaces.v[sp], *dst = &a->spaces.v[child];
 
 			if (src->name && !(dst->name = strdup(src->name)))
 				return -ITRACE_E_NOMEM;
-			if (src->maps.n) {
-				if (itrace_reserve((void **)&dst->maps.v, &dst->maps.cap, src->maps.n,
-					 sizeof(*dst->maps.v)) < 0)
-					return -ITRACE_E_NOMEM;
-				memcpy(dst->maps.v, src->maps.v, src->maps.n * sizeof(*src->maps.v));
-				dst->maps.n = src->maps.n;
-			}
 		}
 		return 0;
 	case ITRACE_PROCESS_EXIT:
@@ -1342,6 +1204,8 @@ static int on_gap(struct itrace_analysis *a, const struct itrace_record *rec)
 
 int itrace_analysis_add(struct itrace_analysis *a, const struct itrace_record *rec)
 {
+	int rc;
+
 	if (!a || !rec)
 		return -ITRACE_E_INVAL;
 	if (a->finished)
@@ -1349,9 +1213,9 @@ int itrace_analysis_add(struct itrace_analysis *a, const struct itrace_record *r
 	a->time_ns = rec->time_ns;
 	switch (rec->type) {
 	case ITRACE_REC_INSN: return on_insn(a, rec);
-	case ITRACE_REC_MMAP: return on_mmap(a, rec);
-	case ITRACE_REC_CODE: return on_code(a, rec);
-	case ITRACE_REC_PROCESS: return on_process(a, rec);
+	case ITRACE_REC_MMAP: return (rc = feed_image(a, rec)) < 0 ? rc : on_mmap(a, rec);
+	case ITRACE_REC_CODE: return (rc = feed_image(a, rec)) < 0 ? rc : on_code(a, rec);
+	case ITRACE_REC_PROCESS: return (rc = feed_image(a, rec)) < 0 ? rc : on_process(a, rec);
 	case ITRACE_REC_THREAD: return on_thread(a, rec);
 	case ITRACE_REC_SIGNAL:
 		return expect_signal(a, rec, rec->u.signal.pc, rec->u.signal.handler);
@@ -1399,9 +1263,11 @@ static bool starts_block(const struct insn *prev, const struct insn *e)
  * the end of the trace (0: none), as symbolize() passes it on. */
 static uint64_t file_offset_of(const struct itrace_analysis *a, const struct insn *e)
 {
-	const struct mapping *m = find_mapping(&a->spaces.v[e->space], e->addr);
+	struct image_mapping_view m;
 
-	return m ? m->pgoff + (e->addr - m->start) : 0;
+	if (find_mapping(a, &a->spaces.v[e->space], e->addr, &m) < 0)
+		return 0;
+	return m.pgoff + (e->addr - m.start);
 }
 
 static int build_blocks_and_branches(struct itrace_analysis *a, const uint32_t *order)
@@ -1519,6 +1385,7 @@ int itrace_analysis_finish(struct itrace_analysis *a)
 	if (rc == 0)
 		rc = build_lines(a, order);
 	free(order);
+	release_image(a); /* after the branch table, whose file offsets need the mappings */
 	return rc;
 }
 
@@ -1532,10 +1399,12 @@ void itrace_analysis_options_init(struct itrace_analysis_options *opts)
 	opts->endian = 1;
 }
 
-int itrace_analysis_alloc(const struct itrace_analysis_options *opts, struct itrace_analysis **ap)
+int analysis_alloc_on(const struct itrace_analysis_options *opts, struct itrace_image *img,
+		      struct itrace_analysis **ap)
 {
+	struct itrace_image_options io;
 	struct itrace_analysis *a;
-	struct dso_int *unknown;
+	struct itrace_analysis_dso *unknown;
 	int rc;
 
 	if (!ap)
@@ -1553,45 +1422,52 @@ int itrace_analysis_alloc(const struct itrace_analysis_options *opts, struct itr
 		free(a);
 		return rc == -ITRACE_E_INTERNAL ? -ITRACE_E_DECODE : rc;
 	}
+	a->image = img;
+	if (!img) {
+		itrace_image_options_init(&io);
+		if ((rc = itrace_image_alloc(&io, &a->image)) < 0) {
+			itrace_analysis_free(a);
+			return rc;
+		}
+		a->own_image = true;
+	}
+	/* add_unexecuted() reads the code of spaces that ended (exec) */
+	image_keep_spaces(a->image);
 	/* module 1 is "[unknown]": code outside every mapping */
 	if (VEC_PUSH_SLOT(a->dsos, &unknown) < 0 ||
-	    !(unknown->pub.path = strdup("[unknown]"))) {
+	    !(unknown->path = strdup("[unknown]"))) {
 		itrace_analysis_free(a);
 		return -ITRACE_E_NOMEM;
 	}
-	unknown->pub.id = 1;
-	unknown->pub.short_name = unknown->pub.path;
-	unknown->fd = -1;
+	unknown->id = 1;
+	unknown->short_name = unknown->path;
 	*ap = a;
 	return 0;
 }
 
+int itrace_analysis_alloc(const struct itrace_analysis_options *opts, struct itrace_analysis **ap)
+{
+	return analysis_alloc_on(opts, NULL, ap);
+}
+
 void itrace_analysis_free(struct itrace_analysis *a)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!a)
 		return;
 	itrace_decoder_free(a->dec);
 	free(a->insns.v);
 	map2_free(&a->insn_map);
-	for (i = 0; i < a->spaces.n; i++) {
-		struct space *s = &a->spaces.v[i];
-
-		free(s->name);
-		free(s->maps.v);
-		for (j = 0; j < s->code.n; j++)
-			free(s->code.v[j].bytes);
-		free(s->code.v);
-	}
+	release_image(a);
+	for (i = 0; i < a->spaces.n; i++)
+		free(a->spaces.v[i].name);
 	free(a->spaces.v);
 	map2_free(&a->pid_space);
-	for (i = 0; i < a->dsos.n; i++) {
-		free((char *)a->dsos.v[i].pub.path);
-		if (a->dsos.v[i].fd >= 0)
-			close(a->dsos.v[i].fd);
-	}
+	for (i = 0; i < a->dsos.n; i++)
+		free((char *)a->dsos.v[i].path);
 	free(a->dsos.v);
+	map2_free(&a->name_dso);
 	for (i = 0; i < a->functions.n; i++)
 		free((char *)a->functions.v[i].name);
 	free(a->functions.v);
@@ -1634,7 +1510,7 @@ void itrace_analysis_totals(const struct itrace_analysis *a, struct itrace_analy
 	}
 
 TABLE(thread, struct itrace_analysis_thread, threads, .pub)
-TABLE(dso, struct itrace_analysis_dso, dsos, .pub)
+TABLE(dso, struct itrace_analysis_dso, dsos, )
 TABLE(function, struct itrace_analysis_function, functions, )
 TABLE(call_path, struct itrace_analysis_call_path, paths, )
 TABLE(block, struct itrace_analysis_block, blocks, )
@@ -1642,107 +1518,8 @@ TABLE(branch_stat, struct itrace_analysis_branch_stat, branch_stats, )
 TABLE(edge, struct itrace_analysis_edge, edges, )
 TABLE(line, struct itrace_analysis_line, lines, )
 
-/* ---- running over a whole trace ------------------------------------------ */
 
-struct run_ctx {
-	struct itrace_analysis *a;
-	struct itrace_image *img;
-	struct itrace_symbolizer *sym;
-	const struct itrace_analysis_run_options *ro;
-	uint64_t records;
-	/* add_unexecuted(): the function being swept, whose name and range
-	 * need no symbol-table search (libdwfl's is linear per address) */
-	const struct itrace_analysis_function *sweep;
-};
-
-static int run_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
-			 uint64_t off, struct itrace_analysis_sym *out)
-{
-	struct run_ctx *rc = ctx;
-	struct itrace_symbol s;
-
-	(void)path, (void)off;
-	/* unusable files (missing, stale build-id) leave the code unnamed */
-	if (itrace_symbolizer_lookup(rc->sym, pid, addr,
-				     rc->sweep ? ITRACE_SYM_LINE : ITRACE_SYM_NAME | ITRACE_SYM_LINE, &s) < 0)
-		return -ITRACE_E_NOENT;
-	if (rc->sweep) {
-		s.addr = rc->sweep->start;
-		s.size = rc->sweep->size;
-		s.name = rc->sweep->name;
-	}
-	out->start = s.addr;
-	out->size = s.size;
-	out->name = s.name;
-	out->file = s.file;
-	out->line = s.line > 0 ? (uint32_t)s.line : 0;
-	out->plt = (uint8_t)s.plt;
-	out->unwind = (uint8_t)s.unwind;
-	return s.name || s.file || s.plt ? 0 : -ITRACE_E_NOENT;
-}
-
-static int run_feed(void *arg, const struct itrace_record *rec)
-{
-	struct run_ctx *c = arg;
-	int rc = itrace_image_apply(c->img, rec);
-
-	/* a mapping the image refuses (empty range) only costs its symbols */
-	if (rc < 0 && rc != -ITRACE_E_INVAL)
-		return rc;
-	rc = itrace_analysis_add(c->a, rec);
-	if (rc < 0)
-		return rc;
-	if ((++c->records & 0xffff) == 0 && c->ro->progress)
-		c->ro->progress(c->ro->progress_arg, c->records);
-	return 0;
-}
-
-static bool is_damage(int rc)
-{
-	return rc == -ITRACE_E_TRUNCATED || rc == -ITRACE_E_CORRUPT || rc == -ITRACE_E_NOFOOTER;
-}
-
-/* Read (or fill) every record of r into the analysis; returns the first
- * damage code met, or another error. */
-static int run_records(struct run_ctx *c, struct itrace_reader *r, const char *path)
-{
-	struct itrace_record rec;
-	int rc, damage = 0;
-
-	if (itrace_reader_header(r)->level == ITRACE_LEVEL_BRANCH) {
-		struct itrace_fill_options fo;
-		struct itrace_filler *f;
-
-		itrace_fill_options_init(&fo);
-		fo.sysroot = c->ro->sysroot;
-		fo.debug_dir = c->ro->debug_dir;
-		if ((rc = itrace_filler_alloc(&fo, &f)) < 0)
-			return rc;
-		rc = itrace_filler_run(f, r, path, run_feed, c);
-		if (rc < 0)
-			snprintf(c->a->run_error, sizeof(c->a->run_error), "%s",
-				 itrace_filler_error(f));
-		itrace_filler_free(f);
-		return rc;
-	}
-	for (;;) {
-		rc = itrace_reader_next(r, &rec, sizeof(rec));
-		if (rc == ITRACE_EOF)
-			return damage;
-		if (rc < 0) {
-			if (!damage) {
-				damage = rc;
-				snprintf(c->a->run_error, sizeof(c->a->run_error), "%s",
-					 itrace_reader_error(r));
-			}
-			if (rc == -ITRACE_E_CORRUPT)
-				continue; /* the reader resynchronises with a GAP */
-			return rc;
-		}
-		if ((rc = run_feed(c, &rec)) < 0)
-			return rc;
-	}
-}
+/* ---- for the driver (analysis_run.c) -------------------------------------- */
 
 /* One function of a module being listed (ITRACE_RUN_ALL_FUNCTIONS). */
 struct list_ctx {
@@ -1770,11 +1547,11 @@ static int list_function(void *arg, uint64_t start, uint64_t size, const char *n
 }
 
 /*
- * add_module_functions - create every function with debug info of each
- * module that ran code, so that add_unexecuted() lists those never called.
- * A module is found through one of its executed functions.
+ * analysis_add_module_functions - create every function with debug info
+ * of each module that ran code, so that add_unexecuted() lists those never
+ * called.  A module is found through one of its executed functions.
  */
-static int add_module_functions(struct itrace_analysis *a, struct itrace_symbolizer *sym)
+int analysis_add_module_functions(struct itrace_analysis *a, struct itrace_symbolizer *sym)
 {
 	size_t ndso = a->dsos.n, nfunc = a->functions.n, i, d;
 	int rc;
@@ -1798,13 +1575,13 @@ static int add_module_functions(struct itrace_analysis *a, struct itrace_symboli
 }
 
 /*
- * add_unexecuted - give every executed function's instructions that never
- * ran an entry with count 0 (decoded linearly from the function's start),
- * so that blocks, branches and source lines show what was not covered.
+ * analysis_add_unexecuted - give every executed function's instructions
+ * that never ran an entry with count 0 (decoded linearly from the
+ * function's start), so that blocks, branches and source lines show what
+ * was not covered.
  */
-static int add_unexecuted(struct run_ctx *c)
+int analysis_add_unexecuted(struct itrace_analysis *a, const struct itrace_analysis_function **sweep)
 {
-	struct itrace_analysis *a = c->a;
 	size_t i, nfunc = a->functions.n;
 
 	for (i = 0; i < nfunc; i++) {
@@ -1814,7 +1591,7 @@ static int add_unexecuted(struct run_ctx *c)
 
 		if (!f.size || f.size > (1u << 20))
 			continue; /* "[unknown]" or implausible */
-		c->sweep = &f;
+		*sweep = &f;
 		while (addr < end) {
 			struct itrace_insn probe = {.addr = addr};
 			uint64_t failures = a->totals.decode_failures;
@@ -1825,78 +1602,21 @@ static int add_unexecuted(struct run_ctx *c)
 			a->totals.decode_failures = failures;
 			a->totals.first_decode_failure = first;
 			if (at < 0) {
-				c->sweep = NULL;
+				*sweep = NULL;
 				return (int)at;
 			}
 			if (!a->insns.v[at].len)
 				break; /* undecodable: stop the sweep */
 			addr += a->insns.v[at].len;
 		}
-		c->sweep = NULL;
+		*sweep = NULL;
 	}
 	return 0;
 }
 
-void itrace_analysis_run_options_init(struct itrace_analysis_run_options *o)
+void analysis_set_run_error(struct itrace_analysis *a, const char *msg)
 {
-	memset(o, 0, sizeof(*o));
-	o->size = sizeof(*o);
-}
-
-int itrace_analysis_run(struct itrace_reader *r, const char *path,
-			const struct itrace_analysis_options *aopts,
-			const struct itrace_analysis_run_options *ropts,
-			struct itrace_analysis **ap)
-{
-	struct itrace_analysis_options ao;
-	struct itrace_image_options io;
-	struct run_ctx c = {0};
-	int rc, frc;
-
-	if (!ap)
-		return -ITRACE_E_INVAL;
-	*ap = NULL;
-	if (!r || !aopts || !ropts || ropts->size < sizeof(*ropts) || aopts->size < sizeof(ao))
-		return -ITRACE_E_INVAL;
-	ao = *aopts;
-	ao.machine = itrace_reader_header(r)->machine;
-	ao.endian = itrace_reader_header(r)->target_endian;
-	ao.symbolize = run_symbolize;
-	ao.symbolize_ctx = &c;
-	c.ro = ropts;
-	itrace_image_options_init(&io);
-	io.sysroot = ropts->sysroot;
-	io.debug_dir = ropts->debug_dir;
-	if ((rc = itrace_image_alloc(&io, &c.img)) < 0)
-		return rc;
-	if ((rc = itrace_symbolizer_alloc(c.img, &c.sym)) < 0)
-		goto out;
-	if ((rc = itrace_analysis_alloc(&ao, &c.a)) < 0)
-		goto out;
-	c.a->image = c.img;
-	rc = run_records(&c, r, path);
-	if (rc < 0 && !is_damage(rc))
-		goto out;
-	frc = ropts->flags & ITRACE_RUN_ALL_FUNCTIONS ? add_module_functions(c.a, c.sym) : 0;
-	if (frc == 0)
-		frc = add_unexecuted(&c);
-	c.a->image = NULL; /* the image dies here; tables need no code */
-	if (frc < 0) {
-		rc = frc;
-		goto out;
-	}
-	frc = itrace_analysis_finish(c.a);
-	if (frc < 0) {
-		rc = frc;
-		goto out;
-	}
-	*ap = c.a;
-	c.a = NULL;
-out:
-	itrace_analysis_free(c.a);
-	itrace_symbolizer_free(c.sym);
-	itrace_image_free(c.img);
-	return rc;
+	snprintf(a->run_error, sizeof(a->run_error), "%s", msg);
 }
 
 const char *itrace_analysis_run_error(const struct itrace_analysis *a)

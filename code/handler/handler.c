@@ -519,6 +519,18 @@ int itrace_handler_symbolize(struct itrace_handler_ctx *ctx, uint32_t pid, uint6
 	return itrace_symbolizer_lookup(c->sym, pid, addr, what, out);
 }
 
+int itrace_handler_analysis_symbolize(void *ctx, uint32_t pid, uint64_t addr, const char *path,
+				      uint64_t file_offset, struct itrace_analysis_sym *out)
+{
+	struct itrace_handler_chain *c = ctx ? ((struct itrace_handler_ctx *)ctx)->chain : NULL;
+
+	if (!c || !out)
+		return -ITRACE_E_INVAL;
+	if (!c->sym)
+		return -ITRACE_E_STATE;
+	return itrace_analysis_symbolize(c->sym, pid, addr, path, file_offset, out);
+}
+
 int itrace_handler_find_symbol(struct itrace_handler_ctx *ctx, uint32_t pid, const char *name,
 			       struct itrace_symbol *out)
 {

@@ -26,7 +26,12 @@
 
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
 
-/* One file as named by the trace, with the build-id the trace expects. */
+/*
+ * One file as named by the trace, with the build-id the trace expects.
+ * Mappings without a file behind them (anonymous memory, [vdso]) have an
+ * entry too, status -ITRACE_E_IO and module 0, so that every mapping
+ * keeps how its MMAP record named it.
+ */
 struct image_file {
 	char *path;
 	uint8_t buildid[ITRACE_BUILDID_MAX];
@@ -42,8 +47,7 @@ struct image_file {
 
 struct image_map {
 	uint64_t start, end, pgoff;
-	int file; /* index in img->files, -1 for mappings without a file */
-	char *path; /* only when file < 0 (e.g. "[vdso]") */
+	int file; /* index in img->files */
 };
 
 /*
@@ -66,13 +70,15 @@ struct image_code {
 };
 
 /*
- * A process's address space.  Both arrays are sorted by start and hold no
- * overlaps: a new mapping or CODE record replaces what it covers, so a
- * lookup is a binary search and memory stays proportional to what is
- * mapped now, however many MMAP and CODE records came before.
+ * A process's address space, from its start or exec to its next exec.
+ * Both arrays are sorted by start and hold no overlaps: a new mapping or
+ * CODE record replaces what it covers, so a lookup is a binary search and
+ * memory stays proportional to what is mapped now, however many MMAP and
+ * CODE records came before.
  */
 struct image_proc {
 	uint32_t pid;
+	uint32_t space; /* 1-based number of the space among all made */
 	struct image_map *maps;
 	size_t nmaps, capmaps;
 	struct image_code *codes;
@@ -84,8 +90,11 @@ struct itrace_image {
 	char *debug_dir;
 	struct image_file *files;
 	size_t nfiles, capfiles;
-	struct image_proc *procs; /* sorted by pid */
+	struct image_proc **procs; /* the current one of each pid, sorted by pid */
 	size_t nprocs, capprocs;
+	struct image_proc **spaces; /* spaces[n - 1]: space n, NULL once freed */
+	size_t nspaces, capspaces;
+	int keep_spaces;	/* image_keep_spaces(): an exec keeps the old space */
 	uint32_t next_module;
 	uint64_t generation;
 	uint32_t last_mmap_pid; /* owner of CODE records that name no process */
@@ -147,12 +156,11 @@ static void code_unref(struct code_buf *b, uint64_t bytes)
 
 static void proc_free(struct image_proc *p)
 {
-	for (size_t i = 0; i < p->nmaps; i++)
-		free(p->maps[i].path);
 	for (size_t i = 0; i < p->ncodes; i++)
 		code_unref(p->codes[i].buf, p->codes[i].end - p->codes[i].start);
 	free(p->maps);
 	free(p->codes);
+	free(p);
 }
 
 void itrace_image_free(struct itrace_image *img)
@@ -164,10 +172,12 @@ void itrace_image_free(struct itrace_image *img)
 		free(img->files[i].path);
 		free(img->files[i].opened);
 	}
-	for (size_t i = 0; i < img->nprocs; i++)
-		proc_free(&img->procs[i]);
+	for (size_t i = 0; i < img->nspaces; i++)
+		if (img->spaces[i])
+			proc_free(img->spaces[i]);
 	free(img->files);
 	free(img->procs);
+	free(img->spaces);
 	free(img->file_hash);
 	free(img->sysroot);
 	free(img->debug_dir);
@@ -182,7 +192,7 @@ static size_t proc_index(const struct itrace_image *img, uint32_t pid)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (img->procs[mid].pid < pid)
+		if (img->procs[mid]->pid < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -194,25 +204,52 @@ static struct image_proc *find_proc(struct itrace_image *img, uint32_t pid)
 {
 	size_t i = proc_index(img, pid);
 
-	return i < img->nprocs && img->procs[i].pid == pid ? &img->procs[i] : NULL;
+	return i < img->nprocs && img->procs[i]->pid == pid ? img->procs[i] : NULL;
 }
 
-/* get_proc - the process, created if new.  May move every process. */
+/* get_proc - the process, created (a new space, empty) if new. */
 static struct image_proc *get_proc(struct itrace_image *img, uint32_t pid)
 {
 	size_t i = proc_index(img, pid);
 	struct image_proc *p;
 
-	if (i < img->nprocs && img->procs[i].pid == pid)
-		return &img->procs[i];
-	if (itrace_reserve((void **)&img->procs, &img->capprocs, img->nprocs + 1, sizeof(*p)) < 0)
+	if (i < img->nprocs && img->procs[i]->pid == pid)
+		return img->procs[i];
+	if (img->nspaces >= UINT32_MAX ||
+	    itrace_reserve((void **)&img->procs, &img->capprocs, img->nprocs + 1, sizeof(*img->procs)) < 0 ||
+	    itrace_reserve((void **)&img->spaces, &img->capspaces, img->nspaces + 1,
+			   sizeof(*img->spaces)) < 0 ||
+	    !(p = calloc(1, sizeof(*p))))
 		return NULL;
-	p = &img->procs[i];
-	memmove(p + 1, p, (img->nprocs - i) * sizeof(*p));
-	img->nprocs++;
-	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	p->space = (uint32_t)++img->nspaces;
+	img->spaces[img->nspaces - 1] = p;
+	memmove(img->procs + i + 1, img->procs + i, (img->nprocs - i) * sizeof(*img->procs));
+	img->procs[i] = p;
+	img->nprocs++;
 	return p;
+}
+
+/*
+ * end_space - pid's current space ends (exec, or a fork makes a new
+ * process with its pid): freed, or kept for lookups by space number when
+ * image_keep_spaces() asked for it.
+ */
+static void end_space(struct itrace_image *img, uint32_t pid)
+{
+	struct image_proc *p = find_proc(img, pid);
+	size_t i;
+
+	if (!p)
+		return;
+	i = proc_index(img, pid);
+	memmove(img->procs + i, img->procs + i + 1, (img->nprocs - i - 1) * sizeof(*img->procs));
+	img->nprocs--;
+	if (!img->keep_spaces) {
+		img->spaces[p->space - 1] = NULL;
+		proc_free(p);
+	}
+	img->generation++;
 }
 
 /* Mappings without a file behind them: anonymous memory, [vdso], [stack]. */
@@ -233,10 +270,11 @@ static uint64_t file_key_hash(const char *path, size_t len, const uint8_t *id, s
 }
 
 /* file_slot - the hash slot of (path, build-id): its file or an empty one. */
-static int *file_slot(struct itrace_image *img, const struct itrace_mmap *m, size_t idlen)
+static int *file_slot(struct itrace_image *img, const char *path, size_t len, const uint8_t *id,
+		      size_t idlen)
 {
 	size_t mask = img->file_hash_cap - 1;
-	size_t i = file_key_hash(m->path, m->path_len, m->buildid, idlen) & mask;
+	size_t i = file_key_hash(path, len, id, idlen) & mask;
 
 	for (;; i = (i + 1) & mask) {
 		const struct image_file *f;
@@ -244,8 +282,8 @@ static int *file_slot(struct itrace_image *img, const struct itrace_mmap *m, siz
 		if (!img->file_hash[i])
 			return &img->file_hash[i];
 		f = &img->files[img->file_hash[i] - 1];
-		if (strlen(f->path) == m->path_len && memcmp(f->path, m->path, m->path_len) == 0 &&
-		    f->buildid_len == idlen && memcmp(f->buildid, m->buildid, idlen) == 0)
+		if (strlen(f->path) == len && memcmp(f->path, path, len) == 0 &&
+		    f->buildid_len == idlen && memcmp(f->buildid, id, idlen) == 0)
 			return &img->file_hash[i];
 	}
 }
@@ -267,16 +305,11 @@ static int file_hash_grow(struct itrace_image *img)
 	img->file_hash_cap = cap;
 	for (size_t i = 0; i < oldcap; i++) {
 		const struct image_file *f;
-		struct itrace_mmap k;
 
 		if (!old[i])
 			continue;
 		f = &img->files[old[i] - 1];
-		memset(&k, 0, sizeof(k));
-		k.path = f->path;
-		k.path_len = strlen(f->path);
-		memcpy(k.buildid, f->buildid, f->buildid_len);
-		*file_slot(img, &k, f->buildid_len) = old[i];
+		*file_slot(img, f->path, strlen(f->path), f->buildid, f->buildid_len) = old[i];
 	}
 	free(old);
 	return 0;
@@ -286,49 +319,38 @@ static int file_hash_grow(struct itrace_image *img)
 static int get_file(struct itrace_image *img, const struct itrace_mmap *m)
 {
 	size_t idlen = m->buildid_len > ITRACE_BUILDID_MAX ? ITRACE_BUILDID_MAX : m->buildid_len;
+	const char *path = m->path ? m->path : "";
+	size_t len = m->path ? m->path_len : 0;
 	struct image_file *f;
 	int *slot;
 
 	if (file_hash_grow(img) < 0)
 		return -ITRACE_E_NOMEM;
-	slot = file_slot(img, m, idlen);
+	slot = file_slot(img, path, len, m->buildid, idlen);
 	if (*slot)
 		return *slot - 1;
 	if (itrace_reserve((void **)&img->files, &img->capfiles, img->nfiles + 1, sizeof(*f)) < 0)
 		return -ITRACE_E_NOMEM;
 	f = &img->files[img->nfiles];
 	memset(f, 0, sizeof(*f));
-	f->path = strndup(m->path, m->path_len);
+	f->path = strndup(path, len);
 	if (!f->path)
 		return -ITRACE_E_NOMEM;
 	f->buildid_len = (uint8_t)idlen;
 	memcpy(f->buildid, m->buildid, idlen);
-	f->status = 1;
 	f->fd = -1;
-	f->module = img->next_module++;
+	if (path_has_file(path, len)) {
+		f->status = 1;
+		f->module = img->next_module++;
+	} else {
+		f->status = -ITRACE_E_IO; /* nothing to open */
+	}
 	*slot = (int)img->nfiles + 1;
 	return (int)img->nfiles++;
 }
 
-/* The image's mappings as ranges (they begin as struct file_range): a
- * split also duplicates the pseudo-path, a drop frees it. */
-static int map_split(void *ctx, void *left, void *right)
-{
-	struct image_map *l = left, *r = right;
-
-	ranges_pgoff_split(ctx, left, right);
-	if (l->path && !(r->path = strdup(l->path)))
-		return -ITRACE_E_NOMEM;
-	return 0;
-}
-
-static void map_drop(void *ctx, void *e)
-{
-	(void)ctx;
-	free(((struct image_map *)e)->path);
-}
-
-static const struct range_ops map_ops = { ranges_pgoff_trim, map_split, map_drop };
+/* The image's mappings as ranges (they begin as struct file_range). */
+static const struct range_ops map_ops = { ranges_pgoff_trim, ranges_pgoff_split, NULL };
 
 int itrace_image_add_mmap(struct itrace_image *img, const struct itrace_mmap *mm)
 {
@@ -345,25 +367,16 @@ int itrace_image_add_mmap(struct itrace_image *img, const struct itrace_mmap *mm
 	m.start = mm->start;
 	m.end = mm->start + mm->len;
 	m.pgoff = mm->pgoff;
-	m.file = -1;
-	if (path_has_file(mm->path, mm->path_len)) {
-		rc = get_file(img, mm);
-		if (rc < 0)
-			return rc;
-		m.file = rc;
-	} else {
-		m.path = strndup(mm->path ? mm->path : "", mm->path_len);
-		if (!m.path)
-			return -ITRACE_E_NOMEM;
-	}
+	rc = get_file(img, mm);
+	if (rc < 0)
+		return rc;
+	m.file = rc;
 	at = ranges_punch((void **)&p->maps, &p->nmaps, &p->capmaps, sizeof(m), m.start, m.end,
 			  &map_ops, NULL);
 	rc = at < 0 ? (int)at
 		    : ranges_insert((void **)&p->maps, &p->nmaps, &p->capmaps, sizeof(m), (size_t)at, &m);
-	if (rc < 0) {
-		free(m.path);
+	if (rc < 0)
 		return rc;
-	}
 	img->last_mmap_pid = mm->pid;
 	img->generation++;
 	return 0;
@@ -459,28 +472,19 @@ int itrace_image_add_code(struct itrace_image *img, uint32_t pid, const struct i
 /* copy_proc - a forked child starts with its parent's mappings and code. */
 static int copy_proc(struct itrace_image *img, uint32_t parent, uint32_t child)
 {
-	struct image_proc *src, *dst;
+	struct image_proc *src = find_proc(img, parent), *dst;
 
-	if (!find_proc(img, parent) || parent == child)
+	if (!src || parent == child)
 		return 0;
-	dst = get_proc(img, child); /* may move img->procs: look src up after */
+	end_space(img, child); /* an earlier process with the same pid */
+	dst = get_proc(img, child);
 	if (!dst)
 		return -ITRACE_E_NOMEM;
-	src = find_proc(img, parent);
-	proc_free(dst); /* an earlier process with the same pid */
-	dst->maps = NULL;
-	dst->codes = NULL;
-	dst->nmaps = dst->capmaps = dst->ncodes = dst->capcodes = 0;
 	if (itrace_reserve((void **)&dst->maps, &dst->capmaps, src->nmaps, sizeof(*src->maps)) < 0 ||
 	    itrace_reserve((void **)&dst->codes, &dst->capcodes, src->ncodes, sizeof(*src->codes)) < 0)
 		return -ITRACE_E_NOMEM;
-	for (size_t i = 0; i < src->nmaps; i++) {
-		struct image_map m = src->maps[i];
-
-		if (m.path && !(m.path = strdup(m.path)))
-			return -ITRACE_E_NOMEM;
-		dst->maps[dst->nmaps++] = m;
-	}
+	memcpy(dst->maps, src->maps, src->nmaps * sizeof(*src->maps));
+	dst->nmaps = src->nmaps;
 	for (size_t i = 0; i < src->ncodes; i++) {
 		dst->codes[dst->ncodes] = src->codes[i]; /* the bytes are shared */
 		dst->codes[dst->ncodes++].buf->refs++;
@@ -490,19 +494,6 @@ static int copy_proc(struct itrace_image *img, uint32_t parent, uint32_t child)
 	return 0;
 }
 
-static void forget_proc(struct itrace_image *img, uint32_t pid)
-{
-	struct image_proc *p = find_proc(img, pid);
-	size_t i;
-
-	if (!p)
-		return;
-	proc_free(p);
-	i = (size_t)(p - img->procs);
-	memmove(p, p + 1, (img->nprocs - i - 1) * sizeof(*p));
-	img->nprocs--;
-	img->generation++;
-}
 
 int itrace_image_apply(struct itrace_image *img, const struct itrace_record *rec)
 {
@@ -523,7 +514,7 @@ int itrace_image_apply(struct itrace_image *img, const struct itrace_record *rec
 		if (rec->u.process.event == ITRACE_PROCESS_FORK)
 			rc = copy_proc(img, rec->u.process.pid, (uint32_t)rec->u.process.other);
 		else if (rec->u.process.event == ITRACE_PROCESS_EXEC)
-			forget_proc(img, rec->u.process.pid), rc = 0;
+			end_space(img, rec->u.process.pid), rc = 0;
 		else
 			return 0;
 		break;
@@ -706,18 +697,15 @@ static int lookup_code(const struct image_proc *p, uint64_t addr, struct itrace_
 	return 0;
 }
 
-int itrace_image_lookup(struct itrace_image *img, uint32_t pid, uint64_t addr,
-			struct itrace_image_loc *loc)
+/* proc_lookup - itrace_image_lookup() in space p (NULL: none). */
+static int proc_lookup(struct itrace_image *img, const struct image_proc *p, uint64_t addr,
+		       struct itrace_image_loc *loc)
 {
-	const struct image_proc *p;
 	const struct image_map *m;
 	struct image_file *f;
 	int rc;
 
-	if (!img || !loc)
-		return -ITRACE_E_INVAL;
 	memset(loc, 0, sizeof(*loc));
-	p = find_proc(img, pid);
 	if (!p)
 		return -ITRACE_E_NOENT;
 	m = find_map(p, addr);
@@ -735,10 +723,6 @@ int itrace_image_lookup(struct itrace_image *img, uint32_t pid, uint64_t addr,
 		return -ITRACE_E_NOENT;
 	}
 	loc->offset = m->pgoff + (addr - m->start);
-	if (m->file < 0) {
-		loc->path = m->path;
-		return -ITRACE_E_IO;
-	}
 	f = &img->files[m->file];
 	loc->path = f->path;
 	loc->module = f->module;
@@ -753,6 +737,68 @@ int itrace_image_lookup(struct itrace_image *img, uint32_t pid, uint64_t addr,
 	loc->avail = f->size - loc->offset;
 	if (loc->avail > loc->end - addr)
 		loc->avail = loc->end - addr;
+	return 0;
+}
+
+int itrace_image_lookup(struct itrace_image *img, uint32_t pid, uint64_t addr,
+			struct itrace_image_loc *loc)
+{
+	if (!img || !loc)
+		return -ITRACE_E_INVAL;
+	return proc_lookup(img, find_proc(img, pid), addr, loc);
+}
+
+/* ---- Address spaces by number (for the analysis) --------------------- */
+
+void image_keep_spaces(struct itrace_image *img)
+{
+	img->keep_spaces = 1;
+}
+
+uint32_t image_space(const struct itrace_image *img, uint32_t pid)
+{
+	size_t i = proc_index(img, pid);
+
+	return i < img->nprocs && img->procs[i]->pid == pid ? img->procs[i]->space : 0;
+}
+
+static const struct image_proc *space_proc(const struct itrace_image *img, uint32_t space)
+{
+	return space && space <= img->nspaces ? img->spaces[space - 1] : NULL;
+}
+
+int image_space_lookup(struct itrace_image *img, uint32_t space, uint64_t addr,
+		       struct itrace_image_loc *loc)
+{
+	return proc_lookup(img, space_proc(img, space), addr, loc);
+}
+
+/* map_view - what the image knows of mapping m without opening its file. */
+static void map_view(const struct itrace_image *img, const struct image_map *m,
+		     struct image_mapping_view *v)
+{
+	const struct image_file *f = &img->files[m->file];
+
+	memset(v, 0, sizeof(*v));
+	v->start = m->start;
+	v->end = m->end;
+	v->pgoff = m->pgoff;
+	v->path = f->path;
+	v->buildid = f->buildid;
+	v->buildid_len = f->buildid_len;
+	v->name_id = (uint32_t)m->file + 1;
+	v->module = f->module;
+}
+
+int image_mapping_find(const struct itrace_image *img, uint32_t space, uint64_t addr,
+		       struct image_mapping_view *v)
+{
+	const struct image_proc *p = space_proc(img, space);
+	const struct image_map *m = p ? find_map(p, addr) : NULL;
+
+	if (!m)
+		return -ITRACE_E_NOENT;
+	map_view(img, m, v);
 	return 0;
 }
 
@@ -775,17 +821,8 @@ int image_mapping_at(struct itrace_image *img, uint32_t pid, size_t i,
 	if (!p || i >= p->nmaps)
 		return -ITRACE_E_INVAL;
 	m = &p->maps[i];
-	memset(v, 0, sizeof(*v));
-	v->start = m->start;
-	v->end = m->end;
-	if (m->file < 0) {
-		v->path = m->path;
-		v->status = -ITRACE_E_IO;
-		return 0;
-	}
+	map_view(img, m, v);
 	f = &img->files[m->file];
-	v->path = f->path;
-	v->module = f->module;
 	v->status = file_status(img, f);
 	if (v->status == 0) {
 		v->file = f->opened;

@@ -1,31 +1,69 @@
 /*
- * image_int.h - what the symbolizer needs to see inside the image: the
- * file-backed mappings of a process with the file each one resolved to.
- * Internal to libitrace.
+ * image_int.h - what the symbolizer, the filler and the analysis need to
+ * see inside the image: the mappings of a process with the file each one
+ * resolved to, and address spaces by number.  Internal to libitrace-code.
  */
 #ifndef ITRACE_IMAGE_INT_H
 #define ITRACE_IMAGE_INT_H
 
 #include "itrace_code.h"
 
-/* A file-backed mapping as the symbolizer sees it. */
+/* A mapping as the image keeps it. */
 struct image_mapping_view {
 	uint64_t start, end; /* runtime range */
+	uint64_t pgoff;	     /* file offset of start */
 	uint64_t bias;	     /* runtime - ELF vaddr; valid when status == 0 */
-	const char *path;    /* path in the trace */
+	const char *path;    /* path in the trace ("" when the MMAP had none) */
+	const uint8_t *buildid; /* build-id in the trace (buildid_len bytes) */
+	uint8_t buildid_len;
+	uint32_t name_id;    /* > 0, the same for every mapping whose MMAP
+			      * record named the same (path, build-id) */
 	const char *file;    /* resolved file (NULL unless status == 0) */
-	uint32_t module;     /* file id shared by mappings of one file */
+	uint32_t module;     /* file id shared by mappings of one file (0:
+			      * a mapping without a file, e.g. [vdso]) */
 	int status;	     /* 0 or the negative code of itrace_image_lookup */
 };
 
 /*
- * image_mapping_count / image_mapping_at - walk the file-backed mappings of
- * process `pid` in address order, resolving their files.  at() returns 0
- * or -ITRACE_E_INVAL when i is out of range.
+ * image_mapping_count / image_mapping_at - walk the mappings of process
+ * `pid` in address order, resolving their files (a mapping without a file
+ * has status -ITRACE_E_IO).  at() returns 0 or -ITRACE_E_INVAL when i is
+ * out of range.
  */
 size_t image_mapping_count(struct itrace_image *img, uint32_t pid);
 int image_mapping_at(struct itrace_image *img, uint32_t pid, size_t i,
 		     struct image_mapping_view *v);
+
+/*
+ * Address spaces by number.  A process's space lasts from its first
+ * record to its exec (PROCESS EXEC) or to a fork that makes a new process
+ * with its pid; the next records of the pid make a new space.  Spaces are
+ * numbered from 1 in the order they are made.
+ *
+ * image_keep_spaces - from now on an ended space stays (its mappings and
+ * code), for image_space_lookup() and image_mapping_find(), until the
+ * image is freed: for the analysis, which reads the code of every space
+ * a function ran in at the end of the trace.  Without it an ended space
+ * is freed at once.
+ */
+void image_keep_spaces(struct itrace_image *img);
+
+/* image_space - the number of pid's current space (0: none yet). */
+uint32_t image_space(const struct itrace_image *img, uint32_t pid);
+
+/* image_space_lookup - itrace_image_lookup() in space number `space`
+ * (-ITRACE_E_NOENT for 0, an unknown space or one freed). */
+int image_space_lookup(struct itrace_image *img, uint32_t space, uint64_t addr,
+		       struct itrace_image_loc *loc);
+
+/*
+ * image_mapping_find - the mapping of space `space` that holds addr (as
+ * its MMAP record named it, whatever CODE records cover addr) without
+ * opening its file: 0 and *v with file NULL and status 0, or
+ * -ITRACE_E_NOENT.
+ */
+int image_mapping_find(const struct itrace_image *img, uint32_t space, uint64_t addr,
+		       struct image_mapping_view *v);
 
 /* image_generation - changes whenever a mapping of any process changes. */
 uint64_t image_generation(const struct itrace_image *img);

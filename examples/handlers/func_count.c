@@ -12,8 +12,11 @@
  * (default "func_count"; "-" for standard output):
  *   START END INSNS CALLS NAME      (hexadecimal run-time addresses, END
  *                                    exclusive; END = START without a size)
- * Symbols come from the driver's symbolizer (itrace_handler_symbolize), so
- * the handler needs no image of its own.  Not shard-safe: the counts of a
+ * NAME is the analysis's function name: the symbolizer's choice among the
+ * aliases of an address, or FILE+0xOFFSET for code without a symbol.
+ * Symbols come from the driver's symbolizer
+ * (itrace_handler_analysis_symbolize), so the handler needs no image of
+ * its own and no call rules of its own.  Not shard-safe: the counts of a
  * function are totals over the whole trace.
  */
 #include <itrace_handler.h>
@@ -23,28 +26,9 @@
 #include <stdlib.h>
 
 struct fc {
-	struct itrace_handler_ctx *ctx;
 	struct itrace_analysis *a;
 	FILE *out;
 };
-
-static int fc_symbolize(void *arg, uint32_t pid, uint64_t addr, const char *path,
-			uint64_t file_offset, struct itrace_analysis_sym *out)
-{
-	struct fc *f = arg;
-	struct itrace_symbol s;
-
-	(void)path, (void)file_offset;
-	if (itrace_handler_symbolize(f->ctx, pid, addr, ITRACE_SYM_NAME, &s) < 0 || (!s.name && !s.plt))
-		return -ITRACE_E_NOENT;
-	out->start = s.addr;
-	out->size = s.size;
-	out->name = s.name;
-	out->file = NULL;
-	out->line = 0;
-	out->plt = (uint8_t)s.plt;
-	return 0;
-}
 
 static int fc_start(struct itrace_handler_ctx *ctx, const char *args, void **data)
 {
@@ -55,7 +39,6 @@ static int fc_start(struct itrace_handler_ctx *ctx, const char *args, void **dat
 
 	if (!f)
 		return -ITRACE_E_NOMEM;
-	f->ctx = ctx;
 	if (!(f->out = itrace_handler_stream_open(ctx, *args ? args : "func_count"))) {
 		free(f);
 		return -ITRACE_E_IO;
@@ -63,8 +46,11 @@ static int fc_start(struct itrace_handler_ctx *ctx, const char *args, void **dat
 	itrace_analysis_options_init(&ao);
 	ao.machine = h->machine;
 	ao.endian = h->target_endian;
-	ao.symbolize = fc_symbolize;
-	ao.symbolize_ctx = f;
+	/* the driver's symbols, described as for every itrace tool (code
+	 * without a symbol too), so that the analysis's call rules see what
+	 * they see in itrace-sqlite's export */
+	ao.symbolize = itrace_handler_analysis_symbolize;
+	ao.symbolize_ctx = ctx;
 	if ((rc = itrace_analysis_alloc(&ao, &f->a)) < 0) {
 		free(f);
 		return rc;

@@ -57,6 +57,8 @@ check "built libitrace and libitrace-code" sh -c \
 	"test -f '$TREE/build/lib/libitrace.so.0' && test -f '$TREE/build/lib/libitrace-code.so.0'"
 check "built the valgrind tool and the qemu plugin" sh -c \
 	"test -x '$TREE/build/lib/itrace/valgrind/itrace-amd64-linux' && test -f '$TREE/build/lib/itrace/qemu/itrace-qemu.so'"
+check "built the itrace Python package, and it imports from the build tree" \
+	env PYTHONPATH="$TREE/build/python" /usr/bin/python3 -c 'import itrace; itrace.open'
 # make check installed every package (make deps) before this test ran
 check_eq "nothing left out: every package is installed here" "" \
 	"$(grep '^itrace: not building' "$TMP/make.out")"

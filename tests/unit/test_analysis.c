@@ -528,6 +528,68 @@ static void test_undecodable(void **state)
 	assert_int_equal(t.branches, 0);
 }
 
+/* feed - one record into the analysis, which must take it. */
+static void feed(struct fixture *fx, const struct itrace_record *r)
+{
+	assert_int_equal(itrace_analysis_add(fx->a, r), 0);
+}
+
+/* insn_no_bytes - an INSN record of pid 100 whose bytes the analysis
+ * must find itself (CODE records, mapped files). */
+static void insn_no_bytes(struct fixture *fx, uint64_t addr)
+{
+	struct itrace_record r = {.type = ITRACE_REC_INSN, .tid = 100, .pid = 100};
+
+	r.u.insn.addr = addr;
+	feed(fx, &r);
+}
+
+/*
+ * Code bytes and modules from the records, through the analysis' image:
+ * a mapping without a file named by its build-id, CODE records with the
+ * code; after an exec the old space's code and mappings are gone.
+ */
+static void test_code_from_records(void **state)
+{
+	static const uint8_t id[] = {0xab, 0xcd};
+	static const uint8_t main_code[] = {0xe8, 0xfb, 0x0f, 0x00, 0x00, 0x90}; /* call 0x2000; nop */
+	struct fixture *fx = *state;
+	struct itrace_record r = {.type = ITRACE_REC_MMAP, .pid = 100};
+	struct itrace_analysis_totals t;
+	const struct itrace_analysis_dso *d;
+
+	r.u.mmap = (struct itrace_mmap){.start = 0x1000, .len = 0x2000, .pid = 100,
+					.path = "[anon:jit]", .path_len = 10, .buildid_len = 2};
+	memcpy(r.u.mmap.buildid, id, 2);
+	feed(fx, &r);
+	r.type = ITRACE_REC_CODE;
+	r.u.code = (struct itrace_code){0x1000, main_code, sizeof(main_code)};
+	feed(fx, &r);
+	r.u.code = (struct itrace_code){0x2000, RET, sizeof(RET)};
+	feed(fx, &r);
+	insn_no_bytes(fx, 0x1000);
+	insn_no_bytes(fx, 0x2000);
+	insn_no_bytes(fx, 0x1005);
+	r.type = ITRACE_REC_PROCESS;
+	r.u.process = (struct itrace_process){.event = ITRACE_PROCESS_EXEC, .pid = 100};
+	feed(fx, &r);
+	insn_no_bytes(fx, 0x1000); /* nothing mapped there now */
+	assert_int_equal(itrace_analysis_finish(fx->a), 0);
+	itrace_analysis_totals(fx->a, &t);
+	assert_int_equal(t.insns, 4);
+	assert_int_equal(t.calls, 1);
+	assert_int_equal(t.decode_failures, 1);
+	assert_int_equal(t.first_decode_failure, 0x1000);
+	assert_int_equal(itrace_analysis_dso_count(fx->a), 2);
+	d = itrace_analysis_dso_at(fx->a, 1);
+	assert_string_equal(d->path, "[anon:jit]");
+	assert_int_equal(d->buildid_len, 2);
+	assert_memory_equal(d->buildid, id, 2);
+	assert_int_equal(fn_named(fx, "main")->dso_id, 2);
+	assert_int_equal(fn_named(fx, "f")->dso_id, 2);
+	assert_int_equal(fn_named(fx, "f")->calls, 1);
+}
+
 /* ppc64le through the same decoder: bl / blr pair like call / ret. */
 static void test_ppc64le(void **state)
 {
@@ -587,6 +649,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_branches_and_rep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undecodable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_code_from_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ppc64le, setup, teardown),
 		cmocka_unit_test(test_bad_options),
 	};

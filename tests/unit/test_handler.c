@@ -1,7 +1,8 @@
 /* test_handler.c - handler chains (itrace_handler.h) with tables of the
  * program itself: the table checks, the chain's keep/drop order, MEM
  * records with their instruction, verdicts that are none, and streams
- * published only after a successful stop. */
+ * published only after a successful stop, the analysis's symbolizer
+ * callback. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fill_testutil.h"
 #include "itrace_handler.h"
 
 static int kept_insns, kept_mems, kept_other, seen_second, nmem_seen;
@@ -265,6 +267,67 @@ static void test_streams(void **state)
 	assert_int_equal(rmdir(dir), 0); /* no temporary left either */
 }
 
+/* a handler asking the analysis's symbolizer callback about each insn */
+static struct itrace_analysis_sym asked;
+static int asked_rc;
+
+static int ask(void *data, const struct itrace_handler_insn *in, struct itrace_handler_ctx *ctx)
+{
+	(void)data;
+	asked_rc = itrace_handler_analysis_symbolize(ctx, in->rec->pid, in->rec->u.insn.addr, NULL, 0, &asked);
+	return ITRACE_HANDLER_KEEP;
+}
+
+static const struct itrace_handler ask_t = {
+	.size = sizeof(struct itrace_handler), .abi = ITRACE_HANDLER_ABI, .name = "ask", .insn = ask,
+};
+
+/*
+ * itrace_handler_analysis_symbolize: code a stripped file names from its
+ * unwind entries only (f1 of fill_unwind_stripped) comes with the unwind
+ * flag and the entry's bounds, as itrace_analysis_run() gets it, so that
+ * an analysis a handler runs counts its calls as the exporters do.
+ */
+static void test_analysis_symbolize(void **state)
+{
+	char unwind_prog[PATH_MAX], stripped_prog[PATH_MAX];
+	struct itrace_handler_chain *c = new_chain(NULL, 0);
+	struct itrace_elf_symbol f1;
+	struct itrace_record r;
+
+	(void)state;
+	test_prog_path("fill_unwind", unwind_prog, sizeof(unwind_prog));
+	test_prog_path("fill_unwind_stripped", stripped_prog, sizeof(stripped_prog));
+	assert_int_equal(itrace_elf_find_symbol(unwind_prog, "f1", &f1), 0);
+	assert_int_equal(itrace_handler_chain_add(c, &ask_t, NULL), 0);
+	start(c);
+	memset(&r, 0, sizeof(r));
+	r.type = ITRACE_REC_MMAP;
+	r.tid = r.pid = 100;
+	assert_int_equal(test_text_mmap(unwind_prog, "f1", 0x1000, &r.u.mmap), 0);
+	r.u.mmap.path = stripped_prog; /* the same layout, without symbols */
+	r.u.mmap.path_len = strlen(stripped_prog);
+	r.u.mmap.buildid_len = 0;
+	assert_int_equal(itrace_handler_chain_record(c, &r), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = ITRACE_REC_INSN;
+	r.tid = r.pid = 100;
+	r.u.insn.addr = f1.vaddr;
+	r.u.insn.len = 1;
+	assert_int_equal(itrace_handler_chain_record(c, &r), 0);
+	assert_int_equal(asked_rc, 0);
+	assert_int_equal(asked.unwind, 1);
+	assert_int_equal(asked.plt, 0);
+	assert_int_equal(asked.start, f1.vaddr);
+	assert_int_equal(asked.size, f1.size);
+	assert_non_null(asked.name);
+	assert_non_null(strstr(asked.name, "fill_unwind_stripped+0x"));
+	assert_int_equal(itrace_handler_chain_stop(c), 0);
+	itrace_handler_chain_free(c);
+	assert_int_equal(itrace_handler_analysis_symbolize(NULL, 100, f1.vaddr, NULL, 0, &asked), -ITRACE_E_INVAL);
+	assert_int_equal(itrace_analysis_symbolize(NULL, 100, f1.vaddr, NULL, 0, &asked), -ITRACE_E_INVAL);
+}
+
 /* A missing file and a file that is no shared object. */
 static void test_load_errors(void **state)
 {
@@ -289,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_table_checks),
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_analysis_symbolize),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "fill_testutil.h"
+#include "image_int.h"
 #include "itrace_elf.h"
 
 static char prog[PATH_MAX];
@@ -254,6 +255,74 @@ static void test_apply_records(void **state)
 }
 
 /*
+ * Address spaces by number (the analysis): fork and exec end spaces,
+ * image_keep_spaces() keeps them for lookups, and a mapping is found as
+ * its MMAP record named it, one without a file too.
+ */
+static void test_spaces_by_number(void **state)
+{
+	static const uint8_t id1[] = { 1, 2, 3 }, id2[] = { 4, 5, 6 };
+	struct itrace_record rec = { .type = ITRACE_REC_MMAP };
+	struct image_mapping_view v, v2;
+	struct itrace_image_loc loc;
+	uint32_t text_id;
+
+	(void)state;
+	for (int keep = 0; keep < 2; keep++) {
+		struct itrace_image *img = new_image(NULL, NULL);
+
+		if (keep)
+			image_keep_spaces(img);
+		rec.type = ITRACE_REC_MMAP;
+		assert_int_equal(test_text_mmap(prog, "func", 0x1000, &rec.u.mmap), 0);
+		assert_int_equal(image_space(img, 100), 0);
+		assert_int_equal(itrace_image_apply(img, &rec), 1);
+		assert_int_equal(image_space(img, 100), 1);
+		assert_int_equal(image_mapping_find(img, 1, 0x401000, &v), 0);
+		assert_string_equal(v.path, prog);
+		assert_int_equal(v.pgoff + (0x401000 - v.start), 0x1000);
+		assert_null(v.file); /* not opened */
+		text_id = v.name_id;
+		assert_int_not_equal(text_id, 0);
+		rec.type = ITRACE_REC_PROCESS;
+		rec.u.process = (struct itrace_process){ .event = ITRACE_PROCESS_FORK, .pid = 100, .other = 200 };
+		assert_int_equal(itrace_image_apply(img, &rec), 1);
+		assert_int_equal(image_space(img, 200), 2);
+		rec.u.process = (struct itrace_process){ .event = ITRACE_PROCESS_EXEC, .pid = 100 };
+		assert_int_equal(itrace_image_apply(img, &rec), 1);
+		assert_int_equal(image_space(img, 100), 0);
+		assert_int_equal(image_space_lookup(img, 1, 0x401000, &loc), keep ? 0 : -ITRACE_E_NOENT);
+		assert_int_equal(image_mapping_find(img, 1, 0x401000, &v), keep ? 0 : -ITRACE_E_NOENT);
+		assert_int_equal(image_space_lookup(img, 2, 0x401000, &loc), 0);
+		assert_int_equal(image_space_lookup(img, 0, 0x401000, &loc), -ITRACE_E_NOENT);
+		assert_int_equal(image_space_lookup(img, 9, 0x401000, &loc), -ITRACE_E_NOENT);
+		/* after the exec: a new space; [vdso]s named by build-id */
+		rec.type = ITRACE_REC_MMAP;
+		rec.u.mmap = (struct itrace_mmap){ .start = 0x7fff0000, .len = 0x2000, .pid = 100,
+						   .path = "[vdso]", .path_len = 6, .buildid_len = 3 };
+		memcpy(rec.u.mmap.buildid, id1, 3);
+		assert_int_equal(itrace_image_apply(img, &rec), 1);
+		rec.u.mmap.start = 0x7ffe0000;
+		memcpy(rec.u.mmap.buildid, id2, 3);
+		assert_int_equal(itrace_image_apply(img, &rec), 1);
+		assert_int_equal(image_space(img, 100), 3);
+		assert_int_equal(image_mapping_find(img, 3, 0x7fff0010, &v), 0);
+		assert_int_equal(image_mapping_find(img, 3, 0x7ffe0010, &v2), 0);
+		assert_string_equal(v.path, "[vdso]");
+		assert_int_equal(v.buildid_len, 3);
+		assert_memory_equal(v.buildid, id1, 3);
+		assert_memory_equal(v2.buildid, id2, 3);
+		assert_int_equal(v.module, 0);
+		assert_int_not_equal(v.name_id, v2.name_id);
+		assert_int_not_equal(v.name_id, text_id);
+		assert_int_equal(itrace_image_lookup(img, 100, 0x7fff0010, &loc), -ITRACE_E_IO);
+		assert_string_equal(loc.path, "[vdso]");
+		assert_int_equal(image_mapping_find(img, 3, 0x401000, &v), -ITRACE_E_NOENT);
+		itrace_image_free(img);
+	}
+}
+
+/*
  * CODE records that overlap by all but one byte, as a JIT rewriting code
  * or a hostile trace may write them: each address shows the bytes of the
  * last record over it, whatever the order of the earlier ones.
@@ -351,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_code_records_shadowing),
 		cmocka_unit_test(test_mappings_replace),
 		cmocka_unit_test(test_apply_records),
+		cmocka_unit_test(test_spaces_by_number),
 		cmocka_unit_test(test_build_id),
 	};
 
