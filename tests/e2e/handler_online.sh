@@ -2,7 +2,8 @@
 # itrace-collect --handler: the example handlers online give the answers
 # they give offline (itrace-run over the trace the same run wrote), under
 # the valgrind backend (gzip -c of a small file, /usr/bin/python3 -S -c
-# pass) and the ptrace backend (tests/data/demo_sum); -o none writes the
+# pass), the ptrace backend (tests/data/demo_sum) and the qemu backend
+# (x86-64: gzip, BLOCK records expanded by the emitter); -o none writes the
 # streams and no trace; a dropping handler's -o trace equals itrace-run
 # -o of it over the full trace; a chain of two; a crashing handler leaves
 # the program and the trace so far, exit 1; bad handlers fail before the
@@ -55,6 +56,7 @@ online_offline() {
 online_offline gzip valgrind gzip -c "$TMP/small.txt"
 online_offline python3 valgrind /usr/bin/python3 -S -c pass
 online_offline demo_sum ptrace "$DATA/demo_sum"
+online_offline gzip_qemu qemu gzip -c "$TMP/small.txt"
 
 # -o none: the streams, no trace
 (cd "$TMP" && rm -f none trace.itr && "$COL" -q --backend ptrace --handler "$EX/pc.so:none.pc" \
