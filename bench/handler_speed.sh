@@ -32,12 +32,15 @@ awk -v b="$bare" -v r="$run" -v n="$records" 'BEGIN {
 		n / r / 1e6, n / b / 1e6, b / r
 	exit !(b / r >= 0.75) }'
 offline=$?
-COL="$OLDPWD/$BIN/itrace-collect"
-NOTHING="$OLDPWD/$ITRACE_BUILD/tests/handlers/nothing.so"
+ROOT=$(pwd)
+case "$ITRACE_BUILD" in /*) B="$ITRACE_BUILD" ;; *) B="$ROOT/$ITRACE_BUILD" ;; esac
+RUNTIME="$B/bench/bench-runtime"
 cd "$TMP" || exit 1
-full=$(cpu "$(median 3 "$COL" -q --backend valgrind -o full.itr -- /bin/gzip -c in.txt)")
-none=$(cpu "$(median 3 "$COL" -q --backend valgrind --handler "$NOTHING" -o none -- /bin/gzip -c in.txt)")
-cd "$OLDPWD" || exit 1
+full=$(cpu "$(median 3 "$B/bin/itrace-collect" -q --backend valgrind -o full.itr -- /bin/gzip -c in.txt)")
+none=$(cpu "$(median 3 "$B/bin/itrace-collect" -q --backend valgrind --handler "$B/tests/handlers/nothing.so" \
+	-o none -- /bin/gzip -c in.txt)")
+cd "$ROOT" || exit 1
+[ -n "$full" ] && [ -n "$none" ] || exit 1
 awk -v f="$full" -v h="$none" 'BEGIN {
 	printf "online_keep_nothing  %.2f s CPU  full_trace %.2f s CPU  ratio %.2f  (target 1)\n",
 		h, f, f / h
