@@ -1,6 +1,7 @@
 /* collect_writer.c - writer opening and summary shared by backends. */
 #include "collect_writer.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "collect_handlers.h"
 
 #define ELF_MACHINE_X86_64 62
 
@@ -51,6 +53,30 @@ int collect_writer_open(const struct collect_options *opts, const char *backend,
 					  n_extra, wp);
 }
 
+int collect_writer_create(const struct collect_options *opts, struct itrace_writer_options *wo,
+			  struct itrace_writer **wp)
+{
+	int fd, rc;
+
+	if (!collect_handlers_no_trace()) {
+		rc = itrace_writer_open(opts->output, wo, wp);
+	} else if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) { /* open until exit */
+		rc = -ITRACE_E_IO;
+	} else {
+		wo->compression = ITRACE_COMPRESS_NONE;
+		wo->async = 0;
+		rc = itrace_writer_open_fd(fd, wo, wp);
+	}
+	if (rc < 0)
+		return rc;
+	if (collect_handlers_start(*wp, wo) < 0) {
+		itrace_writer_abandon(*wp);
+		*wp = NULL;
+		return 1;
+	}
+	return 0;
+}
+
 int collect_writer_open_target(const struct collect_options *opts, const char *backend, pid_t pid,
 			       uint16_t machine, uint8_t endian, uint32_t flags,
 			       const struct itrace_meta *extra, size_t n_extra,
@@ -63,8 +89,8 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 	size_t n = 0;
 	int rc;
 
-	if (n_extra > sizeof(meta) / sizeof(meta[0]) - 13)
-		n_extra = sizeof(meta) / sizeof(meta[0]) - 13;
+	if (n_extra > sizeof(meta) / sizeof(meta[0]) - 14)
+		n_extra = sizeof(meta) / sizeof(meta[0]) - 14;
 	format_cmdline(opts, cmdline, sizeof(cmdline));
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
 	gethostname(host, sizeof(host) - 1);
@@ -85,6 +111,8 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 		meta[n++] = (struct itrace_meta){"backend_reason", opts->backend_reason};
 	for (size_t i = 0; i < n_extra; i++)
 		meta[n++] = extra[i];
+	if (collect_handlers_given()) /* what made the trace, as itrace-run -o says */
+		meta[n++] = (struct itrace_meta){"handlers", collect_handlers_spec()};
 
 	itrace_writer_options_init(&wo);
 	wo.level = (uint8_t)opts->level;
@@ -129,15 +157,14 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 	}
 	wo.meta = meta;
 	wo.meta_count = n;
-	rc = itrace_writer_open(opts->output, &wo, wp);
+	rc = collect_writer_create(opts, &wo, wp);
 	if (rc < 0) {
 		if (rc == -ITRACE_E_IO)
 			cli_error("cannot create '%s': %m", opts->output);
 		else
 			cli_error("cannot start the trace '%s': %s", opts->output, itrace_errstr(rc));
-		return -1;
 	}
-	return 0;
+	return rc ? -1 : 0;
 }
 
 static void on_tick(int signo)
@@ -213,11 +240,12 @@ int collect_final_end(const struct collect_options *opts, struct itrace_writer *
 {
 	struct itrace_writer_stats st;
 
+	collect_handlers_finish(); /* the held records, before the footer */
 	if (!has_start_trigger(opts) && !opts->only_module)
 		return end;
 	itrace_writer_stats(w, &st);
-	if (st.insns + st.branches > 0)
-		return end;
+	if (st.insns + st.branches > 0 || collect_handlers_executed())
+		return end; /* (a handler may have dropped what ran) */
 	if (end == ITRACE_END_CRASHED)
 		*status = -*status;
 	else if (end != ITRACE_END_COMPLETE)

@@ -35,6 +35,16 @@ int collect_writer_open_target(const struct collect_options *opts, const char *b
 			       struct itrace_writer **wp);
 
 /*
+ * collect_writer_create - the writer of opts->output with options `wo`,
+ * for a backend that makes its own options: under --handler, with -o
+ * none, one that writes to /dev/null; and the handlers started on it
+ * (collect_handlers.h).  Returns 0 with *wp set, a negative ITRACE_E_*
+ * code (nothing printed), or 1 after printing a handler's failure.
+ */
+int collect_writer_create(const struct collect_options *opts, struct itrace_writer_options *wo,
+			  struct itrace_writer **wp);
+
+/*
  * A collector writes what it traced at least once a second, so that a
  * collector killed with SIGKILL loses at most the last second and the
  * reader recovers everything before it: the trace takes its final name at

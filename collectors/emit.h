@@ -47,11 +47,35 @@ struct emit_sink {
 	struct itrace_writer *w;
 	int (*put)(struct emit_sink *s, const struct itrace_record *rec);
 	uint32_t tid, pid; /* the thread records put now belong to */
+	/* 1 under itrace-collect --handler: BLOCK and BRANCH_SEQ calls are
+	 * expanded here into the records they stand for and go to `put`
+	 * (the handlers see every instruction and branch), with the
+	 * definitions kept by the emitter, not the writer. */
+	unsigned expand;
 };
 
-/* emit_writer_sink - the sink that is the writer `w` itself. */
+/*
+ * The handler pass (itrace-collect --handler, collect_handlers.c): when
+ * set, every record of every sink made by emit_writer_sink() goes to
+ * pass(pass_arg, rec) instead of the writer, which then writes what the
+ * handlers keep.  Set before the first sink is made; NULL (the default):
+ * the writer's fast paths, untouched.
+ */
+struct emit_pass {
+	int (*pass)(void *arg, const struct itrace_record *rec);
+	void *arg;
+};
+extern const struct emit_pass *emit_pass;
+
+/* emit_pass_put - a sink's `put` for the handler pass. */
+int emit_pass_put(struct emit_sink *s, const struct itrace_record *rec);
+
+/* emit_writer_sink - the sink that is the writer `w` itself (or, under
+ * --handler, the handler pass before it). */
 static inline struct emit_sink emit_writer_sink(struct itrace_writer *w)
 {
+	if (emit_pass)
+		return (struct emit_sink){.w = w, .put = emit_pass_put, .expand = 1};
 	return (struct emit_sink){.w = w};
 }
 
@@ -154,51 +178,82 @@ static inline int emit_mem(struct emit_sink *s, uint64_t addr, uint64_t size, un
 }
 
 /*
+ * The same definitions and executions kept by the emitter and expanded
+ * into INSN, MEM and BRANCH records to `put` (a sink with `expand`: the
+ * handler pass); ids are the emitter's, one numbering per process.
+ */
+int emit_x_block_define(uint64_t addr, size_t n, const uint8_t *lens, size_t m,
+			const struct itrace_block_access *acc);
+int emit_x_block(struct emit_sink *s, int id, const uint64_t *addrs);
+int emit_x_blocks(struct emit_sink *s, size_t n, const int *ids, const uint64_t *addrs);
+int emit_x_block_partial(struct emit_sink *s, int id, size_t ninsns, const uint64_t *addrs,
+			 const uint8_t *skip);
+int emit_x_branch_define(uint64_t from, uint64_t to, unsigned kind, unsigned flags);
+int emit_x_branch_seq_define(size_t k, const int *ids);
+int emit_x_branch_ids(struct emit_sink *s, size_t n, const int *ids);
+
+/*
  * BLOCK (6.5.15) and BRANCH_SEQ (6.5.16) name what the writer's
- * dictionaries hold: they go to the writer, whatever the sink's `put`.
- * The same arguments and results as the writer's functions of these names
- * (itrace.h).
+ * dictionaries hold: they go to the writer, whatever the sink's `put`
+ * (but for a sink with `expand`, above).  The same arguments and results
+ * as the writer's functions of these names (itrace.h).
  */
 static inline int emit_block_define(struct emit_sink *s, uint64_t addr, size_t n,
 				    const uint8_t *lens, size_t m, const struct itrace_block_access *acc)
 {
+	if (s->expand)
+		return emit_x_block_define(addr, n, lens, m, acc);
 	return itrace_writer_block_define(s->w, addr, n, lens, m, acc);
 }
 
 static inline int emit_block(struct emit_sink *s, int id, const uint64_t *addrs)
 {
+	if (s->expand)
+		return emit_x_block(s, id, addrs);
 	return itrace_writer_block(s->w, id, addrs);
 }
 
 static inline int emit_blocks(struct emit_sink *s, size_t n, const int *ids, const uint64_t *addrs)
 {
+	if (s->expand)
+		return emit_x_blocks(s, n, ids, addrs);
 	return itrace_writer_blocks(s->w, n, ids, addrs);
 }
 
 static inline int emit_block_partial(struct emit_sink *s, int id, size_t ninsns,
 				     const uint64_t *addrs, const uint8_t *skip)
 {
+	if (s->expand)
+		return emit_x_block_partial(s, id, ninsns, addrs, skip);
 	return itrace_writer_block_partial(s->w, id, ninsns, addrs, skip);
 }
 
 static inline int emit_branch_define(struct emit_sink *s, uint64_t from, uint64_t to,
 				     unsigned kind, unsigned flags)
 {
+	if (s->expand)
+		return emit_x_branch_define(from, to, kind, flags);
 	return itrace_writer_branch_define(s->w, from, to, kind, flags);
 }
 
 static inline int emit_branch_seq_define(struct emit_sink *s, size_t k, const int *ids)
 {
+	if (s->expand)
+		return emit_x_branch_seq_define(k, ids);
 	return itrace_writer_branch_seq_define(s->w, k, ids);
 }
 
 static inline int emit_branch_id(struct emit_sink *s, int id)
 {
+	if (s->expand)
+		return emit_x_branch_ids(s, 1, &id);
 	return itrace_writer_branch_id(s->w, id);
 }
 
 static inline int emit_branch_ids(struct emit_sink *s, size_t n, const int *ids)
 {
+	if (s->expand)
+		return emit_x_branch_ids(s, n, ids);
 	return itrace_writer_branch_ids(s->w, n, ids);
 }
 

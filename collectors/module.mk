@@ -20,9 +20,15 @@ COLLECT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(COLLECT_SRCS))
 BINS += $(BUILD)/bin/itrace-collect
 # libcli.a is named by path: tools/module.mk (which defines CLI_LIB) is
 # read after this fragment.
+# --handler loads handlers that call libitrace-code's API and link no
+# library: as itrace-run (tools/module.mk), both archives are linked whole
+# and their itrace_ functions exported.
 $(BUILD)/bin/itrace-collect: $(COLLECT_OBJS) $(COLLECT_BACKEND_OBJS) $(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(COLLECT_BACKEND_LIBS) $(LIBITRACE_CODE_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -Wl,--export-dynamic-symbol='itrace_[a-oq-z]*' \
+		-Wl,--export-dynamic-symbol='itrace_p[a-qs-z]*' -o $@ $(filter %.o,$^) \
+		$(BUILD)/lib/libcli.a -Wl,--whole-archive $(LIBITRACE_CODE) $(LIBITRACE) \
+		-Wl,--no-whole-archive $(COLLECT_BACKEND_LIBS) $(LIBITRACE_CODE_LIBS) -ldl -lpthread
 
 # (Its test helpers, collect-tracecheck and collect-bare-step: tests/helper/.)
 E2E_TESTS += $(sort $(wildcard tests/e2e/collect_*.sh))

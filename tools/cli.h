@@ -138,4 +138,30 @@ struct itrace_reader *cli_open_trace(const char *path);
  */
 int cli_warn_incomplete(const struct itrace_reader *r, const char *name);
 
+/* ---- Handler chains, for the drivers itrace-run and itrace-collect
+ * --handler (tools/cli_handler.c; the caller links libitrace-code). */
+struct itrace_handler_chain;
+struct itrace_handler_chain_options;
+
+/*
+ * cli_handler_chain - a chain with options `o` and the handlers
+ * specs[0..n) ("PATH[:ARGS]") loaded in order; NULL after printing why
+ * (the chain's message: a missing file, a bad table...).
+ */
+struct itrace_handler_chain *cli_handler_chain(const struct itrace_handler_chain_options *o,
+					       char *const *specs, int n);
+
+/*
+ * cli_handler_catch_faults - fn for SIGSEGV, SIGBUS, SIGFPE and SIGILL, on
+ * an alternate stack (a handler's stack overflow too); `flags` are more
+ * SA_* flags (SA_RESETHAND, SA_NODEFER).
+ */
+void cli_handler_catch_faults(void (*fn)(int), int flags);
+
+/*
+ * cli_handler_crashed - "PROG: handler 'WHO' crashed (SIGSEGV) at record
+ * N; TAIL" on stderr.  Async-signal-safe (write(2) only).
+ */
+void cli_handler_crashed(int sig, const char *who, uint64_t index, const char *tail);
+
 #endif

@@ -112,32 +112,6 @@ static void parse_args(int argc, char **argv, struct args *a)
 static struct itrace_handler_chain *volatile chains[MAX_SHARDS];
 static char out_temp[4352]; /* the -o temporary, for the fault handler */
 
-/* put - write(2) of a string, async-signal-safe */
-static void put(const char *s)
-{
-	ssize_t n = (ssize_t)strlen(s);
-
-	while (n > 0) {
-		ssize_t w = write(2, s, (size_t)n);
-
-		if (w <= 0)
-			return;
-		s += w;
-		n -= w;
-	}
-}
-
-static void put_u64(uint64_t v)
-{
-	char buf[24], *p = buf + sizeof(buf) - 1;
-
-	*p = '\0';
-	do
-		*--p = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	put(p);
-}
-
 static void on_fault(int sig)
 {
 	const char *who = NULL;
@@ -154,35 +128,24 @@ static void on_fault(int sig)
 	}
 	if (out_temp[0])
 		unlink(out_temp);
-	put(cli_progname());
 	if (who) {
-		put(": handler '");
-		put(who);
-		put("' crashed (");
-		put(sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : "SIGILL");
-		put(") at record ");
-		put_u64(index);
-		put("; no output written\n");
+		cli_handler_crashed(sig, who, index, "no output written");
 		_exit(CLI_EXIT_BAD_INPUT);
 	}
-	put(": internal error: fatal signal outside any handler\n");
+	{
+		static const char msg[] = ": internal error: fatal signal outside any handler\n";
+
+		if (write(2, cli_progname(), strlen(cli_progname())) >= 0 &&
+		    write(2, msg, sizeof(msg) - 1) >= 0) {
+		}
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
 static void catch_faults(void)
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
-	static char altstack[64 * 1024]; /* a handler's stack overflow too */
-	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
-	struct sigaction sa;
-
-	sigaltstack(&ss, NULL);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fault;
-	sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	cli_handler_catch_faults(on_fault, SA_RESETHAND);
 }
 
 /* ---- one chain ---------------------------------------------------------- */
@@ -204,7 +167,6 @@ static struct itrace_handler_chain *make_chain(const struct args *a, const char 
 					       struct itrace_writer *w)
 {
 	struct itrace_handler_chain_options o;
-	struct itrace_handler_chain *c;
 
 	itrace_handler_chain_options_init(&o);
 	o.stream_dir = stream_dir;
@@ -216,17 +178,7 @@ static struct itrace_handler_chain *make_chain(const struct args *a, const char 
 	o.shards = shards;
 	o.output = w ? itrace_fill_output_writer : NULL;
 	o.output_arg = w;
-	if (itrace_handler_chain_alloc(&o, &c) < 0) {
-		cli_error("out of memory");
-		return NULL;
-	}
-	for (int i = 0; i < a->nspecs; i++)
-		if (itrace_handler_chain_load(c, a->specs[i]) < 0) {
-			cli_error("%s", itrace_handler_chain_error(c));
-			itrace_handler_chain_free(c);
-			return NULL;
-		}
-	return c;
+	return cli_handler_chain(&o, a->specs, a->nspecs);
 }
 
 static int feed(void *arg, const struct itrace_record *rec)

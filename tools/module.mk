@@ -1,6 +1,6 @@
 # tools/: the shared CLI helpers (libcli.a) and the general tools.
 CLI_LIB := $(BUILD)/lib/libcli.a
-$(CLI_LIB): $(BUILD)/obj/tools/cli.o $(BUILD)/obj/tools/cli_trace.o
+$(CLI_LIB): $(BUILD)/obj/tools/cli.o $(BUILD)/obj/tools/cli_trace.o $(BUILD)/obj/tools/cli_handler.o
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 

@@ -46,6 +46,7 @@
 #include "bts.h"
 #include "bts_live.h"
 #include "cli.h"
+#include "collect_handlers.h"
 #include "collect_writer.h"
 #include "maps.h"
 
@@ -688,6 +689,7 @@ static int bts_run(const struct collect_options *o, struct collect_result *res)
 		itrace_writer_close(L.w, ITRACE_END_ERROR, ENODATA);
 		return -1;
 	}
+	collect_handlers_finish();
 	itrace_writer_stats(L.w, &res->stats);
 	res->end_reason = end;
 	res->end_status = end_status;

@@ -36,6 +36,7 @@
 
 
 #include "../backend.h"
+#include "../collect_handlers.h"
 #include "../collect_writer.h"
 #include "../emit.h"
 #include "../guard.h"
@@ -326,7 +327,9 @@ static int open_writer(struct gdb_session *s)
 	wo.flush_ms = COLLECT_FLUSH_MS;
 	wo.meta = meta;
 	wo.meta_count = n;
-	rc = itrace_writer_open(o->output, &wo, &s->w);
+	rc = collect_writer_create(o, &wo, &s->w);
+	if (rc > 0)
+		return -1;
 	if (rc < 0) {
 		if (rc == -ITRACE_E_IO)
 			cli_error("cannot create '%s': %s", o->output, strerror(errno));
@@ -1169,6 +1172,7 @@ static int gdb_run(const struct collect_options *opts, struct collect_result *re
 		int crc;
 
 		write_exit(&s);
+		collect_handlers_finish();
 		itrace_writer_flush(s.w); /* so that the statistics count the last chunk */
 		itrace_writer_stats(s.w, &res->stats);
 		crc = itrace_writer_close(s.w, s.end_reason, s.end_status);

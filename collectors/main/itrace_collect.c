@@ -15,6 +15,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "collect_handlers.h"
 #include "collect_program.h"
 #include "collect_writer.h"
 
@@ -82,6 +83,13 @@ static void usage(void)
 	       "      --remote HOST:PORT  gdb backend: connect to a gdb server\n"
 	       "      --arch ARCH       qemu backend: the program's architecture (ppc64le, x86-64)\n"
 	       "      --sysroot DIR     qemu backend: where the program's libraries are\n"
+	       "      --handler H.so[:ARGS]  run a handler (itrace_handler.h) on every record\n"
+	       "                        before it is written (repeatable: a chain, in order);\n"
+	       "                        the trace holds what the handlers keep\n"
+	       "      --streams DIR     where handlers' streams go (default: the current\n"
+	       "                        directory)\n"
+	       "  -o none               with --handler: write no trace, only the handlers'\n"
+	       "                        streams\n"
 	       "      --no-compress     write uncompressed chunks\n"
 	       "  -q, --quiet           no progress line, no summary\n"
 	       "  -v, --verbose         say what is traced and how\n"
@@ -93,7 +101,8 @@ enum long_only {
 	OPT_START = 256, OPT_STOP, OPT_START_ADDR, OPT_STOP_ADDR, OPT_ONLY, OPT_FOLLOW_FORK,
 	OPT_ASLR, OPT_RING, OPT_BACKEND, OPT_REMOTE, OPT_HELP, OPT_VERSION, OPT_LIST,
 	OPT_NO_COMPRESS, OPT_USER_ONLY, OPT_INSN_BYTES, OPT_USER, OPT_KERNEL,
-	OPT_ARCH, OPT_SYSROOT, OPT_NO_CLOBBER, OPT_NO_PIN, OPT_FOR, OPT_EVERY,
+	OPT_ARCH, OPT_SYSROOT, OPT_NO_CLOBBER, OPT_NO_PIN, OPT_FOR, OPT_EVERY, OPT_HANDLER,
+	OPT_STREAMS,
 };
 
 static const struct option long_options[] = {
@@ -124,6 +133,8 @@ static const struct option long_options[] = {
 	{"sysroot", required_argument, NULL, OPT_SYSROOT},
 	{"no-clobber", no_argument, NULL, OPT_NO_CLOBBER},
 	{"no-pin", no_argument, NULL, OPT_NO_PIN},
+	{"handler", required_argument, NULL, OPT_HANDLER},
+	{"streams", required_argument, NULL, OPT_STREAMS},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -189,6 +200,15 @@ static void settle_policy(struct collect_options *o)
 		o->stop_func = sp->stop[0].name;
 }
 
+/* --streams DIR (NULL: the current directory). */
+static const char *streams;
+
+/* -o none: no trace, the handlers' streams only (with --handler). */
+static int no_trace(const struct collect_options *o)
+{
+	return strcmp(o->output, "none") == 0;
+}
+
 /* Returns 1 if the caller should exit 0 (--help, --version, --list). */
 static int parse_args(int argc, char **argv, struct collect_options *o)
 {
@@ -246,6 +266,8 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 		case OPT_SYSROOT: o->sysroot = optarg; break;
 		case OPT_NO_CLOBBER: cli_set_no_clobber(1); break;
 		case OPT_NO_PIN: o->no_pin = 1; break;
+		case OPT_HANDLER: collect_handlers_add(optarg); break;
+		case OPT_STREAMS: streams = optarg; break;
 		case OPT_HELP: usage(); return 1;
 		case OPT_VERSION: printf("itrace-collect %s\n", itrace_version()); return 1;
 		default: cli_usage_error("unknown option");
@@ -269,6 +291,11 @@ static int parse_args(int argc, char **argv, struct collect_options *o)
 	if ((o->has_start_addr && the_policy.nstart > 1) || (o->has_stop_addr && the_policy.nstop > 1))
 		cli_usage_error("give a trigger either by name or by address, not both");
 	settle_policy(o);
+	if (no_trace(o) && !collect_handlers_given())
+		cli_usage_error("-o none writes nothing without a --handler (a file named 'none': "
+				"-o ./none)");
+	if (streams && !collect_handlers_given())
+		cli_usage_error("--streams needs a --handler");
 	return 0;
 }
 
@@ -453,9 +480,12 @@ int main(int argc, char **argv)
 	cli_init(argv[0]);
 	if (parse_args(argc, argv, &opts))
 		return 0;
-	if (!cli_output_path(opts.output, 1))
+	if (!no_trace(&opts) && !cli_output_path(opts.output, 1))
 		return CLI_EXIT_USAGE;
-	if (refuse_to_clobber(opts.output))
+	if (!no_trace(&opts) && refuse_to_clobber(opts.output))
+		return CLI_EXIT_BAD_INPUT;
+	/* the handlers' errors are the input's, before the program starts */
+	if (collect_handlers_load(streams, !no_trace(&opts)) < 0)
 		return CLI_EXIT_BAD_INPUT;
 	if (protect_trace_stdout(opts.output)) {
 		cli_error("cannot protect the trace on standard output: %m");
@@ -466,9 +496,14 @@ int main(int argc, char **argv)
 		return CLI_EXIT_BAD_INPUT;
 	collect_install_signals();
 	status = b->run(&opts, &res);
+	collect_handlers_free();
 	if (status < 0)
 		return CLI_EXIT_BAD_INPUT;
 	collect_print_summary(&opts, &res);
+	/* A handler crashed or failed: the run is flagged, as a trigger
+	 * that never fired is. */
+	if (collect_handlers_failed() && status == 0)
+		return CLI_EXIT_BAD_INPUT;
 	/* Asked for a window that never opened: say so in the status too. */
 	if (res.end_reason == ITRACE_END_NOT_TRIGGERED && status == 0)
 		return CLI_EXIT_BAD_INPUT;

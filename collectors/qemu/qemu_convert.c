@@ -321,7 +321,8 @@ static int qc_put(struct emit_sink *s, const struct itrace_record *rec)
 }
 
 #define OUT(c_, t_) \
-	(&(struct qc_out){{.w = (c_)->w, .put = qc_put, .tid = (t_)->tid, .pid = (c_)->pid}, (c_), (t_)}.sink)
+	(&(struct qc_out){{.w = (c_)->w, .put = qc_put, .tid = (t_)->tid, .pid = (c_)->pid,        \
+			   .expand = (c_)->out.expand}, (c_), (t_)}.sink)
 
 static int out_branch(struct qemu_conv *c, struct qc_thread *t, uint64_t from, uint64_t to,
 		      unsigned kind, unsigned flags)

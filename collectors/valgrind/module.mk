@@ -116,7 +116,7 @@ $(BUILD)/fuzz-replay/fuzz_vg_convert: $(BUILD)/obj/collectors/valgrind/vg_conver
 $(BUILD)/obj/bench/vg_replay.o: ALL_CPPFLAGS += -Icollectors -Icollectors/valgrind -Itools
 $(BUILD)/bench/vg_replay: $(BUILD)/obj/bench/vg_replay.o $(BUILD)/obj/collectors/collect_writer.o \
 	$(BUILD)/obj/collectors/valgrind/vg_convert.o $(BUILD)/obj/collectors/maps.o \
-	$(BUILD)/obj/collectors/emit.o \
+	$(BUILD)/obj/collectors/emit.o $(BUILD)/obj/collectors/collect_handlers.o \
 	$(BUILD)/lib/libcli.a $(LIBITRACE_CODE) $(LIBITRACE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBITRACE_CODE_LIBS)
