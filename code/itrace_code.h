@@ -1070,6 +1070,29 @@ size_t itrace_analysis_line_count(const struct itrace_analysis *a);
 const struct itrace_analysis_line *itrace_analysis_line_at(const struct itrace_analysis *a, size_t i);
 
 /*
+ * perf's branch types, as perf's SQLite export (tools/perf/util/
+ * db-export.c) names them in its branch_types table: an id is a set of
+ * PERF_IP_FLAG_* bits (perf's util/event.h: BRANCH 1, CALL 2, RETURN 4,
+ * CONDITIONAL 8, SYSCALLRET 16, ASYNC 32, INTERRUPT 64, TX_ABORT 128,
+ * TRACE_BEGIN 256, TRACE_END 512), 0 "no branch".
+ *
+ * itrace_analysis_perf_branch_type - the perf branch type id of an itrace
+ * branch kind (enum itrace_branch_kind): cond -> "conditional jump",
+ * uncond and indirect -> "unconditional jump" (perf does not tell indirect
+ * jumps and calls apart), call and indirect-call -> "call", syscall ->
+ * "system call", interrupt (a signal's delivery) -> "asynchronous
+ * branch", sigreturn -> "return from system call"; 0 for anything else.
+ */
+int itrace_analysis_perf_branch_type(int kind);
+/* itrace_analysis_perf_branch_type_name - perf's name of branch type id
+ * `id` ("conditional jump", "call", ...); NULL if perf has no such id. */
+const char *itrace_analysis_perf_branch_type_name(int id);
+/* itrace_analysis_perf_branch_type_at - perf's branch type number i
+ * (0-based, in perf's own order): its name, its id in *id (id may be
+ * NULL); NULL past the last one.  For writing perf's whole table. */
+const char *itrace_analysis_perf_branch_type_at(size_t i, int *id);
+
+/*
  * Running an analysis over a whole trace, as the exporters do: the records
  * of `r` (through the filler when the trace is branch level) go into an
  * image and symbolizer built from the trace's MMAP/CODE records, and into

@@ -342,6 +342,25 @@ const char *itrace_branch_kind_name(int kind);
 const char *itrace_gap_reason_name(int reason);
 /* itrace_lost_reason_name - short text for a LOST reason; never NULL. */
 const char *itrace_lost_reason_name(int reason);
+/* itrace_thread_event_name - "create", "switch", "exit", "name" for a
+ * THREAD record's event (ITRACE_THREAD_*); "?" for any other value. */
+const char *itrace_thread_event_name(int event);
+/* itrace_process_event_name - "start", "fork", "exec", "exit" for a
+ * PROCESS record's event (ITRACE_PROCESS_*); "?" for any other value. */
+const char *itrace_process_event_name(int event);
+/* itrace_ctl_reason_name - "start", "trigger", "attach", "detach",
+ * "scope" for a TRACE_CTL record's reason (ITRACE_CTL_*); "?" otherwise. */
+const char *itrace_ctl_reason_name(int reason);
+/* itrace_lost_unit_name - "records", "branches", "insns", "bytes" for
+ * what a LOST record's count counts (ITRACE_UNIT_*); "?" otherwise. */
+const char *itrace_lost_unit_name(int unit);
+/*
+ * itrace_machine_name - the architecture of a header's ELF e_machine
+ * (and target_endian: 1 little, 2 big, which tells ppc64le from ppc64):
+ * "x86-64", "i386", "ppc64le", "ppc64", "ppc", "aarch64"; "unknown" for
+ * a machine this library does not name.  Never NULL.
+ */
+const char *itrace_machine_name(unsigned machine, unsigned endian);
 /*
  * itrace_feature_name - the name of incompatible feature bit `bit` (0..31)
  * of a file header (ITRACE_FEAT_*, ITRACE.md 4.3): "BLOCK", "BRANCH_SEQ";
@@ -886,6 +905,14 @@ int itrace_reader_footer(const struct itrace_reader *r, struct itrace_footer *f)
  * was killed or the file was cut) is never complete.  Returns 1 or 0.
  */
 int itrace_footer_is_complete(const struct itrace_footer *f);
+
+/*
+ * itrace_end_reason_name - a footer's end_reason (ITRACE_END_*, ITRACE.md
+ * 7.3) in words: "complete", "interrupted", "target crashed", "collector
+ * error", "detached", "start never triggered"; NULL for ITRACE_END_UNKNOWN
+ * (0, no footer) and for a value this library does not know.
+ */
+const char *itrace_end_reason_name(int reason);
 
 /*
  * itrace_footer_describe - how the trace ended, for people, into buf

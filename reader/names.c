@@ -1,5 +1,6 @@
 /* names.c - error strings, record and enum names, how a trace ended, the
  * library version. */
+#include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,7 +107,84 @@ const char *itrace_lost_reason_name(int reason)
 	return "other";
 }
 
+/* Name `i` of a table of n names whose entry 0 is unused; "?" outside. */
+static const char *event_word(const char *const *names, int n, int i)
+{
+	return i > 0 && i < n ? names[i] : "?";
+}
+
+const char *itrace_thread_event_name(int event)
+{
+	static const char *const names[] = {
+		[ITRACE_THREAD_CREATE] = "create", [ITRACE_THREAD_SWITCH] = "switch",
+		[ITRACE_THREAD_EXIT] = "exit",	   [ITRACE_THREAD_NAME] = "name",
+	};
+
+	return event_word(names, (int)(sizeof(names) / sizeof(names[0])), event);
+}
+
+const char *itrace_process_event_name(int event)
+{
+	static const char *const names[] = {
+		[ITRACE_PROCESS_START] = "start", [ITRACE_PROCESS_FORK] = "fork",
+		[ITRACE_PROCESS_EXEC] = "exec",	  [ITRACE_PROCESS_EXIT] = "exit",
+	};
+
+	return event_word(names, (int)(sizeof(names) / sizeof(names[0])), event);
+}
+
+const char *itrace_ctl_reason_name(int reason)
+{
+	static const char *const names[] = {
+		[ITRACE_CTL_START] = "start",	[ITRACE_CTL_TRIGGER] = "trigger",
+		[ITRACE_CTL_ATTACH] = "attach", [ITRACE_CTL_DETACH] = "detach",
+		[ITRACE_CTL_SCOPE] = "scope",
+	};
+
+	return event_word(names, (int)(sizeof(names) / sizeof(names[0])), reason);
+}
+
+const char *itrace_lost_unit_name(int unit)
+{
+	static const char *const names[] = {
+		[ITRACE_UNIT_RECORDS] = "records", [ITRACE_UNIT_BRANCHES] = "branches",
+		[ITRACE_UNIT_INSNS] = "insns",	   [ITRACE_UNIT_BYTES] = "bytes",
+	};
+
+	return event_word(names, (int)(sizeof(names) / sizeof(names[0])), unit);
+}
+
+/* The names itrace-dump's "arch:" line has always printed (its e2e
+ * expectations), by ELF e_machine. */
+const char *itrace_machine_name(unsigned machine, unsigned endian)
+{
+	switch (machine) {
+	case EM_X86_64: return "x86-64";
+	case EM_386: return "i386";
+	case EM_PPC64: return endian == 1 ? "ppc64le" : "ppc64";
+	case EM_PPC: return "ppc";
+	case EM_AARCH64: return "aarch64";
+	default: return "unknown";
+	}
+}
+
 /* ---- How a trace ended (ITRACE.md 7.3, 7.4) -------------------------------- */
+
+const char *itrace_end_reason_name(int reason)
+{
+	static const char *const names[] = {
+		[ITRACE_END_COMPLETE] = "complete",
+		[ITRACE_END_INTERRUPTED] = "interrupted",
+		[ITRACE_END_CRASHED] = "target crashed",
+		[ITRACE_END_ERROR] = "collector error",
+		[ITRACE_END_DETACHED] = "detached",
+		[ITRACE_END_NOT_TRIGGERED] = "start never triggered",
+	};
+
+	if (reason > 0 && reason < (int)(sizeof(names) / sizeof(names[0])))
+		return names[reason];
+	return NULL;
+}
 
 int itrace_footer_is_complete(const struct itrace_footer *f)
 {

@@ -180,66 +180,6 @@ static int insert_meta_u64(struct exporter *x, const char *key, uint64_t v)
 /* ---- per-event rows (callbacks of the analysis) -------------------------- */
 
 /*
- * perf's branch type ids: the PERF_IP_FLAG_* bits of the branch (perf's
- * util/event.h: BRANCH 1, CALL 2, RETURN 4, CONDITIONAL 8, SYSCALLRET 16,
- * ASYNC 32, INTERRUPT 64), with the names perf's db-export.c gives them.
- * perf does not tell indirect jumps and calls apart: hot_branches.kind
- * keeps itrace's own kind.
- */
-enum {
-	PERF_BR_NONE = 0,
-	PERF_BR_JUMP = 1,
-	PERF_BR_CALL = 1 | 2,
-	PERF_BR_RETURN = 1 | 4,
-	PERF_BR_COND = 1 | 8,
-	PERF_BR_SYSCALL = 1 | 2 | 16,
-	PERF_BR_SYSRET = 1 | 4 | 16,
-	PERF_BR_ASYNC = 1 | 32,
-	PERF_BR_SWINT = 1 | 2 | 64,
-	PERF_BR_IRET = 1 | 4 | 64,
-	PERF_BR_HWINT = 1 | 2 | 32 | 64,
-	PERF_BR_TX_ABORT = 1 | 128,
-	PERF_BR_TRACE_BEGIN = 1 | 256,
-	PERF_BR_TRACE_END = 1 | 512,
-};
-
-static const struct {
-	int id;
-	const char *name;
-} perf_branch_types[] = {
-	{PERF_BR_NONE, "no branch"},
-	{PERF_BR_CALL, "call"},
-	{PERF_BR_RETURN, "return"},
-	{PERF_BR_COND, "conditional jump"},
-	{PERF_BR_JUMP, "unconditional jump"},
-	{PERF_BR_SWINT, "software interrupt"},
-	{PERF_BR_IRET, "return from interrupt"},
-	{PERF_BR_SYSCALL, "system call"},
-	{PERF_BR_SYSRET, "return from system call"},
-	{PERF_BR_ASYNC, "asynchronous branch"},
-	{PERF_BR_HWINT, "hardware interrupt"},
-	{PERF_BR_TX_ABORT, "transaction abort"},
-	{PERF_BR_TRACE_BEGIN, "trace begin"},
-	{PERF_BR_TRACE_END, "trace end"},
-};
-
-static int perf_branch_type(int kind)
-{
-	switch (kind) {
-	case ITRACE_BRANCH_COND: return PERF_BR_COND;
-	case ITRACE_BRANCH_UNCOND:
-	case ITRACE_BRANCH_INDIRECT: return PERF_BR_JUMP;
-	case ITRACE_BRANCH_CALL:
-	case ITRACE_BRANCH_INDIRECT_CALL: return PERF_BR_CALL;
-	case ITRACE_BRANCH_RETURN: return PERF_BR_RETURN;
-	case ITRACE_BRANCH_SYSCALL: return PERF_BR_SYSCALL;
-	case ITRACE_BRANCH_INTERRUPT: return PERF_BR_ASYNC; /* signal delivery */
-	case ITRACE_BRANCH_SIGRETURN: return PERF_BR_SYSRET; /* rt_sigreturn */
-	default: return PERF_BR_NONE;
-	}
-}
-
-/*
  * calls.flags: perf's bits (util/thread-stack.h: CALL_RETURN_NO_CALL 1,
  * CALL_RETURN_NO_RETURN 2, CALL_RETURN_NON_CALL 4: entered by a jump, a
  * tail call or a PLT/GOT jump, itrace's ITRACE_CALL_JUMP) keep their
@@ -330,7 +270,7 @@ static int on_branch(void *ctx, const struct itrace_analysis_branch_event *ev)
 	struct thread_state *t = thread_state(x, ev->thread_id);
 	struct sample m = {
 		.evsel = ev->taken ? EVSEL_BRANCHES : EVSEL_NOT_TAKEN,
-		.branch_type = perf_branch_type(ev->kind),
+		.branch_type = itrace_analysis_perf_branch_type(ev->kind),
 		.thread = ev->thread_id,
 		.dso = ev->from_dso_id,
 		.symbol = ev->from_function_id,
@@ -359,7 +299,7 @@ static int on_insn(void *ctx, const struct itrace_analysis_insn_event *ev)
 	struct exporter *x = ctx;
 	struct sample m = {
 		.evsel = EVSEL_INSNS,
-		.branch_type = PERF_BR_NONE,
+		.branch_type = 0, /* perf's "no branch" (itrace_analysis_perf_branch_type) */
 		.thread = ev->thread_id,
 		.dso = ev->dso_id,
 		.symbol = ev->function_id,
@@ -484,14 +424,15 @@ static const char unknown_rows[] =
 static int write_branch_types(struct exporter *x)
 {
 	sqlite3_stmt *st;
+	const char *name;
 	size_t i;
-	int rc = 0;
+	int id, rc = 0;
 
 	if (prepare(x, "INSERT INTO branch_types(id, name) VALUES (?, ?)", &st) < 0)
 		return -1;
-	for (i = 0; i < sizeof(perf_branch_types) / sizeof(*perf_branch_types) && rc == 0; i++) {
-		sqlite3_bind_int(st, 1, perf_branch_types[i].id);
-		bind_text(st, 2, perf_branch_types[i].name);
+	for (i = 0; (name = itrace_analysis_perf_branch_type_at(i, &id)) && rc == 0; i++) {
+		sqlite3_bind_int(st, 1, id);
+		bind_text(st, 2, name);
 		rc = step(x, st);
 	}
 	sqlite3_finalize(st);
@@ -655,7 +596,7 @@ static int write_code_tables(struct exporter *x, const struct itrace_analysis *a
 		bind_u64(hb, 3, s->from);
 		bind_u64(hb, 4, s->to);
 		bind_u64(hb, 5, s->fallthrough);
-		sqlite3_bind_int(hb, 6, perf_branch_type(s->kind));
+		sqlite3_bind_int(hb, 6, itrace_analysis_perf_branch_type(s->kind));
 		bind_text(hb, 7, itrace_branch_kind_name(s->kind));
 		bind_u64(hb, 8, s->executions);
 		bind_u64(hb, 9, s->taken);

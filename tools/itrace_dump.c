@@ -57,33 +57,17 @@ static void usage(FILE *f)
 		   "FILE '-' reads standard input.\n");
 }
 
-static const char *arch_name(unsigned machine, unsigned endian)
-{
-	switch (machine) {
-	case 62:
-		return "x86-64";
-	case 3:
-		return "i386";
-	case 21:
-		return endian == 1 ? "ppc64le" : "ppc64";
-	case 20:
-		return "ppc";
-	case 183:
-		return "aarch64";
-	default:
-		return "unknown";
-	}
-}
-
 /* end_name - the "ended:" words for a footer's end_reason (ITRACE.md
- * appendix A); a reason of a later minor is "unknown (reason N)". */
+ * appendix A): the library's, "unknown" for reason 0 in a footer, and
+ * "unknown (reason N)" for a reason of a later minor. */
 static const char *end_name(int end, char *buf, size_t len)
 {
-	static const char *const n[] = { "unknown", "complete", "interrupted", "target crashed",
-					 "collector error", "detached", "start never triggered" };
+	const char *n = itrace_end_reason_name(end);
 
-	if (end >= 0 && end <= 6)
-		return n[end];
+	if (n)
+		return n;
+	if (end == ITRACE_END_UNKNOWN)
+		return "unknown";
 	snprintf(buf, len, "unknown (reason %d)", end);
 	return buf;
 }
@@ -119,9 +103,7 @@ static void print_branch(const struct itrace_branch *b)
 
 static void print_process(const struct itrace_process *p)
 {
-	static const char *const ev[] = { "?", "start", "fork", "exec", "exit" };
-
-	printf("PROCESS %s pid=%u", p->event <= 4 ? ev[p->event] : "?", p->pid);
+	printf("PROCESS %s pid=%u", itrace_process_event_name(p->event), p->pid);
 	if (p->event == ITRACE_PROCESS_FORK)
 		printf(" child=%" PRIu64, p->other);
 	if (p->event == ITRACE_PROCESS_EXIT)
@@ -134,9 +116,7 @@ static void print_process(const struct itrace_process *p)
 
 static void print_thread(const struct itrace_thread *t)
 {
-	static const char *const ev[] = { "?", "create", "switch", "exit", "name" };
-
-	printf("THREAD %s tid=%u pid=%u", t->event <= 4 ? ev[t->event] : "?", t->tid, t->pid);
+	printf("THREAD %s tid=%u pid=%u", itrace_thread_event_name(t->event), t->tid, t->pid);
 	if (t->event == ITRACE_THREAD_CREATE)
 		printf(" parent=%" PRIu64, t->other);
 	if (t->event == ITRACE_THREAD_EXIT)
@@ -160,9 +140,6 @@ static void print_syscall(const struct itrace_syscall *s)
 
 static void print_record(const struct itrace_record *r)
 {
-	static const char *const ctl[] = { "?", "start", "trigger", "attach", "detach", "scope" };
-	static const char *const unit[] = { "?", "records", "branches", "insns", "bytes" };
-
 	printf("%u ", r->tid);
 	switch (r->type) {
 	case ITRACE_REC_BRANCH:
@@ -217,13 +194,13 @@ static void print_record(const struct itrace_record *r)
 		break;
 	case ITRACE_REC_TRACE_CTL:
 		printf("TRACE_%s %s 0x%" PRIx64, r->u.ctl.on ? "ON" : "OFF",
-		       r->u.ctl.reason <= 5 ? ctl[r->u.ctl.reason] : "?", r->u.ctl.addr);
+		       itrace_ctl_reason_name(r->u.ctl.reason), r->u.ctl.addr);
 		if (r->u.ctl.trigger)
 			print_ctl_trigger(&r->u.ctl);
 		break;
 	case ITRACE_REC_LOST:
 		printf("LOST %" PRIu64 " %s reason=%s", r->u.lost.count,
-		       r->u.lost.unit <= 4 ? unit[r->u.lost.unit] : "?",
+		       itrace_lost_unit_name(r->u.lost.unit),
 		       itrace_lost_reason_name(r->u.lost.reason));
 		break;
 	case ITRACE_REC_GAP:
@@ -252,7 +229,7 @@ static void print_header(struct itrace_reader *rd)
 		printf("compat features: 0x%x (unknown to this reader, ignored)\n",
 		       (unsigned)h->compat_features);
 	printf("mem table: %u entries\n", 1u << h->mem_table_log2);
-	printf("arch: %s (e_machine %u, %s-endian)\n", arch_name(h->machine, h->target_endian),
+	printf("arch: %s (e_machine %u, %s-endian)\n", itrace_machine_name(h->machine, h->target_endian),
 	       h->machine, h->target_endian == 1 ? "little" : "big");
 	printf("level: %s\n", h->level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
 	printf("flags: 0x%x\n", h->flags);

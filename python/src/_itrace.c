@@ -106,28 +106,6 @@ static int kind_by_name(PyObject *name)
 	return -1;
 }
 
-/* itrace-dump's words for how a trace ended (its "ended:" line). */
-static const char *end_name(int end)
-{
-	static const char *const n[] = { NULL, "complete", "interrupted", "target crashed",
-					 "collector error", "detached", "start never triggered" };
-
-	return end >= 1 && end <= 6 ? n[end] : NULL;
-}
-
-/* itrace-dump's architecture names (its "arch:" line). */
-static const char *arch_name(unsigned machine, unsigned endian)
-{
-	switch (machine) {
-	case 62: return "x86-64";
-	case 3: return "i386";
-	case 21: return endian == 1 ? "ppc64le" : "ppc64";
-	case 20: return "ppc";
-	case 183: return "aarch64";
-	default: return "unknown";
-	}
-}
-
 /* ---- records ---------------------------------------------------------- */
 
 typedef struct {
@@ -378,21 +356,13 @@ static PyObject *rec_name(RecordObject *o, void *c)
 	return no_field(o, "name");
 }
 
-static PyObject *event_name(const char *const *names, unsigned n, unsigned ev)
-{
-	return PyUnicode_FromString(ev < n ? names[ev] : "?");
-}
-
 static PyObject *rec_event(RecordObject *o, void *c)
 {
-	static const char *const th[] = { "?", "create", "switch", "exit", "name" };
-	static const char *const pr[] = { "?", "start", "fork", "exec", "exit" };
-
 	(void)c;
 	if (R->type == ITRACE_REC_THREAD)
-		return event_name(th, 5, R->u.thread.event);
+		return PyUnicode_FromString(itrace_thread_event_name(R->u.thread.event));
 	if (R->type == ITRACE_REC_PROCESS)
-		return event_name(pr, 5, R->u.process.event);
+		return PyUnicode_FromString(itrace_process_event_name(R->u.process.event));
 	return no_field(o, "event");
 }
 
@@ -502,11 +472,9 @@ static PyObject *rec_on(RecordObject *o, void *c)
 
 static PyObject *rec_reason(RecordObject *o, void *c)
 {
-	static const char *const ctl[] = { "?", "start", "trigger", "attach", "detach", "scope" };
-
 	(void)c;
 	switch (R->type) {
-	case ITRACE_REC_TRACE_CTL: return event_name(ctl, 6, R->u.ctl.reason);
+	case ITRACE_REC_TRACE_CTL: return PyUnicode_FromString(itrace_ctl_reason_name(R->u.ctl.reason));
 	case ITRACE_REC_LOST: return PyUnicode_FromString(itrace_lost_reason_name(R->u.lost.reason));
 	case ITRACE_REC_GAP: return PyUnicode_FromString(itrace_gap_reason_name(R->u.gap.reason));
 	default: return no_field(o, "reason");
@@ -515,10 +483,9 @@ static PyObject *rec_reason(RecordObject *o, void *c)
 
 static PyObject *rec_unit(RecordObject *o, void *c)
 {
-	static const char *const unit[] = { "?", "records", "branches", "insns", "bytes" };
-
 	(void)c;
-	return R->type == ITRACE_REC_LOST ? event_name(unit, 5, R->u.lost.unit) : no_field(o, "unit");
+	return R->type == ITRACE_REC_LOST ? PyUnicode_FromString(itrace_lost_unit_name(R->u.lost.unit)) :
+					    no_field(o, "unit");
 }
 
 static PyObject *rec_count(RecordObject *o, void *c)
@@ -1106,7 +1073,7 @@ static PyObject *get_meta(TraceObject *t, void *c) { (void)c; return Py_NewRef(t
 static PyObject *get_arch(TraceObject *t, void *c)
 {
 	(void)c;
-	return PyUnicode_FromString(arch_name(t->hdr.machine, t->hdr.target_endian));
+	return PyUnicode_FromString(itrace_machine_name(t->hdr.machine, t->hdr.target_endian));
 }
 static PyObject *get_machine(TraceObject *t, void *c) { (void)c; return PyLong_FromLong(t->hdr.machine); }
 static PyObject *get_level(TraceObject *t, void *c)
@@ -1118,7 +1085,7 @@ static PyObject *get_name(TraceObject *t, void *c) { (void)c; return Py_NewRef(t
 static PyObject *get_ended(TraceObject *t, void *c)
 {
 	(void)c;
-	const char *n = t->have_footer ? end_name(t->footer.end_reason) : NULL;
+	const char *n = t->have_footer ? itrace_end_reason_name(t->footer.end_reason) : NULL;
 	if (!n)
 		Py_RETURN_NONE;
 	return PyUnicode_FromString(n);
@@ -1672,7 +1639,7 @@ static PyObject *summary_dict(TraceObject *t, const uint64_t *per_type, uint64_t
 		Py_DECREF(k);
 	}
 	const struct itrace_footer *fp = t->have_footer ? &t->footer : NULL;
-	const char *ended = fp ? end_name(fp->end_reason) : NULL;
+	const char *ended = fp ? itrace_end_reason_name(fp->end_reason) : NULL;
 	d = Py_BuildValue("{sKsOsOszsOsOsssOsO}", "records", (unsigned long long)records, "types",
 			  types, "threads", threads, "ended", ended, "status",
 			  fp ? PyLong_FromLong(fp->end_status) : Py_NewRef(Py_None), "chunks",
@@ -2179,24 +2146,6 @@ static PyObject *trace_functions(TraceObject *t, PyObject *unused)
 	return d;
 }
 
-/* perf's branch type names, as itrace-sqlite's branch_types table holds
- * them for each itrace kind (sqlexport/itrace_sqlite.c perf_branch_type). */
-static const char *perf_branch_type_name(int kind)
-{
-	switch (kind) {
-	case ITRACE_BRANCH_COND: return "conditional jump";
-	case ITRACE_BRANCH_UNCOND:
-	case ITRACE_BRANCH_INDIRECT: return "unconditional jump";
-	case ITRACE_BRANCH_CALL:
-	case ITRACE_BRANCH_INDIRECT_CALL: return "call";
-	case ITRACE_BRANCH_RETURN: return "return";
-	case ITRACE_BRANCH_SYSCALL: return "system call";
-	case ITRACE_BRANCH_INTERRUPT: return "asynchronous branch";
-	case ITRACE_BRANCH_SIGRETURN: return "return from system call";
-	default: return "no branch";
-	}
-}
-
 static const struct itrace_analysis *sort_a;
 static int by_executions(const void *x, const void *y)
 {
@@ -2256,7 +2205,8 @@ static PyObject *trace_hot_branches(TraceObject *t, PyObject *args)
 		tk[i] = s->taken;
 		ratio[i] = s->executions ? (double)s->taken / (double)s->executions : Py_NAN;
 		PyObject *sn = f && f->name ? PyUnicode_DecodeFSDefault(f->name) : Py_NewRef(Py_None);
-		PyObject *bn = PyUnicode_FromString(perf_branch_type_name(s->kind));
+		PyObject *bn = PyUnicode_FromString(
+			itrace_analysis_perf_branch_type_name(itrace_analysis_perf_branch_type(s->kind)));
 		PyObject *kn = Py_NewRef(kind_names[s->kind <= ITRACE_BRANCH_UNKNOWN ? s->kind :
 								ITRACE_BRANCH_UNKNOWN]);
 		ok = sn && bn;
@@ -2594,7 +2544,7 @@ static PyGetSetDef trace_getset[] = {
 static PyObject *trace_repr(TraceObject *t)
 {
 	return PyUnicode_FromFormat("<itrace.Trace %R %s %s>", t->name ? t->name : Py_None,
-				    arch_name(t->hdr.machine, t->hdr.target_endian),
+				    itrace_machine_name(t->hdr.machine, t->hdr.target_endian),
 				    t->hdr.level == ITRACE_LEVEL_BRANCH ? "branch" : "insn");
 }
 

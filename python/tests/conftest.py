@@ -17,6 +17,43 @@ DATA = os.path.join(BUILD, 'tests', 'data')
 sys.path.insert(0, os.path.join(BUILD, 'python'))
 
 
+def _drop_sanitizer_preload():
+    """A sanitizer build's session runs with libasan preloaded and
+    interpreter-specific ASAN_OPTIONS (tests/e2e/python.sh).  The programs
+    the tests start (itrace-collect, valgrind, the C tools) must inherit
+    neither: valgrind cannot run an ASan process, and the tools keep their
+    own leak checks.  The running interpreter has read both already.
+    Returns them, for the Python children that import the extension."""
+    preload = os.environ.get('LD_PRELOAD', '').replace(':', ' ').split()
+    asan = [p for p in preload if 'libasan' in os.path.basename(p)]
+    if not asan:
+        return {}
+    kept = [p for p in preload if p not in asan]
+    if kept:
+        os.environ['LD_PRELOAD'] = ' '.join(kept)
+    else:
+        del os.environ['LD_PRELOAD']
+    san = {'LD_PRELOAD': ' '.join(asan + kept), 'ASAN_OPTIONS': os.environ.get('ASAN_OPTIONS', '')}
+    child = os.environ.pop('ITRACE_CHILD_ASAN_OPTIONS', '')
+    if child:
+        os.environ['ASAN_OPTIONS'] = child
+    else:
+        os.environ.pop('ASAN_OPTIONS', None)
+    return san
+
+
+_SANITIZER_ENV = _drop_sanitizer_preload()
+# Is the session a sanitizer build's (libasan preloaded)?
+SANITIZER = bool(_SANITIZER_ENV)
+
+
+def python_env(**extra):
+    """The environment of a /usr/bin/python3 child that imports the
+    extension: the session's, with a sanitizer build's libasan preload and
+    interpreter ASAN_OPTIONS back (see _drop_sanitizer_preload), and extra."""
+    return dict(os.environ, **_SANITIZER_ENV, **extra)
+
+
 def tool(name, *args, check=True, stdin=None):
     """Run a C tool of the build; returns the CompletedProcess (text)."""
     p = subprocess.run([os.path.join(BIN, name)] + [str(a) for a in args], capture_output=True,

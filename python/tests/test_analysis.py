@@ -8,7 +8,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import DATA, tool
+from conftest import DATA, python_env, tool
 from test_records import dump_line
 
 
@@ -80,7 +80,7 @@ def test_readme_hot_branches_example(itrace, export_prog, prog_db):
            " 'conditional jump' AND exec_count > 0"
            " ORDER BY min(taken_ratio, 1 - taken_ratio) * exec_count DESC")
     want = sqlite3.connect(prog_db).execute(sql).fetchall()
-    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(DATA), '..', 'python'))
+    env = python_env(PYTHONPATH=os.path.join(os.path.dirname(DATA), '..', 'python'))
     ex = os.path.join(os.path.dirname(__file__), '..', '..', 'examples', 'python', 'hot_branches.py')
     out = subprocess.run(['/usr/bin/python3', ex, export_prog], capture_output=True, text=True,
                          env=env)
@@ -138,7 +138,7 @@ def test_fill_equals_itrace_fill(itrace, tmp, gzip_branch):
 
 def run_example(name, *args):
     ex = os.path.join(os.path.dirname(__file__), '..', '..', 'examples', 'python', name)
-    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(DATA), '..', 'python'))
+    env = python_env(PYTHONPATH=os.path.join(os.path.dirname(DATA), '..', 'python'))
     p = subprocess.run(['/usr/bin/python3', ex] + list(args), capture_output=True, text=True,
                        env=env)
     assert p.returncode == 0, p.stderr

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import BUILD, tool
+from conftest import BUILD, python_env, tool
 from test_records import dump_line
 
 
@@ -74,7 +74,7 @@ def test_batches_without_numpy(tmp, gzip_insn):
             ' n += len(b["addr"]); s += sum(b["len"])\n'
             'f = t.functions()\n'
             'print(n, s, type(f["symbol"]).__name__, type(f["insn_count"]).__name__)\n')
-    env = dict(os.environ, PYTHONPATH='%s:%s' % (site, os.path.join(BUILD, 'python')))
+    env = python_env(PYTHONPATH='%s:%s' % (site, os.path.join(BUILD, 'python')))
     p = subprocess.run(['/usr/bin/python3', '-c', code, gzip_insn], capture_output=True,
                        text=True, env=env)
     assert p.returncode == 0, p.stderr

@@ -6,10 +6,10 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, DATA, tool
+from conftest import BUILD, DATA, python_env, tool
 from test_analysis import nm_functions
 
-ENV = dict(os.environ, PYTHONPATH=os.path.join(BUILD, 'python'))
+ENV = python_env(PYTHONPATH=os.path.join(BUILD, 'python'))
 
 
 def run_module(*args):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import BUILD, tool
+from conftest import BUILD, python_env, tool
 
 CTL = {'start': 'start', 'trigger': 'trigger', 'attach': 'attach', 'detach': 'detach',
        'scope': 'scope'}
@@ -182,7 +182,8 @@ def test_open_forms(itrace, gzip_insn):
     code = ('import sys; sys.path.insert(0, %r); import itrace; t = itrace.open("-");'
             'print(sum(1 for _ in t), t.ended)\n'
             'try:\n  list(t)\nexcept itrace.Error as e:\n  print("again:", e)') % os.path.join(BUILD, 'python')
-    p = subprocess.run(['/usr/bin/python3', '-c', code], input=data, capture_output=True)
+    p = subprocess.run(['/usr/bin/python3', '-c', code], input=data, capture_output=True,
+                       env=python_env())
     out = p.stdout.decode().splitlines()
     assert out[0] == '%d complete' % n, p.stderr
     assert out[1].startswith('again:') and 'stream' in out[1]
@@ -235,7 +236,7 @@ def test_pip_install_offline(tmp, gzip_insn):
     assert p.returncode == 0, p.stderr
     code = 'import itrace, sys; print(itrace.__file__); print(itrace.open(sys.argv[1]).summary()["records"])'
     p = subprocess.run(['/usr/bin/python3', '-c', code, gzip_insn], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(target)), cwd=str(tmp))
+                       env=python_env(PYTHONPATH=str(target)), cwd=str(tmp))
     assert p.returncode == 0, p.stderr
     where, n = p.stdout.split()
     assert where.startswith(str(target))

@@ -6,12 +6,40 @@
 . "$(dirname "$0")/../lib.sh"
 PY=${PYTHON:-/usr/bin/python3}
 
+# A sanitizer build (make SANITIZE=1: build-san) links the extension with
+# ASan, whose run-time must be the first library of the process: Debian's
+# python3 is not instrumented, so the interpreter gets the very libasan the
+# extension needs (ldd's) preloaded.  detect_leaks=0: CPython leaves its
+# own objects (interned strings, static types, module state) unfreed at
+# exit by design, and LeakSanitizer would report them, allocations of the
+# interpreter, not of the extension (test_leaks.py watches the extension's
+# own).  halt_on_error=1: the first error stops the run, as everywhere.
+# The test session takes libasan out of LD_PRELOAD again at start-up and
+# gives back the caller's ASAN_OPTIONS (python/tests/conftest.py), so the
+# programs it starts (itrace-collect, valgrind, the tools) inherit neither.
+EXT=$(ls "$ITRACE_ROOT/$ITRACE_BUILD"/python/itrace/_itrace*.so 2>/dev/null | head -1)
+ASAN_LIB=
+if [ -n "$EXT" ] && readelf -d "$EXT" | grep -q 'NEEDED.*libasan'; then
+	ASAN_LIB=$(ldd "$EXT" | awk '/libasan/ {print $3; exit}')
+	check "the sanitizer build's extension finds its libasan" test -f "$ASAN_LIB"
+fi
+# with_py_env [VAR=VALUE...] CMD...: env(1), and the sanitizer settings above
+# for a sanitizer build.
+with_py_env() {
+	if [ -n "$ASAN_LIB" ]; then
+		env LD_PRELOAD="$ASAN_LIB" ITRACE_CHILD_ASAN_OPTIONS="${ASAN_OPTIONS-}" \
+			ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:halt_on_error=1" "$@"
+	else
+		env "$@"
+	fi
+}
+
 check "the package imports from the build tree" \
-	env PYTHONPATH="$ITRACE_ROOT/$ITRACE_BUILD/python" "$PY" -c 'import itrace, itrace._itrace'
+	with_py_env PYTHONPATH="$ITRACE_ROOT/$ITRACE_BUILD/python" "$PY" -c 'import itrace, itrace._itrace'
 
 # pytest's verdicts, from its JUnit XML report: passed, failed or error,
 # skipped (a skip stays a skip).
-(cd "$ITRACE_ROOT" && ITRACE_BUILD="$ITRACE_BUILD" PYTHONDONTWRITEBYTECODE=1 \
+(cd "$ITRACE_ROOT" && with_py_env ITRACE_BUILD="$ITRACE_BUILD" PYTHONDONTWRITEBYTECODE=1 \
 	"$PY" -m pytest -q -p no:cacheprovider --junitxml="$TMP/junit.xml" python/tests \
 	>"$TMP/pytest.out" 2>&1)
 rc=$?

@@ -635,6 +635,35 @@ static void test_bad_options(void **state)
 	itrace_analysis_free(NULL);
 }
 
+/* perf's branch types: each itrace kind's id names perf's type, the
+ * table holds each id once with that name, 0 is "no branch". */
+static void test_perf_branch_types(void **state)
+{
+	const char *name;
+	int id, ids[32];
+	size_t i, n;
+
+	(void)state;
+	for (n = 0; (name = itrace_analysis_perf_branch_type_at(n, &id)); n++) {
+		assert_true(n < 32);
+		for (i = 0; i < n; i++)
+			assert_int_not_equal(ids[i], id);
+		ids[n] = id;
+		assert_string_equal(itrace_analysis_perf_branch_type_name(id), name);
+	}
+	assert_int_equal(n, 14);
+	assert_string_equal(itrace_analysis_perf_branch_type_name(0), "no branch");
+	assert_null(itrace_analysis_perf_branch_type_name(2));
+	for (int k = 0; k <= ITRACE_BRANCH_UNKNOWN + 1; k++)
+		assert_non_null(itrace_analysis_perf_branch_type_name(itrace_analysis_perf_branch_type(k)));
+	assert_string_equal(itrace_analysis_perf_branch_type_name(
+				    itrace_analysis_perf_branch_type(ITRACE_BRANCH_INDIRECT_CALL)), "call");
+	assert_string_equal(itrace_analysis_perf_branch_type_name(
+				    itrace_analysis_perf_branch_type(ITRACE_BRANCH_SIGRETURN)),
+			    "return from system call");
+	assert_int_equal(itrace_analysis_perf_branch_type(ITRACE_BRANCH_UNKNOWN), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -652,6 +681,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_code_from_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ppc64le, setup, teardown),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_perf_branch_types),
 	};
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
 }

@@ -706,6 +706,29 @@ static void test_unknown_incompat_refused(void **state)
 	free(b.data);
 }
 
+/* The name functions' edges: what a value the library does not know
+ * gives (itrace.h); the names themselves are compared with the spec
+ * reader's on real traces (tests/e2e/spec_reader.sh). */
+static void test_name_fallbacks(void **state)
+{
+	(void)state;
+	assert_string_equal(itrace_thread_event_name(ITRACE_THREAD_NAME), "name");
+	assert_string_equal(itrace_thread_event_name(0), "?");
+	assert_string_equal(itrace_thread_event_name(5), "?");
+	assert_string_equal(itrace_process_event_name(ITRACE_PROCESS_EXEC), "exec");
+	assert_string_equal(itrace_process_event_name(-1), "?");
+	assert_string_equal(itrace_ctl_reason_name(ITRACE_CTL_SCOPE), "scope");
+	assert_string_equal(itrace_ctl_reason_name(6), "?");
+	assert_string_equal(itrace_lost_unit_name(ITRACE_UNIT_BYTES), "bytes");
+	assert_string_equal(itrace_lost_unit_name(255), "?");
+	assert_string_equal(itrace_machine_name(21, 1), "ppc64le");
+	assert_string_equal(itrace_machine_name(21, 2), "ppc64");
+	assert_string_equal(itrace_machine_name(243, 1), "unknown");
+	assert_string_equal(itrace_end_reason_name(ITRACE_END_NOT_TRIGGERED), "start never triggered");
+	assert_null(itrace_end_reason_name(ITRACE_END_UNKNOWN));
+	assert_null(itrace_end_reason_name(7));
+}
+
 /* Compatible features, reserved bytes and a longer fixed part are for
  * later minors: a 1.0 reader reads the file as before and reports the
  * compatible bits (4.1, 4.3). */
@@ -1354,6 +1377,7 @@ int main(void)
 		cmocka_unit_test(test_golden_file_bytes),
 		cmocka_unit_test(test_unknown_incompat_refused),
 		cmocka_unit_test(test_compat_and_reserved_ignored),
+		cmocka_unit_test(test_name_fallbacks),
 		cmocka_unit_test(test_mem_table_log2_range),
 		cmocka_unit_test(test_refuses_draft),
 		cmocka_unit_test(test_record_size),
