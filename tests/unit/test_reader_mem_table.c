@@ -78,7 +78,7 @@ static size_t mem_addrs(const struct buf *f, uint64_t *out, size_t max, int end)
 }
 
 /* What the header says for every combination of the options that set
- * it (ITRACE.md 4.1): major 1, minor 0, the features asked at offset 36,
+ * it (ITRACE.md 4.1): major 1, this minor, the features asked at offset 36,
  * mem_table_log2 at 12 (0 for the default, 7); options out of range are
  * refused. */
 static void test_header_params(void **state)
@@ -98,7 +98,7 @@ static void test_header_params(void **state)
 			w = memfd_writer(&o, &fd);
 			b = close_and_slurp(w, fd);
 			assert_int_equal(get_le16(b.data + 8), 1);  /* major */
-			assert_int_equal(get_le16(b.data + 10), 0); /* minor */
+			assert_int_equal(get_le16(b.data + 10), ITRACE_FORMAT_MINOR); /* minor */
 			assert_int_equal(b.data[12], logs[l] ? logs[l] : 7);
 			assert_int_equal(get_le16(b.data + 14), 64); /* fixed_size */
 			assert_int_equal(get_le32(b.data + 36), feat);
