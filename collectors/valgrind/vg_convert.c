@@ -158,11 +158,12 @@ static void payload_string(const uint64_t *p, size_t nwords, size_t len, char *b
 
 static int event_mmap(struct vg_convert *c, const uint64_t *p, size_t n)
 {
-	struct itrace_mmap m = {.start = p[0], .len = p[1], .pgoff = p[2], .prot = (uint8_t)p[3]};
+	struct itrace_mmap m = {0};
 	char path[ITRACE_PATH_MAX];
 
-	if (n < 5)
+	if (n < 5) /* before any p[k]: the event may be shorter than its fields */
 		return corrupt(c, "short MMAP event", p[-1]);
+	m = (struct itrace_mmap){.start = p[0], .len = p[1], .pgoff = p[2], .prot = (uint8_t)p[3]};
 	payload_string(p + 5, n - 5, (size_t)p[4], path, sizeof(path));
 	m.pid = c->pid;
 	m.path = path;
@@ -177,10 +178,11 @@ static int event_mmap(struct vg_convert *c, const uint64_t *p, size_t n)
 /* The vDSO: an MMAP record named like /proc/PID/maps does, then its bytes. */
 static int event_code(struct vg_convert *c, const uint64_t *p, size_t n)
 {
-	struct itrace_mmap m = {.start = p[0], .prot = 5 /* r-x */, .path = "[vdso]", .path_len = 6};
+	struct itrace_mmap m = {.prot = 5 /* r-x */, .path = "[vdso]", .path_len = 6};
 
 	if (n < 2 || p[1] > (n - 2) * 8 || p[1] > ITRACE_CODE_MAX)
 		return corrupt(c, "bad CODE event", p[-1]);
+	m.start = p[0];
 	m.len = p[1];
 	m.pid = c->pid;
 	TRY(emit_mmap(&c->out, &m));
